@@ -1,0 +1,85 @@
+// The decoder's typed config with its defaults, override checking and the named presets used by experiments.
+// Not the model itself (gpt.ts) and not training settings (src/train).
+
+/** Shape of a GPT-style decoder. Saved with every result and checkpoint. */
+export interface ModelConfig {
+  vocabSize: number;
+  contextLength: number;
+  nLayers: number;
+  dModel: number;
+  nHeads: number;
+  dFF: number;
+  dropout: number;
+  /** Output head shares the token-embedding matrix (transposed). */
+  tiedHead: boolean;
+}
+
+export const DEFAULT_MODEL_CONFIG: ModelConfig = {
+  vocabSize: 266,
+  contextLength: 8,
+  nLayers: 1,
+  dModel: 8,
+  nHeads: 2,
+  dFF: 16,
+  dropout: 0,
+  tiedHead: true,
+};
+
+/** Named configurations; `overfit` is the fixture of the overfitting experiment. */
+export const PRESETS: Record<string, ModelConfig> = {
+  overfit: { ...DEFAULT_MODEL_CONFIG },
+  micro: { vocabSize: 4, contextLength: 4, nLayers: 1, dModel: 4, nHeads: 2, dFF: 8, dropout: 0, tiedHead: true },
+  medium: { vocabSize: 512, contextLength: 128, nLayers: 4, dModel: 128, nHeads: 4, dFF: 512, dropout: 0, tiedHead: true },
+};
+
+/** Merge overrides onto a base config: unknown keys and wrong types are refused, then the result is validated. */
+export function resolveModelConfig(overrides: Record<string, unknown> = {}, base: ModelConfig = DEFAULT_MODEL_CONFIG): ModelConfig {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!(key in base)) throw new Error(`unknown model config key "${key}" (known: ${Object.keys(base).join(", ")})`);
+    const want = typeof (base as unknown as Record<string, unknown>)[key];
+    if (typeof value !== want) throw new Error(`model config "${key}" must be a ${want}, got ${JSON.stringify(value)}`);
+    out[key] = value;
+  }
+  return validateModelConfig(out as unknown as ModelConfig);
+}
+
+/** Refuse configs the model cannot build, naming the field. */
+export function validateModelConfig(c: ModelConfig): ModelConfig {
+  const positiveInts: (keyof ModelConfig)[] = ["vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF"];
+  for (const key of positiveInts) {
+    const v = c[key];
+    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error(`model config ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  }
+  if (c.dModel % c.nHeads !== 0) throw new Error(`model config dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
+  if (!(c.dropout >= 0 && c.dropout < 1)) throw new Error(`model config dropout must be in [0, 1), got ${c.dropout}`);
+  if (typeof c.tiedHead !== "boolean") throw new Error(`model config tiedHead must be a boolean`);
+  return c;
+}
+
+/** Every parameter's name and shape, in a fixed order shared by the tfjs model, the reference and checkpoints. */
+export function parameterShapes(c: ModelConfig): [string, number[]][] {
+  const { vocabSize: V, contextLength: T, dModel: C, dFF: F } = c;
+  const shapes: [string, number[]][] = [
+    ["wte", [V, C]],
+    ["wpe", [T, C]],
+  ];
+  for (let l = 0; l < c.nLayers; l++) {
+    const p = `h${l}.`;
+    shapes.push(
+      [p + "ln1.g", [C]], [p + "ln1.b", [C]],
+      [p + "attn.wqkv", [C, 3 * C]], [p + "attn.bqkv", [3 * C]],
+      [p + "attn.wo", [C, C]], [p + "attn.bo", [C]],
+      [p + "ln2.g", [C]], [p + "ln2.b", [C]],
+      [p + "mlp.w1", [C, F]], [p + "mlp.b1", [F]],
+      [p + "mlp.w2", [F, C]], [p + "mlp.b2", [C]],
+    );
+  }
+  shapes.push(["lnf.g", [C]], ["lnf.b", [C]]);
+  if (!c.tiedHead) shapes.push(["head", [C, V]]);
+  return shapes;
+}
+
+export function parameterCount(c: ModelConfig): number {
+  return parameterShapes(c).reduce((n, [, s]) => n + s.reduce((a, b) => a * b, 1), 0);
+}

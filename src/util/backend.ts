@@ -1,0 +1,71 @@
+// Chooses and initialises the tfjs backend at run time: tensorflow (tfjs-node, optional) if installed, else wasm, else cpu.
+// Not model code: everything else imports `tf` from here so one engine instance serves the whole process.
+import * as tf from "@tensorflow/tfjs-core";
+// tfjs-core alone registers no gradients and its ESM build cannot be imported piecewise under Node; the
+// @tensorflow/tfjs bundle registers them all (about 0.3 s of start-up)
+import "@tensorflow/tfjs";
+import "@tensorflow/tfjs-backend-cpu";
+import "@tensorflow/tfjs-backend-wasm";
+
+export { tf };
+
+export type BackendChoice = "auto" | "tensorflow" | "wasm" | "cpu";
+export const BACKEND_CHOICES: readonly BackendChoice[] = ["auto", "tensorflow", "wasm", "cpu"];
+
+/** What a result records about the engine that produced it. */
+export interface EngineInfo {
+  backend: string;
+  tfjs: string;
+  node: string;
+}
+
+/** The optional native bindings, tried in this order; their install downloads libtensorflow, so they may be absent. */
+const NATIVE_PACKAGES = ["@tensorflow/tfjs-node-gpu", "@tensorflow/tfjs-node"];
+
+async function tryNative(): Promise<string | undefined> {
+  for (const name of NATIVE_PACKAGES) {
+    try {
+      await import(name);
+      return name;
+    } catch {
+      // absent or failed to load its native library: try the next option
+    }
+  }
+  return undefined;
+}
+
+/** Parse a backend name from a flag or TINYLAB_BACKEND, refusing unknown names. */
+export function parseBackendChoice(value: string | undefined): BackendChoice {
+  const v = (value ?? "auto").trim().toLowerCase();
+  if ((BACKEND_CHOICES as readonly string[]).includes(v)) return v as BackendChoice;
+  throw new Error(`unknown backend "${value}": choose one of ${BACKEND_CHOICES.join(", ")}`);
+}
+
+/**
+ * Initialise tfjs on the chosen backend and return what was selected.
+ * `auto` prefers tensorflow (if a native package loads), then wasm, then cpu. An explicit choice that
+ * cannot be satisfied is an error, never a silent fallback.
+ */
+export async function initBackend(choice: BackendChoice = parseBackendChoice(process.env.TINYLAB_BACKEND)): Promise<EngineInfo> {
+  tf.enableProdMode();
+  const order: string[] = choice === "auto" ? ["tensorflow", "wasm", "cpu"] : [choice];
+  for (const name of order) {
+    if (name === "tensorflow" && !(await tryNative())) {
+      if (choice === "tensorflow") {
+        throw new Error("backend tensorflow requested but neither @tensorflow/tfjs-node nor -node-gpu could be loaded (npm i -E @tensorflow/tfjs-node@4.22.0)");
+      }
+      continue;
+    }
+    if (tf.getBackend() === name) return engineInfo();
+    if (await tf.setBackend(name)) {
+      await tf.ready();
+      return engineInfo();
+    }
+    if (choice !== "auto") throw new Error(`backend ${name} failed to initialise`);
+  }
+  throw new Error("no tfjs backend could be initialised (tried tensorflow, wasm, cpu)");
+}
+
+export function engineInfo(): EngineInfo {
+  return { backend: tf.getBackend(), tfjs: tf.version_core, node: process.version };
+}

@@ -1,0 +1,387 @@
+// Charts for tinylab reports: line chart, reliability diagram, bars with intervals, and EMA smoothing.
+// Each returns a standalone SVG string built from the primitives in svg.ts; nothing here computes a metric.
+import {
+  type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, el, escapeXml, fitText, formatNumber, legend,
+  legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, paletteColor, pathData, px, svgDocument, text,
+  textWidth, tickFormat, tickLabelWidth, titleText,
+} from "./svg.ts";
+
+type Point = readonly [number, number];
+
+/** One line; `dash` is an SVG stroke-dasharray such as "6 3". */
+export interface Series {
+  readonly name: string;
+  readonly points: readonly Point[];
+  readonly color?: string;
+  readonly dash?: string;
+  readonly marker?: boolean;
+  readonly opacity?: number;
+}
+
+/** A horizontal line across the plot, e.g. a baseline's loss. */
+export interface RefLine {
+  readonly name: string;
+  readonly y: number;
+  readonly color?: string;
+  readonly dash?: string;
+}
+
+export interface ScatterSet {
+  readonly name: string;
+  readonly points: readonly Point[];
+  readonly color?: string;
+}
+
+export interface LineChartSpec {
+  readonly title: string;
+  readonly series: readonly Series[];
+  readonly refLines?: readonly RefLine[];
+  readonly scatter?: readonly ScatterSet[];
+  readonly xLabel?: string;
+  readonly yLabel?: string;
+  readonly logY?: boolean;
+  readonly width?: number;
+  readonly height?: number;
+  /** Extra lines printed under the chart (e.g. how the data were produced). */
+  readonly notes?: readonly string[];
+}
+
+/**
+ * Exponential moving average with weight `alpha` on the newest value (alpha = 1 returns the input).
+ * Non-finite values give NaN at their position and leave the running average untouched.
+ * Callers always draw the raw values too (see rawAndSmoothed): a smoothed curve alone can hide a spike.
+ */
+export function smoothEma(values: readonly number[], alpha: number): number[] {
+  if (!(alpha > 0 && alpha <= 1)) throw new Error(`smoothEma alpha must be in (0, 1], got ${alpha}`);
+  let avg = NaN;
+  return values.map((v) => {
+    if (!Number.isFinite(v)) return NaN;
+    avg = Number.isNaN(avg) ? v : alpha * v + (1 - alpha) * avg;
+    return avg;
+  });
+}
+
+/** The raw series, faded, followed by its EMA in full colour: both are always drawn. */
+export function rawAndSmoothed(series: Series, alpha: number, colorIndex = 0): Series[] {
+  const color = series.color ?? paletteColor(colorIndex);
+  const smooth = smoothEma(series.points.map((p) => p[1]), alpha);
+  return [
+    { ...series, color, name: `${series.name} (raw)`, opacity: 0.3, marker: false },
+    { ...series, color, name: `${series.name} (EMA α=${alpha})`, points: series.points.map((p, i) => [p[0], smooth[i]] as const) },
+  ];
+}
+
+/** Maximal runs of drawable points; anything else breaks the line and is counted. */
+function splitRuns(points: readonly Point[], ok: (p: Point) => boolean): { runs: Point[][]; dropped: number } {
+  const runs: Point[][] = [];
+  let cur: Point[] = [];
+  let dropped = 0;
+  for (const p of points) {
+    if (ok(p)) cur.push(p);
+    else {
+      dropped++;
+      if (cur.length > 0) runs.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length > 0) runs.push(cur);
+  return { runs, dropped };
+}
+
+function extent(values: readonly number[]): [number, number] {
+  return [Math.min(...values), Math.max(...values)];
+}
+
+const MARGIN_TOP = 40;
+
+/** Multiple series, reference lines and scatter sets on shared axes, legend to the right of the plot. */
+export function lineChart(spec: LineChartSpec): string {
+  const W = spec.width ?? 760;
+  const logY = spec.logY ?? false;
+  const okY = (y: number) => Number.isFinite(y) && (!logY || y > 0);
+  const ok = (p: Point) => Number.isFinite(p[0]) && okY(p[1]);
+  const series = spec.series.map((s, i) => ({ ...s, color: s.color ?? paletteColor(i), ...splitRuns(s.points, ok) }));
+  const scatter = (spec.scatter ?? []).map((s, i) => ({
+    ...s, color: s.color ?? paletteColor(series.length + i), pts: s.points.filter(ok), dropped: s.points.length - s.points.filter(ok).length,
+  }));
+  const refs = (spec.refLines ?? []).map((r) => ({ ...r, color: r.color ?? GRAY, drawn: okY(r.y) }));
+
+  const notes = [...(spec.notes ?? [])];
+  const dropped = [...series, ...scatter].filter((s) => s.dropped > 0).map((s) => `${s.name} (${s.dropped})`);
+  if (dropped.length > 0) {
+    const what = logY ? "non-finite or non-positive (log scale)" : "non-finite";
+    notes.push(`Omitted ${what} points, lines broken there: ${dropped.join(", ")}`);
+  }
+  const hidden = refs.filter((r) => !r.drawn).map((r) => `${r.name} = ${formatNumber(r.y)}`);
+  if (hidden.length > 0) notes.push(`Reference lines not drawable on this axis: ${hidden.join(", ")}`);
+
+  const empty = (n: number) => (n === 0 ? " (no data)" : "");
+  const items: LegendItem[] = [
+    ...series.map((s) => ({ label: s.name + empty(s.runs.length), color: s.color, kind: "line" as const, dash: s.dash, marker: s.marker, opacity: s.opacity })),
+    ...refs.map((r) => ({ label: `${r.name} (${formatNumber(r.y)})`, color: r.color, kind: "line" as const, dash: r.dash ?? "6 4" })),
+    ...scatter.map((s) => ({ label: s.name + empty(s.pts.length), color: s.color, kind: "dot" as const })),
+  ];
+  const legendW = Math.min(legendWidth(items), W * 0.3);
+  const bottom = 28 + (spec.xLabel ? 22 : 0) + 8 + notes.length * 15;
+  // Grow rather than let the legend run off the bottom.
+  const H = Math.max(spec.height ?? 420, MARGIN_TOP + items.length * LEGEND_ROW + bottom);
+  const plotH = H - MARGIN_TOP - bottom;
+  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+
+  const allPts = [...series.flatMap((s) => s.runs.flat()), ...scatter.flatMap((s) => s.pts)];
+  if (allPts.length === 0) {
+    const box = { x: 50, y: MARGIN_TOP, w: W - 50 - legendW - 30, h: plotH };
+    return svgDocument(W, H, titleText(W, spec.title) + noData(box) + legend(items, box.x + box.w + 16, box.y, legendW) + notesSvg, spec.title);
+  }
+
+  // y first: its tick labels decide the left margin, which decides the x layout.
+  let [y0, y1] = extent([...allPts.map((p) => p[1]), ...refs.filter((r) => r.drawn).map((r) => r.y)]);
+  let yTicks: number[];
+  if (logY) {
+    if (y0 === y1) [y0, y1] = [y0 / 2, y1 * 2];
+    const pad = (y1 / y0) ** 0.04; // a little headroom so extreme points do not sit on the frame
+    [y0, y1] = [y0 / pad, y1 * pad];
+    yTicks = logTicks(y0, y1);
+  } else {
+    // 2% headroom keeps points off the frame, but never pushes non-negative data (losses) below zero.
+    const pad = y0 === y1 ? padFor(y0) : (y1 - y0) * 0.02;
+    [y0, y1] = [y0 >= 0 ? Math.max(0, y0 - pad) : y0 - pad, y1 + pad];
+    yTicks = niceTicks(y0, y1, Math.max(2, Math.floor(plotH / 55)));
+    [y0, y1] = [yTicks[0], yTicks[yTicks.length - 1]];
+  }
+  const yScale = (logY ? logScale : linearScale)([y0, y1], [MARGIN_TOP + plotH, MARGIN_TOP]);
+  const yAxis: AxisSpec = { ticks: yTicks, scale: yScale, format: tickFormat(yTicks), label: spec.yLabel };
+  const left = 16 + (spec.yLabel ? 20 : 0) + tickLabelWidth(yAxis);
+  const box: Box = { x: left, y: MARGIN_TOP, w: W - left - legendW - 36, h: plotH };
+
+  // x spans the data exactly (training curves start at step 0 or 1; padding would suggest missing steps).
+  let [x0, x1] = extent(allPts.map((p) => p[0]));
+  if (x0 === x1) [x0, x1] = [x0 - padFor(x0), x1 + padFor(x1)];
+  const xTicks = niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter((t) => t >= x0 - 1e-9 * Math.abs(x1 - x0) && t <= x1 + 1e-9 * Math.abs(x1 - x0));
+  const xScale = linearScale([x0, x1], [box.x, box.x + box.w]);
+  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: tickFormat(xTicks), label: spec.xLabel };
+
+  const at = (p: Point) => [xScale(p[0]), yScale(p[1])] as const;
+  const refSvg = refs
+    .filter((r) => r.drawn)
+    .map((r) => el("line", { x1: box.x, x2: box.x + box.w, y1: yScale(r.y), y2: yScale(r.y), stroke: r.color, "stroke-width": 1.5, "stroke-dasharray": r.dash ?? "6 4" }));
+  const lineSvg = series.map((s) => {
+    const common = { stroke: s.color, "stroke-width": 1.8, "stroke-dasharray": s.dash, fill: "none", "stroke-linejoin": "round", "stroke-linecap": "round" };
+    // A run of one point has no segment to draw, so it always gets a dot.
+    const paths = s.runs.map((run) => (run.length > 1 ? el("path", { d: pathData(run.map(at)), ...common }) : ""));
+    const dots = s.runs
+      .flatMap((run) => (run.length === 1 || s.marker ? run : []))
+      .map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 3, fill: s.color }));
+    return el("g", { opacity: s.opacity }, el("title", {}, escapeXml(s.name)) + paths.join("") + dots.join(""));
+  });
+  const scatterSvg = scatter.map((s) =>
+    el("g", {}, el("title", {}, escapeXml(s.name)) + s.pts.map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 4, fill: s.color, stroke: "#fff", "stroke-width": 1 })).join("")),
+  );
+  const body =
+    titleText(W, spec.title) + axes(box, xAxis, yAxis) + refSvg.join("") + lineSvg.join("") + scatterSvg.join("") +
+    legend(items, box.x + box.w + 20, box.y, legendW) + notesSvg;
+  return svgDocument(W, H, body, spec.title);
+}
+
+/** One confidence bin: [lo, hi), how many predictions fell in it, their mean confidence and accuracy. */
+export interface ReliabilityBin {
+  readonly lo: number;
+  readonly hi: number;
+  readonly count: number;
+  readonly meanConfidence: number;
+  readonly accuracy: number;
+}
+
+export interface ReliabilityOptions {
+  readonly title?: string;
+  readonly ece?: number;
+  readonly width?: number;
+  readonly height?: number;
+  readonly notes?: readonly string[];
+}
+
+/** Accuracy bars per confidence bin against the y = x diagonal, with a count histogram underneath. */
+export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: ReliabilityOptions = {}): string {
+  const W = opts.width ?? 700;
+  const H = opts.height ?? 560;
+  const total = bins.reduce((a, b) => a + (Number.isFinite(b.count) ? b.count : 0), 0);
+  const title = [opts.title ?? "Reliability diagram", opts.ece !== undefined ? `ECE = ${opts.ece.toFixed(4)}` : "", `n = ${total}`]
+    .filter(Boolean)
+    .join("  ·  ");
+  const items: LegendItem[] = [
+    { label: "accuracy in bin", color: paletteColor(0), kind: "bar", opacity: 0.75 },
+    { label: "mean confidence in bin", color: paletteColor(1), kind: "line" },
+    { label: "perfect calibration (y = x)", color: GRAY, kind: "line", dash: "5 4" },
+    { label: "predictions per bin", color: "#999999", kind: "bar" },
+  ];
+  const legendW = legendWidth(items);
+  const notes = opts.notes ?? [];
+  const stripH = 70;
+  const gap = 14;
+  const bottom = 52 + notes.length * 15;
+  const left = 70;
+  const w = W - left - legendW - 40;
+  const main: Box = { x: left, y: MARGIN_TOP, w, h: H - MARGIN_TOP - bottom - stripH - gap };
+  const strip: Box = { x: left, y: main.y + main.h + gap, w, h: stripH };
+  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+  const legendSvg = legend(items, main.x + main.w + 20, main.y, legendW);
+
+  const shown = bins.filter((b) => b.count > 0 && [b.lo, b.hi, b.accuracy, b.meanConfidence].every(Number.isFinite));
+  if (shown.length === 0) {
+    return svgDocument(W, H, titleText(W, title) + noData({ ...main, h: main.h + gap + stripH }) + legendSvg + notesSvg, title);
+  }
+
+  const unit = [0, 0.2, 0.4, 0.6, 0.8, 1];
+  const xScale = linearScale([0, 1], [main.x, main.x + main.w]);
+  const yScale = linearScale([0, 1], [main.y + main.h, main.y]);
+  const f1 = tickFormat(unit);
+  const mainAxes = axes(main, { ticks: unit, scale: xScale, format: () => "" }, { ticks: unit, scale: yScale, format: f1, label: "accuracy" });
+  const maxCount = Math.max(...shown.map((b) => b.count));
+  const cTicks = niceTicks(0, maxCount, 2);
+  const cScale = linearScale([0, cTicks[cTicks.length - 1]], [strip.y + strip.h, strip.y]);
+  const stripAxes = axes(
+    strip,
+    { ticks: unit, scale: xScale, format: f1, label: "confidence", grid: false },
+    { ticks: cTicks, scale: cScale, format: tickFormat(cTicks) },
+  );
+  const stripLabel = text(strip.x - tickLabelWidth({ ticks: cTicks, format: tickFormat(cTicks) }) - 20, strip.y + strip.h / 2, "count", {
+    "text-anchor": "middle", transform: `rotate(-90 ${strip.x - tickLabelWidth({ ticks: cTicks, format: tickFormat(cTicks) }) - 20} ${strip.y + strip.h / 2})`,
+  });
+
+  const barsSvg = shown.map((b) => {
+    const x = xScale(b.lo) + 1;
+    const bw = Math.max(1, xScale(b.hi) - xScale(b.lo) - 2);
+    const tip = el("title", {}, escapeXml(`[${b.lo}, ${b.hi}): n=${b.count}, conf=${b.meanConfidence.toFixed(3)}, acc=${b.accuracy.toFixed(3)}`));
+    const acc = el("rect", { x, y: yScale(b.accuracy), width: bw, height: yScale(0) - yScale(b.accuracy), fill: paletteColor(0), opacity: 0.75 });
+    const conf = el("line", { x1: x, x2: x + bw, y1: yScale(b.meanConfidence), y2: yScale(b.meanConfidence), stroke: paletteColor(1), "stroke-width": 2.5 });
+    const count = el("rect", { x, y: cScale(b.count), width: bw, height: cScale(0) - cScale(b.count), fill: "#999999" });
+    return el("g", {}, tip + acc + conf + count);
+  });
+  const diagonal = el("line", { x1: xScale(0), y1: yScale(0), x2: xScale(1), y2: yScale(1), stroke: GRAY, "stroke-width": 1.5, "stroke-dasharray": "5 4", class: "diagonal" });
+  const body = titleText(W, title) + mainAxes + stripAxes + stripLabel + barsSvg.join("") + diagonal + legendSvg + notesSvg;
+  return svgDocument(W, H, body, title);
+}
+
+/** A bar's value with an optional interval [lo, hi] (e.g. a bootstrap interval) and a short note. */
+export interface BarItem {
+  readonly label: string;
+  readonly value: number;
+  readonly lo?: number;
+  readonly hi?: number;
+  readonly note?: string;
+}
+
+export interface BarChartOptions {
+  readonly title: string;
+  readonly valueLabel?: string;
+  readonly orientation?: "horizontal" | "vertical";
+  readonly width?: number;
+  readonly height?: number;
+  readonly color?: string;
+  readonly format?: (v: number) => string;
+  /**
+   * Bars must start at zero or they exaggerate differences; with false the chart draws dots with
+   * whiskers instead of bars, which is honest for a value axis that does not start at zero.
+   */
+  readonly includeZero?: boolean;
+  readonly notes?: readonly string[];
+}
+
+/** Fixed decimals for every label, enough to resolve the narrowest interval (or 3 significant digits). */
+function barFormat(items: readonly BarItem[]): (v: number) => string {
+  const widths = items.map((it) => (it.hi ?? NaN) - (it.lo ?? NaN)).filter((w) => Number.isFinite(w) && w > 0);
+  const big = Math.max(0, ...items.map((it) => Math.abs(it.value)).filter(Number.isFinite));
+  const decimals = widths.length > 0 ? 1 - Math.floor(Math.log10(Math.min(...widths))) : big > 0 ? 2 - Math.floor(Math.log10(big)) : 0;
+  const d = Math.min(6, Math.max(0, decimals));
+  return (v) => v.toFixed(d);
+}
+
+/** Bars (or dots) with interval whiskers and value labels; one row or column per item. */
+export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartOptions): string {
+  const horizontal = (opts.orientation ?? "horizontal") === "horizontal";
+  const zero = opts.includeZero ?? true;
+  const fmt = opts.format ?? barFormat(items);
+  const color = opts.color ?? paletteColor(0);
+  const W = opts.width ?? 760;
+  const notes = opts.notes ?? [];
+  const finite = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
+  const valueText = (it: BarItem) =>
+    finite(it.value) ? fmt(it.value) + (finite(it.lo) && finite(it.hi) ? ` [${fmt(it.lo)}, ${fmt(it.hi)}]` : "") : "n/a";
+  const labelText = (it: BarItem) => valueText(it) + (it.note ? `  ${it.note}` : "");
+  const H = opts.height ?? (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : 420);
+  const bottomPad = (horizontal ? 50 : 36) + notes.length * 15;
+  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+
+  const values = items.flatMap((it) => [it.value, it.lo, it.hi].filter(finite));
+  if (values.length === 0) {
+    return svgDocument(W, H, titleText(W, opts.title) + noData({ x: 40, y: MARGIN_TOP, w: W - 80, h: H - MARGIN_TOP - bottomPad }) + notesSvg, opts.title);
+  }
+  let [v0, v1] = extent(zero ? [0, ...values] : values);
+  if (v0 === v1) [v0, v1] = [v0 - padFor(v0), v1 + padFor(v1)];
+  const mark = (pos: number, base: number, it: BarItem, scale: (v: number) => number): string => {
+    if (!finite(it.value)) return "";
+    const tip = el("title", {}, escapeXml(`${it.label}: ${labelText(it)}`));
+    const [a, b] = [scale(zero ? 0 : it.value), scale(it.value)];
+    const bar = zero
+      ? horizontal
+        ? el("rect", { x: Math.min(a, b), y: pos - base / 2, width: Math.abs(b - a), height: base, fill: color, opacity: 0.8 })
+        : el("rect", { x: pos - base / 2, y: Math.min(a, b), width: base, height: Math.abs(b - a), fill: color, opacity: 0.8 })
+      : el("circle", { cx: horizontal ? b : pos, cy: horizontal ? pos : b, r: 4.5, fill: color });
+    if (!finite(it.lo) || !finite(it.hi)) return el("g", {}, tip + bar);
+    const [l, h, c] = [scale(it.lo), scale(it.hi), 5];
+    const [L, Hh, P, P0, P1] = [l, h, pos, pos - c, pos + c].map(px);
+    const whisker = horizontal ? `M${L} ${P}H${Hh}M${L} ${P0}V${P1}M${Hh} ${P0}V${P1}` : `M${P} ${L}V${Hh}M${P0} ${L}H${P1}M${P0} ${Hh}H${P1}`;
+    return el("g", {}, tip + bar + el("path", { d: whisker, stroke: "#222", "stroke-width": 1.5, fill: "none" }));
+  };
+
+  if (horizontal) {
+    const labelW = Math.min(Math.max(...items.map((it) => textWidth(it.label))), W * 0.3);
+    const valueW = Math.min(Math.max(...items.map((it) => textWidth(labelText(it)))), W * 0.35);
+    const box: Box = { x: labelW + 24, y: MARGIN_TOP + 10, w: W - labelW - valueW - 48, h: H - MARGIN_TOP - 10 - bottomPad };
+    const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(box.w / 90)));
+    const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.x, box.x + box.w]);
+    const row = box.h / Math.max(1, items.length);
+    const yAxis: AxisSpec = { ticks: [], scale: (v) => v, format: () => "" };
+    const parts = items.map((it, i) => {
+      const pos = box.y + (i + 0.5) * row;
+      return (
+        mark(pos, Math.min(20, row * 0.6), it, scale) +
+        text(box.x - 8, pos + 4, fitText(it.label, labelW), { "text-anchor": "end" }) +
+        text(box.x + box.w + 10, pos + 4, fitText(labelText(it), valueW), { fill: "#222" })
+      );
+    });
+    const body = titleText(W, opts.title) + axes(box, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }, yAxis) + parts.join("") + notesSvg;
+    return svgDocument(W, H, body, opts.title);
+  }
+
+  // No room for a value column here, so a note rides along with its category name.
+  const catLabel = (it: BarItem) => (it.note ? `${it.label} · ${it.note}` : it.label);
+  const maxLabel = Math.max(...items.map((it) => textWidth(catLabel(it))));
+  const slot = (W - 120) / Math.max(1, items.length);
+  const rotate = maxLabel > slot - 6; // long category names tilt rather than collide
+  const labelH = rotate ? Math.min(maxLabel * 0.6, 120) : 0; // sin(35°) ≈ 0.57 of the text's length
+  const provisional = niceTicks(v0, v1, 5);
+  const left = 20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks: provisional, format: tickFormat(provisional) });
+  const box: Box = { x: left, y: MARGIN_TOP + 24, w: W - left - 20, h: H - MARGIN_TOP - 24 - bottomPad - labelH };
+  const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(box.h / 55)));
+  const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.y + box.h, box.y]);
+  const col = box.w / Math.max(1, items.length);
+  const xAxis: AxisSpec = { ticks: [], scale: (v) => v, format: () => "" };
+  const parts = items.map((it, i) => {
+    const pos = box.x + (i + 0.5) * col;
+    const top = Math.min(...[it.value, it.hi].filter(finite).map(scale), box.y + box.h);
+    const ly = box.y + box.h + 16;
+    const label = rotate
+      ? text(pos, ly, fitText(catLabel(it), 200), { "text-anchor": "end", transform: `rotate(-35 ${px(pos)} ${px(ly)})` })
+      : text(pos, ly, catLabel(it), { "text-anchor": "middle" });
+    const interval = finite(it.lo) && finite(it.hi) ? `[${fmt(it.lo)}, ${fmt(it.hi)}]` : "";
+    const fits = textWidth(interval, 10) < col - 4;
+    return (
+      mark(pos, Math.min(48, col * 0.6), it, scale) + label +
+      text(pos, top - (interval && fits ? 18 : 6), finite(it.value) ? fmt(it.value) : "n/a", { "text-anchor": "middle", "font-weight": "bold" }) +
+      (interval && fits ? text(pos, top - 6, interval, { "text-anchor": "middle", "font-size": 10, fill: GRAY }) : "")
+    );
+  });
+  const body = titleText(W, opts.title) + axes(box, xAxis, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }) + parts.join("") + notesSvg;
+  return svgDocument(W, H, body, opts.title);
+}

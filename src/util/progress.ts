@@ -1,0 +1,107 @@
+// Progress reporting for long jobs: one redrawn line on a terminal, throttled plain lines in logs.
+// Not a logger: it writes only progress lines to the stream it is given, and never touches stdout itself.
+
+/** The part of a Node stream this needs; tests pass a fake. */
+export interface ProgressStream {
+  write(s: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export interface ProgressOptions {
+  readonly total: number;
+  readonly label?: string;
+  readonly stream?: ProgressStream;
+  /** Seconds between lines when the stream is not a terminal (default 5), so logs are not flooded. */
+  readonly every?: number;
+  /** Milliseconds clock; injectable so tests control time. */
+  readonly now?: () => number;
+}
+
+export type Fields = Readonly<Record<string, string | number>>;
+
+export interface Progress {
+  /** Adds `n` finished items (default 1) and maybe prints, with the latest custom fields. */
+  tick(n?: number, fields?: Fields): void;
+  /** Prints the final line with elapsed time; later calls do nothing. */
+  done(fields?: Fields): void;
+}
+
+/** A terminal redraw more often than this is flicker nobody can read. */
+const TTY_INTERVAL_MS = 100;
+
+/** Seconds as m:ss or h:mm:ss. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  const [h, m, sec] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  const pad = (v: number) => String(v).padStart(2, "0");
+  return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+}
+
+/** Short field values: integers as they are, others to about four significant digits. */
+export function formatField(v: string | number): string {
+  if (typeof v === "string") return v;
+  if (!Number.isFinite(v) || Number.isInteger(v)) return String(v);
+  const a = Math.abs(v);
+  if (a >= 1000) return v.toFixed(0);
+  if (a >= 1e-3) return v.toPrecision(4);
+  return v.toExponential(2);
+}
+
+/** Everything one line shows, computed from counts and times alone. */
+export function progressLine(
+  state: { label?: string; done: number; total: number; elapsedMs: number; fields?: Fields; final?: boolean },
+): string {
+  const { done, total, elapsedMs } = state;
+  const secs = elapsedMs / 1000;
+  const rate = secs > 0 ? done / secs : NaN;
+  const known = Number.isFinite(total) && total > 0;
+  const parts = [
+    state.label ?? "",
+    known ? `${done}/${total}` : `${done}`,
+    known ? `${((100 * done) / total).toFixed(1)}%` : "",
+    Number.isFinite(rate) ? `${formatField(rate)} it/s` : "? it/s",
+    state.final ? `elapsed ${formatDuration(secs)}` : known ? `ETA ${formatDuration(rate > 0 ? (total - done) / rate : NaN)}` : "",
+    ...Object.entries(state.fields ?? {}).map(([k, v]) => `${k}=${formatField(v)}`),
+  ];
+  return parts.filter((p) => p !== "").join("  ");
+}
+
+export function createProgress(opts: ProgressOptions): Progress {
+  const stream = opts.stream ?? process.stderr;
+  const now = opts.now ?? (() => performance.now());
+  const tty = stream.isTTY === true;
+  const interval = tty ? TTY_INTERVAL_MS : (opts.every ?? 5) * 1000;
+  const start = now();
+  let done = 0;
+  let lastPrint = -Infinity;
+  let fields: Fields = {};
+  let finished = false;
+
+  const line = (final: boolean) => {
+    const s = progressLine({ label: opts.label, done, total: opts.total, elapsedMs: now() - start, fields, final });
+    // Cut to the terminal width: a wrapped line cannot be redrawn in place with \r.
+    return tty && stream.columns ? s.slice(0, stream.columns - 1) : s;
+  };
+  // \x1b[K clears what a longer previous line left behind.
+  const emit = (final: boolean) => stream.write(tty ? `\r${line(final)}\x1b[K${final ? "\n" : ""}` : `${line(final)}\n`);
+
+  return {
+    tick(n = 1, f?: Fields) {
+      if (finished) return;
+      done += n;
+      if (f) fields = f;
+      const t = now();
+      if (t - lastPrint < interval) return;
+      lastPrint = t;
+      emit(false);
+    },
+    done(f?: Fields) {
+      if (finished) return;
+      finished = true;
+      if (f) fields = f;
+      emit(true);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// Seeded random streams over seedrandom's alea generator: the only source of randomness in tinylab.
+// Not a global: every consumer receives an Rng (or a named child of one) explicitly.
+import seedrandom from "seedrandom";
+
+/** Serializable generator state: restoring it replays the stream exactly. */
+export interface RngState {
+  readonly seed: string;
+  readonly alea: { c: number; s0: number; s1: number; s2: number };
+}
+
+type Alea = seedrandom.PRNG & { state(): RngState["alea"] };
+
+/** A seeded stream of uniforms with named, independent child streams. */
+export class Rng {
+  private gen: Alea;
+  private constructor(readonly seed: string, state?: RngState["alea"]) {
+    // alea with `state: true` exposes .state(); passing a state object restores it.
+    const opts = state ? { state: { ...state } } : { state: true };
+    this.gen = seedrandom.alea(seed, opts as seedrandom.Options) as Alea;
+  }
+
+  /** A stream from a seed; numbers and strings both allowed (seed 0 is a real seed here). */
+  static fromSeed(seed: number | string): Rng {
+    if (typeof seed === "number" && !Number.isFinite(seed)) throw new Error(`rng seed must be finite, got ${seed}`);
+    return new Rng(String(seed));
+  }
+
+  static restore(state: RngState): Rng {
+    return new Rng(state.seed, state.alea);
+  }
+
+  /** An independent stream named after this one's seed and `name`; does not advance this stream. */
+  child(name: string): Rng {
+    return new Rng(`${this.seed}/${name}`);
+  }
+
+  /** Rewind or advance this stream in place to a saved state of the same seed. */
+  load(state: RngState): void {
+    if (state.seed !== this.seed) throw new Error(`rng state is for seed "${state.seed}", this stream's seed is "${this.seed}"`);
+    this.gen = seedrandom.alea(this.seed, { state: { ...state.alea } } as seedrandom.Options) as Alea;
+  }
+
+  state(): RngState {
+    return { seed: this.seed, alea: { ...this.gen.state() } };
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.gen();
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`rng.int needs a positive integer bound, got ${n}`);
+    return Math.floor(this.gen() * n);
+  }
+
+  /** Standard normal by Box–Muller (no cached spare, so the state is just the generator's). */
+  normal(): number {
+    let u = this.gen();
+    while (u <= 0) u = this.gen();
+    const v = this.gen();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  /** Fisher–Yates shuffle of a copy. */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = items.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,259 @@
+// SVG primitives for tinylab's figures: escaping, nice ticks, scales, axes, legend, document wrapper.
+// Pure string builders with no DOM and no charts of their own; the charts live in charts.ts.
+
+/** Okabe–Ito colours, reordered so the first ones are the most distinct on white (yellow last). */
+export const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"];
+export const GRAY = "#666666";
+export const FONT_SIZE = 12;
+
+/** A rectangle in pixel coordinates (SVG y grows downward). */
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+}
+
+/** Maps a data value to a pixel coordinate. */
+export type Scale = (v: number) => number;
+
+export function paletteColor(i: number): string {
+  return PALETTE[((i % PALETTE.length) + PALETTE.length) % PALETTE.length];
+}
+
+/** Escapes text and attribute values; also drops control characters, which XML 1.0 forbids outright. */
+export function escapeXml(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+/** Pixel coordinate as a short attribute string (two decimals is far below a pixel). */
+export function px(v: number): string {
+  return Number.isFinite(v) ? String(Math.round(v * 100) / 100) : "0";
+}
+
+/** One element; numeric attributes go through px(), strings are escaped, undefined ones are dropped. */
+export function el(tag: string, attrs: Record<string, string | number | undefined>, inner?: string): string {
+  const a = Object.entries(attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${typeof v === "number" ? px(v) : escapeXml(String(v))}"`)
+    .join("");
+  return inner === undefined ? `<${tag}${a}/>` : `<${tag}${a}>${inner}</${tag}>`;
+}
+
+export function text(x: number, y: number, s: string, attrs: Record<string, string | number | undefined> = {}): string {
+  return el("text", { x, y, ...attrs }, escapeXml(s));
+}
+
+/** Rough width of a label: no font metrics without a DOM, so layout budgets use an average glyph width. */
+export function textWidth(s: string, size = FONT_SIZE): number {
+  return s.length * size * 0.6;
+}
+
+/** Shortens a label to fit `maxPx`, marking the cut with an ellipsis rather than silently overflowing. */
+export function fitText(s: string, maxPx: number, size = FONT_SIZE): string {
+  const maxChars = Math.max(1, Math.floor(maxPx / (size * 0.6) + 1e-6)); // epsilon: textWidth's own product must fit
+  return s.length <= maxChars ? s : `${s.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+/** How far to widen a degenerate range [v, v] so a flat series still has an axis. */
+export function padFor(v: number): number {
+  return v === 0 ? 1 : Math.abs(v) * 0.1;
+}
+
+/** A step of 1, 2 or 5 × 10^k near span / target. */
+export function niceStep(span: number, target: number): number {
+  const raw = span / Math.max(1, target);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / mag;
+  return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+/** Round ticks at multiples of a nice step, from at or below `lo` to at or above `hi`. */
+export function niceTicks(lo: number, hi: number, target = 5): number[] {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw new Error(`niceTicks needs a finite range, got [${lo}, ${hi}]`);
+  if (lo > hi) [lo, hi] = [hi, lo];
+  if (lo === hi) [lo, hi] = [lo - padFor(lo), hi + padFor(hi)];
+  const step = niceStep(hi - lo, target);
+  // The epsilon keeps a bound that is already a multiple (up to float error) from gaining an extra tick.
+  const first = Math.floor(lo / step + 1e-9);
+  const last = Math.ceil(hi / step - 1e-9);
+  const decimals = Math.min(100, Math.max(0, -Math.floor(Math.log10(step)) + 1));
+  const out: number[] = [];
+  for (let k = first; k <= last; k++) out.push(Number((k * step).toFixed(decimals)) + 0); // + 0 turns -0 into 0
+  return out;
+}
+
+/** Ticks for a log axis: powers of ten, with 2 and 5 (or every digit) in between when few decades show. */
+export function logTicks(lo: number, hi: number): number[] {
+  if (!(lo > 0) || !(hi >= lo) || !Number.isFinite(hi)) throw new Error(`logTicks needs 0 < lo <= hi, got [${lo}, ${hi}]`);
+  const d0 = Math.floor(Math.log10(lo) + 1e-9);
+  const d1 = Math.ceil(Math.log10(hi) - 1e-9);
+  const decades = d1 - d0;
+  const mults = decades <= 1 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : decades <= 3 ? [1, 2, 5] : [1];
+  const stride = Math.max(1, Math.ceil(decades / 8));
+  const out: number[] = [];
+  for (let d = d0; d <= d1; d += stride) {
+    for (const m of mults) {
+      const v = Number((m * 10 ** d).toPrecision(6));
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(v);
+    }
+  }
+  // Less than one digit step in range (say 2.1 to 2.9): linear ticks read better than none.
+  return out.length >= 2 ? out : niceTicks(lo, hi, 4).filter((v) => v >= lo && v <= hi && v > 0);
+}
+
+/** A formatter whose precision matches the tick spacing, so 0.1 + 0.2 never prints as 0.30000000000000004. */
+export function tickFormat(ticks: readonly number[]): (v: number) => string {
+  if (ticks.length < 2) return formatNumber;
+  const step = Math.min(...ticks.slice(1).map((t, i) => Math.abs(t - ticks[i])).filter((d) => d > 0));
+  const big = Math.max(...ticks.map(Math.abs));
+  if (!Number.isFinite(step)) return formatNumber;
+  // Suffixes keep token and step counts short: 2M instead of 2000000.
+  const [div, suffix] = big >= 1e9 ? [1e9, "G"] : big >= 1e6 ? [1e6, "M"] : big >= 1e5 ? [1e3, "k"] : [1, ""];
+  const decimals = Math.max(0, -Math.floor(Math.log10(step / div) + 1e-9));
+  if (decimals > 5) return (v) => (v === 0 ? "0" : v.toExponential(1).replace("e+", "e"));
+  return (v) => (v === 0 && suffix ? "0" : `${(v / div).toFixed(decimals)}${suffix}`);
+}
+
+/** A general-purpose short number: 4 significant digits, exponent only for very large or small. */
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a >= 1e6 || a < 1e-3) return v.toExponential(2).replace("e+", "e");
+  return String(Number(v.toPrecision(4)));
+}
+
+export function linearScale([d0, d1]: readonly [number, number], [r0, r1]: readonly [number, number]): Scale {
+  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
+  return (v) => r0 + (v - d0) * k;
+}
+
+export function logScale([d0, d1]: readonly [number, number], range: readonly [number, number]): Scale {
+  const lin = linearScale([Math.log10(d0), Math.log10(d1)], range);
+  return (v) => lin(Math.log10(v));
+}
+
+/** Path data for a polyline; a single point becomes a zero-length segment, which round caps make visible. */
+export function pathData(points: ReadonlyArray<readonly [number, number]>): string {
+  if (points.length === 0) return "";
+  const [first, ...rest] = points;
+  const tail = rest.length > 0 ? rest.map(([x, y]) => `L${px(x)} ${px(y)}`).join("") : `L${px(first[0])} ${px(first[1])}`;
+  return `M${px(first[0])} ${px(first[1])}${tail}`;
+}
+
+/** One axis: tick values, the scale placing them, how to print them, and an optional title. */
+export interface AxisSpec {
+  readonly ticks: readonly number[];
+  readonly scale: Scale;
+  readonly format: (v: number) => string;
+  readonly label?: string;
+  readonly grid?: boolean;
+}
+
+/** Widest formatted tick label, used to size the left margin before drawing. */
+export function tickLabelWidth(axis: Pick<AxisSpec, "ticks" | "format">, size = FONT_SIZE - 1): number {
+  return Math.max(0, ...axis.ticks.map((t) => textWidth(axis.format(t), size)));
+}
+
+/** Keeps every k-th x label so neighbours never overlap; the tick marks all stay. */
+function xLabelStride(axis: AxisSpec): number {
+  const xs = axis.ticks.map(axis.scale);
+  const gap = xs.length > 1 ? Math.abs(xs[1] - xs[0]) : Infinity;
+  return Math.max(1, Math.ceil((tickLabelWidth(axis) + 8) / gap));
+}
+
+/** Grid, axis lines, ticks, tick labels and axis titles around `box`. */
+export function axes(box: Box, x: AxisSpec, y: AxisSpec): string {
+  const parts: string[] = [];
+  const bottom = box.y + box.h;
+  const ls = FONT_SIZE - 1;
+  for (const t of y.ticks) {
+    const py = y.scale(t);
+    if (y.grid !== false) parts.push(el("line", { x1: box.x, x2: box.x + box.w, y1: py, y2: py, stroke: "#e6e6e6" }));
+    parts.push(el("line", { x1: box.x - 4, x2: box.x, y1: py, y2: py, stroke: "#333" }));
+    parts.push(text(box.x - 7, py + 4, y.format(t), { "text-anchor": "end", "font-size": ls, fill: "#333" }));
+  }
+  const stride = xLabelStride(x);
+  x.ticks.forEach((t, i) => {
+    const pxv = x.scale(t);
+    if (x.grid !== false) parts.push(el("line", { x1: pxv, x2: pxv, y1: box.y, y2: bottom, stroke: "#f0f0f0" }));
+    parts.push(el("line", { x1: pxv, x2: pxv, y1: bottom, y2: bottom + 4, stroke: "#333" }));
+    if (i % stride === 0) parts.push(text(pxv, bottom + 17, x.format(t), { "text-anchor": "middle", "font-size": ls, fill: "#333" }));
+  });
+  parts.push(el("line", { x1: box.x, x2: box.x, y1: box.y, y2: bottom, stroke: "#333" }));
+  parts.push(el("line", { x1: box.x, x2: box.x + box.w, y1: bottom, y2: bottom, stroke: "#333" }));
+  if (x.label) parts.push(text(box.x + box.w / 2, bottom + 36, x.label, { "text-anchor": "middle" }));
+  if (y.label) {
+    const lx = box.x - tickLabelWidth(y) - 20;
+    const ly = box.y + box.h / 2;
+    parts.push(text(lx, ly, y.label, { "text-anchor": "middle", transform: `rotate(-90 ${px(lx)} ${px(ly)})` }));
+  }
+  return `<g class="axes">${parts.join("")}</g>`;
+}
+
+/** A legend entry; `kind` picks the swatch drawn beside the label. */
+export interface LegendItem {
+  readonly label: string;
+  readonly color: string;
+  readonly kind: "line" | "dot" | "bar";
+  readonly dash?: string;
+  readonly marker?: boolean;
+  readonly opacity?: number;
+}
+
+export const LEGEND_ROW = 18;
+const SWATCH = 26;
+
+export function legendWidth(items: readonly LegendItem[]): number {
+  return items.length === 0 ? 0 : SWATCH + 8 + Math.max(...items.map((i) => textWidth(i.label)));
+}
+
+/** A vertical legend from (x, y); long labels are cut to `maxWidth` with the full text kept as a tooltip. */
+export function legend(items: readonly LegendItem[], x: number, y: number, maxWidth: number): string {
+  const rows = items.map((it, i) => {
+    const cy = y + i * LEGEND_ROW + LEGEND_ROW / 2;
+    const swatch =
+      it.kind === "line"
+        ? el("line", { x1: x, x2: x + SWATCH, y1: cy, y2: cy, stroke: it.color, "stroke-width": 2, "stroke-dasharray": it.dash, opacity: it.opacity }) +
+          (it.marker ? el("circle", { cx: x + SWATCH / 2, cy, r: 3, fill: it.color }) : "")
+        : it.kind === "dot"
+          ? el("circle", { cx: x + SWATCH / 2, cy, r: 4, fill: it.color, opacity: it.opacity })
+          : el("rect", { x: x + 4, y: cy - 6, width: SWATCH - 8, height: 12, fill: it.color, opacity: it.opacity });
+    const label = fitText(it.label, maxWidth - SWATCH - 8);
+    const tip = label === it.label ? "" : el("title", {}, escapeXml(it.label));
+    return el("g", {}, tip + swatch + text(x + SWATCH + 6, cy + 4, label));
+  });
+  return `<g class="legend">${rows.join("")}</g>`;
+}
+
+/** A standalone SVG document with a white background, so it reads the same in any viewer or page theme. */
+export function svgDocument(width: number, height: number, body: string, title?: string): string {
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" ` +
+    `font-family="sans-serif" font-size="${FONT_SIZE}">` +
+    (title ? el("title", {}, escapeXml(title)) : "") +
+    el("rect", { x: 0, y: 0, width, height, fill: "#ffffff" }) +
+    body +
+    "</svg>\n"
+  );
+}
+
+/** Centred chart title. */
+export function titleText(width: number, title: string): string {
+  return text(width / 2, 22, fitText(title, width - 20, 15), { "text-anchor": "middle", "font-size": 15, "font-weight": "bold" });
+}
+
+/** Frame and "no data" message for a chart with nothing finite to plot. */
+export function noData(box: Box): string {
+  return (
+    el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, fill: "none", stroke: "#999", "stroke-dasharray": "4 3" }) +
+    text(box.x + box.w / 2, box.y + box.h / 2, "no data", { "text-anchor": "middle", "font-size": 16, fill: GRAY })
+  );
+}
