@@ -203,12 +203,11 @@ function tensorInfo(name: string, value: unknown, dataLen: number): Info {
   const [begin, end] = offsets;
   if (end < begin) fail(`${where}: data_offsets [${begin}, ${end}] end before they begin`);
   if (end > dataLen) fail(`${where}: data_offsets [${begin}, ${end}] out of range of the ${dataLen}-byte data section`);
-  // Multiply with early exit, so huge dims cannot overflow: anything past dataLen is a mismatch anyway.
-  const size = DTYPES[dtype].ctor.BYTES_PER_ELEMENT;
-  let need = shape.includes(0) ? 0 : size;
-  for (const d of shape) if (need <= dataLen) need *= d;
+  // Stop multiplying past 2^53: products below it are exact, and beyond it nothing can match.
+  let need = shape.includes(0) ? 0 : DTYPES[dtype].ctor.BYTES_PER_ELEMENT;
+  for (const d of shape) if (need <= Number.MAX_SAFE_INTEGER) need *= d;
   if (need !== end - begin) {
-    const needs = need > dataLen ? `more than ${dataLen}` : `${need}`;
+    const needs = Number.isSafeInteger(need) ? `${need}` : "more than 2^53";
     fail(`${where}: dtype ${dtype} with shape [${shape}] needs ${needs} bytes, data_offsets span ${end - begin}`);
   }
   return { name, dtype, shape, begin, end };

@@ -16,13 +16,13 @@ export function swapLast(x: T): T {
  * a @ b (batched over leading axes) whose gradients are also plain matMuls of explicit transposes:
  * tfjs's own MatMul gradient passes transposeA/B, 10–40× slower on wasm.
  */
-export const matmul: (a: T, b: T) => T = tf.customGrad((a: T, b: T, save: tf.GradSaveFunc) => {
+export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a, b),
     gradFunc: (dy: T, saved: T[]) => [tf.matMul(dy, swapLast(saved[1])), tf.matMul(swapLast(saved[0]), dy)],
   };
-}) as unknown as (a: T, b: T) => T;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
 /** x [..., in] @ w [in, out] + b [out], flattening the leading axes into one matMul. */
 export function linear(x: T, w: T, b?: T): T {
@@ -38,7 +38,7 @@ export function linear(x: T, w: T, b?: T): T {
  */
 export function embed(table: T, ids: tf.Tensor1D): tf.Tensor2D {
   const [rowsInTable, width] = table.shape;
-  const f = tf.customGrad((w: T, save: tf.GradSaveFunc) => {
+  const f = tf.customGrad(((w: T, save: tf.GradSaveFunc) => {
     // tensors only captured by a closure are disposed before backprop: ids must be saved
     save([ids]);
     return {
@@ -48,7 +48,7 @@ export function embed(table: T, ids: tf.Tensor1D): tf.Tensor2D {
         return matmul(onehotT, tf.reshape(dy, [-1, width]));
       },
     };
-  });
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(table) as tf.Tensor2D;
 }
 
@@ -72,5 +72,5 @@ export function gelu(x: T): T {
  * read as ~1e-45), so build it as int32 and cast.
  */
 export function oneHotFloat(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
-  return tf.cast(tf.oneHot(ids, depth), "float32");
+  return tf.cast(tf.oneHot(ids, depth), "float32") as tf.Tensor2D;
 }

@@ -26,7 +26,7 @@ export function referenceLogits(config: ModelConfig, params: Params64, input: Mo
   const out = new Float64Array(rows * cols * V);
   for (let r = 0; r < rows; r++) {
     // x: [cols, C] for this row
-    let x = new Float64Array(cols * C);
+    let x: Float64Array = new Float64Array(cols * C);
     for (let t = 0; t < cols; t++) {
       const id = input.ids[r * cols + t], p = pos[r * cols + t];
       for (let c = 0; c < C; c++) x[t * C + c] = P("wte")[id * C + c] + P("wpe")[p * C + c];

@@ -220,8 +220,9 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const gap = 14;
   const bottom = 52 + notes.length * 15;
   const left = 70;
-  const w = W - left - legendW - 40;
-  const main: Box = { x: left, y: MARGIN_TOP, w, h: H - MARGIN_TOP - bottom - stripH - gap };
+  // Square, so the diagonal is at 45° and a gap reads the same along either axis.
+  const w = Math.max(50, Math.min(W - left - legendW - 40, H - MARGIN_TOP - bottom - stripH - gap));
+  const main: Box = { x: left, y: MARGIN_TOP, w, h: w };
   const strip: Box = { x: left, y: main.y + main.h + gap, w, h: stripH };
   const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
   const legendSvg = legend(items, main.x + main.w + 20, main.y, legendW);

@@ -8,15 +8,14 @@ export interface RngState {
   readonly alea: { c: number; s0: number; s1: number; s2: number };
 }
 
-type Alea = seedrandom.PRNG & { state(): RngState["alea"] };
+type Alea = seedrandom.StatefulPRNG<seedrandom.State.Alea>;
 
 /** A seeded stream of uniforms with named, independent child streams. */
 export class Rng {
   private gen: Alea;
   private constructor(readonly seed: string, state?: RngState["alea"]) {
     // alea with `state: true` exposes .state(); passing a state object restores it.
-    const opts = state ? { state: { ...state } } : { state: true };
-    this.gen = seedrandom.alea(seed, opts as seedrandom.Options) as Alea;
+    this.gen = seedrandom.alea(seed, { state: state ? { ...state } : true });
   }
 
   /** A stream from a seed; numbers and strings both allowed (seed 0 is a real seed here). */
@@ -37,7 +36,7 @@ export class Rng {
   /** Rewind or advance this stream in place to a saved state of the same seed. */
   load(state: RngState): void {
     if (state.seed !== this.seed) throw new Error(`rng state is for seed "${state.seed}", this stream's seed is "${this.seed}"`);
-    this.gen = seedrandom.alea(this.seed, { state: { ...state.alea } } as seedrandom.Options) as Alea;
+    this.gen = seedrandom.alea(this.seed, { state: { ...state.alea } });
   }
 
   state(): RngState {

@@ -138,9 +138,8 @@ describe("round trip", () => {
     bool: { dtype: "BOOL", shape: [3], data: new Uint8Array([0, 1, 1]) },
     scalar: { dtype: "F32", shape: [], data: new Float32Array([-0]) },
     empty: { dtype: "F64", shape: [0, 3], data: new Float64Array(0) },
-    __proto__: { dtype: "I32", shape: [2, 0], data: new Int32Array(0) },
   };
-  // An object literal's `__proto__:` sets the prototype; define it as a real key, as a file can.
+  // A literal `__proto__:` would set the prototype; define it as a real key, as a file can hold.
   Object.defineProperty(all, "__proto__", { value: { dtype: "I32", shape: [2, 0], data: new Int32Array(0) }, enumerable: true });
   const metadata = { format: "tinylab", "clé ✓": "välue\n\"quoted\"\u0001", "": "" };
 
@@ -162,7 +161,7 @@ describe("round trip", () => {
     expect(n % 8).toBe(0);
     const header = JSON.parse(Buffer.from(file.subarray(8, 8 + n)).toString("utf8"));
     expect(Object.keys(header)).toEqual(
-      ["u64", "i64", "empty", "f64", "f32", "scalar", "u32", "i32", "__proto__", "bf16", "f16", "u16", "i16", "i8", "u8", "bool"],
+      ["u64", "i64", "empty", "f64", "f32", "scalar", "u32", "__proto__", "i32", "bf16", "f16", "u16", "i16", "i8", "u8", "bool"],
     );
     const offsets = Object.values(header).map((e) => (e as { data_offsets: number[] }).data_offsets);
     offsets.forEach(([begin], i) => expect(begin).toBe(i === 0 ? 0 : offsets[i - 1][1]));
@@ -204,9 +203,9 @@ describe("refusals", () => {
     ["2^64 - 1", 2n ** 64n - 1n, /exceeds the 100000000-byte limit/],
     ["just over 100 MB", 100_000_001n, /header length 100000001 exceeds the 100000000-byte limit/],
     ["exactly 100 MB, past the file", 100_000_000n, /runs past the end/],
-    ["past a small file", 1000n, /header length 1000 runs past the end of the 1031-byte file/],
+    ["past a small file", 1000n, /header length 1000 runs past the end of the 1007-byte file/],
   ])("refuses a header length of %s before reading it", (_, n, message) => {
-    expect(refusal(withLength(n, valid.subarray(8, 1031)))).toMatch(message);
+    expect(refusal(withLength(n, new Uint8Array(999)))).toMatch(message);
   });
 
   const B = (s: string) => Array.from(Buffer.from(s, "latin1"));
@@ -226,7 +225,7 @@ describe("refusals", () => {
     ["trailing bytes", oneTensor("F32", "[1]", "[0,4]", 6), /2 trailing bytes after the last tensor/],
     ["data but no tensors", assemble("{}", [1, 2, 3]), /3 trailing bytes/],
     ["dtype x shape mismatch", oneTensor("F32", "[3]", "[0,8]", 8), /tensor "t": dtype F32 with shape \[3\] needs 12 bytes, data_offsets span 8/],
-    ["overflowing shape", oneTensor("F64", "[4503599627370496,4503599627370496]", "[0,8]", 8), /tensor "t": .* needs more than 8 bytes/],
+    ["overflowing shape", oneTensor("F64", "[4503599627370496,4503599627370496]", "[0,8]", 8), /tensor "t": dtype F64 .* needs more than 2\^53 bytes/],
     ["end before begin", oneTensor("U8", "[0]", "[4,0]", 4), /tensor "t": data_offsets \[4, 0\] end before they begin/],
     ["unknown dtype", oneTensor("F128", "[1]", "[0,16]", 16), /tensor "t": unknown dtype "F128"/],
     ["inherited name as dtype", oneTensor("toString", "[1]", "[0,1]", 1), /unknown dtype "toString"/],

@@ -1,0 +1,77 @@
+// Contracts of the progress bar with a fake clock and a fake stream: throttling, line shape, rate and ETA.
+import { describe, expect, it } from "vitest";
+import { createProgress, formatDuration, progressLine } from "../../src/util/progress.ts";
+
+function fakeStream(isTTY: boolean, columns?: number) {
+  const writes: string[] = [];
+  return { writes, isTTY, columns, write: (s: string) => writes.push(s) };
+}
+
+function fakeClock() {
+  let t = 0;
+  return { now: () => t, set: (ms: number) => void (t = ms) };
+}
+
+describe("formatDuration", () => {
+  it("prints m:ss below an hour and h:mm:ss above", () => {
+    expect(formatDuration(65)).toBe("1:05");
+    expect(formatDuration(3725)).toBe("1:02:05");
+    expect(formatDuration(NaN)).toBe("?");
+  });
+});
+
+describe("progressLine", () => {
+  it("shows count, percentage, rate, ETA and fields", () => {
+    // 50 of 200 items in 5 s: 10 it/s, 150 left → 15 s.
+    const s = progressLine({ label: "train", done: 50, total: 200, elapsedMs: 5000, fields: { loss: 3.21, "tok/s": 1234.6 } });
+    expect(s).toBe("train  50/200  25.0%  10 it/s  ETA 0:15  loss=3.210  tok/s=1235");
+  });
+
+  it("does not invent a rate or ETA before any time has passed", () => {
+    expect(progressLine({ done: 0, total: 10, elapsedMs: 0 })).toBe("0/10  0.0%  ? it/s  ETA ?");
+  });
+});
+
+describe("createProgress", () => {
+  it("off a terminal, prints plain lines at most every `every` seconds", () => {
+    const stream = fakeStream(false);
+    const clock = fakeClock();
+    const p = createProgress({ total: 100, label: "eval", stream, every: 5, now: clock.now });
+    for (let s = 0; s <= 10; s++) {
+      clock.set(s * 1000);
+      p.tick(5, { loss: 2 });
+    }
+    // Printed at t = 0 (first tick), 5 s and 10 s only.
+    expect(stream.writes.length).toBe(3);
+    expect(stream.writes.every((w) => w.endsWith("\n") && !w.includes("\r") && !w.includes("\x1b"))).toBe(true);
+    // At 5 s: 30 items done (ticks at 0..5 s), 6 it/s, 70 left → ETA 0:12 (11.67 s rounded).
+    expect(stream.writes[1]).toBe("eval  30/100  30.0%  6 it/s  ETA 0:12  loss=2\n");
+    clock.set(12_000);
+    p.done();
+    expect(stream.writes[3]).toMatch(/^eval {2}55\/100 {2}55\.0% .* elapsed 0:12 {2}loss=2\n$/);
+  });
+
+  it("on a terminal, redraws one line with \\r at most every 100 ms and ends with a newline", () => {
+    const stream = fakeStream(true);
+    const clock = fakeClock();
+    const p = createProgress({ total: 10, stream, now: clock.now });
+    for (const t of [0, 50, 100, 150, 260]) {
+      clock.set(t);
+      p.tick();
+    }
+    expect(stream.writes.length).toBe(3); // t = 0, 100, 260
+    expect(stream.writes.every((w) => w.startsWith("\r") && w.includes("\x1b[K") && !w.endsWith("\n"))).toBe(true);
+    p.done();
+    p.done();
+    p.tick();
+    expect(stream.writes.length).toBe(4);
+    expect(stream.writes[3]).toMatch(/^\r5\/10 .*elapsed 0:00\x1b\[K\n$/);
+  });
+
+  it("cuts a terminal line to the width so \\r can redraw it", () => {
+    const stream = fakeStream(true, 20);
+    const p = createProgress({ total: 1000, label: "a-long-label", stream, now: () => 0 });
+    p.tick(1, { loss: 1.5, extra: "something long" });
+    expect(stream.writes[0]).toBe(`\r${"a-long-label  1/1000  0.1%".slice(0, 19)}\x1b[K`);
+  });
+});

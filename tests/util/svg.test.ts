@@ -1,0 +1,225 @@
+// Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
+// lines broken at non-finite points, legend beside the data. How a chart looks is checked by eye, not here.
+import { describe, expect, it } from "vitest";
+import { barChartWithIntervals, lineChart, rawAndSmoothed, reliabilityDiagram, smoothEma } from "../../src/util/charts.ts";
+import { escapeXml, logTicks, niceTicks, tickFormat } from "../../src/util/svg.ts";
+
+/** A small XML checker: every tag well formed and balanced, one root, no bare `&` or `<` in text or attributes. */
+function assertWellFormed(xml: string): void {
+  const src = xml.trim();
+  const stack: string[] = [];
+  let roots = 0;
+  const bareAmp = /&(?!(amp|lt|gt|quot|apos|#\d+);)/;
+  for (const [tok] of src.matchAll(/<[^>]*>|[^<]+/g)) {
+    if (!tok.startsWith("<")) {
+      if (bareAmp.test(tok)) throw new Error(`bare & in text: ${tok}`);
+      if (stack.length === 0 && tok.trim() !== "") throw new Error(`text outside root: ${tok}`);
+      continue;
+    }
+    const m = /^<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>$/.exec(tok);
+    if (!m) throw new Error(`malformed tag: ${tok}`);
+    const [, closing, name, attrs, selfClosing] = m;
+    if (bareAmp.test(attrs)) throw new Error(`bare & in attribute: ${tok}`);
+    if (closing) {
+      const open = stack.pop();
+      if (open !== name) throw new Error(`</${name}> closes <${open}>`);
+      if (stack.length === 0) roots++;
+    } else if (selfClosing) {
+      if (stack.length === 0) roots++;
+    } else stack.push(name);
+  }
+  expect(stack).toEqual([]);
+  expect(roots).toBe(1);
+  expect(src.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+}
+
+/** All "x" coordinates of path data inside the chart's <path> elements. */
+function pathXs(svg: string): number[] {
+  return [...svg.matchAll(/<path d="([^"]*)"/g)].flatMap(([, d]) => [...d.matchAll(/[ML](-?[\d.]+) /g)].map((m) => Number(m[1])));
+}
+
+function isNice(step: number): boolean {
+  const f = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
+  return [1, 2, 5, 10].some((n) => Math.abs(f - n) < 1e-9);
+}
+
+describe("niceTicks", () => {
+  it("gives the textbook answer on round ranges", () => {
+    expect(niceTicks(0, 10, 5)).toEqual([0, 2, 4, 6, 8, 10]);
+    expect(niceTicks(0.13, 0.87, 5)).toEqual([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]);
+    expect(niceTicks(-0.2, 0.95, 5)).toEqual([-0.2, 0, 0.2, 0.4, 0.6, 0.8, 1]);
+    // 0.1 + 0.2 style float error must not leak into tick values.
+    expect(niceTicks(0.1, 0.3, 5)).toEqual([0.1, 0.15, 0.2, 0.25, 0.3]);
+  });
+
+  it("covers any range with evenly spaced 1-2-5 steps", () => {
+    const ranges: [number, number][] = [[0, 1030], [-3.7, 12.2], [1.61, 5.23], [1e-4, 3e-4], [2e6, 9.5e7], [-5, -4.99]];
+    for (const [lo, hi] of ranges) {
+      const t = niceTicks(lo, hi, 5);
+      expect(t[0]).toBeLessThanOrEqual(lo);
+      expect(t[t.length - 1]).toBeGreaterThanOrEqual(hi);
+      const step = t[1] - t[0];
+      expect(isNice(step)).toBe(true);
+      for (let i = 1; i < t.length; i++) expect(t[i] - t[i - 1]).toBeCloseTo(step, 9);
+      expect(t.length).toBeGreaterThanOrEqual(3);
+      expect(t.length).toBeLessThanOrEqual(12);
+    }
+  });
+
+  it("pads a degenerate range instead of returning one tick", () => {
+    const t = niceTicks(2, 2);
+    expect(t[0]).toBeLessThan(2);
+    expect(t[t.length - 1]).toBeGreaterThan(2);
+    expect(niceTicks(0, 0).length).toBeGreaterThan(1);
+  });
+
+  it("rejects non-finite bounds", () => {
+    expect(() => niceTicks(0, Infinity)).toThrow();
+    expect(() => niceTicks(NaN, 1)).toThrow();
+  });
+});
+
+describe("logTicks and tickFormat", () => {
+  it("uses 1-2-5 per decade over a few decades and every digit within one", () => {
+    expect(logTicks(1, 1000)).toEqual([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]);
+    expect(logTicks(2.1, 5.5)).toEqual([3, 4, 5]);
+  });
+
+  it("prints ticks at the precision of their spacing, with k/M suffixes for large counts", () => {
+    const f = tickFormat([0, 0.2, 0.4]);
+    expect([0, 0.2, 0.4].map(f)).toEqual(["0.0", "0.2", "0.4"]);
+    const g = tickFormat([0, 1e6, 2e6]);
+    expect([0, 1e6, 2e6].map(g)).toEqual(["0", "1M", "2M"]);
+  });
+});
+
+describe("escapeXml", () => {
+  it("escapes markup characters and drops control characters XML forbids", () => {
+    expect(escapeXml(`a<b>&"c'\u0001`)).toBe("a&lt;b&gt;&amp;&quot;c&apos;");
+  });
+});
+
+describe("lineChart", () => {
+  const series = [
+    { name: "train loss", points: [[0, 5], [1, 4], [2, NaN], [3, 3], [4, 2.5]] as [number, number][] },
+    { name: "val loss", points: [[0, 5.2], [4, 2.8]] as [number, number][], marker: true },
+  ];
+
+  it("is well-formed, names every series and escapes the title", () => {
+    const svg = lineChart({ title: "Loss <tiny & fast>", series, refLines: [{ name: "unigram", y: 4.5 }], xLabel: "step", yLabel: "nats" });
+    assertWellFormed(svg);
+    for (const name of ["train loss", "val loss", "unigram"]) expect(svg).toContain(name);
+    expect(svg).toContain("Loss &lt;tiny &amp; fast&gt;");
+    expect(svg).not.toContain("<tiny");
+    expect(svg).toContain('fill="#ffffff"');
+    expect(svg).toContain('font-family="sans-serif"');
+  });
+
+  it("breaks the line at a NaN and says how many points it left out", () => {
+    const svg = lineChart({ title: "t", series: [series[0]] });
+    expect(svg.match(/<path d=/g)?.length).toBe(2); // [0..1] and [3..4]
+    expect(svg).toMatch(/Omitted non-finite points.*train loss \(1\)/);
+    expect(svg).not.toContain("NaN");
+  });
+
+  it("keeps the legend to the right of every plotted point", () => {
+    const svg = lineChart({ title: "t", series });
+    const legendX = Math.min(...[...svg.split('<g class="legend">')[1].matchAll(/x1="([\d.]+)"/g)].map((m) => Number(m[1])));
+    expect(Math.max(...pathXs(svg))).toBeLessThan(legendX);
+  });
+
+  it("draws a single point as a dot and a flat series on a padded axis", () => {
+    const single = lineChart({ title: "one", series: [{ name: "s", points: [[3, 1]] }] });
+    assertWellFormed(single);
+    expect(single).toContain("<circle");
+    const flat = lineChart({ title: "flat", series: [{ name: "f", points: [[0, 2], [1, 2], [2, 2]] }] });
+    assertWellFormed(flat);
+    expect(flat).not.toContain("NaN");
+    expect(flat.match(/<path d=/g)?.length).toBe(1);
+  });
+
+  it("renders 'no data' for empty input and drops non-positive values on a log axis", () => {
+    const empty = lineChart({ title: "empty", series: [{ name: "nothing", points: [] }] });
+    assertWellFormed(empty);
+    expect(empty).toContain("no data");
+    const log = lineChart({ title: "log", logY: true, series: [{ name: "l", points: [[0, 10], [1, 0], [2, 1]] }] });
+    assertWellFormed(log);
+    expect(log).toContain("non-positive");
+  });
+});
+
+describe("reliabilityDiagram", () => {
+  const bins = [
+    { lo: 0.5, hi: 0.6, count: 10, meanConfidence: 0.55, accuracy: 0.5 },
+    { lo: 0.6, hi: 0.7, count: 0, meanConfidence: NaN, accuracy: NaN },
+    { lo: 0.9, hi: 1, count: 30, meanConfidence: 0.95, accuracy: 0.9 },
+  ];
+
+  it("draws the y = x diagonal from bottom-left to top-right, with ECE and n in the title", () => {
+    const svg = reliabilityDiagram(bins, { title: "cal <test>", ece: 0.0512 });
+    assertWellFormed(svg);
+    const m = /<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"[^>]*class="diagonal"/.exec(svg);
+    expect(m).not.toBeNull();
+    const [x1, y1, x2, y2] = m!.slice(1).map(Number);
+    expect(x2 - x1).toBeGreaterThan(0);
+    expect(y1 - y2).toBeCloseTo(x2 - x1, 1); // the plot is square, so the diagonal is at 45°
+    expect(svg).toContain("ECE = 0.0512");
+    expect(svg).toContain("n = 40");
+    expect(svg).toContain("cal &lt;test&gt;");
+    expect(svg).not.toContain("NaN");
+  });
+
+  it("says 'no data' when every bin is empty", () => {
+    const svg = reliabilityDiagram([{ lo: 0, hi: 1, count: 0, meanConfidence: NaN, accuracy: NaN }]);
+    assertWellFormed(svg);
+    expect(svg).toContain("no data");
+  });
+});
+
+describe("barChartWithIntervals", () => {
+  const items = [
+    { label: "news & <wire>", value: 3.41, lo: 3.35, hi: 3.47 },
+    { label: "fiction", value: 3.12, lo: 3.05, hi: 3.2, note: "n=12" },
+    { label: "missing", value: NaN },
+  ];
+
+  it("labels values with their intervals at one shared precision, in both orientations", () => {
+    for (const orientation of ["horizontal", "vertical"] as const) {
+      const svg = barChartWithIntervals(items, { title: "NLL", orientation });
+      assertWellFormed(svg);
+      expect(svg).toContain("news &amp; &lt;wire&gt;");
+      expect(svg).toContain("[3.05, 3.20]");
+      expect(svg).toContain("n/a");
+      expect(svg).toContain("n=12");
+      expect(svg).not.toContain("NaN");
+    }
+  });
+
+  it("draws dots rather than truncated bars when zero is excluded", () => {
+    const svg = barChartWithIntervals(items, { title: "NLL", includeZero: false });
+    expect(svg).not.toMatch(/<rect[^>]*opacity="0.8"/);
+    expect(svg.match(/<circle/g)?.length).toBe(2);
+  });
+});
+
+describe("smoothEma", () => {
+  it("follows s = a*v + (1-a)*s_prev from the first value", () => {
+    // s0 = 1; s1 = 0.5*2 + 0.5*1 = 1.5; s2 = 0.5*3 + 0.5*1.5 = 2.25
+    expect(smoothEma([1, 2, 3], 0.5)).toEqual([1, 1.5, 2.25]);
+    expect(smoothEma([4, 5], 1)).toEqual([4, 5]);
+  });
+
+  it("passes NaN through without poisoning the average", () => {
+    const s = smoothEma([1, NaN, 3], 0.5);
+    expect(s[1]).toBeNaN();
+    expect(s[2]).toBe(2);
+  });
+
+  it("rawAndSmoothed keeps the raw series, drawn first", () => {
+    const [raw, smooth] = rawAndSmoothed({ name: "loss", points: [[0, 1], [1, 9], [2, 1]] }, 0.1);
+    expect(raw.points.map((p) => p[1])).toEqual([1, 9, 1]); // the spike survives in the raw line
+    expect(raw.name).toContain("raw");
+    expect(smooth.name).toContain("EMA");
+    expect(raw.color).toBe(smooth.color);
+  });
+});
