@@ -27,9 +27,10 @@ export function referenceLogits(config: ModelConfig, params: Params64, input: Mo
   for (let r = 0; r < rows; r++) {
     // x: [cols, C] for this row
     let x: Float64Array = new Float64Array(cols * C);
+    const wte = P("wte"), wpe = P("wpe");
     for (let t = 0; t < cols; t++) {
       const id = input.ids[r * cols + t], p = pos[r * cols + t];
-      for (let c = 0; c < C; c++) x[t * C + c] = P("wte")[id * C + c] + P("wpe")[p * C + c];
+      for (let c = 0; c < C; c++) x[t * C + c] = wte[id * C + c] + wpe[p * C + c];
     }
     const rowMask = mask.subarray(r * cols * cols, (r + 1) * cols * cols);
     for (let l = 0; l < config.nLayers; l++) {
@@ -41,10 +42,12 @@ export function referenceLogits(config: ModelConfig, params: Params64, input: Mo
       x = add(x, linear(h, cols, config.dFF, C, P(pre + "mlp.w2"), P(pre + "mlp.b2")));
     }
     const xf = layerNorm(x, cols, C, P("lnf.g"), P("lnf.b"));
+    const head = config.tiedHead ? undefined : P("head");
     for (let t = 0; t < cols; t++) {
       for (let v = 0; v < V; v++) {
         let s = 0;
-        for (let c = 0; c < C; c++) s += xf[t * C + c] * (config.tiedHead ? P("wte")[v * C + c] : P("head")[c * V + v]);
+        if (head) for (let c = 0; c < C; c++) s += xf[t * C + c] * head[c * V + v];
+        else for (let c = 0; c < C; c++) s += xf[t * C + c] * wte[v * C + c];
         out[(r * cols + t) * V + v] = s;
       }
     }

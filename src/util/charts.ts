@@ -2,7 +2,7 @@
 // Each returns a standalone SVG string built from the primitives in svg.ts; nothing here computes a metric.
 import {
   type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, el, escapeXml, fitText, formatNumber, legend,
-  legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, paletteColor, pathData, px, svgDocument, text,
+  legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, notesText, paletteColor, pathData, px, svgDocument, text,
   textWidth, tickFormat, tickLabelWidth, titleText,
 } from "./svg.ts";
 
@@ -88,8 +88,11 @@ function splitRuns(points: readonly Point[], ok: (p: Point) => boolean): { runs:
   return { runs, dropped };
 }
 
+/** Min and max by a loop: spreading a long training curve into Math.min overflows the call stack. */
 function extent(values: readonly number[]): [number, number] {
-  return [Math.min(...values), Math.max(...values)];
+  let [lo, hi] = [Infinity, -Infinity];
+  for (const v of values) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+  return [lo, hi];
 }
 
 const MARGIN_TOP = 40;
@@ -126,7 +129,7 @@ export function lineChart(spec: LineChartSpec): string {
   // Grow rather than let the legend run off the bottom.
   const H = Math.max(spec.height ?? 420, MARGIN_TOP + items.length * LEGEND_ROW + bottom);
   const plotH = H - MARGIN_TOP - bottom;
-  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+  const notesSvg = notesText(W, H, notes);
 
   const allPts = [...series.flatMap((s) => s.runs.flat()), ...scatter.flatMap((s) => s.pts)];
   if (allPts.length === 0) {
@@ -224,7 +227,7 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const w = Math.max(50, Math.min(W - left - legendW - 40, H - MARGIN_TOP - bottom - stripH - gap));
   const main: Box = { x: left, y: MARGIN_TOP, w, h: w };
   const strip: Box = { x: left, y: main.y + main.h + gap, w, h: stripH };
-  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+  const notesSvg = notesText(W, H, notes);
   const legendSvg = legend(items, main.x + main.w + 20, main.y, legendW);
 
   const shown = bins.filter((b) => b.count > 0 && [b.lo, b.hi, b.accuracy, b.meanConfidence].every(Number.isFinite));
@@ -311,7 +314,7 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const labelText = (it: BarItem) => valueText(it) + (it.note ? `  ${it.note}` : "");
   const H = opts.height ?? (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : 420);
   const bottomPad = (horizontal ? 50 : 36) + notes.length * 15;
-  const notesSvg = notes.map((n, i) => text(12, H - 10 - (notes.length - 1 - i) * 15, fitText(n, W - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+  const notesSvg = notesText(W, H, notes);
 
   const values = items.flatMap((it) => [it.value, it.lo, it.hi].filter(finite));
   if (values.length === 0) {

@@ -95,7 +95,8 @@ export function logTicks(lo: number, hi: number): number[] {
   const d0 = Math.floor(Math.log10(lo) + 1e-9);
   const d1 = Math.ceil(Math.log10(hi) - 1e-9);
   const decades = d1 - d0;
-  const mults = decades <= 1 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : decades <= 3 ? [1, 2, 5] : [1];
+  // 1.5 splits the widest gap on a log axis (1 to 2), where loss curves spend most of their time.
+  const mults = decades <= 1 ? [1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9] : decades <= 3 ? [1, 2, 5] : [1];
   const stride = Math.max(1, Math.ceil(decades / 8));
   const out: number[] = [];
   for (let d = d0; d <= d1; d += stride) {
@@ -256,4 +257,10 @@ export function noData(box: Box): string {
     el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, fill: "none", stroke: "#999", "stroke-dasharray": "4 3" }) +
     text(box.x + box.w / 2, box.y + box.h / 2, "no data", { "text-anchor": "middle", "font-size": 16, fill: GRAY })
   );
+}
+
+/** Small grey lines along the bottom edge (omitted points, how intervals were made), one per note. */
+export function notesText(width: number, height: number, notes: readonly string[]): string {
+  const y = (i: number) => height - 10 - (notes.length - 1 - i) * 15;
+  return notes.map((n, i) => text(12, y(i), fitText(n, width - 24, 11), { "font-size": 11, fill: GRAY })).join("");
 }

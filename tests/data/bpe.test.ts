@@ -122,6 +122,35 @@ describe("trainBpe", () => {
     expect(t.mergeList().map((_, r) => str(t, 258 + r))).toEqual(["er", "lo", "low", " n"]);
   });
 
+  it("matches a naive trainer that recounts every pair at every step", () => {
+    // The incremental counts are the fast path; this reference rescans all chunks per merge.
+    const sub = texts.slice(0, 2);
+    const freq = new Map<string, number>();
+    for (const t of sub) for (const c of splitChunks(t)) freq.set(c, (freq.get(c) ?? 0) + 1);
+    let words = [...freq].map(([c, n]) => ({ ids: Array.from(utf8.encode(c), (b) => b + 2), n }));
+    const merges: [number, number][] = [];
+    for (let id = 258; id < 358; id++) {
+      const counts = new Map<string, number>();
+      for (const w of words) for (let i = 0; i + 1 < w.ids.length; i++) {
+        const k = `${w.ids[i]},${w.ids[i + 1]}`;
+        counts.set(k, (counts.get(k) ?? 0) + w.n);
+      }
+      const [a, b] = [...counts]
+        .map(([k, n]) => [...k.split(",").map(Number), n])
+        .sort((x, y) => y[2] - x[2] || x[0] - y[0] || x[1] - y[1])[0];
+      merges.push([a, b]);
+      words = words.map(({ ids, n }) => {
+        const out: number[] = [];
+        for (let i = 0; i < ids.length; i++) {
+          if (ids[i] === a && ids[i + 1] === b) (out.push(id), i++);
+          else out.push(ids[i]);
+        }
+        return { ids: out, n };
+      });
+    }
+    expect(trainBpe(sub, 358).mergeList()).toEqual(merges);
+  });
+
   it("is deterministic and independent of the order of the training texts", () => {
     const sub = texts.slice(0, 4);
     const a = trainBpe(sub, 400).toJSON();

@@ -7,7 +7,7 @@ import { Rng } from "../../src/util/rng.ts";
 describe("wilsonInterval", () => {
   it("003: 2700 of 10000 gives an interval around 0.27 that excludes four-choice chance 0.25", () => {
     // p = .27, z² = 3.8416: centre = (.27 + .00019208)/1.00038416 = .270088;
-    // half = 1.96·√(.27·.73/1e4 + 3.8416/4e8)/1.00038416 = 1.96·.00444068/1.00038416 = .0087007.
+    // half = 1.96·√(.27·.73/1e4 + 3.8416/4e8)/1.00038416 = 1.96·.00444068/1.00038416 = .0087004.
     const { lo, hi } = wilsonInterval(2700, 10000);
     expect(lo).toBeGreaterThan(0.25);
     expect(lo).toBeLessThan(0.27);

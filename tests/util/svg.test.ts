@@ -138,6 +138,11 @@ describe("lineChart", () => {
     expect(flat.match(/<path d=/g)?.length).toBe(1);
   });
 
+  it("copes with a long run (no argument-spreading limits)", () => {
+    const points = Array.from({ length: 300_000 }, (_, i) => [i, 1 / (1 + i)] as [number, number]);
+    expect(lineChart({ title: "long", series: [{ name: "l", points }] })).toContain("<path");
+  });
+
   it("renders 'no data' for empty input and drops non-positive values on a log axis", () => {
     const empty = lineChart({ title: "empty", series: [{ name: "nothing", points: [] }] });
     assertWellFormed(empty);

@@ -1,0 +1,105 @@
+// Finite-difference gradient check: tfjs analytic gradients of the token-weighted mean NLL against central
+// differences of the float64 reference, for every coordinate of every parameter. Not a test runner.
+import { tf } from "../util/backend.ts";
+import type { Rng } from "../util/rng.ts";
+import type { Batch } from "../data/batches.ts";
+import { parameterShapes, type ModelConfig } from "./config.ts";
+import { GPT } from "./gpt.ts";
+import type { ParamArrays } from "./init.ts";
+import { maskedNllSum } from "./loss.ts";
+import { referenceLogits, referenceNll, toParams64, type Params64 } from "./reference.ts";
+
+/**
+ * Tolerances, one place. The analytic side is float32: its gradients carry ~1e-7 relative rounding per op,
+ * accumulated over a few dozen ops, so agreement to ~1e-5 relative (plus 1e-6 absolute, for coordinates
+ * whose gradient is a cancellation of O(1) terms) is what a correct float32 engine gives on these sizes.
+ * The float64 central difference is accurate to ~1e-9 (eps² truncation, 1e-16·L/eps rounding). A wrong
+ * gradient (a missing term, a transposed weight, a leaking mask) is off by O(1) relative.
+ */
+export const GRADCHECK_EPS = 1e-6;
+export const GRADCHECK_ATOL = 1e-6;
+export const GRADCHECK_RTOL = 1e-4;
+
+export interface TensorGradReport {
+  name: string;
+  size: number;
+  maxAbsError: number;
+  maxRelError: number;
+  /** Flat index, analytic and numeric values of the coordinate with the largest tolerance ratio. */
+  worst: { index: number; analytic: number; numeric: number };
+  passed: boolean;
+}
+
+export interface GradcheckReport {
+  loss: number;
+  coordinates: number;
+  tensors: TensorGradReport[];
+  passed: boolean;
+  seconds: number;
+}
+
+/** Parameters scaled up from a tiny init so that every coordinate has a gradient worth checking. */
+export function gradcheckParameters(config: ModelConfig, rng: Rng): ParamArrays {
+  const out: ParamArrays = new Map();
+  for (const [name, shape] of parameterShapes(config)) {
+    const stream = rng.child(name);
+    const size = shape.reduce((a, b) => a * b, 1);
+    const base = name.endsWith(".g") ? 1 : 0;
+    out.set(name, Float32Array.from({ length: size }, () => base + 0.3 * stream.normal()));
+  }
+  return out;
+}
+
+/** Σ mask·NLL / Σ mask over batches, in float64 via the reference. */
+export function referenceMeanNll(config: ModelConfig, params: Params64, batches: readonly Batch[]): number {
+  let sum = 0, count = 0;
+  for (const b of batches) {
+    const nll = referenceNll(referenceLogits(config, params, b.input), b.targets, config.vocabSize);
+    for (let i = 0; i < nll.length; i++) sum += b.mask[i] * nll[i];
+    count += b.targetCount;
+  }
+  return sum / count;
+}
+
+/** Check every coordinate; parameters are used as float32 by tfjs and widened exactly to float64 for the reference. */
+export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly Batch[]): GradcheckReport {
+  const t0 = performance.now();
+  const model = new GPT(config, params);
+  const count = batches.reduce((n, b) => n + b.targetCount, 0);
+  const vars = [...model.params.values()];
+  const analytic = tf.tidy(() => {
+    const { grads } = tf.variableGrads(() => tf.div(tf.addN(batches.map((b) => maskedNllSum(model.forward(b.input), b.targets, b.mask))), count) as tf.Scalar, vars);
+    return new Map([...model.params].map(([n, v]) => [n, grads[v.name].dataSync() as Float32Array]));
+  });
+  model.dispose();
+  const p64 = toParams64(params);
+  const loss = referenceMeanNll(config, p64, batches);
+  const tensors: TensorGradReport[] = [];
+  for (const [name, values] of p64) {
+    const g = analytic.get(name)!;
+    let maxAbs = 0, maxRel = 0, worstRatio = -1;
+    let worst = { index: 0, analytic: 0, numeric: 0 };
+    for (let i = 0; i < values.length; i++) {
+      const keep = values[i];
+      values[i] = keep + GRADCHECK_EPS;
+      const up = referenceMeanNll(config, p64, batches);
+      values[i] = keep - GRADCHECK_EPS;
+      const down = referenceMeanNll(config, p64, batches);
+      values[i] = keep;
+      const numeric = (up - down) / (2 * GRADCHECK_EPS);
+      const abs = Math.abs(g[i] - numeric);
+      maxAbs = Math.max(maxAbs, abs);
+      maxRel = Math.max(maxRel, abs / Math.max(Math.abs(numeric), Math.abs(g[i]), Number.MIN_VALUE));
+      const ratio = abs / (GRADCHECK_ATOL + GRADCHECK_RTOL * Math.abs(numeric));
+      if (ratio > worstRatio) { worstRatio = ratio; worst = { index: i, analytic: g[i], numeric }; }
+    }
+    tensors.push({ name, size: values.length, maxAbsError: maxAbs, maxRelError: maxRel, worst, passed: worstRatio <= 1 });
+  }
+  return {
+    loss,
+    coordinates: tensors.reduce((n, t) => n + t.size, 0),
+    tensors,
+    passed: tensors.every((t) => t.passed),
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
