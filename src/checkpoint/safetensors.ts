@@ -255,7 +255,8 @@ export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
   let previous = "";
   for (const t of infos) {
     const where = `tensor ${JSON.stringify(t.name)}`;
-    if (t.begin < covered) fail(`${where}: data_offsets [${t.begin}, ${t.end}] overlap tensor ${JSON.stringify(previous)}`);
+    const span = `data_offsets [${t.begin}, ${t.end}]`;
+    if (t.begin < covered) fail(`${where}: ${span} overlap tensor ${JSON.stringify(previous)}`);
     if (t.begin > covered) fail(`${where}: hole of ${t.begin - covered} unclaimed bytes before it at offset ${covered}`);
     covered = t.end;
     previous = t.name;

@@ -67,10 +67,14 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
   const model = new GPT(config, params);
   const count = batches.reduce((n, b) => n + b.targetCount, 0);
   const vars = [...model.params.values()];
-  const analytic = tf.tidy(() => {
-    const { grads } = tf.variableGrads(() => tf.div(tf.addN(batches.map((b) => maskedNllSum(model.forward(b.input), b.targets, b.mask))), count) as tf.Scalar, vars);
-    return new Map([...model.params].map(([n, v]) => [n, grads[v.name].dataSync() as Float32Array]));
+  const gradTensors = tf.tidy(() => {
+    const loss = () => tf.div(tf.addN(batches.map((b) => maskedNllSum(model.forward(b.input), b.targets, b.mask))), count) as tf.Scalar;
+    const { grads } = tf.variableGrads(loss, vars);
+    return vars.map((v) => grads[v.name]);
   });
+  const names = [...model.params.keys()];
+  const analytic = new Map(gradTensors.map((g, i) => [names[i], g.dataSync() as Float32Array]));
+  tf.dispose(gradTensors);
   model.dispose();
   const p64 = toParams64(params);
   const loss = referenceMeanNll(config, p64, batches);

@@ -246,23 +246,20 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const stripAxes = axes(
     strip,
     { ticks: unit, scale: xScale, format: f1, label: "confidence", grid: false },
-    { ticks: cTicks, scale: cScale, format: tickFormat(cTicks) },
+    { ticks: cTicks, scale: cScale, format: tickFormat(cTicks), label: "count" },
   );
-  const stripLabel = text(strip.x - tickLabelWidth({ ticks: cTicks, format: tickFormat(cTicks) }) - 20, strip.y + strip.h / 2, "count", {
-    "text-anchor": "middle", transform: `rotate(-90 ${strip.x - tickLabelWidth({ ticks: cTicks, format: tickFormat(cTicks) }) - 20} ${strip.y + strip.h / 2})`,
-  });
 
   const barsSvg = shown.map((b) => {
     const x = xScale(b.lo) + 1;
     const bw = Math.max(1, xScale(b.hi) - xScale(b.lo) - 2);
-    const tip = el("title", {}, escapeXml(`[${b.lo}, ${b.hi}): n=${b.count}, conf=${b.meanConfidence.toFixed(3)}, acc=${b.accuracy.toFixed(3)}`));
+    const tip = el("title", {}, escapeXml(`[${formatNumber(b.lo)}, ${formatNumber(b.hi)}]: n=${b.count}, conf=${b.meanConfidence.toFixed(3)}, acc=${b.accuracy.toFixed(3)}`));
     const acc = el("rect", { x, y: yScale(b.accuracy), width: bw, height: yScale(0) - yScale(b.accuracy), fill: paletteColor(0), opacity: 0.75 });
     const conf = el("line", { x1: x, x2: x + bw, y1: yScale(b.meanConfidence), y2: yScale(b.meanConfidence), stroke: paletteColor(1), "stroke-width": 2.5 });
     const count = el("rect", { x, y: cScale(b.count), width: bw, height: cScale(0) - cScale(b.count), fill: "#999999" });
     return el("g", {}, tip + acc + conf + count);
   });
   const diagonal = el("line", { x1: xScale(0), y1: yScale(0), x2: xScale(1), y2: yScale(1), stroke: GRAY, "stroke-width": 1.5, "stroke-dasharray": "5 4", class: "diagonal" });
-  const body = titleText(W, title) + mainAxes + stripAxes + stripLabel + barsSvg.join("") + diagonal + legendSvg + notesSvg;
+  const body = titleText(W, title) + mainAxes + stripAxes + barsSvg.join("") + diagonal + legendSvg + notesSvg;
   return svgDocument(W, H, body, title);
 }
 
@@ -364,10 +361,11 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const slot = (W - 120) / Math.max(1, items.length);
   const rotate = maxLabel > slot - 6; // long category names tilt rather than collide
   const labelH = rotate ? Math.min(maxLabel * 0.6, 120) : 0; // sin(35°) ≈ 0.57 of the text's length
-  const provisional = niceTicks(v0, v1, 5);
-  const left = 20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks: provisional, format: tickFormat(provisional) });
-  const box: Box = { x: left, y: MARGIN_TOP + 24, w: W - left - 20, h: H - MARGIN_TOP - 24 - bottomPad - labelH };
-  const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(box.h / 55)));
+  // Height first: it fixes the ticks, whose labels fix the left margin.
+  const boxH = H - MARGIN_TOP - 24 - bottomPad - labelH;
+  const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(boxH / 55)));
+  const left = 20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks, format: tickFormat(ticks) });
+  const box: Box = { x: left, y: MARGIN_TOP + 24, w: W - left - 20, h: boxH };
   const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.y + box.h, box.y]);
   const col = box.w / Math.max(1, items.length);
   const xAxis: AxisSpec = { ticks: [], scale: (v) => v, format: () => "" };
