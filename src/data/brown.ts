@@ -123,9 +123,11 @@ export function detag(raw: string): string {
         // "Jr./np ./.": the abbreviation's period already ends the sentence. "10''/nn ''/''": the
         // corpus repeats an inch mark as a closing quote.
         if ((word === "." && prev.endsWith(".")) || (word === "''" && prev.endsWith("''") && prev !== "''")) continue;
-        // The tagged corpus puts a closing quote before "." and ","; American print puts it after.
-        if ((word === "." || word === ",") && prev === "''") words.splice(words.length - 1, 0, word);
-        else words.push(word);
+        // The tagged corpus puts a closing quote before "." and "," and writes `X?''` as `X '' ? ?`
+        // (likewise "!"); American print, and the original, put the mark inside the quote, once.
+        if (/^[.,?!]$/.test(word) && prev === "''") {
+          if (!((word === "?" || word === "!") && words[words.length - 2] === word)) words.splice(words.length - 1, 0, word);
+        } else words.push(word);
       }
     }
     if (words.length > 0) out.push(joinWords(words));

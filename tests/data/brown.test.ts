@@ -57,13 +57,13 @@ describe("detag", () => {
         "1-1/2/cd miles/nns (/( about/rb 2/cd km/nns )/) ./.",
       "It/pps quoted/vbd Ivan/np Allen/np Jr./np ./.",
       "", "",
-      "\tHe/pps said/vbd :/: ``/`` Call/vb it/ppo '/' bold/jj '/' ;/. the/at 10''/nn ''/'' bar/nn --/-- fine/jj ''/'' ./.",
+      "\tHe/pps said/vbd :/: ``/`` Call/vb it/ppo '/' bold/jj '/' ;/. the/at 10''/nn ''/'' bar/nn --/-- fine/jj ''/'' ./. ``/`` Why/wrb ''/'' ?/. ?/.",
       "", "",
     ].join("\n");
     expect(detag(raw)).toBe(
       "Merger proposed\n" +
         `The City of Atlanta's jury did not say "no," but it's 1-1/2 miles (about 2 km). It quoted Ivan Allen Jr.\n` +
-        `He said: "Call it 'bold'; the 10'' bar -- fine."`,
+        `He said: "Call it 'bold'; the 10'' bar -- fine." "Why?"`,
     );
   });
 });

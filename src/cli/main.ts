@@ -1,0 +1,34 @@
+// The `tinylab` command line: a thin yargs layer over experiments and src/. Each command lives in commands/.
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { gradcheckCommand } from "./commands/gradcheck.ts";
+import { overfitCommand } from "./commands/overfit.ts";
+
+const commands = [overfitCommand, gradcheckCommand];
+
+export async function main(argv: string[]): Promise<void> {
+  const cli = yargs(argv)
+    .scriptName("tinylab")
+    .usage("$0 <command> [options]\n\nA small GPT-style decoder on TensorFlow.js, trained and evaluated honestly.")
+    .strict()
+    .demandCommand(1, "name a command (see the list above)")
+    .recommendCommands()
+    .help()
+    .alias("h", "help")
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .fail((msg, err) => {
+      if (err) throw err;
+      console.error(`tinylab: ${msg}\nrun tinylab --help for usage`);
+      process.exit(2);
+    });
+  for (const c of commands) cli.command(c);
+  await cli.parseAsync();
+}
+
+main(hideBin(process.argv)).catch((err: unknown) => {
+  // one readable line, not a stack through minified wasm glue; TINYLAB_DEBUG=1 shows the stack
+  const e = err as Error;
+  console.error(`tinylab: error: ${e?.message ?? String(err)}`);
+  if (process.env.TINYLAB_DEBUG) console.error(e?.stack);
+  process.exit(1);
+});
