@@ -124,7 +124,7 @@ export function detag(raw: string): string {
         // corpus repeats an inch mark as a closing quote.
         if ((word === "." && prev.endsWith(".")) || (word === "''" && prev.endsWith("''") && prev !== "''")) continue;
         // The tagged corpus puts a closing quote before "." and "," and writes `X?''` as `X '' ? ?`
-        // (likewise "!"); American print, and the original, put the mark inside the quote, once.
+        // (likewise "!", always doubled); American print puts the mark inside the quote, once.
         if (/^[.,?!]$/.test(word) && prev === "''") {
           if (!((word === "?" || word === "!") && words[words.length - 2] === word)) words.splice(words.length - 1, 0, word);
         } else words.push(word);

@@ -1,0 +1,44 @@
+// The overfitting experiment end to end (short and full), its determinism, and option checks.
+import { describe, expect, it, beforeAll } from "vitest";
+import { runOverfit, formatOverfit, overfitFigure, checkOverfitOptions, OVERFIT_DEFAULTS } from "../../experiments/overfit.ts";
+import { useBackend } from "../helpers.ts";
+
+const withoutDate = (r: ReturnType<typeof runOverfit>) => JSON.stringify({ ...r, provenance: { ...r.provenance, date: undefined } });
+
+describe("overfit experiment", () => {
+  beforeAll(() => useBackend("wasm"));
+
+  it("default run: every checkpoint scored on 9 + 9 targets, intervals marked, layouts agree, deterministic JSON", async () => {
+    const a = runOverfit();
+    expect(a.runs.map((r) => r.seed)).toEqual([39, 40, 41]);
+    for (const run of a.runs) {
+      expect(run.checkpoints.map((c) => c.update)).toEqual([0, 10, 20, 40, 80]);
+      for (const c of run.checkpoints) expect([c.train.targets, c.validation.targets]).toEqual([9, 9]);
+      expect(run.intervals.map((i) => `${i.from}-${i.to}`)).toEqual(["20-40", "40-80"]);
+      // the flag is exactly the conjunction of the two measured directions
+      for (const i of run.intervals) expect(i.overfitting_signal).toBe(i.train_fell && i.validation_rose);
+      // initial loss is near uniform (std 0.02 init): within 0.1 nats of ln 266
+      expect(Math.abs(run.checkpoints[0].validation.nll - Math.log(266))).toBeLessThan(0.1);
+      expect(run.checkpoints[4].train.nll).toBeLessThan(run.checkpoints[0].train.nll);
+    }
+    expect(a.layout_comparison.rows.map((r) => [r.layout, r.batches, r.rows, r.targets])).toEqual([["separate", 2, 2, 9], ["padded", 1, 2, 9], ["packed", 1, 2, 9]]);
+    expect(a.layout_comparison.largest_nll_difference).toBeLessThan(1e-6);
+    expect(a.final_validation_seed_summary.count).toBe(3);
+    expect(a.provenance.backend).toBe("wasm");
+    const b = runOverfit();
+    expect(withoutDate(b)).toBe(withoutDate(a));
+    const table = formatOverfit(a);
+    expect(table).toContain("correct merged mean 0.924196 nats, perplexity 2.519842 over 6 targets");
+    expect(table).toContain("4.402665 (  81.668227)   5.044970 ( 155.239620)");
+    const svg = await overfitFigure(a);
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg).toContain("seed 41 validation");
+  });
+
+  it("refuses bad options with a named error", () => {
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, checkpoints: [0, 90] })).toThrow(/checkpoint 90 is outside \[0, 80\]/);
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, seeds: [] })).toThrow(/at least one seed/);
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, updates: 0 })).toThrow(/updates must be a positive integer/);
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, lr: -1 })).toThrow(/learning rate/);
+  });
+});
