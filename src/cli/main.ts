@@ -3,8 +3,9 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { gradcheckCommand } from "./commands/gradcheck.ts";
 import { overfitCommand } from "./commands/overfit.ts";
+import { cyclicCommand } from "./commands/cyclic.ts";
 
-const commands = [overfitCommand, gradcheckCommand];
+const commands = [overfitCommand, gradcheckCommand, cyclicCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

@@ -5,7 +5,7 @@ import type { Rng } from "../util/rng.ts";
 import { parameterShapes, validateModelConfig, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
 import { attentionMask, checkModelInput, positionsOf, type ModelInput } from "./input.ts";
-import { embed, gelu, layerNorm, linear, matmul, swapLast } from "./ops.ts";
+import { attend, embed, gelu, layerNorm, linear, matmul, swapLast } from "./ops.ts";
 
 type T = tf.Tensor;
 
@@ -38,7 +38,8 @@ export class GPT {
 
   /** Copy the current weights out as named Float32Arrays. */
   read(): ParamArrays {
-    return new Map([...this.params].map(([n, v]) => [n, v.dataSync() as Float32Array]));
+    // copies: on the cpu backend dataSync returns the variable's own storage
+    return new Map([...this.params].map(([n, v]) => [n, Float32Array.from(v.dataSync() as Float32Array)]));
   }
 
   /** Overwrite weights from named arrays (shapes must match). */
@@ -77,16 +78,21 @@ export class GPT {
   }
 
   private attention(x: T, mask: T, l: number, mode: ForwardMode): T {
-    const { nHeads: H, dModel: C } = this.config;
-    const [B, S] = x.shape;
-    const D = C / H;
     const qkv = linear(x, this.p(`h${l}.attn.wqkv`), this.p(`h${l}.attn.bqkv`)); // [B, S, 3C]
+    if (mode.train && this.config.dropout > 0) return linear(this.attentionWithDropout(qkv, mask, mode), this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`));
+    return linear(attend(qkv, mask, this.config.nHeads), this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`)); // [B, S, C]
+  }
+
+  /** The unfused path, used only when attention dropout is active (it needs the probabilities exposed). */
+  private attentionWithDropout(qkv: T, mask: T, mode: ForwardMode): T {
+    const { nHeads: H, dModel: C } = this.config;
+    const [B, S] = qkv.shape;
+    const D = C / H;
     const heads = (i: number) => tf.transpose(tf.reshape(tf.slice(qkv, [0, 0, i * C], [B, S, C]), [B, S, H, D]), [0, 2, 1, 3]); // [B, H, S, D]
     const [q, k, v] = [heads(0), heads(1), heads(2)];
     const scores = tf.add(tf.mul(matmul(q, swapLast(k)), 1 / Math.sqrt(D)), mask); // [B, H, S, S]
     const att = dropout(tf.softmax(scores), this.config.dropout, mode);
-    const y = tf.reshape(tf.transpose(matmul(att, v), [0, 2, 1, 3]), [B, S, C]); // [B, S, C]
-    return linear(y, this.p(`h${l}.attn.wo`), this.p(`h${l}.attn.bo`));
+    return tf.reshape(tf.transpose(matmul(att, v), [0, 2, 1, 3]), [B, S, C]);
   }
 }
 

@@ -5,12 +5,20 @@ import type { Batch } from "../data/batches.ts";
 import type { ForwardMode, GPT } from "./gpt.ts";
 import { oneHotFloat } from "./ops.ts";
 
-/** −log softmax(logits)[target] per position, [rows·cols]; uses logsumexp for stability. */
+/** −log softmax(logits)[target] per position, [rows·cols]; logsumexp for stability, softmax − onehot backward. */
 export function positionNll(logits: tf.Tensor3D, targets: Int32Array): tf.Tensor1D {
   const [B, S, V] = logits.shape;
-  const flat = tf.reshape(logits, [B * S, V]);
-  const picked = tf.sum(tf.mul(flat, oneHotFloat(tf.tensor1d(targets, "int32"), V)), -1); // [N]
-  return tf.sub(tf.logSumExp(flat, -1), picked) as tf.Tensor1D;
+  const onehot = oneHotFloat(tf.tensor1d(targets, "int32"), V); // [N, V]
+  const f = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    const flat = tf.reshape(x, [B * S, V]);
+    const lse = tf.logSumExp(flat, -1, true); // [N, 1]
+    save([flat, lse, onehot]);
+    return {
+      value: tf.reshape(tf.sub(lse, tf.sum(tf.mul(flat, onehot), -1, true)), [B * S]),
+      gradFunc: (dy: tf.Tensor, [fl, l, oh]: tf.Tensor[]) => tf.reshape(tf.mul(tf.sub(tf.exp(tf.sub(fl, l)), oh), tf.reshape(dy, [B * S, 1])), [B, S, V]),
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(logits) as tf.Tensor1D;
 }
 
 /** Σ mask·nll over positions, a scalar (the numerator of a token-weighted mean). */

@@ -24,13 +24,27 @@ export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.Gr
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
-/** x [..., in] @ w [in, out] + b [out], flattening the leading axes into one matMul. */
-export function linear(x: T, w: T, b?: T): T {
-  const [inDim, outDim] = w.shape;
-  const lead = x.shape.slice(0, -1);
-  const y = matmul(tf.reshape(x, [-1, inDim]), w);
-  return tf.reshape(b ? tf.add(y, b) : y, [...lead, outDim]);
+/**
+ * A custom-gradient op from a forward that saves what its backward needs. Kernels inside the forward are
+ * not taped (no per-kernel clones), so fusing a layer this way roughly halves its kernel count on wasm.
+ */
+function fused(f: (...args: T[]) => { value: T; gradFunc: (dy: T, saved: T[]) => T | T[] }): (...args: T[]) => T {
+  return tf.customGrad(f as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (...args: T[]) => T;
 }
+
+/** x [..., in] @ w [in, out] + b [out], flattening the leading axes into one matMul. */
+export const linear: (x: T, w: T, b: T) => T = fused((x: T, w: T, b: T, save?: T) => {
+  const [inDim, outDim] = w.shape;
+  const x2 = tf.reshape(x, [-1, inDim]);
+  (save as unknown as tf.GradSaveFunc)([x2, w]);
+  return {
+    value: tf.reshape(tf.add(tf.matMul(x2, w), b), [...x.shape.slice(0, -1), outDim]),
+    gradFunc: (dy: T, [xs, ws]: T[]) => {
+      const dy2 = tf.reshape(dy, [-1, outDim]); // [N, out]
+      return [tf.reshape(tf.matMul(dy2, swapLast(ws)), x.shape), tf.matMul(swapLast(xs), dy2), tf.sum(dy2, 0)];
+    },
+  };
+});
 
 /**
  * Row lookup table[ids] with gradient oneHot(ids)ᵀ @ dy: wasm has no UnsortedSegmentSum, which is
@@ -53,18 +67,67 @@ export function embed(table: T, ids: tf.Tensor1D): tf.Tensor2D {
 }
 
 /** LayerNorm over the last axis with gain g and bias b (eps 1e-5, biased variance, as PyTorch). */
-export function layerNorm(x: T, g: T, b: T): T {
-  const mean = tf.mean(x, -1, true);
-  const centered = tf.sub(x, mean);
-  const variance = tf.mean(tf.square(centered), -1, true);
-  return tf.add(tf.mul(tf.mul(centered, tf.rsqrt(tf.add(variance, LN_EPS))), g), b);
-}
+export const layerNorm: (x: T, g: T, b: T) => T = fused((x: T, g: T, b: T, save?: T) => {
+  const centered = tf.sub(x, tf.mean(x, -1, true));
+  const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centered), -1, true), LN_EPS)); // [..., 1]
+  const xhat = tf.mul(centered, rstd);
+  (save as unknown as tf.GradSaveFunc)([xhat, rstd, g]);
+  return {
+    value: tf.add(tf.mul(xhat, g), b),
+    gradFunc: (dy: T, [xh, rs, gs]: T[]) => {
+      const lead = [...Array(dy.rank - 1).keys()];
+      const dxhat = tf.mul(dy, gs);
+      // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), the LayerNorm backward over the normalised axis
+      const dx = tf.mul(rs, tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))));
+      return [dx, tf.sum(tf.mul(dy, xh), lead), tf.sum(dy, lead)];
+    },
+  };
+});
 export const LN_EPS = 1e-5;
 
-/** GELU in GPT-2's tanh form; the float64 reference computes the same formula. */
-export function gelu(x: T): T {
-  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), 0.044715)), Math.sqrt(2 / Math.PI));
-  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+const GELU_K = Math.sqrt(2 / Math.PI);
+const GELU_C = 0.044715;
+
+/** GELU in GPT-2's tanh form 0.5·x·(1 + tanh(k(x + c·x³))); the float64 reference computes the same formula. */
+export const gelu: (x: T) => T = fused((x: T, save?: T) => {
+  const t = tf.tanh(tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), GELU_C)), GELU_K));
+  (save as unknown as tf.GradSaveFunc)([x, t]);
+  return {
+    value: tf.mul(tf.mul(x, 0.5), tf.add(t, 1)),
+    gradFunc: (dy: T, [xs, ts]: T[]) => {
+      // d/dx = 0.5(1 + t) + 0.5·x·(1 − t²)·k·(1 + 3c·x²)
+      const dt = tf.mul(tf.mul(tf.sub(1, tf.square(ts)), tf.add(tf.mul(tf.square(xs), 3 * GELU_C * GELU_K), GELU_K)), tf.mul(xs, 0.5));
+      return tf.mul(dy, tf.add(tf.mul(tf.add(ts, 1), 0.5), dt));
+    },
+  };
+});
+
+/**
+ * Causal multi-head attention core from packed qkv [B, S, 3C] and an additive mask [B, 1, S, S]:
+ * softmax(q·kᵀ/√D + mask)·v, returned as [B, S, C] (heads concatenated). Hand-written backward.
+ */
+export function attend(qkv: T, mask: T, nHeads: number): T {
+  const [B, S, C3] = qkv.shape;
+  const C = C3 / 3, D = C / nHeads, scale = 1 / Math.sqrt(D);
+  const f = fused((qkvIn: T, save?: T) => {
+    const heads = tf.transpose(tf.reshape(qkvIn, [B, S, 3, nHeads, D]), [2, 0, 3, 1, 4]); // [3, B, H, S, D]
+    const [q, k, v] = tf.unstack(heads); // each [B, H, S, D]
+    const att = tf.softmax(tf.add(tf.mul(tf.matMul(q, swapLast(k)), scale), mask)); // [B, H, S, S]
+    (save as unknown as tf.GradSaveFunc)([q, k, v, att]);
+    return {
+      value: tf.reshape(tf.transpose(tf.matMul(att, v), [0, 2, 1, 3]), [B, S, C]),
+      gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
+        const dy4 = tf.transpose(tf.reshape(dy, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
+        const dv = tf.matMul(swapLast(as), dy4);
+        const datt = tf.matMul(dy4, swapLast(vs));
+        // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
+        const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
+        const dq = tf.matMul(ds, ks), dk = tf.matMul(swapLast(ds), qs);
+        return tf.reshape(tf.transpose(tf.stack([dq, dk, dv]), [1, 3, 0, 2, 4]), [B, S, C3]);
+      },
+    };
+  });
+  return f(qkv);
 }
 
 /**

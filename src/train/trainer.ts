@@ -45,49 +45,40 @@ export function trainStep<B>(args: {
   const names = [...params.keys()];
   const vars = names.map((n) => params.get(n)!);
   const step = optimizer.step + 1;
-  let acc: tf.Tensor[] | undefined;
-  const sums: tf.Scalar[] = [];
+  // gradients of Σ NLL accumulate in float64 on the JS side: one read per tensor per microbatch, no add kernels
+  const acc = vars.map((v) => new Float64Array(v.size));
+  let lossSum = 0;
   let targets = 0;
-  try {
-    for (const mb of microbatches) {
-      let count = 0;
-      const { value, grads } = tf.variableGrads(() => {
-        const terms = lossFn(mb);
-        count = terms.count;
-        return terms.sum;
-      }, vars);
+  for (const mb of microbatches) {
+    let count = 0;
+    const { value, grads } = tf.variableGrads(() => {
+      const terms = lossFn(mb);
+      count = terms.count;
+      return terms.sum;
+    }, vars);
+    try {
       if (!(count > 0)) throw new Error(`a microbatch has ${count} targets; every microbatch must score at least one`);
+      lossSum += value.dataSync()[0];
+      vars.forEach((v, i) => {
+        const g = grads[v.name].dataSync(), a = acc[i];
+        for (let j = 0; j < a.length; j++) a[j] += g[j];
+      });
       targets += count;
-      sums.push(value);
-      const g = vars.map((v) => grads[v.name]);
-      if (acc) {
-        const prev = acc;
-        acc = tf.tidy(() => prev.map((a, i) => tf.add(a, g[i])));
-        tf.dispose([...prev, ...g]);
-      } else acc = g;
+    } finally {
+      tf.dispose([value, ...Object.values(grads)]);
     }
-    const grads = acc!;
-    const total = targets;
-    // one read for every loss sum and every per-parameter Σg², which gives the norm and non-finite detection
-    const stats = tf.tidy(() => tf.concat([tf.stack(sums), tf.stack(grads.map((g) => tf.sum(tf.square(g))))]).dataSync());
-    let lossSum = 0;
-    for (let i = 0; i < sums.length; i++) lossSum += stats[i];
-    if (!Number.isFinite(lossSum)) throw new NonFiniteError(step, "loss");
-    let sq = 0;
-    for (let i = 0; i < names.length; i++) {
-      const s = stats[sums.length + i];
-      if (!Number.isFinite(s)) throw new NonFiniteError(step, `gradient in parameter "${names[i]}"`);
-      sq += s;
-    }
-    const gradNorm = Math.sqrt(sq) / total;
-    // PyTorch's clip_grad_norm_: scale by max/(norm + 1e-6) only when that is below 1
-    const coef = clipNorm / (gradNorm + 1e-6);
-    const scale = (coef < 1 ? coef : 1) / total;
-    const scaled = new Map(tf.tidy(() => grads.map((g, i) => [names[i], tf.mul(g, scale)] as [string, tf.Tensor])));
-    optimizer.apply(scaled, lr);
-    tf.dispose([...scaled.values()]);
-    return { loss: lossSum / total, lossSum, targets: total, gradNorm, clipped: coef < 1 };
-  } finally {
-    tf.dispose([...sums, ...(acc ?? [])]);
   }
+  if (!Number.isFinite(lossSum)) throw new NonFiniteError(step, "loss");
+  let sq = 0;
+  acc.forEach((a, i) => {
+    let s = 0;
+    for (let j = 0; j < a.length; j++) s += a[j] * a[j];
+    if (!Number.isFinite(s)) throw new NonFiniteError(step, `gradient in parameter "${names[i]}"`);
+    sq += s;
+  });
+  const gradNorm = Math.sqrt(sq) / targets;
+  // PyTorch's clip_grad_norm_: scale by max/(norm + 1e-6) only when that is below 1
+  const coef = clipNorm / (gradNorm + 1e-6);
+  optimizer.apply(new Map(names.map((n, i) => [n, acc[i]])), lr, (coef < 1 ? coef : 1) / targets);
+  return { loss: lossSum / targets, lossSum, targets, gradNorm, clipped: coef < 1 };
 }

@@ -1,0 +1,192 @@
+// The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
+// tokenizer and provenance in `__metadata__`, enough alone to re-score. Not training state (train_state.ts).
+import { readFileSync, statSync } from "node:fs";
+import { GPT } from "../model/gpt.ts";
+import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
+import type { ParamArrays } from "../model/init.ts";
+import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
+import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
+import { engineInfo } from "../util/backend.ts";
+import { provenance } from "../util/provenance.ts";
+import { sha256Bytes, writeFileAtomic } from "../util/atomic.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
+
+export const MODEL_FORMAT = "tinylab-model/1";
+
+/**
+ * Where the weights came from. Deliberately no date, host or command line: two runs that produce the
+ * same weights produce byte-identical files, so `model_sha256` identifies the weights and their origin.
+ */
+export interface ModelProvenance {
+  seed: number;
+  update: number;
+  backend: string;
+  tfjs: string;
+  tinylab: string;
+}
+
+/** The metadata map of a model file, every value a JSON string except `format`. */
+export interface ModelMetadata {
+  format: string;
+  config: string;
+  tokenizer: string;
+  provenance: string;
+}
+
+/** A model restored from its file alone. `sha256` is the file's identity (`model_sha256`). */
+export interface LoadedModel {
+  model: GPT;
+  tokenizer: Tokenizer;
+  config: ModelConfig;
+  provenance: ModelProvenance;
+  metadata: Record<string, string>;
+  sha256: string;
+}
+
+/** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
+export class CheckpointError extends Error {
+  override name = "CheckpointError";
+}
+
+export function modelProvenance(seed: number, update: number): ModelProvenance {
+  const { backend, tfjs } = engineInfo();
+  return { seed, update, backend, tfjs, tinylab: provenance().tinylab };
+}
+
+/** The config as JSON with keys in the declared order, so equal configs give equal bytes. */
+export function configJSON(c: ModelConfig): string {
+  return JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_MODEL_CONFIG).map((k) => [k, c[k as keyof ModelConfig]])));
+}
+
+/** F32 tensors for named arrays, shaped by the config; `prefix` names optimizer moments (`m.`, `v.`). */
+export function weightTensors(arrays: ParamArrays, config: ModelConfig, prefix = ""): Record<string, TensorEntry> {
+  const out: Record<string, TensorEntry> = {};
+  for (const [name, shape] of parameterShapes(config)) {
+    const data = arrays.get(name);
+    if (!data) throw new Error(`no values for parameter "${name}"`);
+    out[prefix + name] = { dtype: "F32", shape, data };
+  }
+  return out;
+}
+
+export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer: TokenizerJSON, prov: ModelProvenance): Uint8Array {
+  const metadata: ModelMetadata = { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) };
+  return encodeSafetensors(weightTensors(weights, config), { ...metadata });
+}
+
+/** Write the model file atomically; returns its sha256 (the `model_sha256` a reader will compute). */
+export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: ModelProvenance): string {
+  const bytes = encodeModel(model.read(), model.config, tokenizer.toJSON(), prov);
+  writeFileAtomic(path, bytes);
+  return sha256Bytes(bytes);
+}
+
+/** Read and decode a checkpoint file, hashing the very bytes decoded; every failure names the path. */
+export function readCheckpointFile(path: string, what: string): { contents: SafetensorsContents; sha256: string } {
+  let bytes: Uint8Array;
+  try {
+    if (!statSync(path).isFile()) throw new CheckpointError(`${what} is not a file: ${path}`);
+    bytes = readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new CheckpointError(`${what} not found: ${path}`);
+    throw err;
+  }
+  try {
+    return { contents: decodeSafetensors(bytes), sha256: sha256Bytes(bytes) };
+  } catch (err) {
+    if (err instanceof SafetensorsError) throw new SafetensorsError(`${path}: not a valid safetensors file: ${err.message}`);
+    throw err;
+  }
+}
+
+/** A required metadata entry parsed as JSON, naming the key when absent or malformed. */
+export function metaJSON(metadata: Record<string, string>, key: string, where: string): unknown {
+  if (!Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: metadata has no "${key}"`);
+  try {
+    return JSON.parse(metadata[key]);
+  } catch (err) {
+    throw new CheckpointError(`${where}: metadata "${key}" is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Refuse a file of another kind or version before reading anything else from it. */
+export function checkFormat(metadata: Record<string, string>, expected: string, where: string): void {
+  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected "${expected}"): not a tinylab file`);
+  if (metadata.format !== expected) throw new CheckpointError(`${where}: format is "${metadata.format}", expected "${expected}"`);
+}
+
+/** The config from metadata: every declared key present, no unknown key, types and values valid. */
+export function parseConfig(metadata: Record<string, string>, where: string): ModelConfig {
+  const raw = metaJSON(metadata, "config", where);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new CheckpointError(`${where}: metadata "config" is not a JSON object`);
+  const missing = Object.keys(DEFAULT_MODEL_CONFIG).filter((k) => !Object.hasOwn(raw, k));
+  if (missing.length > 0) throw new CheckpointError(`${where}: metadata "config" lacks ${missing.join(", ")}`);
+  try {
+    return resolveModelConfig(raw as Record<string, unknown>);
+  } catch (err) {
+    throw new CheckpointError(`${where}: metadata "config": ${(err as Error).message}`);
+  }
+}
+
+/** The tokenizer from metadata; its ids must all be rows of the model's embedding. */
+export function parseTokenizer(metadata: Record<string, string>, config: ModelConfig, where: string): Tokenizer {
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = tokenizerFromJSON(metaJSON(metadata, "tokenizer", where));
+  } catch (err) {
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError(`${where}: metadata "tokenizer": ${(err as Error).message}`);
+  }
+  if (tokenizer.vocabSize > config.vocabSize) {
+    throw new CheckpointError(`${where}: tokenizer vocabulary ${tokenizer.vocabSize} exceeds the model's vocabSize ${config.vocabSize}`);
+  }
+  return tokenizer;
+}
+
+export function parseProvenance(metadata: Record<string, string>, where: string): ModelProvenance {
+  const p = metaJSON(metadata, "provenance", where) as Record<string, unknown>;
+  if (typeof p !== "object" || p === null || !Number.isInteger(p.seed) || !Number.isInteger(p.update)) {
+    throw new CheckpointError(`${where}: metadata "provenance" needs integer "seed" and "update"`);
+  }
+  return p as unknown as ModelProvenance;
+}
+
+/**
+ * Take exactly the tensors `expected` names (with `prefix`), each F32 of the expected shape; refuse a
+ * missing, extra, mistyped or misshapen tensor by name. Returns arrays keyed by the unprefixed name.
+ */
+export function takeTensors(tensors: Record<string, TensorEntry>, expected: [string, number[]][], prefix: string, where: string): ParamArrays {
+  const out: ParamArrays = new Map();
+  for (const [name, shape] of expected) {
+    const key = prefix + name;
+    if (!Object.hasOwn(tensors, key)) throw new CheckpointError(`${where}: tensor "${key}" is missing`);
+    const t = tensors[key];
+    if (t.dtype !== "F32") throw new CheckpointError(`${where}: tensor "${key}" is ${t.dtype}, expected F32`);
+    if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
+      throw new CheckpointError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
+    }
+    out.set(name, t.data as Float32Array);
+  }
+  return out;
+}
+
+/** Refuse any tensor not in `known`, naming it. */
+export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: Set<string>, where: string): void {
+  const extra = Object.keys(tensors).filter((k) => !known.has(k));
+  if (extra.length > 0) throw new CheckpointError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
+}
+
+/** Restore model and tokenizer from the file alone. The caller owns (and disposes) the model. */
+export function loadModel(path: string): LoadedModel {
+  const { contents, sha256 } = readCheckpointFile(path, "model file");
+  const where = `model file ${path}`;
+  const { metadata, tensors } = contents;
+  checkFormat(metadata, MODEL_FORMAT, where);
+  const config = parseConfig(metadata, where);
+  const tokenizer = parseTokenizer(metadata, config, where);
+  const prov = parseProvenance(metadata, where);
+  const shapes = parameterShapes(config);
+  const weights = takeTensors(tensors, shapes, "", where);
+  refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
+  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256 };
+}

@@ -1,0 +1,120 @@
+// The training-state file: weights, AdamW moments, the step, every RNG state, the data cursor and the run's
+// options, so a killed run resumes exactly. Not the model file (model_file.ts), not the loop (src/train/loop.ts).
+import { parameterShapes, type ModelConfig } from "../model/config.ts";
+import type { ParamArrays } from "../model/init.ts";
+import type { TokenizerJSON } from "../data/tokenizer.ts";
+import type { AdamWState } from "../train/adamw.ts";
+import type { Schedule } from "../train/schedule.ts";
+import type { RngState } from "../util/rng.ts";
+import { writeFileAtomic } from "../util/atomic.ts";
+import { encodeSafetensors } from "./safetensors.ts";
+import {
+  CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, readCheckpointFile,
+  refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
+} from "./model_file.ts";
+
+export const TRAIN_STATE_FORMAT = "tinylab-train-state/1";
+
+/** Everything that decides the run except where it stops: a resume must match all of it. */
+export interface TrainOptions {
+  seed: number;
+  schedule: Schedule;
+  clipNorm: number;
+  adamw: { beta1: number; beta2: number; eps: number; weightDecay: number };
+  microbatchesPerUpdate: number;
+  batchRows: number;
+  shuffle: boolean;
+  /** What was trained on: "overfit-fixture", or "file sha256:<hex>" (content, not path, so a moved file still resumes). */
+  data: string;
+}
+
+/** A whole training state in memory; `optimizer.step` is the number of updates done. */
+export interface TrainSnapshot {
+  config: ModelConfig;
+  tokenizer: TokenizerJSON;
+  options: TrainOptions;
+  weights: ParamArrays;
+  optimizer: AdamWState;
+  /** Every random stream of the run by role (dropout, data order), so none restarts on resume. */
+  rngs: Record<string, RngState>;
+  /** The data source's position (src/train/loop.ts `DataSource.state()`), stored as JSON. */
+  cursor: unknown;
+  provenance: ModelProvenance;
+}
+
+export function encodeTrainState(s: TrainSnapshot): Uint8Array {
+  const tensors = {
+    ...weightTensors(s.weights, s.config),
+    ...weightTensors(s.optimizer.m, s.config, "m."),
+    ...weightTensors(s.optimizer.v, s.config, "v."),
+  };
+  const metadata = {
+    format: TRAIN_STATE_FORMAT,
+    config: configJSON(s.config),
+    tokenizer: JSON.stringify(s.tokenizer),
+    provenance: JSON.stringify(s.provenance),
+    options: JSON.stringify(s.options),
+    step: String(s.optimizer.step),
+    rngs: JSON.stringify(s.rngs),
+    cursor: JSON.stringify(s.cursor),
+  };
+  return encodeSafetensors(tensors, metadata);
+}
+
+/** Atomic: a crash leaves the previous state file (or none), never a partial one. */
+export function saveTrainState(path: string, s: TrainSnapshot): void {
+  writeFileAtomic(path, encodeTrainState(s));
+}
+
+const isRngState = (x: unknown): x is RngState => {
+  const r = x as RngState;
+  return typeof r === "object" && r !== null && typeof r.seed === "string" && typeof r.alea === "object" && r.alea !== null &&
+    (["c", "s0", "s1", "s2"] as const).every((k) => typeof r.alea[k] === "number");
+};
+
+/** Read and validate a training-state file; every refusal names the file and the problem. */
+export function loadTrainState(path: string): TrainSnapshot {
+  const { contents } = readCheckpointFile(path, "training-state file");
+  const where = `training-state file ${path}`;
+  const { metadata, tensors } = contents;
+  checkFormat(metadata, TRAIN_STATE_FORMAT, where);
+  const config = parseConfig(metadata, where);
+  const tokenizer = parseTokenizer(metadata, config, where).toJSON();
+  const provenance = parseProvenance(metadata, where);
+  const options = metaJSON(metadata, "options", where);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new CheckpointError(`${where}: metadata "options" is not a JSON object`);
+  const step = Number(metaJSON(metadata, "step", where));
+  if (!Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  const rngs = metaJSON(metadata, "rngs", where) as Record<string, unknown>;
+  if (typeof rngs !== "object" || rngs === null) throw new CheckpointError(`${where}: metadata "rngs" is not a JSON object`);
+  for (const [role, state] of Object.entries(rngs)) if (!isRngState(state)) throw new CheckpointError(`${where}: rng state "${role}" is malformed`);
+  const cursor = metaJSON(metadata, "cursor", where);
+  const shapes = parameterShapes(config);
+  const weights = takeTensors(tensors, shapes, "", where);
+  const m = takeTensors(tensors, shapes, "m.", where);
+  const v = takeTensors(tensors, shapes, "v.", where);
+  refuseExtraTensors(tensors, new Set(["", "m.", "v."].flatMap((p) => shapes.map(([n]) => p + n))), where);
+  return { config, tokenizer, options: options as TrainOptions, weights, optimizer: { step, m, v }, rngs: rngs as Record<string, RngState>, cursor, provenance };
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Leaf-by-leaf differences between two JSON values, as "path: checkpoint X, this run Y". */
+export function differences(saved: unknown, wanted: unknown, path: string): string[] {
+  if (isObject(saved) && isObject(wanted)) {
+    const keys = [...new Set([...Object.keys(saved), ...Object.keys(wanted)])];
+    return keys.flatMap((k) => differences(saved[k], wanted[k], `${path}.${k}`));
+  }
+  const [a, b] = [JSON.stringify(saved), JSON.stringify(wanted)];
+  return a === b ? [] : [`${path}: checkpoint ${a ?? "(absent)"}, this run ${b ?? "(absent)"}`];
+}
+
+/** Refuse to resume a run whose config, tokenizer or options differ from the checkpoint's, naming each difference. */
+export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON; options: TrainOptions }, where: string): void {
+  const diffs = [
+    ...differences(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
+    ...differences(saved.tokenizer, run.tokenizer, "tokenizer"),
+    ...differences(saved.options, run.options, "options"),
+  ];
+  if (diffs.length > 0) throw new CheckpointError(`cannot resume from ${where}: this run differs from it in ${diffs.join("; ")}`);
+}

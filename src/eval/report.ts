@@ -1,0 +1,154 @@
+// The composed evaluation report: one object with separate namespaces (perplexity by group, bits per byte,
+// loss by position, calibration, generation, overlap, diversity, memorization, baselines, intervals,
+// identities, provenance). Unlike quantities are never averaged together. Not the HTML page (report_page.ts).
+import type { Document, Split } from "../data/documents.ts";
+import { SPLITS } from "../data/documents.ts";
+import type { Tokenizer } from "../data/tokenizer.ts";
+import { Rng } from "../util/rng.ts";
+import { createProgress, type ProgressStream } from "../util/progress.ts";
+import { provenance } from "../util/provenance.ts";
+import { allBaselines } from "../baselines/ngram.ts";
+import type { ScoringModel } from "./adapter.ts";
+import { BPB_DEFINITION } from "./bpb.ts";
+import { groupBpb, groupRecord, groupWindows } from "./grouped.ts";
+import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
+import { blockBootstrap, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
+import { canaryProbe } from "./memorization.ts";
+import { nextTokenCalibration, nextTokenPredictions } from "./next_token.ts";
+import { GENERATION_DEFAULTS, generationSection, type GenerationSettings } from "./report_generation.ts";
+import { VERBATIM_DEFAULTS, verbatimProbe, type VerbatimSettings } from "./verbatim.ts";
+import { evaluateWindows, type WindowedResult } from "./windowed.ts";
+import { documentWindows } from "./windows.ts";
+
+export interface ReportOptions {
+  /** Headline stride; default half the context (rounded up). Loss by position always uses stride = context. */
+  readonly stride?: number;
+  readonly seed?: number;
+  readonly bins?: number;
+  readonly replicates?: number;
+  readonly rowsPerBatch?: number;
+  readonly generation?: Partial<GenerationSettings>;
+  readonly verbatim?: Partial<VerbatimSettings>;
+  /** Probe a canary: the last `secretTokens` tokens of `text` given BOS and the rest; optionally against a model fitted without it. */
+  readonly canary?: { readonly text: string; readonly secretTokens?: number; readonly without?: ScoringModel };
+  readonly model?: ModelIdentity;
+  readonly data?: { readonly description: string; readonly path?: string };
+  readonly progress?: ProgressStream;
+  readonly command?: string;
+}
+
+export const REPORT_VERSION = 1;
+
+/** Evaluate `model` on `documents` (any mix of splits and sources) and compose every namespace. */
+export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions = {}) {
+  const T = model.binding.contextLength;
+  const stride = opts.stride ?? Math.ceil(T / 2);
+  const seed = opts.seed ?? 0;
+  const rows = opts.rowsPerBatch ?? 16;
+  const bins = opts.bins ?? 10;
+  const replicates = opts.replicates ?? 1000;
+  const gen = { ...GENERATION_DEFAULTS, ...opts.generation };
+  const verb = { ...VERBATIM_DEFAULTS, ...opts.verbatim };
+  const rng = Rng.fromSeed(seed);
+  const bySplit = SPLITS.map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
+  if (bySplit.length === 0) throw new Error("report: no documents");
+  const train = documents.filter((d) => d.split === "train");
+  const heldOut = documents.filter((d) => d.split !== "train");
+  const promptDocs = heldOut.length > 0 ? heldOut : train;
+
+  const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
+  const total = batchesAt(stride) * 2 + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
+    Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length);
+  const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
+  const tick = () => progress?.tick();
+
+  const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
+  const full = stride === T ? headline : bySplit.map(([, d]) => evaluateWindows(model, d, T, { rowsPerBatch: rows, onBatch: tick }));
+  const groups = groupWindows(headline);
+  const calibration = bySplit.map(([, d]) => nextTokenCalibration(nextTokenPredictions(model, d, stride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
+  const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
+  const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
+  const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
+  const baselines = train.length > 0 ? baselineSection(model, train, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
+  progress?.done();
+
+  const boot = rng.child("bootstrap");
+  const intervalSettings = { replicates, level: 0.95, block_length: "round(cbrt(windows))", seed };
+  return {
+    report: "tinylab-evaluation",
+    version: REPORT_VERSION,
+    data: {
+      description: opts.data?.description ?? "documents passed in memory",
+      path: opts.data?.path ?? null,
+      groups: groups.map((g) => ({ split: g.split, source: g.source, documents: new Set(g.windows.map((w) => w.doc)).size, targets: g.windows.reduce((n, w) => n + w.scored, 0) })),
+    },
+    perplexity: { stride, context_length: T, unit: "nats per target", groups: groups.map(groupRecord) },
+    bits_per_byte: { stride, definition: BPB_DEFINITION, groups: groups.map((g) => groupBpb(g, documents, tokenizer)) },
+    loss_by_position: { stride: T, context_length: T, note: "position p predicts from p + 1 tokens of context; non-overlapping windows", by_split: full.map(positionRecord) },
+    calibration: { stride, bins, by_split: calibration },
+    ...generated,
+    memorization: { verbatim, canary },
+    baselines,
+    intervals: {
+      settings: intervalSettings,
+      perplexity_by_group: groups.map((g) => {
+        const means = g.windows.map((w) => w.totalNll / w.scored), counts = g.windows.map((w) => w.scored);
+        const b = blockBootstrap(means, counts, boot.child(`${g.split}/${g.source}`), { replicates });
+        const naive = tokenWeightedStandardError(means, counts);
+        return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates }, independent_windows_se: naive.se };
+      }),
+      next_token_accuracy: calibration.map((c) => ({ split: c.split, stride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),
+    },
+    identities: {
+      model: opts.model ?? modelIdentity(model.name),
+      tokenizer: tokenizer.toJSON(),
+      evaluators: {
+        perplexity: evaluatorIdentity("windowed-perplexity", { stride, context_length: T }, 1),
+        bits_per_byte: evaluatorIdentity("bits-per-byte", { stride, definition: BPB_DEFINITION }, 1),
+        loss_by_position: evaluatorIdentity("loss-by-position", { stride: T }, 1),
+        calibration: evaluatorIdentity("next-token-calibration", { stride, bins, scheme: "equal-width" }, 1),
+        generation: evaluatorIdentity("sampled-generation", { ...gen, seed }, 1),
+        verbatim: evaluatorIdentity("verbatim-recall", { ...verb }, 1),
+        canary: evaluatorIdentity("canary-probe", { text: opts.canary?.text ?? null, secret_tokens: opts.canary?.secretTokens ?? 2 }, 1),
+        baselines: evaluatorIdentity("count-baselines", { stride, k: 1 }, 1),
+        intervals: evaluatorIdentity("intervals", intervalSettings, 1),
+      },
+    },
+    provenance: provenance(opts.command),
+  };
+}
+
+export type Report = ReturnType<typeof buildReport>;
+
+function positionRecord(r: WindowedResult) {
+  return { split: r.split, positions: r.byPosition.map((p) => ({ position: p.position, targets: p.targets, nll: p.totalNll / p.targets })) };
+}
+
+/** Count baselines fitted on `train`, scored on the same windows at the same stride. */
+function baselineSection(model: ScoringModel, train: readonly Document[], splits: readonly (readonly Document[])[], stride: number) {
+  const rows = allBaselines(train, model.binding).flatMap((b) =>
+    groupWindows(splits.map((d) => evaluateWindows(b, d, stride))).map((g) => ({ baseline: b.name, ...groupRecord(g) })),
+  );
+  return { stride, fitted_on: "train documents", groups: rows };
+}
+
+function canarySection(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], c: NonNullable<ReportOptions["canary"]>) {
+  const k = c.secretTokens ?? 2;
+  const ids = tokenizer.encode(c.text);
+  if (!Number.isInteger(k) || k < 1 || k >= ids.length) throw new Error(`canary secret must be 1 to ${ids.length - 1} tokens, got ${k}`);
+  const prefix = [tokenizer.bos, ...ids.slice(0, -k)];
+  const secret = ids.slice(-k);
+  const occurrences = train.reduce((n, d) => n + tokenizer.decode(d.ids).split(c.text).length - 1, 0);
+  const withModel = canaryProbe(model, prefix, secret);
+  const without = c.without ? canaryProbe(c.without, prefix, secret) : null;
+  return {
+    text: c.text,
+    prefix: tokenizer.decode(prefix),
+    secret: tokenizer.decode(secret),
+    occurrences_in_training_documents_given: occurrences,
+    evaluated: withModel,
+    without_canary: without,
+    log_prob_gain: without ? withModel.log_prob - without.log_prob : null,
+    note: without ? "gain = log p(secret | prefix) of the evaluated model minus that of the model fitted without the canary" : "no model fitted without the canary was given: a log-probability alone is not evidence of memorization",
+  };
+}

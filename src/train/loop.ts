@@ -1,0 +1,107 @@
+// A resumable training loop: updates from the optimizer's current step to a target, with a checkpoint hook,
+// over a data source whose position can be saved. Knows nothing about GPTs or files: the caller saves state.
+import type { tf } from "../util/backend.ts";
+import type { Rng, RngState } from "../util/rng.ts";
+import type { AdamW } from "./adamw.ts";
+import { learningRate, type Schedule } from "./schedule.ts";
+import { trainStep, type LossFn, type StepResult } from "./trainer.ts";
+
+/** Microbatches for each update, with a position that can be saved (JSON) and restored exactly. */
+export interface DataSource<B, S = unknown> {
+  next(): B[];
+  state(): S;
+  restore(state: S): void;
+}
+
+export interface LoopArgs<B> {
+  params: Map<string, tf.Variable>;
+  lossFn: LossFn<B>;
+  data: DataSource<B>;
+  optimizer: AdamW;
+  schedule: Schedule;
+  clipNorm: number;
+  /** Run until the optimizer has done this many updates in total. */
+  updates: number;
+  /** Call `onCheckpoint` after every `checkpointEvery` updates, and after the last one. */
+  checkpointEvery?: number;
+  onCheckpoint?: (step: number) => void;
+  onUpdate?: (step: number, result: StepResult) => void;
+}
+
+/**
+ * Continue from `optimizer.step` (0 for a fresh run) to `updates`. Everything the loop reads is in the
+ * optimizer, the data source and whatever the loss closure draws from, so a caller that saves those in
+ * `onCheckpoint` and restores them can resume bit-identically. Returns the steps it ran.
+ */
+export function trainLoop<B>(a: LoopArgs<B>): { from: number; to: number } {
+  const from = a.optimizer.step;
+  if (!Number.isInteger(a.updates) || a.updates < 1) throw new Error(`updates must be a positive integer, got ${a.updates}`);
+  if (a.updates < from) throw new Error(`the optimizer is already at update ${from}, past the requested ${a.updates} updates`);
+  const every = a.checkpointEvery ?? a.updates;
+  if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint interval must be a positive integer, got ${every}`);
+  for (let step = from + 1; step <= a.updates; step++) {
+    const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm });
+    a.onUpdate?.(step, result);
+    if (step % every === 0 || step === a.updates) a.onCheckpoint?.(step);
+  }
+  return { from, to: a.updates };
+}
+
+/** Position of an EpochSource: the epoch's order, how far into it, and the shuffling stream's state. */
+export interface EpochCursor {
+  epoch: number;
+  position: number;
+  order: number[];
+  rng: RngState | null;
+}
+
+/**
+ * Walks a fixed list of microbatches epoch by epoch, `perUpdate` at a time (an update may straddle two
+ * epochs). With an Rng each epoch is a fresh shuffle; without one the order is the list's.
+ */
+export class EpochSource<B> implements DataSource<B, EpochCursor> {
+  private epoch = 0;
+  private position = 0;
+  private order: number[];
+
+  constructor(private readonly items: readonly B[], readonly perUpdate: number, private readonly rng?: Rng) {
+    if (items.length === 0) throw new Error("a data source needs at least one microbatch");
+    if (!Number.isInteger(perUpdate) || perUpdate < 1) throw new Error(`microbatches per update must be a positive integer, got ${perUpdate}`);
+    this.order = this.newOrder();
+  }
+
+  private newOrder(): number[] {
+    const identity = this.items.map((_, i) => i);
+    return this.rng ? this.rng.shuffle(identity) : identity;
+  }
+
+  next(): B[] {
+    const out: B[] = [];
+    while (out.length < this.perUpdate) {
+      if (this.position === this.order.length) {
+        this.epoch += 1;
+        this.position = 0;
+        this.order = this.newOrder();
+      }
+      out.push(this.items[this.order[this.position++]]);
+    }
+    return out;
+  }
+
+  state(): EpochCursor {
+    return { epoch: this.epoch, position: this.position, order: this.order.slice(), rng: this.rng ? this.rng.state() : null };
+  }
+
+  restore(c: EpochCursor): void {
+    const n = this.items.length;
+    const isPermutation = Array.isArray(c?.order) && c.order.length === n && new Set(c.order).size === n && c.order.every((i) => Number.isInteger(i) && i >= 0 && i < n);
+    if (!isPermutation) throw new Error(`data cursor order is not a permutation of this source's ${n} microbatches`);
+    if (!Number.isInteger(c.position) || c.position < 0 || c.position > n) throw new Error(`data cursor position ${c.position} is outside [0, ${n}]`);
+    if (!Number.isInteger(c.epoch) || c.epoch < 0) throw new Error(`data cursor epoch must be a non-negative integer, got ${c.epoch}`);
+    if ((c.rng === null) !== (this.rng === undefined)) throw new Error(`data cursor ${c.rng ? "has" : "lacks"} a shuffling stream but this source ${this.rng ? "shuffles" : "does not shuffle"}`);
+    if (this.rng && c.rng) this.rng.load(c.rng);
+    this.epoch = c.epoch;
+    this.position = c.position;
+    this.order = c.order.slice();
+  }
+}
