@@ -86,7 +86,9 @@ export function readCheckpointFile(path: string, what: string): { contents: Safe
   let bytes: Uint8Array;
   try {
     if (!statSync(path).isFile()) throw new CheckpointError(`${what} is not a file: ${path}`);
-    bytes = readFileSync(path);
+    // a plain Uint8Array view, not the Buffer: Buffer#slice shares memory where the decoder needs a copy
+    const buffer = readFileSync(path);
+    bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new CheckpointError(`${what} not found: ${path}`);
     throw err;

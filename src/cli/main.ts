@@ -3,9 +3,12 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { gradcheckCommand } from "./commands/gradcheck.ts";
 import { overfitCommand } from "./commands/overfit.ts";
+import { trainCommand } from "./commands/train.ts";
+import { evaluateCommand } from "./commands/evaluate.ts";
 import { cyclicCommand } from "./commands/cyclic.ts";
+import { reportCommand } from "./commands/report.ts";
 
-const commands = [overfitCommand, gradcheckCommand, cyclicCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, reportCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

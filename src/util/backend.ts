@@ -1,9 +1,8 @@
 // Chooses and initialises the tfjs backend at run time: tensorflow (tfjs-node, optional) if installed, else wasm, else cpu.
 // Not model code: everything else imports `tf` from here so one engine instance serves the whole process.
 import * as tf from "@tensorflow/tfjs-core";
-// tfjs-core alone registers no gradients and its ESM build cannot be imported piecewise under Node; the
-// @tensorflow/tfjs bundle registers them all (about 0.3 s of start-up)
-import "@tensorflow/tfjs";
+// tfjs-core registers no gradients: ours are in gradients.ts (the full @tensorflow/tfjs bundle costs ~0.5 s)
+import "./gradients.ts";
 import "@tensorflow/tfjs-backend-cpu";
 import "@tensorflow/tfjs-backend-wasm";
 
