@@ -183,6 +183,9 @@ export function loadModel(path: string): LoadedModel {
   const { contents, sha256 } = readCheckpointFile(path, "model file");
   const where = `model file ${path}`;
   const { metadata, tensors } = contents;
+  if (metadata.format?.startsWith("tinylab-train-state/")) {
+    throw new CheckpointError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
+  }
   checkFormat(metadata, MODEL_FORMAT, where);
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where);

@@ -1,6 +1,6 @@
 // `tinylab train`: the experiments' trainer (overfit fixture or a documents file) with atomic checkpoints and
 // exact resume. Glue only: the loop is src/train/loop.ts, the files are src/checkpoint/*.
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS, OVERFIT_MODEL } from "../../../experiments/overfit.ts";
@@ -61,9 +61,27 @@ export interface TrainRunResult {
 
 const ensureDir = (dir: string) => { if (!existsSync(dir)) mkdirSync(dir, { recursive: true }); };
 
+/** Remove temp files that a killed writer left in the checkpoint directory (writeFileAtomic names them .NAME.PID.HEX.tmp). */
+function removeStaleTemps(dir: string): void {
+  for (const f of readdirSync(dir)) {
+    const m = /^\.train_state\.safetensors\.(\d+)\.[0-9a-f]+\.tmp$/.exec(f);
+    if (m && !isAlive(Number(m[1]))) rmSync(join(dir, f), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: existence check only
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Train (or resume) and save as asked; `log` receives every progress line. */
 export function runTraining(o: TrainRunOptions, log: (line: string) => void = console.log): TrainRunResult {
   if (o.checkpointEvery !== undefined && !o.checkpointDir) throw new Error("--checkpoint-every needs --checkpoint-dir");
+  if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const config = resolveModelConfig(o.modelConfig, OVERFIT_MODEL);
   const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
   const docs = o.data ? readDocumentsFile(o.data, tokenizer) : overfitDocuments(tokenizer);
@@ -106,7 +124,10 @@ export function runTraining(o: TrainRunOptions, log: (line: string) => void = co
     log(saved ? `  resumed from ${resumePath} at update ${saved.optimizer.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
 
     const statePath = o.checkpointDir ? join(o.checkpointDir, STATE_FILE) : undefined;
-    if (o.checkpointDir) ensureDir(o.checkpointDir);
+    if (o.checkpointDir) {
+      ensureDir(o.checkpointDir);
+      removeStaleTemps(o.checkpointDir);
+    }
     let lastLoss = NaN;
     const span = trainLoop({
       params: model.params, lossFn: batchLoss(model, { train: true, dropoutRng }), data, optimizer,

@@ -1,0 +1,87 @@
+// The composed report: every namespace present and kept apart, strides beside the numbers, counts that add
+// up, an HTML page with the three SVG figures, progress on the given stream, and no tensor leaks.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decoderAdapter } from "../../src/eval/adapter.ts";
+import { buildReport, type Report } from "../../src/eval/report.ts";
+import { reportHtml } from "../../src/eval/report_page.ts";
+import type { GPT } from "../../src/model/gpt.ts";
+import { tinyData, tinyDecoder } from "./tiny_model.ts";
+import { leakedBy, useBackend } from "../helpers.ts";
+
+describe("buildReport on a briefly trained decoder", () => {
+  let model: GPT;
+  let report: Report;
+  let leaked = NaN;
+  const lines: string[] = [];
+  const { tokenizer, docs } = tinyData();
+  beforeAll(async () => {
+    await useBackend("cpu");
+    model = tinyDecoder(15);
+    const adapter = decoderAdapter(model, { name: "tiny" });
+    const opts = {
+      stride: 4, seed: 3, replicates: 200,
+      generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
+      verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
+      canary: { text: "the cat sat.", secretTokens: 3 },
+      progress: { write: (s: string) => lines.push(s), isTTY: false },
+    };
+    buildReport(adapter, tokenizer, docs, { ...opts, progress: undefined }); // warm-up: kernels created once are not leaks
+    leaked = leakedBy(() => { report = buildReport(adapter, tokenizer, docs, opts); });
+  });
+  afterAll(() => model.dispose());
+
+  it("has every namespace, each with its own units", () => {
+    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "baselines", "intervals", "identities", "provenance"]) expect(report).toHaveProperty(k);
+    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "canary", "baselines", "intervals"]);
+    for (const e of Object.values(report.identities.evaluators)) expect(e.id).toMatch(/^eval-[0-9a-f]{16}$/);
+    expect(report.identities.model).toEqual({ name: "tiny", path: null, sha256: null });
+  });
+
+  it("groups by (split, source) with counts that add up to every target once, stride beside each number", () => {
+    const groups = report.perplexity.groups;
+    expect(groups.map((g) => `${g.split}/${g.source}`)).toEqual(["train/animals", "train/code", "validation/animals", "validation/code", "test/quotes"]);
+    expect(groups.reduce((n, g) => n + g.targets, 0)).toBe(docs.reduce((n, d) => n + d.ids.length - 1, 0));
+    for (const g of groups) {
+      expect(g.stride).toBe(4);
+      expect(g.perplexity).toBeCloseTo(Math.exp(g.nll), 9);
+    }
+    expect(report.loss_by_position.stride).toBe(8);
+    const quotes = report.bits_per_byte.groups.find((g) => g.source === "quotes")!;
+    expect(quotes.bytes).toBe(new TextEncoder().encode("“the cat” — sat").length);
+    expect(quotes.chars).toBe(Array.from("“the cat” — sat").length);
+    expect(quotes.bits_per_byte).toBeLessThan(quotes.bits_per_char);
+  });
+
+  it("keeps calibration, intervals and memorization separate and well-formed", () => {
+    for (const c of report.calibration.by_split) {
+      expect(c.stride).toBe(4);
+      expect(c.report.bins.reduce((n, b) => n + b.count, 0)).toBe(c.accuracy.predictions);
+    }
+    for (const i of report.intervals.perplexity_by_group) {
+      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.nll + 1e-12);
+      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
+    }
+    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate);
+    expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);
+    expect(report.diversity.samples).toBe(6);
+    const canary = report.memorization.canary;
+    expect("evaluated" in canary && canary.occurrences_in_training_documents_given).toBe(1); // "the cat sat." ends t-cat once
+    expect("train_prompts" in report.memorization.verbatim).toBe(true);
+    expect("groups" in report.baselines && report.baselines.groups.length).toBe(4 * 5);
+  });
+
+  it("renders an HTML page with the reliability diagram (with diagonal), loss by position and per-source bars", () => {
+    const html = reportHtml(report);
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect((html.match(/<svg/g) ?? []).length).toBe(2 + report.calibration.by_split.length);
+    expect(html).toContain('class="diagonal"');
+    expect(html).toContain("Loss by position");
+    expect(html).toContain("NLL per split and source, stride 4");
+  });
+
+  it("writes progress to the given stream and leaks no tensors", () => {
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines[lines.length - 1]).toMatch(/^report .*elapsed/);
+    expect(leaked).toBe(0);
+  });
+});
