@@ -266,7 +266,7 @@ export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
   const data = bytes.subarray(8 + n);
   const entries = infos.map((t): [string, TensorEntry] => {
     const { ctor } = DTYPES[t.dtype];
-    const copy = toLittleEndian(data.slice(t.begin, t.end), ctor.BYTES_PER_ELEMENT); // fresh buffer: aligned
+    const copy = toLittleEndian(Uint8Array.prototype.slice.call(data, t.begin, t.end), ctor.BYTES_PER_ELEMENT); // fresh buffer: aligned
     return [t.name, { dtype: t.dtype, shape: t.shape, data: new ctor(copy.buffer) } as TensorEntry];
   });
   // fromEntries defines own properties, so a tensor named "__proto__" stays a tensor.

@@ -6,9 +6,10 @@ import { overfitCommand } from "./commands/overfit.ts";
 import { trainCommand } from "./commands/train.ts";
 import { evaluateCommand } from "./commands/evaluate.ts";
 import { cyclicCommand } from "./commands/cyclic.ts";
+import { baselinesCommand } from "./commands/baselines.ts";
 import { reportCommand } from "./commands/report.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, reportCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

@@ -1,8 +1,7 @@
 // The composed evaluation report: one object with separate namespaces (perplexity by group, bits per byte,
 // loss by position, calibration, generation, overlap, diversity, memorization, baselines, intervals,
 // identities, provenance). Unlike quantities are never averaged together. Not the HTML page (report_page.ts).
-import type { Document, Split } from "../data/documents.ts";
-import { SPLITS } from "../data/documents.ts";
+import { checkDocuments, SPLITS, type Document } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
@@ -50,6 +49,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const gen = { ...GENERATION_DEFAULTS, ...opts.generation };
   const verb = { ...VERBATIM_DEFAULTS, ...opts.verbatim };
   const rng = Rng.fromSeed(seed);
+  checkDocuments(documents); // ids unique across splits: groups find their documents by id
+  if (opts.canary) canaryParts(tokenizer, opts.canary);
   const bySplit = SPLITS.map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
   if (bySplit.length === 0) throw new Error("report: no documents");
   const train = documents.filter((d) => d.split === "train");
@@ -58,7 +59,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
 
   const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
   const total = batchesAt(stride) * 2 + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
-    Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length);
+    (train.length > 0 ? Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length) : 0);
   const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
 
@@ -132,12 +133,17 @@ function baselineSection(model: ScoringModel, train: readonly Document[], splits
   return { stride, fitted_on: "train documents", groups: rows };
 }
 
-function canarySection(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], c: NonNullable<ReportOptions["canary"]>) {
+/** BOS + all but the last k canary tokens, and those k tokens; refused before any work is done. */
+function canaryParts(tokenizer: Tokenizer, c: NonNullable<ReportOptions["canary"]>): { prefix: number[]; secret: number[] } {
   const k = c.secretTokens ?? 2;
   const ids = tokenizer.encode(c.text);
+  if (ids.length < 2) throw new Error(`canary "${c.text}" is ${ids.length} token(s); it needs a prefix and a secret`);
   if (!Number.isInteger(k) || k < 1 || k >= ids.length) throw new Error(`canary secret must be 1 to ${ids.length - 1} tokens, got ${k}`);
-  const prefix = [tokenizer.bos, ...ids.slice(0, -k)];
-  const secret = ids.slice(-k);
+  return { prefix: [tokenizer.bos, ...ids.slice(0, -k)], secret: ids.slice(-k) };
+}
+
+function canarySection(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], c: NonNullable<ReportOptions["canary"]>) {
+  const { prefix, secret } = canaryParts(tokenizer, c);
   const occurrences = train.reduce((n, d) => n + tokenizer.decode(d.ids).split(c.text).length - 1, 0);
   const withModel = canaryProbe(model, prefix, secret);
   const without = c.without ? canaryProbe(c.without, prefix, secret) : null;

@@ -80,7 +80,7 @@ export function reportHtml(r: Report): string {
 function verbatimHtml(r: Report): string {
   const v = r.memorization.verbatim;
   if (!("train_prompts" in v)) return para(v.status);
-  const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [x.split, x.doc, x.prompt, x.continuation, x.longestMatch, x.match]);
+  const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [x.split, x.doc, x.prompt, x.continuation, x.longest_match, x.match]);
   return para(`Longest verbatim match with training text, in ${v.unit}: training prompts mean ${r4(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${r4(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`) +
     htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows);
 }

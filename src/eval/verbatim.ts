@@ -44,7 +44,7 @@ export interface VerbatimRow {
   readonly split: string;
   readonly prompt: string;
   readonly continuation: string;
-  readonly longestMatch: number;
+  readonly longest_match: number;
   readonly match: string;
 }
 
@@ -58,12 +58,12 @@ export function verbatimProbe(model: ScoringModel, tokenizer: Tokenizer, train: 
       const continuation = tokenizer.decode(tokens);
       const m = longestVerbatimMatch(continuation, trainingTexts);
       onRow?.();
-      return { doc: d.id, split: d.split, prompt: tokenizer.decode(prompt), continuation, longestMatch: m.length, match: m.match };
+      return { doc: d.id, split: d.split, prompt: tokenizer.decode(prompt), continuation, longest_match: m.length, match: m.match };
     });
   const side = (r: VerbatimRow[]) => ({
     prompts: r.length,
-    mean_longest_match: r.length === 0 ? NaN : r.reduce((s, x) => s + x.longestMatch, 0) / r.length,
-    max_longest_match: r.length === 0 ? NaN : Math.max(...r.map((x) => x.longestMatch)),
+    mean_longest_match: r.length === 0 ? NaN : r.reduce((s, x) => s + x.longest_match, 0) / r.length,
+    max_longest_match: r.length === 0 ? NaN : Math.max(...r.map((x) => x.longest_match)),
     rows: r,
   });
   return { unit: "characters (Unicode code points)", settings, train_prompts: side(rows(train)), held_out_prompts: side(rows(heldOut)) };

@@ -5,7 +5,7 @@ import type { Document, Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import type { ScoringModel } from "./adapter.ts";
 import { evaluateLikelihood } from "./likelihood.ts";
-import { meanNll, summary, type MetricSummary } from "./summary.ts";
+import { meanNll, type MetricSummary } from "./summary.ts";
 import { windowBatches, type Window } from "./windows.ts";
 
 /** A window with its NLL sum (nats) over its scored targets and those targets' UTF-8 bytes. */
@@ -77,6 +77,7 @@ export function evaluateWindows(model: ScoringModel, docs: readonly Document[], 
     },
   };
   const { metrics } = evaluateLikelihood(recording, docs[0].split, batches);
+  if (b !== batches.length) throw new Error(`expected ${batches.length} scored batches, recorded ${b}`);
   const byPosition: PositionLoss[] = [];
   for (let p = 0; p < T; p++) if (posCount[p] > 0) byPosition.push({ position: p, totalNll: posNll[p], targets: posCount[p] });
   return {
@@ -101,9 +102,4 @@ export function compareWindowed(a: WindowedResult, b: WindowedResult): { stride:
 /** One readable line with the stride beside the number. */
 export function formatWindowed(r: WindowedResult): string {
   return `${r.model} ${r.split}: NLL ${meanNll(r.metrics).toFixed(4)} nats/target over ${r.metrics.targets} targets (stride ${r.stride}, context ${r.contextLength}, ${r.windows.length} windows)`;
-}
-
-/** Merge window scores into one token-weighted summary (e.g. one group's windows). */
-export function summarizeWindows(windows: readonly WindowScore[]): MetricSummary {
-  return summary(windows.reduce((s, w) => s + w.totalNll, 0), windows.reduce((n, w) => n + w.scored, 0));
 }

@@ -324,3 +324,13 @@ describe("interop with an independent numpy reader (tools/read_safetensors.py)",
     expect(lines[lines.length - 1]).toEqual({ metadata_keys: ["config", "format"] });
   });
 });
+
+describe("decoding a Node Buffer", () => {
+  it("copies tensor data out of a Buffer (Buffer#slice would share memory and misalign)", () => {
+    const bytes = encodeSafetensors({ a: { dtype: "F32", shape: [3], data: Float32Array.of(1, 2, 3) }, b: { dtype: "U8", shape: [1], data: Uint8Array.of(7) } });
+    const buf = Buffer.concat([Buffer.from([0]), Buffer.from(bytes)]).subarray(1); // an odd offset inside a pooled buffer
+    const out = decodeSafetensors(buf);
+    expect([...(out.tensors.a.data as Float32Array)]).toEqual([1, 2, 3]);
+    expect([...(out.tensors.b.data as Uint8Array)]).toEqual([7]);
+  });
+});

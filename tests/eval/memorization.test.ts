@@ -95,7 +95,7 @@ describe("verbatim probe on a decoder", () => {
     expect(probe!.train_prompts.rows).toHaveLength(2);
     expect(probe!.held_out_prompts.rows).toHaveLength(2);
     for (const r of [...probe!.train_prompts.rows, ...probe!.held_out_prompts.rows]) {
-      expect(r.longestMatch).toBeLessThanOrEqual(Array.from(r.continuation).length);
+      expect(r.longest_match).toBeLessThanOrEqual(Array.from(r.continuation).length);
       expect(r.match.length === 0 || docs.some((d) => tokenizer.decode(d.ids).includes(r.match))).toBe(true);
     }
   });

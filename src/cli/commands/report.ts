@@ -35,7 +35,7 @@ export function formatReport(r: Report): string {
   lines.push(`overlap of ${r.overlap.samples} samples with training text: ${r.overlap.orders.map((o) => `n=${o.n} ${f(o.mean_overlap)}`).join(", ")}`);
   lines.push(`diversity: distinct-1 ${f(r.diversity.distinct_1)}, distinct-2 ${f(r.diversity.distinct_2)}, unique ${f(r.diversity.unique_sequence_ratio)}, pairwise 2-gram Jaccard ${f(r.diversity.mean_pairwise_jaccard_2)}`);
   const v = r.memorization.verbatim;
-  if ("train_prompts" in v) lines.push(`verbatim: longest match (${v.unit}) mean ${f(v.train_prompts.mean_longest_match)} on ${v.train_prompts.prompts} train prompts vs ${f(v.held_out_prompts.mean_longest_match)} on ${v.held_out_prompts.prompts} held-out prompts`);
+  if ("train_prompts" in v) lines.push(`verbatim recall: longest match with training text in characters, mean ${f(v.train_prompts.mean_longest_match)} on ${v.train_prompts.prompts} train prompts vs ${f(v.held_out_prompts.mean_longest_match)} on ${v.held_out_prompts.prompts} held-out prompts`);
   const c = r.memorization.canary;
   lines.push("evaluated" in c ? `canary: log p(secret | prefix) ${f(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f(c.log_prob_gain)}` : ""}` : `canary: ${c.status}`);
   return lines.join("\n");

@@ -1,0 +1,63 @@
+// Training windows sampled at random from long documents: each row is contextLength + 1 consecutive ids of
+// one document (never crossing into another), drawn by a seeded stream whose state is the data cursor.
+import type { Rng, RngState } from "../util/rng.ts";
+import type { DataSource } from "../train/loop.ts";
+import { PAD_DOC, PAD_ID, type Batch, type Binding } from "./batches.ts";
+import type { Document } from "./documents.ts";
+
+/** Rows of random document-local windows; a document is chosen with probability ∝ its number of targets. */
+export class RandomWindows implements DataSource<Batch, RngState> {
+  private readonly cumulative: number[] = [];
+  private readonly total: number;
+
+  constructor(private readonly docs: readonly Document[], private readonly binding: Binding, private readonly rows: number, private readonly rng: Rng) {
+    if (docs.length === 0) throw new Error("random windows need at least one document");
+    if (!Number.isInteger(rows) || rows < 1) throw new Error(`rows per batch must be a positive integer, got ${rows}`);
+    let sum = 0;
+    for (const d of docs) {
+      if (d.split !== "train") throw new Error(`training windows refused document "${d.id}": its split is ${d.split}, not train`);
+      sum += Math.max(0, d.ids.length - 1);
+      this.cumulative.push(sum);
+    }
+    if (sum === 0) throw new Error("random windows: the documents have no targets");
+    this.total = sum;
+  }
+
+  /** The document holding target number `t` (0-based over all documents), by binary search. */
+  private docAt(t: number): Document {
+    let lo = 0, hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.cumulative[mid] > t) hi = mid; else lo = mid + 1;
+    }
+    return this.docs[lo];
+  }
+
+  next(): Batch[] {
+    const T = this.binding.contextLength, n = this.rows * T;
+    const ids = new Int32Array(n).fill(PAD_ID), docIds = new Int32Array(n).fill(PAD_DOC), targets = new Int32Array(n), mask = new Float32Array(n);
+    let count = 0;
+    for (let r = 0; r < this.rows; r++) {
+      const doc = this.docAt(this.rng.int(this.total));
+      const span = Math.min(T, doc.ids.length - 1);
+      const start = this.rng.int(doc.ids.length - span);
+      for (let c = 0; c < span; c++) {
+        const i = r * T + c;
+        ids[i] = doc.ids[start + c];
+        targets[i] = doc.ids[start + c + 1];
+        docIds[i] = r;
+        mask[i] = 1;
+      }
+      count += span;
+    }
+    return [{ split: "train", binding: this.binding, layout: "packed", input: { rows: this.rows, cols: T, ids, docIds }, targets, mask, targetCount: count, docIds: [] }];
+  }
+
+  state(): RngState {
+    return this.rng.state();
+  }
+
+  restore(state: RngState): void {
+    this.rng.load(state);
+  }
+}

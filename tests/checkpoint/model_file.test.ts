@@ -1,0 +1,186 @@
+// The model file: bit-identical round trip with equal metadata, its bytes read against the spec without our
+// decoder, identical scores after loading, no leaks, and a named refusal for every kind of bad file.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { Rng } from "../../src/util/rng.ts";
+import { sha256File } from "../../src/util/atomic.ts";
+import { parameterShapes, PRESETS, type ModelConfig } from "../../src/model/config.ts";
+import { GPT } from "../../src/model/gpt.ts";
+import { initParameters } from "../../src/model/init.ts";
+import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
+import { paddedBatches } from "../../src/data/batches.ts";
+import { decoderAdapter } from "../../src/eval/adapter.ts";
+import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/checkpoint/safetensors.ts";
+import { CheckpointError, encodeModel, loadModel, MODEL_FORMAT, saveModel, type ModelProvenance } from "../../src/checkpoint/model_file.ts";
+import { evaluateModelFile, formatEvaluation } from "../../src/cli/commands/evaluate.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tinylab-model-file-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const config: ModelConfig = PRESETS.overfit;
+const prov: ModelProvenance = { seed: 5, update: 0, backend: "wasm", tfjs: "4.22.0", tinylab: "0.1.0" };
+// a plain Uint8Array over a file's bytes: decodeSafetensors copies tensors with .slice(), which on a Buffer shares memory
+const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
+const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+let model: GPT;
+let path: string;
+let written: string;
+beforeAll(async () => {
+  await initBackend("wasm");
+  model = new GPT(config, initParameters(config, Rng.fromSeed(5).child("init")));
+  path = join(dir, "model.safetensors");
+  written = saveModel(path, model, overfitTokenizer(), prov);
+});
+afterAll(() => model?.dispose());
+
+describe("model file round trip", () => {
+  it("restores every tensor bit-identically, with equal metadata, config, tokenizer and identity", () => {
+    const loaded = loadModel(path);
+    try {
+      const before = model.read(), after = loaded.model.read();
+      expect([...after.keys()]).toEqual(parameterShapes(config).map(([n]) => n));
+      for (const [name, data] of before) expect(bits(after.get(name)!).equals(bits(data)), name).toBe(true);
+      expect(loaded.metadata).toEqual({
+        format: MODEL_FORMAT,
+        config: JSON.stringify(config),
+        tokenizer: JSON.stringify(overfitTokenizer().toJSON()),
+        provenance: JSON.stringify(prov),
+      });
+      expect(loaded.config).toEqual(config);
+      expect(loaded.tokenizer.toJSON()).toEqual({ kind: "byte", vocabSize: 266 });
+      expect(loaded.provenance).toEqual(prov);
+      expect(loaded.sha256).toBe(sha256File(path));
+      expect(loaded.sha256).toBe(written);
+      // same weights and metadata → same bytes: the sha256 identifies the model, not the moment it was saved
+      const again = join(dir, "again.safetensors");
+      saveModel(again, loaded.model, loaded.tokenizer, loaded.provenance);
+      expect(sha256File(again)).toBe(written);
+    } finally {
+      loaded.model.dispose();
+    }
+  });
+
+  it("scores exactly as the model it was saved from", () => {
+    const docs = overfitDocuments().filter((d) => d.split === "validation");
+    const batches = paddedBatches(docs, { vocabSize: 266, contextLength: 8 }, 2);
+    const loaded = loadModel(path);
+    const a = evaluateLikelihood(decoderAdapter(model), "validation", batches).metrics;
+    const b = evaluateLikelihood(decoderAdapter(loaded.model), "validation", batches).metrics;
+    loaded.model.dispose();
+    expect(b).toEqual(a);
+  });
+
+  it("lays the bytes out as the spec says, read here without our decoder", () => {
+    const bytes = readFileSync(path);
+    const n = Number(bytes.readBigUInt64LE(0));
+    expect(n % 8).toBe(0);
+    expect(bytes[8]).toBe("{".charCodeAt(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + n).toString("utf8")) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+    expect(Object.keys(header)[0]).toBe("__metadata__");
+    const { __metadata__: meta, ...entries } = header as Record<string, never>;
+    expect(JSON.parse((meta as Record<string, string>).config)).toEqual(config);
+    const spans = Object.values(entries as Record<string, { data_offsets: [number, number] }>).map((e) => e.data_offsets).sort((a, b) => a[0] - b[0]);
+    spans.forEach(([begin], i) => expect(begin).toBe(i === 0 ? 0 : spans[i - 1][1])); // contiguous, no holes
+    expect(8 + n + spans[spans.length - 1][1]).toBe(bytes.length);
+    const weights = model.read();
+    for (const [name, shape] of parameterShapes(config)) {
+      const e = header[name];
+      expect([e.dtype, e.shape]).toEqual(["F32", shape]);
+      expect(e.data_offsets[1] - e.data_offsets[0]).toBe(4 * shape.reduce((a, b) => a * b, 1));
+      const first = bytes.readFloatLE(8 + n + e.data_offsets[0]); // little-endian float32
+      expect(first).toBe(weights.get(name)![0]);
+    }
+  });
+
+  it("leaves no tensors behind after load, evaluate and dispose", () => {
+    const before = tf.memory().numTensors;
+    const loaded = loadModel(path);
+    loaded.model.dispose();
+    const report = evaluateModelFile({ model: path, batchRows: 2, split: "all" });
+    expect(tf.memory().numTensors).toBe(before);
+    expect(Object.keys(report.splits)).toEqual(["train", "validation"]);
+    expect(report.model_sha256).toBe(written);
+    expect(formatEvaluation(report)).toContain(`model_sha256 ${written}`);
+  });
+
+  const probe = spawnSync("python3", ["-c", "import numpy"], { encoding: "utf8" });
+  it("is readable by the numpy-only reader (tools/read_safetensors.py)", (ctx) => {
+    if (probe.status !== 0) ctx.skip("python3 with numpy not available");
+    const run = spawnSync("python3", [resolve(import.meta.dirname, "../../tools/read_safetensors.py"), path], { encoding: "utf8" });
+    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { name?: string; shape?: number[]; metadata_keys?: string[] });
+    const shapes = Object.fromEntries(lines.filter((l) => l.name).map((l) => [l.name, l.shape]));
+    expect(shapes).toEqual(Object.fromEntries(parameterShapes(config)));
+    expect(lines[lines.length - 1].metadata_keys).toEqual(["config", "format", "provenance", "tokenizer"]);
+  });
+});
+
+describe("model file refusals", () => {
+  /** Re-encode the valid file with changed tensors or metadata, write it, and return loadModel's refusal. */
+  function refusal(edit: (t: Record<string, TensorEntry>, m: Record<string, string>) => void): string {
+    const { tensors, metadata } = decodeSafetensors(fileBytes(path));
+    edit(tensors, metadata);
+    const bad = join(dir, "bad.safetensors");
+    writeFileSync(bad, encodeSafetensors(tensors, metadata));
+    return message(() => loadModel(bad).model.dispose());
+  }
+  function message(f: () => void): string {
+    try {
+      f();
+    } catch (err) {
+      expect(err instanceof CheckpointError || err instanceof SafetensorsError, String(err)).toBe(true);
+      return (err as Error).message;
+    }
+    throw new Error("a bad model file was accepted");
+  }
+
+  it.each<[string, (t: Record<string, TensorEntry>, m: Record<string, string>) => void, RegExp]>([
+    ["a missing tensor", (t) => delete t["h0.mlp.w1"], /tensor "h0\.mlp\.w1" is missing/],
+    ["an extra tensor", (t) => { t["h1.ln1.g"] = { dtype: "F32", shape: [8], data: new Float32Array(8) }; }, /unexpected tensor "h1\.ln1\.g" for this config/],
+    ["a shape that does not match the config", (t) => { t.wpe = { dtype: "F32", shape: [9, 8], data: new Float32Array(72) }; }, /tensor "wpe" has shape \[9,8\], the config needs \[8,8\]/],
+    ["a transposed shape", (t) => { t["h0.mlp.w1"] = { ...(t["h0.mlp.w1"] as TensorEntry), shape: [16, 8] } as TensorEntry; }, /tensor "h0\.mlp\.w1" has shape \[16,8\], the config needs \[8,16\]/],
+    ["a weight stored as F64", (t) => { t.wte = { dtype: "F64", shape: [266, 8], data: new Float64Array(266 * 8) }; }, /tensor "wte" is F64, expected F32/],
+    ["metadata without the config", (_, m) => delete m.config, /metadata has no "config"/],
+    ["metadata without the tokenizer", (_, m) => delete m.tokenizer, /metadata has no "tokenizer"/],
+    ["metadata without a format", (_, m) => delete m.format, /metadata has no "format" \(expected "tinylab-model\/1"\)/],
+    ["another format version", (_, m) => { m.format = "tinylab-model/2"; }, /format is "tinylab-model\/2", expected "tinylab-model\/1"/],
+    ["a config that is not JSON", (_, m) => { m.config = "{vocab"; }, /metadata "config" is not valid JSON/],
+    ["a config lacking a key", (_, m) => { m.config = JSON.stringify({ ...config, dModel: undefined }); }, /metadata "config" lacks dModel/],
+    ["a config the model cannot build", (_, m) => { m.config = JSON.stringify({ ...config, nHeads: 3 }); }, /dModel \(8\) must be divisible by nHeads \(3\)/],
+    ["a config with more layers than tensors", (_, m) => { m.config = JSON.stringify({ ...config, nLayers: 2 }); }, /tensor "h1\.ln1\.g" is missing/],
+    ["an unknown tokenizer", (_, m) => { m.tokenizer = '{"kind":"wordpiece"}'; }, /metadata "tokenizer": unknown tokenizer kind "wordpiece"/],
+    ["a tokenizer larger than the embedding", (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; }, /tokenizer vocabulary 300 exceeds the model's vocabSize 266/],
+    ["provenance without a seed", (_, m) => { m.provenance = '{"update":3}'; }, /"provenance" needs integer "seed" and "update"/],
+  ])("refuses %s, naming it", (_, edit, expected) => {
+    expect(refusal(edit)).toMatch(expected);
+  });
+
+  it("refuses missing files, directories, non-safetensors files and truncations, naming the path", () => {
+    expect(message(() => loadModel(join(dir, "absent.safetensors")))).toMatch(/model file not found: .*absent\.safetensors/);
+    const sub = join(dir, "a-directory");
+    mkdirSync(sub, { recursive: true });
+    expect(message(() => loadModel(sub))).toMatch(/model file is not a file/);
+    const text = join(dir, "notes.txt");
+    writeFileSync(text, "this is a text file, not a model\n");
+    expect(message(() => loadModel(text))).toMatch(/notes\.txt: not a valid safetensors file: header length \d+ exceeds the 100000000-byte limit/);
+    const bytes = readFileSync(path);
+    const cut = join(dir, "cut.safetensors");
+    for (const at of [0, 5, 8, 100, bytes.length - 4]) {
+      writeFileSync(cut, bytes.subarray(0, at));
+      expect(message(() => loadModel(cut))).toMatch(/cut\.safetensors: not a valid safetensors file/);
+    }
+  });
+
+  it("refuses a training-state file given as a model, saying what it is", () => {
+    const other = join(dir, "state-like.safetensors");
+    const bytes = encodeModel(model.read(), config, overfitTokenizer().toJSON(), prov);
+    const { tensors, metadata } = decodeSafetensors(bytes);
+    writeFileSync(other, encodeSafetensors(tensors, { ...metadata, format: "tinylab-train-state/1" }));
+    expect(message(() => loadModel(other))).toMatch(/is a training-state file .* not a model file/);
+  });
+});

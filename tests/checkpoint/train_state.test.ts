@@ -1,0 +1,143 @@
+// The training-state file and in-process resume: a bit-identical round trip, resume equal to an
+// uninterrupted run (dropout and shuffling on, so every stream matters), `train` equal to the overfit
+// experiment's trainer, and a named refusal for each mismatched or corrupted state.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { sha256File } from "../../src/util/atomic.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/checkpoint/safetensors.ts";
+import { modelProvenance, saveModel } from "../../src/checkpoint/model_file.ts";
+import { differences, encodeTrainState, loadTrainState, TRAIN_STATE_FORMAT } from "../../src/checkpoint/train_state.ts";
+import { overfitTokenizer } from "../../src/data/fixtures.ts";
+import { runTraining, STATE_FILE, TRAIN_DEFAULTS, type TrainRunOptions } from "../../src/cli/commands/train.ts";
+import { runOverfit } from "../../experiments/overfit.ts";
+
+const root = mkdtempSync(join(tmpdir(), "tinylab-train-state-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(root, `run${n++}`);
+const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
+
+/** Dropout, shuffling and one microbatch per update: the RNG streams and the cursor all move. */
+const NOISY: TrainRunOptions = { ...TRAIN_DEFAULTS, modelConfig: { dropout: 0.1 }, shuffle: true, microbatches: 1, logEvery: 1000 };
+const train = (o: Partial<TrainRunOptions>) => {
+  const lines: string[] = [];
+  const result = runTraining({ ...NOISY, ...o }, (l) => lines.push(l));
+  return { ...result, lines };
+};
+
+beforeAll(() => initBackend("wasm"));
+
+describe("training state", () => {
+  it("round-trips bit-identically: re-encoding the loaded state gives the file's bytes", () => {
+    const dir = fresh();
+    train({ updates: 3, checkpointDir: dir });
+    const path = join(dir, STATE_FILE);
+    const s = loadTrainState(path);
+    expect(encodeTrainState(s)).toEqual(fileBytes(path));
+    expect(s.optimizer.step).toBe(3);
+    expect(Object.keys(s.rngs)).toEqual(["dropout"]);
+    expect(s.cursor).toMatchObject({ epoch: 1, position: 1, rng: { seed: "39/data" } }); // 3 single microbatches over 2
+    expect(s.options).toMatchObject({ seed: 39, shuffle: true, microbatchesPerUpdate: 1, data: "overfit-fixture" });
+    const { metadata, tensors } = decodeSafetensors(fileBytes(path));
+    expect(metadata.format).toBe(TRAIN_STATE_FORMAT);
+    expect(Object.keys(metadata).sort()).toEqual(["config", "cursor", "format", "options", "provenance", "rngs", "step", "tokenizer"]);
+    expect(Object.keys(tensors).filter((k) => k.startsWith("m.")).length).toBe(16); // one moment pair per parameter
+    // the moments are live: AdamW's first update makes every m nonzero somewhere
+    expect(s.optimizer.m.get("wte")!.some((x) => x !== 0)).toBe(true);
+  });
+
+  it("resumes bit-identically in process: 23 straight equals 9, then 14 more from the file, leaving no tensors", () => {
+    const tensorsBefore = tf.memory().numTensors;
+    const a = train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
+    const dir = fresh();
+    const first = train({ updates: 9, checkpointEvery: 4, checkpointDir: dir });
+    expect(first.lines.filter((l) => l.startsWith("checkpoint"))).toEqual([4, 8, 9].map((u) => `checkpoint update ${u} → ${join(dir, STATE_FILE)}`));
+    const b = train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
+    expect(b.from).toBe(9);
+    expect(b.lines).toContain(`  resumed from ${join(dir, STATE_FILE)} at update 9; running to update 23`);
+    expect(b.modelSha256).toBe(a.modelSha256);
+    expect(b.lastLoss).toBe(a.lastLoss);
+    expect(tf.memory().numTensors).toBe(tensorsBefore);
+  });
+
+  it("`train` with its defaults is the overfit experiment's trainer: same seed-39 model, same bytes", () => {
+    const dir = fresh();
+    const t = train({ ...TRAIN_DEFAULTS, saveModel: join(dir, "train.safetensors") });
+    let fromOverfit = "";
+    runOverfit({ seeds: [39] }, (seed, model) => {
+      fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(seed, 80));
+      return false;
+    });
+    expect(t.modelSha256).toBe(fromOverfit);
+  });
+
+  it("removes temp files left by a killed writer, and only those", () => {
+    const dir = fresh();
+    train({ updates: 2, checkpointDir: dir });
+    const stale = join(dir, `.${STATE_FILE}.999999999.0a1b2c.tmp`); // above any pid_max: never a live process
+    const live = join(dir, `.${STATE_FILE}.${process.pid}.0a1b2c.tmp`);
+    writeFileSync(stale, "half");
+    writeFileSync(live, "in progress");
+    train({ updates: 4, resume: dir, checkpointDir: dir });
+    expect([existsSync(stale), existsSync(live)]).toEqual([false, true]);
+  });
+});
+
+describe("resume refusals", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fresh();
+    train({ updates: 6, checkpointDir: dir });
+  });
+  const refusal = (o: Partial<TrainRunOptions>) => {
+    try {
+      train({ updates: 8, resume: dir, ...o });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error("a mismatched resume was accepted");
+  };
+
+  it.each<[string, Partial<TrainRunOptions>, RegExp]>([
+    ["a different dropout", { modelConfig: { dropout: 0.2 } }, /this run differs from it in config\.dropout: checkpoint 0\.1, this run 0\.2/],
+    ["a different width", { modelConfig: { dropout: 0.1, dModel: 16 } }, /config\.dModel: checkpoint 8, this run 16/],
+    ["a different learning rate", { lr: 0.01 }, /options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/],
+    ["no shuffling", { shuffle: false }, /options\.shuffle: checkpoint true, this run false/],
+    ["another seed", { seed: 40 }, /options\.seed: checkpoint 39, this run 40/],
+    ["a target behind the checkpoint", { updates: 5 }, /is at update 6, past --updates 5/],
+  ])("refuses %s, naming the difference", (_, o, expected) => {
+    expect(refusal(o)).toMatch(expected);
+  });
+
+  it("lists every difference at once", () => {
+    expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
+      "x.b.c: checkpoint 2, this run 4", "x.b.d: checkpoint 3, this run (absent)", "x.e: checkpoint (absent), this run 5",
+    ]);
+  });
+
+  it("refuses corrupted state files, naming the problem", () => {
+    const path = join(dir, STATE_FILE);
+    const { tensors, metadata } = decodeSafetensors(fileBytes(path));
+    const bad = join(dir, "bad.safetensors");
+    const attempt = (t: typeof tensors, m: typeof metadata) => {
+      writeFileSync(bad, encodeSafetensors(t, m));
+      return () => loadTrainState(bad);
+    };
+    const { ["m.wte"]: _dropped, ...withoutMoment } = tensors;
+    expect(attempt(withoutMoment, metadata)).toThrow(/tensor "m\.wte" is missing/);
+    expect(attempt({ ...tensors, "g.wte": tensors.wte }, metadata)).toThrow(/unexpected tensor "g\.wte"/);
+    expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
+    expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
+    const { config: _c, ...noConfig } = metadata;
+    expect(attempt(tensors, noConfig)).toThrow(/training-state file .*bad\.safetensors: metadata has no "config"/);
+    expect(attempt(tensors, { ...metadata, format: "tinylab-model/1" })).toThrow(/format is "tinylab-model\/1", expected "tinylab-train-state\/1"/);
+    expect(() => loadTrainState(join(dir, "absent.safetensors"))).toThrow(/training-state file not found/);
+    // a cursor from another data source is refused when the run restores it
+    const cursor = JSON.stringify({ epoch: 0, position: 0, order: [0, 0], rng: null });
+    writeFileSync(path, encodeSafetensors(tensors, { ...metadata, cursor }));
+    expect(() => train({ updates: 8, resume: dir })).toThrow(/data cursor order is not a permutation/);
+  });
+});

@@ -1,0 +1,49 @@
+// Test helper, not a test: runs `node bin/tinylab.js …` in a separate process on the wasm backend and
+// collects its output, optionally waiting for a line before the caller acts (e.g. kills it).
+import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
+
+const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  done: Promise<Finished>;
+  /** Resolves with the first stdout match of `pattern`; rejects if the process ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
+}
+
+export function start(args: string[], cwd?: string): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm" }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "", stderr = "";
+  const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of waiters.splice(0)) {
+      const m = stdout.match(w.pattern);
+      if (m) w.resolve(m);
+      else waiters.push(w);
+    }
+  };
+  child.stdout!.on("data", (d: Buffer) => { stdout += d.toString(); check(); });
+  child.stderr!.on("data", (d: Buffer) => { stderr += d.toString(); });
+  const done = new Promise<Finished>((res) => child.on("close", (code, signal) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`tinylab ${args.join(" ")} ended (${code ?? signal}) before printing ${w.pattern}\n${stdout}\n${stderr}`));
+    res({ code, signal, stdout, stderr });
+  }));
+  return {
+    child,
+    done,
+    waitFor: (pattern) => new Promise((res, rej) => { waiters.push({ pattern, resolve: res, reject: rej }); check(); }),
+  };
+}
+
+/** Run to completion. */
+export function tinylab(args: string[], cwd?: string): Promise<Finished> {
+  return start(args, cwd).done;
+}
