@@ -274,20 +274,24 @@ export function formatCyclic(r: CyclicResult): string {
     "", "  update   train NLL   validation NLL",
     ...r.training.checkpoints.map((k) => `  ${String(k.update).padStart(6)}   ${f(k.train)}    ${f(k.validation)}`),
   ];
+  const last = r.data.targets_per_row - 1;
+  // one row: name, NLL, perplexity, NLL at the determined positions, then NLL at each position
+  const row = (name: string, nll: number, determined: number, byPosition: number[]) =>
+    `  ${name.padEnd(28)} ${f(nll)} ${f(Math.exp(nll)).padStart(11)} ${f(determined).padStart(11)}   ${byPosition.map((x) => x.toFixed(4).padStart(7)).join(" ")}`;
   const table = (split: Split) => {
     const rows = r.scores[split]!;
     const pos = Array.from({ length: r.data.targets_per_row }, (_, t) => `p${t}`.padStart(7)).join(" ");
-    const out = [`${split} (${rows[0].targets} targets)           NLL    perplexity   determined p${r.first_determined_position}-${r.data.targets_per_row - 1}   loss by position: ${pos}`];
-    for (const m of rows) out.push(`  ${m.name.padEnd(28)} ${f(m.nll)} ${f(m.perplexity).padStart(11)}   ${f(m.determined_positions.nll)}             ${m.by_position.map((p) => p.nll.toFixed(4).padStart(7)).join(" ")}`);
     const floor = r.task_entropy_by_position;
-    const mean = floor.reduce((a, b) => a + b, 0) / floor.length;
-    out.push(`  ${"task entropy (all 120 rows)".padEnd(28)} ${f(mean)} ${f(Math.exp(mean)).padStart(11)}   ${f(0)}             ${floor.map((h) => h.toFixed(4).padStart(7)).join(" ")}`);
-    return out;
+    return [
+      `${`${split} (${rows[0].targets} targets)`.padEnd(30)} ${"NLL".padStart(8)} ${"perplexity".padStart(11)} ${`p${r.first_determined_position}-${last} NLL`.padStart(11)}   ${pos}`,
+      ...rows.map((m) => row(m.name, m.nll, m.determined_positions.nll, m.by_position.map((p) => p.nll))),
+      row("task entropy (all 120 rows)", floor.reduce((a, b) => a + b, 0) / floor.length, 0, floor),
+    ];
   };
   lines.push("", ...table("train"), "", ...table("validation"));
   const v = r.scores.validation!;
   const dec = v[0].determined_positions.nll, big = v.find((m) => m.name.startsWith("bigram"))!.determined_positions.nll;
-  lines.push("", `validation, positions ${r.first_determined_position}-${r.data.targets_per_row - 1} (one full cycle seen, target determined): decoder ${f(dec)} vs ${v.find((m) => m.name.startsWith("bigram"))!.name} ${f(big)} nats per target`);
+  lines.push("", `validation, positions ${r.first_determined_position}-${last} (one full cycle seen, target determined): decoder ${f(dec)} vs ${v.find((m) => m.name.startsWith("bigram"))!.name} ${f(big)} nats per target`);
   const rc = r.resume_check;
   lines.push("", `resume check: snapshot after update ${rc.at_update} (weights, Adam moments and step, RNG streams ${rc.compared.rng_streams.join(", ")}), update ${rc.replayed_update}, restore, update ${rc.replayed_update} again:`);
   lines.push(`  ${rc.compared.parameter_values} weights in ${rc.compared.parameter_tensors} tensors, ${rc.compared.adam_moments} moment tensors, step and RNG states ${rc.bit_identical ? "bit-identical" : `DIFFER: ${[...rc.restore_differences, ...rc.replay_differences].join(", ")}`}; losses ${rc.losses.map(f).join(" / ")}`);

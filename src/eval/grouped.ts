@@ -29,6 +29,18 @@ export function groupWindows(results: readonly WindowedResult[]): WindowGroup[] 
   return [...groups.values()];
 }
 
+/** Source name of the per-split group that merges every source. */
+export const ALL_SOURCES = "(all sources)";
+
+/** Groups by (split, source), plus one merged group per split that has more than one source. */
+export function groupWindowsWithOverall(results: readonly WindowedResult[]): WindowGroup[] {
+  const groups = groupWindows(results);
+  const overall = results
+    .filter((r) => new Set(r.windows.map((w) => w.source)).size > 1)
+    .map((r) => ({ split: r.split, source: ALL_SOURCES, stride: r.stride, windows: r.windows }));
+  return [...groups, ...overall];
+}
+
 /** One row of the grouped table; `nll` is nats per target and `perplexity` its exp, both from the sums. */
 export interface GroupRecord {
   split: Split;

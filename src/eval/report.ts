@@ -1,7 +1,7 @@
 // The composed evaluation report: one object with separate namespaces (perplexity by group, bits per byte,
 // loss by position, calibration, generation, overlap, diversity, memorization, baselines, intervals,
 // identities, provenance). Unlike quantities are never averaged together. Not the HTML page (report_page.ts).
-import { checkDocuments, SPLITS, type Document } from "../data/documents.ts";
+import { checkDocuments, SPLITS, type Document, type Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
@@ -9,7 +9,7 @@ import { provenance } from "../util/provenance.ts";
 import { allBaselines } from "../baselines/ngram.ts";
 import type { ScoringModel } from "./adapter.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
-import { groupBpb, groupRecord, groupWindows } from "./grouped.ts";
+import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { blockBootstrap, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
 import { canaryProbe } from "./memorization.ts";
@@ -33,6 +33,8 @@ export interface ReportOptions {
   readonly model?: ModelIdentity;
   readonly data?: { readonly description: string; readonly path?: string };
   readonly progress?: ProgressStream;
+  /** Splits to score (default: every split present). Training documents always serve as references (baselines, recall). */
+  readonly scoreSplits?: readonly Split[];
   readonly command?: string;
 }
 
@@ -51,7 +53,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const rng = Rng.fromSeed(seed);
   checkDocuments(documents); // ids unique across splits: groups find their documents by id
   if (opts.canary) canaryParts(tokenizer, opts.canary);
-  const bySplit = SPLITS.map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
+  const scored = opts.scoreSplits ?? SPLITS;
+  const bySplit = SPLITS.filter((s) => scored.includes(s)).map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
   if (bySplit.length === 0) throw new Error("report: no documents");
   const train = documents.filter((d) => d.split === "train");
   const heldOut = documents.filter((d) => d.split !== "train");
@@ -65,12 +68,12 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
 
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
   const full = stride === T ? headline : bySplit.map(([, d]) => evaluateWindows(model, d, T, { rowsPerBatch: rows, onBatch: tick }));
-  const groups = groupWindows(headline);
+  const groups = groupWindowsWithOverall(headline);
   const calibration = bySplit.map(([, d]) => nextTokenCalibration(nextTokenPredictions(model, d, stride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
   const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
-  const baselines = train.length > 0 ? baselineSection(model, train, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
+  const baselines = train.length > 0 ? baselineSection(model, tokenizer, train, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
   progress?.done();
 
   const boot = rng.child("bootstrap");
@@ -126,9 +129,10 @@ function positionRecord(r: WindowedResult) {
 }
 
 /** Count baselines fitted on `train`, scored on the same windows at the same stride. */
-function baselineSection(model: ScoringModel, train: readonly Document[], splits: readonly (readonly Document[])[], stride: number) {
+function baselineSection(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], splits: readonly (readonly Document[])[], stride: number) {
+  const docs = splits.flat();
   const rows = allBaselines(train, model.binding).flatMap((b) =>
-    groupWindows(splits.map((d) => evaluateWindows(b, d, stride))).map((g) => ({ baseline: b.name, ...groupRecord(g) })),
+    groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, stride, { tokenizer }))).map((g) => ({ baseline: b.name, ...groupRecord(g), bits_per_byte: groupBpb(g, docs, tokenizer).bits_per_byte })),
   );
   return { stride, fitted_on: "train documents", groups: rows };
 }

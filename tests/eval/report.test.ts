@@ -39,8 +39,16 @@ describe("buildReport on a briefly trained decoder", () => {
 
   it("groups by (split, source) with counts that add up to every target once, stride beside each number", () => {
     const groups = report.perplexity.groups;
-    expect(groups.map((g) => `${g.split}/${g.source}`)).toEqual(["train/animals", "train/code", "validation/animals", "validation/code", "test/quotes"]);
-    expect(groups.reduce((n, g) => n + g.targets, 0)).toBe(docs.reduce((n, d) => n + d.ids.length - 1, 0));
+    expect(groups.map((g) => `${g.split}/${g.source}`)).toEqual(["train/animals", "train/code", "validation/animals", "validation/code", "test/quotes", "train/(all sources)", "validation/(all sources)"]);
+    const perSource = groups.filter((g) => g.source !== "(all sources)");
+    expect(perSource.reduce((n, g) => n + g.targets, 0)).toBe(docs.reduce((n, d) => n + d.ids.length - 1, 0));
+    // each merged group holds exactly its split's per-source sums (token-weighted, never a mean of means)
+    for (const split of ["train", "validation"]) {
+      const all = groups.find((g) => g.split === split && g.source === "(all sources)")!;
+      const parts = perSource.filter((g) => g.split === split);
+      expect(all.targets).toBe(parts.reduce((n, g) => n + g.targets, 0));
+      expect(all.total_nll).toBeCloseTo(parts.reduce((n, g) => n + g.total_nll, 0), 9);
+    }
     for (const g of groups) {
       expect(g.stride).toBe(4);
       expect(g.perplexity).toBeCloseTo(Math.exp(g.nll), 9);
@@ -67,7 +75,7 @@ describe("buildReport on a briefly trained decoder", () => {
     const canary = report.memorization.canary;
     expect("evaluated" in canary && canary.occurrences_in_training_documents_given).toBe(1); // "the cat sat." ends t-cat once
     expect("train_prompts" in report.memorization.verbatim).toBe(true);
-    expect("groups" in report.baselines && report.baselines.groups.length).toBe(4 * 5);
+    expect("groups" in report.baselines && report.baselines.groups.length).toBe(4 * 7); // 4 baselines × (5 groups + 2 merged)
   });
 
   it("renders an HTML page with the reliability diagram (with diagonal), loss by position and per-source bars", () => {
