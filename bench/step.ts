@@ -2,7 +2,7 @@
 // each backend, eval tokens/s, and the wall time of the overfit gradient check. Prints JSON; not a test.
 // Usage: npx tsx bench/step.ts [--backends cpu,wasm] [--configs tiny,medium] [--steps N]
 import { parseArgs } from "node:util";
-import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
+import { initBackend, readTensor, tf, type BackendChoice } from "../src/util/backend.ts";
 import { Rng } from "../src/util/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import { initParameters } from "../src/model/init.ts";
@@ -48,7 +48,7 @@ function benchConfig(name: string, steps: number) {
   const evalTimes: number[] = [];
   for (let s = 0; s < Math.max(3, Math.min(steps, 10)); s++) {
     const t0 = performance.now();
-    tf.tidy(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets).dataSync());
+    readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets));
     evalTimes.push(performance.now() - t0);
   }
   model.dispose();

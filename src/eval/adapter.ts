@@ -1,7 +1,7 @@
 // The model-adapter interface every scorer answers through (decoder, loaded checkpoint, baselines), and the
 // decoder's adapter. Not metrics: adapters return per-position numbers; evaluators reduce them.
 import { createHash } from "node:crypto";
-import { tf } from "../util/backend.ts";
+import { readTensor, tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
 import type { Batch, Binding } from "../data/batches.ts";
 import type { GPT } from "../model/gpt.ts";
@@ -25,8 +25,8 @@ export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<
   return {
     name: opts.name ?? "decoder",
     binding: { vocabSize: model.config.vocabSize, contextLength: model.config.contextLength },
-    positionNll: (batch) => Float64Array.from(tf.tidy(() => positionNll(model.forward(batch.input), batch.targets).dataSync())),
-    logProbs: (input) => tf.tidy(() => tf.logSoftmax(model.forward(input)).dataSync() as Float32Array),
+    positionNll: (batch) => Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets))),
+    logProbs: (input) => readTensor(() => tf.logSoftmax(model.forward(input))),
     stateFingerprint: () => {
       const h = createHash("sha256");
       for (const [name, v] of [...model.params, ...(opts.watched ?? new Map())]) {

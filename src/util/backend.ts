@@ -68,3 +68,16 @@ export async function initBackend(choice: BackendChoice = parseBackendChoice(pro
 export function engineInfo(): EngineInfo {
   return { backend: tf.getBackend(), tfjs: tf.version_core, node: process.version };
 }
+
+/**
+ * Run `f` in a tidy scope and copy its result tensor out as a typed array. Never return a typed array from
+ * tf.tidy itself: tidy walks its return value element by element (seconds for a 1M-entry array).
+ */
+export function readTensor(f: () => tf.Tensor): Float32Array {
+  const t = tf.tidy(f);
+  try {
+    return Float32Array.from(t.dataSync() as Float32Array);
+  } finally {
+    t.dispose();
+  }
+}

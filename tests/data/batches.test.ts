@@ -1,6 +1,6 @@
 // Tokenizer, documents and the three batch layouts: same targets, same NLL, refusals.
 import { describe, expect, it, beforeAll } from "vitest";
-import { tf } from "../../src/util/backend.ts";
+import { readTensor } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
@@ -74,7 +74,7 @@ describe.each(TEST_BACKENDS)("layout agreement on %s", (backend) => {
     const model = new GPT(config, gradcheckParameters(config, Rng.fromSeed(9)));
     const val = overfitDocuments().filter((d) => d.split === "validation");
     const perTarget = (batches: Batch[]) => batches.flatMap((b) => {
-      const nll = tf.tidy(() => positionNll(model.forward(b.input), b.targets).dataSync());
+      const nll = readTensor(() => positionNll(model.forward(b.input), b.targets));
       return [...nll].filter((_, i) => b.mask[i] === 1);
     });
     const sep = perTarget(separateBatches(val, binding));

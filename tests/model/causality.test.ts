@@ -1,6 +1,6 @@
 // Causality and document isolation: later tokens and other documents never reach a position's logits.
 import { describe, expect, it, beforeAll } from "vitest";
-import { tf } from "../../src/util/backend.ts";
+import { readTensor } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
@@ -15,7 +15,7 @@ describe.each(TEST_BACKENDS)("causality on %s", (backend) => {
   beforeAll(() => useBackend(backend));
   const config = PRESETS.overfit;
   const V = config.vocabSize;
-  const logits = (model: GPT, ids: number[][], docs?: number[][]) => tf.tidy(() => model.forward(toModelInput(ids, docs, config)).dataSync());
+  const logits = (model: GPT, ids: number[][], docs?: number[][]) => readTensor(() => model.forward(toModelInput(ids, docs, config)));
 
   it("changing tokens after position t leaves logits at ≤ t unchanged and changes later ones", () => {
     const model = new GPT(config, gradcheckParameters(config, Rng.fromSeed(5)));

@@ -1,6 +1,6 @@
 // tfjs logits against the float64 reference, and the gradient check (which must also be able to fail).
 import { describe, expect, it, beforeAll, vi } from "vitest";
-import { tf } from "../../src/util/backend.ts";
+import { readTensor, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
@@ -28,7 +28,7 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
         [[0, 0, 0, 0, 0, 1, 1, 1], [2, 2, 2, 2, 2, -1, -1, -1]],
         config,
       );
-      const got = tf.tidy(() => model.forward(input).dataSync());
+      const got = readTensor(() => model.forward(input));
       const want = referenceLogits(config, toParams64(params), input);
       expect(maxAbsDiff(got, want)).toBeLessThan(LOGIT_ATOL);
       model.dispose();
