@@ -8,8 +8,9 @@ import { evaluateCommand } from "./commands/evaluate.ts";
 import { cyclicCommand } from "./commands/cyclic.ts";
 import { baselinesCommand } from "./commands/baselines.ts";
 import { reportCommand } from "./commands/report.ts";
+import { brownCommand } from "./commands/brown.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

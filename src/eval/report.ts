@@ -22,6 +22,8 @@ import { documentWindows } from "./windows.ts";
 export interface ReportOptions {
   /** Headline stride; default half the context (rounded up). Loss by position always uses stride = context. */
   readonly stride?: number;
+  /** Stride of the next-token calibration pass; default the headline stride (the context length halves its cost). */
+  readonly calibrationStride?: number;
   readonly seed?: number;
   readonly bins?: number;
   readonly replicates?: number;
@@ -44,6 +46,7 @@ export const REPORT_VERSION = 1;
 export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions = {}) {
   const T = model.binding.contextLength;
   const stride = opts.stride ?? Math.ceil(T / 2);
+  const calStride = opts.calibrationStride ?? stride;
   const seed = opts.seed ?? 0;
   const rows = opts.rowsPerBatch ?? 16;
   const bins = opts.bins ?? 10;
@@ -61,7 +64,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const promptDocs = heldOut.length > 0 ? heldOut : train;
 
   const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
-  const total = batchesAt(stride) * 2 + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
+  const total = batchesAt(stride) + batchesAt(calStride) + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
     (train.length > 0 ? Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length) : 0);
   const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
@@ -69,7 +72,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
   const full = stride === T ? headline : bySplit.map(([, d]) => evaluateWindows(model, d, T, { rowsPerBatch: rows, onBatch: tick }));
   const groups = groupWindowsWithOverall(headline);
-  const calibration = bySplit.map(([, d]) => nextTokenCalibration(nextTokenPredictions(model, d, stride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
+  const calibration = bySplit.map(([, d]) => nextTokenCalibration(nextTokenPredictions(model, d, calStride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
   const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
@@ -87,9 +90,11 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
       groups: groups.map((g) => ({ split: g.split, source: g.source, documents: new Set(g.windows.map((w) => w.doc)).size, targets: g.windows.reduce((n, w) => n + w.scored, 0) })),
     },
     perplexity: { stride, context_length: T, unit: "nats per target", groups: groups.map(groupRecord) },
+    // the loss-by-position pass (stride = context) gives a second, separately labelled perplexity: never compare the two silently
+    perplexity_at_stride_context: stride === T ? null : { stride: T, context_length: T, unit: "nats per target", groups: groupWindowsWithOverall(full).map(groupRecord) },
     bits_per_byte: { stride, definition: BPB_DEFINITION, groups: groups.map((g) => groupBpb(g, documents, tokenizer)) },
     loss_by_position: { stride: T, context_length: T, note: "position p predicts from p + 1 tokens of context; non-overlapping windows", by_split: full.map(positionRecord) },
-    calibration: { stride, bins, by_split: calibration },
+    calibration: { stride: calStride, bins, by_split: calibration },
     ...generated,
     memorization: { verbatim, canary },
     baselines,
@@ -101,7 +106,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
         const naive = tokenWeightedStandardError(means, counts);
         return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates }, independent_windows_se: naive.se };
       }),
-      next_token_accuracy: calibration.map((c) => ({ split: c.split, stride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),
+      next_token_accuracy: calibration.map((c) => ({ split: c.split, stride: calStride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),
     },
     identities: {
       model: opts.model ?? modelIdentity(model.name),
@@ -110,7 +115,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
         perplexity: evaluatorIdentity("windowed-perplexity", { stride, context_length: T }, 1),
         bits_per_byte: evaluatorIdentity("bits-per-byte", { stride, definition: BPB_DEFINITION }, 1),
         loss_by_position: evaluatorIdentity("loss-by-position", { stride: T }, 1),
-        calibration: evaluatorIdentity("next-token-calibration", { stride, bins, scheme: "equal-width" }, 1),
+        calibration: evaluatorIdentity("next-token-calibration", { stride: calStride, bins, scheme: "equal-width" }, 1),
         generation: evaluatorIdentity("sampled-generation", { ...gen, seed }, 1),
         verbatim: evaluatorIdentity("verbatim-recall", { ...verb }, 1),
         canary: evaluatorIdentity("canary-probe", { text: opts.canary?.text ?? null, secret_tokens: opts.canary?.secretTokens ?? 2 }, 1),

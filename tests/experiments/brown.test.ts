@@ -1,0 +1,68 @@
+// The Brown pipeline end to end on a small slice: split manifest, BPE, training with checkpoints, resume,
+// harness evaluation. Asserts contracts (orderings, each target once, resume), not this machine's digits.
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveModelConfig } from "../../src/model/config.ts";
+import { BROWN_DEFAULTS, runBrown, formatBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
+import { ALL_SOURCES } from "../../src/eval/grouped.ts";
+import { useBackend } from "../helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
+const slice: Partial<BrownOptions> = {
+  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, steps: 60, evalEvery: 20, checkpointEvery: 20, warmup: 5,
+  model: resolveModelConfig({ vocabSize: 300, contextLength: 32, nLayers: 1, dModel: 32, nHeads: 2, dFF: 64 }),
+  canary: { ...BROWN_DEFAULTS.canary, repetitions: 3 },
+};
+
+describe("brown lab on a slice", () => {
+  beforeAll(() => useBackend("wasm"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let result: BrownResult;
+
+  it("runs end to end: baselines ordered bigram < unigram < uniform, the model below uniform, every target scored once", async () => {
+    const r = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: join(dir, "a") });
+    if ("stopped" in r) throw new Error("did not finish");
+    result = r;
+    const b = result.bar;
+    expect(b.bigram_below_unigram_below_uniform).toBe(true);
+    expect(b.unigram_prior_bigram).toBeLessThan(b.unigram);
+    expect(b.model).toBeLessThan(b.uniform);
+    expect(Math.abs(b.uniform - Math.log(300))).toBeLessThan(1e-9);
+    // each validation target exactly once at both strides: the merged groups hold all targets of the split
+    const targets = result.data.tokens.validation;
+    const at = (groups: readonly { split: string; source: string; targets: number }[]) => groups.find((g) => g.split === "validation" && g.source === ALL_SOURCES)!.targets;
+    expect(at(result.report.perplexity.groups)).toBe(targets);
+    expect(at(result.report.perplexity_at_stride_context!.groups)).toBe(targets);
+    expect(result.report.perplexity.stride).toBe(16);
+    // training reduced the loss and the test split was not touched
+    const h = result.training.history.train;
+    expect(h.length).toBe(60);
+    expect(h[h.length - 1][1]).toBeLessThan(h[0][1]);
+    expect(result.report.perplexity.groups.some((g) => g.split === "test")).toBe(false);
+    expect(formatBrown(result)).not.toMatch(/FINAL REPORT/);
+    // artefacts: auditable manifest, model, loss curve
+    const manifest = JSON.parse(readFileSync(join(dir, "a", "manifest.json"), "utf8"));
+    expect(manifest.documents.every((d: { sha256: string }) => /^[0-9a-f]{64}$/.test(d.sha256))).toBe(true);
+    expect(existsSync(join(dir, "a", "model.safetensors"))).toBe(true);
+    expect(readFileSync(join(dir, "a", "loss_curve.svg"), "utf8")).toContain("validation (probe)");
+  });
+
+  it("an interrupted run resumes from its checkpoint to the same model bytes; changed options and a changed manifest are refused", async () => {
+    const out = join(dir, "b");
+    const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, stopAt: 40 });
+    expect(stopped).toEqual({ stopped: 40, state: join(out, "train_state.safetensors") });
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: checkpoint 0\.003, this run 0\.001/);
+    const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true });
+    if ("stopped" in resumed) throw new Error("did not finish");
+    expect(resumed.training.resumed_from).toBe(40);
+    expect(resumed.model_sha256).toBe(result.model_sha256); // same as the uninterrupted run above
+    expect(resumed.training.history.train.map(([s]) => s)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    const manifestPath = join(out, "manifest.json");
+    const m = JSON.parse(readFileSync(manifestPath, "utf8"));
+    m.documents[0].sha256 = "0".repeat(64);
+    writeFileSync(manifestPath, JSON.stringify(m));
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out })).rejects.toThrow(/sha256/);
+  });
+});
