@@ -1,5 +1,6 @@
 // Charts for tinylab reports: line chart, reliability diagram, bars with intervals, and EMA smoothing.
 // Each returns a standalone SVG string built from the primitives in svg.ts; nothing here computes a metric.
+import type { ReliabilityBin } from "../eval/calibration.ts";
 import {
   type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, el, escapeXml, fitText, formatNumber, legend,
   legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, notesText, paletteColor, pathData, px, svgDocument, text,
@@ -186,14 +187,7 @@ export function lineChart(spec: LineChartSpec): string {
   return svgDocument(W, H, body, spec.title);
 }
 
-/** One confidence bin: [lo, hi), how many predictions fell in it, their mean confidence and accuracy. */
-export interface ReliabilityBin {
-  readonly lo: number;
-  readonly hi: number;
-  readonly count: number;
-  readonly meanConfidence: number;
-  readonly accuracy: number;
-}
+export type { ReliabilityBin } from "../eval/calibration.ts";
 
 export interface ReliabilityOptions {
   readonly title?: string;
