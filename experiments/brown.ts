@@ -113,9 +113,9 @@ function validationProbe(model: GPT, docs: readonly Document[]): number {
 
 /** Training loss (raw and smoothed, both drawn) and validation points against update. */
 export function lossCurve(h: History, title: string): string {
-  const raw = { name: "training loss (per update)", points: h.train };
+  const raw = { name: "train loss", points: h.train };
   return lineChart({
-    title, xLabel: "update", yLabel: "NLL (nats per token)",
+    title, xLabel: "update", yLabel: "NLL (nats per token); train loss per update, validation on a fixed probe",
     series: rawAndSmoothed(raw, 0.1),
     scatter: [{ name: "validation (probe)", points: h.validation }],
   });

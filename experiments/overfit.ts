@@ -181,6 +181,6 @@ export async function overfitFigure(r: OverfitResult): Promise<string> {
     { name: `seed ${run.seed} train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: PALETTE[i % PALETTE.length], marker: true },
     { name: `seed ${run.seed} validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: PALETTE[i % PALETTE.length], dash: "6 4", marker: true },
   ]);
-  const refLines = r.baselines.map((b) => ({ name: `${b.name} (validation)`, y: b.validation.nll, color: "#888888", dash: "2 3" }));
-  return lineChart({ title: "Overfitting: training vs validation NLL by update", xLabel: "update", yLabel: "NLL (nats per target)", series, refLines });
+  const refLines = r.baselines.map((b) => ({ name: b.name.replace(/ \(.*\)$/, ""), y: b.validation.nll, color: "#888888", dash: "2 3" }));
+  return lineChart({ title: "Overfitting: training vs validation NLL by update (baselines: validation)", xLabel: "update", yLabel: "NLL (nats per target)", series, refLines });
 }
