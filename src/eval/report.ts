@@ -13,7 +13,7 @@ import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { blockBootstrap, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
 import { canaryProbe } from "./memorization.ts";
-import { nextTokenCalibration, nextTokenPredictions } from "./next_token.ts";
+import { nextTokenCalibration, nextTokenPredictions, topOf, type NextTokenPredictions } from "./next_token.ts";
 import { GENERATION_DEFAULTS, generationSection, type GenerationSettings } from "./report_generation.ts";
 import { VERBATIM_DEFAULTS, verbatimProbe, type VerbatimSettings } from "./verbatim.ts";
 import { evaluateWindows, type WindowedResult } from "./windowed.ts";
@@ -64,15 +64,19 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const promptDocs = heldOut.length > 0 ? heldOut : train;
 
   const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
-  const total = batchesAt(stride) + batchesAt(calStride) + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
+  // calibration at stride T rides on the stride-T pass (one forward per window); otherwise it is a pass of its own
+  const shared = calStride === T && stride !== T;
+  const total = batchesAt(stride) + (shared ? 0 : batchesAt(calStride)) + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
     (train.length > 0 ? Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length) : 0);
   const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
 
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
-  const full = stride === T ? headline : bySplit.map(([, d]) => evaluateWindows(model, d, T, { rowsPerBatch: rows, onBatch: tick }));
+  const captured = new Map<Split, NextTokenPredictions>();
+  const full = stride === T ? headline : bySplit.map(([split, d]) =>
+    evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }));
   const groups = groupWindowsWithOverall(headline);
-  const calibration = bySplit.map(([, d]) => nextTokenCalibration(nextTokenPredictions(model, d, calStride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
+  const calibration = bySplit.map(([split, d]) => nextTokenCalibration(captured.get(split) ?? nextTokenPredictions(model, d, calStride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
   const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
@@ -128,6 +132,31 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
 }
 
 export type Report = ReturnType<typeof buildReport>;
+
+/**
+ * The model, but each positionNll is read off one logProbs call whose top-1 predictions are kept for
+ * calibration: the stride-T likelihood pass and the calibration pass become one forward per window.
+ */
+function capturingNextToken(model: ScoringModel, split: Split, stride: number, into: Map<Split, NextTokenPredictions>): ScoringModel {
+  const V = model.binding.vocabSize;
+  const p = { split, stride, confidences: [] as number[], correct: [] as boolean[] };
+  into.set(split, p);
+  return {
+    ...model,
+    positionNll: (batch) => {
+      const lp = model.logProbs(batch.input);
+      const nll = new Float64Array(batch.targets.length);
+      for (let i = 0; i < nll.length; i++) {
+        if (batch.mask[i] === 0) continue;
+        nll[i] = -lp[i * V + batch.targets[i]];
+        const top = topOf(lp, i, V);
+        p.confidences.push(Math.min(1, Math.exp(top.logProb)));
+        p.correct.push(top.token === batch.targets[i]);
+      }
+      return nll;
+    },
+  };
+}
 
 function positionRecord(r: WindowedResult) {
   return { split: r.split, positions: r.byPosition.map((p) => ({ position: p.position, targets: p.targets, nll: p.totalNll / p.targets })) };

@@ -93,3 +93,26 @@ describe("buildReport on a briefly trained decoder", () => {
     expect(leaked).toBe(0);
   });
 });
+
+describe("calibration sharing the stride-T pass", () => {
+  beforeAll(() => useBackend("cpu"));
+  it("gives the same calibration as a separate next-token pass at that stride, and the same loss by position", async () => {
+    const { nextTokenCalibration, nextTokenPredictions } = await import("../../src/eval/next_token.ts");
+    const { tokenizer, docs } = tinyData();
+    const model = tinyDecoder(10);
+    const adapter = decoderAdapter(model, { name: "tiny" });
+    const small = { generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 }, replicates: 20 };
+    const T = adapter.binding.contextLength;
+    const shared = buildReport(adapter, tokenizer, docs, { ...small, stride: 4, calibrationStride: T });
+    const separate = buildReport(adapter, tokenizer, docs, { ...small, stride: T }); // loss by position from its own pass
+    for (const c of shared.calibration.by_split) {
+      const direct = nextTokenCalibration(nextTokenPredictions(adapter, docs.filter((d) => d.split === c.split), T), { bins: 10 });
+      expect(c.accuracy).toEqual(direct.accuracy);
+      expect(c.report.ece).toBeCloseTo(direct.report.ece, 12);
+      expect(c.stride).toBe(T);
+    }
+    // NLL read off log-softmax vs logsumexp: float32 rounding only
+    shared.loss_by_position.by_split.forEach((s, i) => s.positions.forEach((p, j) => expect(Math.abs(p.nll - separate.loss_by_position.by_split[i].positions[j].nll)).toBeLessThan(1e-5)));
+    model.dispose();
+  });
+});
