@@ -103,31 +103,32 @@ export const gelu: (x: T) => T = fused((x: T, save?: T) => {
 });
 
 /**
- * Causal multi-head attention core from packed qkv [B, S, 3C] and an additive mask [B, 1, S, S]:
- * softmax(q·kᵀ/√D + mask)·v, returned as [B, S, C] (heads concatenated). Hand-written backward.
+ * Causal multi-head attention core: softmax(q·kᵀ/√D + mask)·v from q, k, v [B, S, C] and an additive mask
+ * [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
  */
-export function attend(qkv: T, mask: T, nHeads: number): T {
-  const [B, S, C3] = qkv.shape;
-  const C = C3 / 3, D = C / nHeads, scale = 1 / Math.sqrt(D);
-  const f = fused((qkvIn: T, save?: T) => {
-    const heads = tf.transpose(tf.reshape(qkvIn, [B, S, 3, nHeads, D]), [2, 0, 3, 1, 4]); // [3, B, H, S, D]
-    const [q, k, v] = tf.unstack(heads); // each [B, H, S, D]
-    const att = tf.softmax(tf.add(tf.mul(tf.matMul(q, swapLast(k)), scale), mask)); // [B, H, S, S]
-    (save as unknown as tf.GradSaveFunc)([q, k, v, att]);
+export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
+  const [B, S, C] = q.shape;
+  const D = C / nHeads, scale = 1 / Math.sqrt(D);
+  // 4-D transposes only: tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
+  const toHeads = (x: T) => tf.transpose(tf.reshape(x, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
+  const fromHeads = (x: T) => tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [B, S, C]); // [B, S, C]
+  const f = fused((qIn: T, kIn: T, vIn: T, save?: T) => {
+    const [qh, kh, vh] = [qIn, kIn, vIn].map(toHeads); // each [B, H, S, D]
+    const att = tf.softmax(tf.add(tf.mul(tf.matMul(qh, swapLast(kh)), scale), mask)); // [B, H, S, S]
+    (save as unknown as tf.GradSaveFunc)([qh, kh, vh, att]);
     return {
-      value: tf.reshape(tf.transpose(tf.matMul(att, v), [0, 2, 1, 3]), [B, S, C]),
+      value: fromHeads(tf.matMul(att, vh)),
       gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
-        const dy4 = tf.transpose(tf.reshape(dy, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
+        const dy4 = toHeads(dy); // [B, H, S, D]
         const dv = tf.matMul(swapLast(as), dy4);
         const datt = tf.matMul(dy4, swapLast(vs));
         // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
         const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
-        const dq = tf.matMul(ds, ks), dk = tf.matMul(swapLast(ds), qs);
-        return tf.reshape(tf.transpose(tf.stack([dq, dk, dv]), [1, 3, 0, 2, 4]), [B, S, C3]);
+        return [fromHeads(tf.matMul(ds, ks)), fromHeads(tf.matMul(swapLast(ds), qs)), fromHeads(dv)];
       },
     };
   });
-  return f(qkv);
+  return f(q, k, v);
 }
 
 /**
