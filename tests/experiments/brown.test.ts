@@ -8,6 +8,7 @@ import { resolveModelConfig } from "../../src/model/config.ts";
 import { BROWN_DEFAULTS, runBrown, formatBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
 import { ALL_SOURCES } from "../../src/eval/grouped.ts";
 import { useBackend } from "../helpers.ts";
+import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
@@ -49,6 +50,12 @@ describe("brown lab on a slice", () => {
     expect(readFileSync(join(dir, "a", "loss_curve.svg"), "utf8")).toContain("validation (probe)");
   });
 
+  it("the saved slice checkpoint, loaded from disk: causality, same-seed sampling, margin-gated prediction", () => {
+    const r = checkLoadedCheckpoint(join(dir, "a", "model.safetensors"));
+    // a 60-update slice model has no firm opinion: the gate must hold the assertion back, and says so
+    if (!r.asserted) console.info(`confident prediction not asserted on the slice model: margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)})`);
+  });
+
   it("an interrupted run resumes from its checkpoint to the same model bytes; changed options and a changed manifest are refused", async () => {
     const out = join(dir, "b");
     const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, stopAt: 40 });
@@ -64,5 +71,20 @@ describe("brown lab on a slice", () => {
     m.documents[0].sha256 = "0".repeat(64);
     writeFileSync(manifestPath, JSON.stringify(m));
     await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out })).rejects.toThrow(/sha256/);
+  });
+});
+
+/** The default run's checkpoint, when present (it takes ~11 minutes to make: `npx tinylab brown`). */
+const trained = process.env.TINYLAB_BROWN_MODEL ?? "results/brown/model.safetensors";
+describe.skipIf(!existsSync(trained))(`trained Brown checkpoint at ${trained} (skipped when absent: run \`npx tinylab brown\`)`, () => {
+  beforeAll(() => useBackend("wasm"));
+  let r: ReturnType<typeof checkLoadedCheckpoint>;
+  it("causality and same-seed sampling hold on the loaded weights", () => {
+    r = checkLoadedCheckpoint(trained);
+  });
+  it(`"of the United" → " States" is asserted only when the greedy margin exceeds ${MARGIN_THRESHOLD}`, (ctx) => {
+    if (!r) ctx.skip("the checkpoint checks above failed");
+    if (!r.asserted) ctx.skip(`greedy margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)}): no confident prediction to assert`);
+    expect(r.asserted).toBe(true); // the assertion itself ran inside checkLoadedCheckpoint
   });
 });
