@@ -116,7 +116,8 @@ function validationProbe(model: GPT, docs: readonly Document[]): number {
 export function lossCurve(h: History, title: string): string {
   const raw = { name: "train loss", points: h.train };
   return lineChart({
-    title, xLabel: "update", yLabel: "NLL (nats per token); train loss per update, validation on a fixed probe",
+    title, xLabel: "update", yLabel: "NLL (nats per token)",
+    notes: ["train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents"],
     series: rawAndSmoothed(raw, 0.1),
     scatter: [{ name: "validation (probe)", points: h.validation }],
   });
