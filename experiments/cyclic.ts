@@ -3,6 +3,7 @@
 // A recipe over src/, not library code.
 import { performance } from "node:perf_hooks";
 import { Rng, type RngState } from "../src/util/rng.ts";
+import { ReplacementSource } from "../src/data/sampling.ts";
 import { provenance, round6 } from "../src/util/provenance.ts";
 import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { initParameters, type ParamArrays } from "../src/model/init.ts";
@@ -10,9 +11,9 @@ import { GPT } from "../src/model/gpt.ts";
 import { batchLoss } from "../src/model/loss.ts";
 import { AdamW, DEFAULT_ADAMW, type AdamWState } from "../src/train/adamw.ts";
 import type { StepResult } from "../src/train/trainer.ts";
-import { trainLoop, type DataSource, type LoopArgs } from "../src/train/loop.ts";
+import { trainLoop, type LoopArgs } from "../src/train/loop.ts";
 import { constantSchedule } from "../src/train/schedule.ts";
-import { paddedBatches, trainingBatches, type Batch, type Binding } from "../src/data/batches.ts";
+import { paddedBatches, type Batch, type Binding } from "../src/data/batches.ts";
 import type { Document, Split } from "../src/data/documents.ts";
 import type { SplitRows } from "../src/data/split_file.ts";
 import { CYCLE_LENGTH, CYCLIC_VOCAB, ROW_LENGTH, cyclicDocuments, readCyclicSplitFile, splitCyclicRows, taskEntropyByPosition } from "../src/data/cyclic.ts";
@@ -46,33 +47,6 @@ export const CYCLIC_MODEL: ModelConfig = resolveModelConfig({ vocabSize: CYCLIC_
 
 /** Input position 3 sees c0..c3 and predicts c0: from here on the target is determined by the context. */
 export const FIRST_DETERMINED_POSITION = CYCLE_LENGTH - 1;
-
-/**
- * `rows` training rows per update, drawn with replacement from a seeded stream; its state is the stream's.
- * (A general data order; it would sit beside EpochSource in src/train/loop.ts.)
- */
-export class ReplacementSource implements DataSource<Batch, RngState> {
-  constructor(private readonly docs: readonly Document[], readonly rows: number, private readonly binding: Binding, readonly rng: Rng) {
-    if (docs.length === 0) throw new Error("no training rows to draw from");
-  }
-
-  next(): Batch[] {
-    // each draw gets its own document id, since one row may be drawn twice
-    const drawn = Array.from({ length: this.rows }, (_, slot) => {
-      const d = this.docs[this.rng.int(this.docs.length)];
-      return { ...d, id: `${d.id}#${slot}` };
-    });
-    return trainingBatches(drawn, this.binding, "padded", this.rows);
-  }
-
-  state(): RngState {
-    return this.rng.state();
-  }
-
-  restore(state: RngState): void {
-    this.rng.load(state);
-  }
-}
 
 /** Everything an update reads or changes. */
 export interface TrainState {

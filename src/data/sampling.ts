@@ -1,8 +1,8 @@
-// Training windows sampled at random from long documents: each row is contextLength + 1 consecutive ids of
-// one document (never crossing into another), drawn by a seeded stream whose state is the data cursor.
+// Seeded training data orders whose state is the data cursor: random document-local windows of long documents
+// (RandomWindows) and whole short rows drawn with replacement (ReplacementSource).
 import type { Rng, RngState } from "../util/rng.ts";
 import type { DataSource } from "../train/loop.ts";
-import { PAD_DOC, PAD_ID, type Batch, type Binding } from "./batches.ts";
+import { PAD_DOC, PAD_ID, trainingBatches, type Batch, type Binding } from "./batches.ts";
 import type { Document } from "./documents.ts";
 
 /** Rows of random document-local windows; a document is chosen with probability ∝ its number of targets. */
@@ -51,6 +51,32 @@ export class RandomWindows implements DataSource<Batch, RngState> {
       count += span;
     }
     return [{ split: "train", binding: this.binding, layout: "packed", input: { rows: this.rows, cols: T, ids, docIds }, targets, mask, targetCount: count, docIds: [] }];
+  }
+
+  state(): RngState {
+    return this.rng.state();
+  }
+
+  restore(state: RngState): void {
+    this.rng.load(state);
+  }
+}
+
+/**
+ * `rows` training rows per update, drawn with replacement from a seeded stream; its state is the stream's.
+ */
+export class ReplacementSource implements DataSource<Batch, RngState> {
+  constructor(private readonly docs: readonly Document[], readonly rows: number, private readonly binding: Binding, readonly rng: Rng) {
+    if (docs.length === 0) throw new Error("no training rows to draw from");
+  }
+
+  next(): Batch[] {
+    // each draw gets its own document id, since one row may be drawn twice
+    const drawn = Array.from({ length: this.rows }, (_, slot) => {
+      const d = this.docs[this.rng.int(this.docs.length)];
+      return { ...d, id: `${d.id}#${slot}` };
+    });
+    return trainingBatches(drawn, this.binding, "padded", this.rows);
   }
 
   state(): RngState {
