@@ -1,6 +1,7 @@
 // tfjs building blocks with hand-written gradients that avoid slow or missing kernels on wasm.
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
+import { batchMatMul } from "../util/wasm_matmul.ts";
 
 type T = tf.Tensor;
 
@@ -19,8 +20,8 @@ export function swapLast(x: T): T {
 export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
-    value: tf.matMul(a, b),
-    gradFunc: (dy: T, saved: T[]) => [tf.matMul(dy, swapLast(saved[1])), tf.matMul(swapLast(saved[0]), dy)],
+    value: batchMatMul(a, b),
+    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLast(saved[1])), batchMatMul(swapLast(saved[0]), dy)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
@@ -114,17 +115,17 @@ export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
   const fromHeads = (x: T) => tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [B, S, C]); // [B, S, C]
   const f = fused((qIn: T, kIn: T, vIn: T, save?: T) => {
     const [qh, kh, vh] = [qIn, kIn, vIn].map(toHeads); // each [B, H, S, D]
-    const att = tf.softmax(tf.add(tf.mul(tf.matMul(qh, swapLast(kh)), scale), mask)); // [B, H, S, S]
+    const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLast(kh)), scale), mask)); // [B, H, S, S]
     (save as unknown as tf.GradSaveFunc)([qh, kh, vh, att]);
     return {
-      value: fromHeads(tf.matMul(att, vh)),
+      value: fromHeads(batchMatMul(att, vh)),
       gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
         const dy4 = toHeads(dy); // [B, H, S, D]
-        const dv = tf.matMul(swapLast(as), dy4);
-        const datt = tf.matMul(dy4, swapLast(vs));
+        const dv = batchMatMul(swapLast(as), dy4);
+        const datt = batchMatMul(dy4, swapLast(vs));
         // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
         const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
-        return [fromHeads(tf.matMul(ds, ks)), fromHeads(tf.matMul(swapLast(ds), qs)), fromHeads(dv)];
+        return [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLast(ds), qs)), fromHeads(dv)];
       },
     };
   });

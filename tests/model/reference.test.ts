@@ -10,6 +10,7 @@ import { referenceLogits, toParams64 } from "../../src/model/reference.ts";
 import { runGradcheck } from "../../src/cli/commands/gradcheck.ts";
 import { packedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments } from "../../src/data/fixtures.ts";
+import { SLICE_MIN_MACS, usesSlicedMatMul } from "../../src/util/wasm_matmul.ts";
 import { TEST_BACKENDS, maxAbsDiff, useBackend } from "../helpers.ts";
 
 /** The issue's bound: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room for accumulation. */
@@ -40,6 +41,25 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
     const bad = report.tensors.filter((t) => !t.passed).map((t) => `${t.name}: ${JSON.stringify(t.worst)}`);
     expect(bad).toEqual([]);
     expect(report.coordinates).toBe(name === "overfit" ? 2808 : 212);
+  });
+
+  // attention slices of 16×16×16 = SLICE_MIN_MACS: on wasm this config runs the sliced matmul kernel
+  const sliced = resolveModelConfig({ vocabSize: 6, contextLength: 16, nLayers: 1, dModel: 16, nHeads: 1, dFF: 16 });
+
+  it("the attention path of larger products (the sliced kernel on wasm) matches the reference and passes the gradient check", () => {
+    const D = sliced.dModel / sliced.nHeads;
+    expect(sliced.contextLength ** 2 * D).toBeGreaterThanOrEqual(SLICE_MIN_MACS);
+    expect(usesSlicedMatMul()).toBe(backend === "wasm");
+    const params = gradcheckParameters(sliced, Rng.fromSeed(12));
+    const model = new GPT(sliced, params);
+    const rng = Rng.fromSeed(13);
+    const rows = [0, 1].map(() => Array.from({ length: 16 }, () => rng.int(6)));
+    const input = toModelInput(rows, [Array(16).fill(0), [...Array(9).fill(0), ...Array(7).fill(1)]], sliced);
+    expect(maxAbsDiff(readTensor(() => model.forward(input)), referenceLogits(sliced, toParams64(params), input))).toBeLessThan(LOGIT_ATOL);
+    model.dispose();
+    const docs = [0, 1, 2].map((i) => ({ id: `d${i}`, split: "train" as const, source: "test", ids: Array.from({ length: 17 }, () => rng.int(6)) }));
+    const report = gradcheck(sliced, params, packedBatches(docs, { vocabSize: 6, contextLength: 16 }, 2));
+    expect(report.tensors.filter((t) => !t.passed).map((t) => t.name)).toEqual([]);
   });
 
   it("gradient check fails when the analytic side computes a different function (logits scaled by 1.01)", () => {
