@@ -3,7 +3,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 // tfjs-core registers no gradients: ours are in gradients.ts (the full @tensorflow/tfjs bundle costs ~0.5 s)
 import "./gradients.ts";
-// a batched matmul kernel for wasm (its own batched path is ~8× slower than its 2-D one)
+// a batched matmul kernel for wasm (its own batched path is ~6× slower than its 2-D one)
 import "./wasm_matmul.ts";
 import "@tensorflow/tfjs-backend-cpu";
 import "@tensorflow/tfjs-backend-wasm";
