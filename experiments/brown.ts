@@ -61,10 +61,12 @@ export const BROWN_DEFAULTS: BrownOptions = {
   seed: 1,
   splitSeed: 0,
   vocab: 512,
-  // sized for ≤ 15 minutes on 2 cores on wasm (~1,650 training tokens/s, single-threaded); of three budgets
-  // compared on validation (16 rows × 500, 8 rows × 1000, 16 rows × 500 at lr 1e-2) 8 × 1000 scored best
+  // sized for ≤ 15 minutes on 2 cores on wasm: ~3,450 training tokens/s single-threaded since the sliced
+  // attention matmul (1,000 updates took 296 s), so 2,000 updates ≈ 10 min plus ~1.5 min of evaluation.
+  // Of three budgets compared on validation at equal tokens (16 rows × 500, 8 rows × 1000, 16 rows × 500
+  // at lr 1e-2) 8 rows scored best.
   model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
-  steps: 1000,
+  steps: 2000,
   batchRows: 8,
   lr: 3e-3,
   warmup: 30,
@@ -268,10 +270,11 @@ export function formatBrown(r: BrownResult): string {
   lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}) in ${f(r.training.seconds, 1)} s, ${Math.round(r.training.tokens_per_second)} tokens/s; model_sha256 ${r.model_sha256}`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
   const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
-  const bpb = new Map(rep.bits_per_byte.groups.map((g) => [`${g.split}/${g.source}`, g]));
+  const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   for (const g of rep.perplexity.groups) {
-    const iv = byKey.get(`${g.split}/${g.source}`), b = bpb.get(`${g.split}/${g.source}`);
-    lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} [${f(iv?.block_bootstrap_95.lo ?? NaN)}, ${f(iv?.block_bootstrap_95.hi ?? NaN)}]  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)}  ${String(g.targets).padStart(7)} targets`);
+    const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
+    const range = (x: { lo: number; hi: number } | undefined) => `[${f(x?.lo ?? NaN)}, ${f(x?.hi ?? NaN)}]`;
+    lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} ${range(iv)}  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)} ${range(b?.block_bootstrap_95)}  ${String(g.targets).padStart(7)} targets`);
   }
   if (rep.perplexity_at_stride_context) {
     const all = rep.perplexity_at_stride_context.groups.filter((g) => g.source === ALL_SOURCES);

@@ -1,5 +1,5 @@
 // Uncertainty for evaluation numbers: Wilson binomial interval, paired bootstrap of item differences,
-// ratio-estimator SE of a token-weighted mean, and a moving-block bootstrap over windows.
+// ratio-estimator SE of a token-weighted mean, and a moving-block bootstrap over windows (of a mean or a ratio).
 // Not a hypothesis-testing library; every resampler takes its Rng explicitly.
 import type { Rng } from "../util/rng.ts";
 
@@ -108,23 +108,56 @@ export function blockBootstrap(
   opts: BootstrapOptions & { blockLength?: number } = {},
 ): BootstrapInterval & { blockLength: number } {
   windows("blockBootstrap", windowMeans, counts);
-  const { replicates, level } = resampling("blockBootstrap", opts);
-  const n = windowMeans.length;
+  const { mean } = tokenWeightedStandardError(windowMeans, counts);
+  return resampleRatio(windowMeans.map((l, i) => counts[i] * l), counts, mean, rng, "blockBootstrap", opts);
+}
+
+/**
+ * The same moving-block bootstrap for a ratio Σnumᵢ / Σdenᵢ over windows whose denominators may be zero
+ * (bits per byte: nats/ln 2 over the bytes a window's targets stand for; a window of only EOS has 0 bytes).
+ */
+export function blockBootstrapRatio(
+  numerators: readonly number[],
+  denominators: readonly number[],
+  rng: Rng,
+  opts: BootstrapOptions & { blockLength?: number } = {},
+): BootstrapInterval & { blockLength: number } {
+  const name = "blockBootstrapRatio";
+  if (numerators.length !== denominators.length) throw new Error(`${name}: ${numerators.length} numerators but ${denominators.length} denominators`);
+  if (numerators.length === 0) throw new Error(`${name}: no windows`);
+  finiteArray(name, numerators);
+  denominators.forEach((d, i) => {
+    if (!(Number.isFinite(d) && d >= 0)) throw new Error(`${name}: denominator at index ${i} must be finite and ≥ 0, got ${d}`);
+  });
+  const total = denominators.reduce((s, d) => s + d, 0);
+  if (total === 0) throw new Error(`${name}: every denominator is 0`);
+  return resampleRatio(numerators, denominators, numerators.reduce((s, x) => s + x, 0) / total, rng, name, opts);
+}
+
+function resampleRatio(
+  num: readonly number[],
+  den: readonly number[],
+  estimate: number,
+  rng: Rng,
+  name: string,
+  opts: BootstrapOptions & { blockLength?: number },
+): BootstrapInterval & { blockLength: number } {
+  const { replicates, level } = resampling(name, opts);
+  const n = num.length;
   // Cube root of n is a convention (block length grows slower than n), not an optimum.
   const blockLength = opts.blockLength ?? Math.max(1, Math.round(Math.cbrt(n)));
-  if (!Number.isInteger(blockLength) || blockLength < 1 || blockLength > n) throw new Error(`blockBootstrap: blockLength must be an integer in [1, ${n}], got ${blockLength}`);
+  if (!Number.isInteger(blockLength) || blockLength < 1 || blockLength > n) throw new Error(`${name}: blockLength must be an integer in [1, ${n}], got ${blockLength}`);
   const reps: number[] = [];
   for (let r = 0; r < replicates; r++) {
-    let num = 0, den = 0, taken = 0;
+    let top = 0, bottom = 0, taken = 0;
     while (taken < n) {
       const start = rng.int(n - blockLength + 1);
       for (let t = 0; t < blockLength && taken < n; t++, taken++) {
-        num += counts[start + t] * windowMeans[start + t];
-        den += counts[start + t];
+        top += num[start + t];
+        bottom += den[start + t];
       }
     }
-    reps.push(num / den);
+    reps.push(top / bottom);
   }
-  const { mean } = tokenWeightedStandardError(windowMeans, counts);
-  return { ...summarize(mean, reps, level), blockLength };
+  return { ...summarize(estimate, reps, level), blockLength };
 }

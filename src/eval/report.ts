@@ -11,7 +11,7 @@ import type { ScoringModel } from "./adapter.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
 import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
-import { blockBootstrap, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
+import { blockBootstrap, blockBootstrapRatio, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
 import { canaryProbe } from "./memorization.ts";
 import { nextTokenCalibration, nextTokenPredictions, topOf, type NextTokenPredictions } from "./next_token.ts";
 import { GENERATION_DEFAULTS, generationSection, type GenerationSettings } from "./report_generation.ts";
@@ -109,6 +109,11 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
         const b = blockBootstrap(means, counts, boot.child(`${g.split}/${g.source}`), { replicates });
         const naive = tokenWeightedStandardError(means, counts);
         return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates }, independent_windows_se: naive.se };
+      }),
+      // the same resampling of windows for the ratio Σ(nats/ln 2)/Σbytes, from its own stream
+      bits_per_byte_by_group: groups.map((g) => {
+        const b = blockBootstrapRatio(g.windows.map((w) => w.totalNll / Math.LN2), g.windows.map((w) => w.bytes), boot.child(`bpb/${g.split}/${g.source}`), { replicates });
+        return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, bits_per_byte: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates } };
       }),
       next_token_accuracy: calibration.map((c) => ({ split: c.split, stride: calStride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),
     },

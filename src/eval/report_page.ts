@@ -35,8 +35,11 @@ export function reportHtml(r: Report): string {
     },
     {
       heading: `Bits per byte (stride ${r.bits_per_byte.stride})`,
-      html: para(r.bits_per_byte.definition) + htmlTable(["split", "source", "targets", "bytes", "chars", "bytes/target", "bits per byte", "bits per char", "stride"],
-        r.bits_per_byte.groups.map((g) => [g.split, g.source, g.targets, g.bytes, g.chars, r4(g.bytes_per_target), r4(g.bits_per_byte), r4(g.bits_per_char), g.stride])),
+      html: para(r.bits_per_byte.definition) + htmlTable(["split", "source", "targets", "bytes", "chars", "bytes/target", "bits per byte", "95% block bootstrap", "bits per char", "stride"],
+        r.bits_per_byte.groups.map((g, i) => {
+          const b = r.intervals.bits_per_byte_by_group[i].block_bootstrap_95;
+          return [g.split, g.source, g.targets, g.bytes, g.chars, r4(g.bytes_per_target), r4(g.bits_per_byte), `[${r4(b.lo)}, ${r4(b.hi)}]`, r4(g.bits_per_char), g.stride];
+        })),
     },
     {
       heading: `Loss by position within the window (stride ${r.loss_by_position.stride})`,

@@ -1,7 +1,7 @@
 // Interval contracts: Wilson values (003 and by hand), paired and block bootstrap determinism and
 // behaviour, and the ratio-estimator standard error of a token-weighted mean (004).
 import { describe, expect, it } from "vitest";
-import { blockBootstrap, pairedBootstrap, tokenWeightedStandardError, wilsonInterval } from "../../src/eval/intervals.ts";
+import { blockBootstrap, blockBootstrapRatio, pairedBootstrap, tokenWeightedStandardError, wilsonInterval } from "../../src/eval/intervals.ts";
 import { Rng } from "../../src/util/rng.ts";
 
 describe("wilsonInterval", () => {
@@ -164,5 +164,33 @@ describe("blockBootstrap", () => {
     expect(() => blockBootstrap([1], [0], r)).toThrow(/blockBootstrap: count at index 0 must be a positive integer/);
     expect(() => blockBootstrap([], [], r)).toThrow(/blockBootstrap: no windows/);
     expect(() => blockBootstrap([1], [1], r, { level: 0 })).toThrow(/level must be in \(0, 1\), got 0/);
+  });
+});
+
+describe("blockBootstrapRatio", () => {
+  it("is the token-weighted block bootstrap when numerators are count × mean (same stream, same replicates)", () => {
+    const means = [3.1, 4.2, 2.9, 5.0, 3.3, 4.4, 3.8], counts = [5, 9, 2, 7, 7, 1, 4];
+    const a = blockBootstrap(means, counts, Rng.fromSeed(21), { replicates: 200 });
+    const b = blockBootstrapRatio(means.map((m, i) => m * counts[i]), counts, Rng.fromSeed(21), { replicates: 200 });
+    expect(b).toEqual(a);
+  });
+
+  it("accepts windows with a zero denominator (a window of only EOS stands for 0 bytes)", () => {
+    // one block spans every window, so every replicate is (2 + 1 + 6)/(4 + 0 + 2) = 1.5
+    const r = blockBootstrapRatio([2, 1, 6], [4, 0, 2], Rng.fromSeed(0), { blockLength: 3, replicates: 20 });
+    expect(r).toMatchObject({ estimate: 1.5, lo: 1.5, hi: 1.5, se: 0 });
+    const wide = blockBootstrapRatio([2, 1, 6, 3, 3], [4, 0, 2, 3, 1], Rng.fromSeed(1), { blockLength: 1, replicates: 500 });
+    expect(wide.estimate).toBeCloseTo(15 / 10, 12);
+    expect(wide.lo).toBeLessThan(wide.estimate);
+    expect(wide.hi).toBeGreaterThan(wide.estimate);
+  });
+
+  it("names bad input", () => {
+    const r = Rng.fromSeed(0);
+    expect(() => blockBootstrapRatio([1, 2], [1], r)).toThrow(/2 numerators but 1 denominators/);
+    expect(() => blockBootstrapRatio([], [], r)).toThrow(/no windows/);
+    expect(() => blockBootstrapRatio([1, NaN], [1, 1], r)).toThrow(/value at index 1 is not finite/);
+    expect(() => blockBootstrapRatio([1, 2], [1, -1], r)).toThrow(/denominator at index 1 must be finite and ≥ 0, got -1/);
+    expect(() => blockBootstrapRatio([1, 2], [0, 0], r)).toThrow(/every denominator is 0/);
   });
 });

@@ -69,6 +69,11 @@ describe("buildReport on a briefly trained decoder", () => {
       expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.nll + 1e-12);
       expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
     }
+    report.intervals.bits_per_byte_by_group.forEach((i, k) => {
+      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte, 12); // the interval's estimate is the table's number
+      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.bits_per_byte + 1e-12);
+      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.bits_per_byte - 1e-12);
+    });
     for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate);
     expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);
     expect(report.diversity.samples).toBe(6);

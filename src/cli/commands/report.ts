@@ -26,8 +26,8 @@ export function formatReport(r: Report): string {
   ];
   r.perplexity.groups.forEach((g, i) => {
     const b = r.intervals.perplexity_by_group[i].block_bootstrap_95;
-    const bpb = r.bits_per_byte.groups[i];
-    lines.push(`  ${`${g.split}/${g.source}`.padEnd(28)} NLL ${f(g.nll)} [${f(b.lo)}, ${f(b.hi)}]  ppl ${f(g.perplexity).padStart(9)}  ${g.targets} targets  bpb ${f(bpb.bits_per_byte)} (${bpb.bytes} bytes)  bpc ${f(bpb.bits_per_char)} (${bpb.chars} chars)  stride ${g.stride}`);
+    const bpb = r.bits_per_byte.groups[i], bb = r.intervals.bits_per_byte_by_group[i].block_bootstrap_95;
+    lines.push(`  ${`${g.split}/${g.source}`.padEnd(28)} NLL ${f(g.nll)} [${f(b.lo)}, ${f(b.hi)}]  ppl ${f(g.perplexity).padStart(9)}  ${g.targets} targets  bpb ${f(bpb.bits_per_byte)} [${f(bb.lo)}, ${f(bb.hi)}] (${bpb.bytes} bytes)  bpc ${f(bpb.bits_per_char)} (${bpb.chars} chars)  stride ${g.stride}`);
   });
   for (const c of r.calibration.by_split) {
     lines.push(`calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${f(c.report.ece)} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
