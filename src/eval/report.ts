@@ -1,5 +1,5 @@
 // The composed evaluation report: one object with separate namespaces (perplexity by group, bits per byte,
-// loss by position, calibration, generation, overlap, diversity, memorization, baselines, intervals,
+// loss by position, calibration, generation, overlap, diversity, memorization, contamination, baselines, intervals,
 // identities, provenance). Unlike quantities are never averaged together. Not the HTML page (report_page.ts).
 import { checkDocuments, SPLITS, type Document, type Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
@@ -12,6 +12,7 @@ import { BPB_DEFINITION } from "./bpb.ts";
 import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { blockBootstrap, blockBootstrapRatio, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
+import { contaminationAudit } from "./contamination.ts";
 import { canaryProbe } from "./memorization.ts";
 import { nextTokenCalibration, nextTokenPredictions, topOf, type NextTokenPredictions } from "./next_token.ts";
 import { GENERATION_DEFAULTS, generationSection, type GenerationSettings } from "./report_generation.ts";
@@ -80,6 +81,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
+  const contamination = contaminationSection(tokenizer, train, bySplit, headline);
   const baselines = train.length > 0 ? baselineSection(model, tokenizer, train, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
   progress?.done();
 
@@ -101,6 +103,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
     calibration: { stride: calStride, bins, by_split: calibration },
     ...generated,
     memorization: { verbatim, canary },
+    contamination,
     baselines,
     intervals: {
       settings: intervalSettings,
@@ -129,6 +132,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
         verbatim: evaluatorIdentity("verbatim-recall", { ...verb }, 1),
         canary: evaluatorIdentity("canary-probe", { text: opts.canary?.text ?? null, secret_tokens: opts.canary?.secretTokens ?? 2 }, 1),
         baselines: evaluatorIdentity("count-baselines", { stride, k: 1 }, 1),
+        contamination: evaluatorIdentity("ngram-contamination", { n: CONTAMINATION_N, threshold: 0, words: "lowercased runs of letters, digits and _" }, 1),
         intervals: evaluatorIdentity("intervals", intervalSettings, 1),
       },
     },
@@ -174,6 +178,34 @@ function baselineSection(model: ScoringModel, tokenizer: Tokenizer, train: reado
     groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, stride, { tokenizer }))).map((g) => ({ baseline: b.name, ...groupRecord(g), bits_per_byte: groupBpb(g, docs, tokenizer).bits_per_byte })),
   );
   return { stride, fitted_on: "train documents", groups: rows };
+}
+
+const CONTAMINATION_N = 13;
+
+/**
+ * Word 13-gram audit of each scored held-out split against the training documents given, with the
+ * token-weighted NLL of the headline pass on every document and on the unflagged ones only.
+ */
+type ContaminationSection = { status: string } | {
+  n: number; threshold: number; against: string; note: string;
+  splits: { split: Split; documents: number; flagged: readonly string[]; flagged_fraction: number; unauditable: number; all_documents: { targets: number; nll: number }; unflagged_documents: { targets: number; nll: number } }[];
+};
+
+function contaminationSection(tokenizer: Tokenizer, train: readonly Document[], bySplit: readonly (readonly [Split, Document[]])[], headline: readonly WindowedResult[]): ContaminationSection {
+  if (train.length === 0) return { status: "not run: no training documents to audit against" };
+  const trainTexts = train.map((d) => tokenizer.decode(d.ids));
+  const nllOf = (ws: readonly { totalNll: number; scored: number }[]) => {
+    const targets = ws.reduce((n, w) => n + w.scored, 0);
+    return { targets, nll: targets === 0 ? NaN : ws.reduce((t, w) => t + w.totalNll, 0) / targets };
+  };
+  const splits = bySplit.flatMap(([split, docs], i) => {
+    if (split === "train") return [];
+    const audit = contaminationAudit(docs.map((d) => ({ id: d.id, text: tokenizer.decode(d.ids) })), trainTexts, { n: CONTAMINATION_N });
+    const flagged = new Set(audit.flaggedIds);
+    const windows = headline[i].windows;
+    return [{ split, documents: docs.length, flagged: audit.flaggedIds, flagged_fraction: audit.flaggedFraction, unauditable: audit.unauditable, all_documents: nllOf(windows), unflagged_documents: nllOf(windows.filter((w) => !flagged.has(w.doc))) }];
+  });
+  return { n: CONTAMINATION_N, threshold: 0, against: `${train.length} training documents`, note: "exact word n-gram matches only: paraphrases and text not given are invisible; an unauditable document is shorter than n words", splits };
 }
 
 /** BOS + all but the last k canary tokens, and those k tokens; refused before any work is done. */

@@ -74,6 +74,7 @@ export function reportHtml(r: Report): string {
       html: htmlTable(["distinct-1", "distinct-2", "unique sequences", "mean pairwise 2-gram Jaccard", "samples"], [[r4(r.diversity.distinct_1), r4(r.diversity.distinct_2), r4(r.diversity.unique_sequence_ratio), r4(r.diversity.mean_pairwise_jaccard_2), r.diversity.samples]]),
     },
     { heading: "Memorization", html: verbatimHtml(r) + `<h3>canary</h3>` + pre(r.memorization.canary) },
+    { heading: "Contamination: word n-gram audit against the training documents", html: contaminationHtml(r) },
     { heading: "Count baselines (same windows, same stride)", html: "groups" in r.baselines ? htmlTable(["baseline", "split", "source", "targets", "NLL", "stride"], r.baselines.groups.map((g) => [g.baseline, g.split, g.source, g.targets, r4(g.nll), g.stride])) : para(r.baselines.status) },
     { heading: "Provenance", html: pre(r.provenance) },
   ];
@@ -86,4 +87,12 @@ function verbatimHtml(r: Report): string {
   const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [x.split, x.doc, x.prompt, x.continuation, x.longest_match, x.match]);
   return para(`Longest verbatim match with training text, in ${v.unit}: training prompts mean ${r4(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${r4(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`) +
     htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows);
+}
+
+function contaminationHtml(r: Report): string {
+  const c = r.contamination;
+  if (!("splits" in c)) return para(c.status);
+  return para(`${c.n}-grams, flagged at any shared ${c.n}-gram, against ${c.against}; ${c.note}.`) +
+    htmlTable(["split", "documents", "flagged", "unauditable", "NLL, all documents", "NLL, unflagged only", "flagged ids"],
+      c.splits.map((s) => [s.split, s.documents, s.flagged.length, s.unauditable, `${r4(s.all_documents.nll)} (${s.all_documents.targets} targets)`, `${r4(s.unflagged_documents.nll)} (${s.unflagged_documents.targets} targets)`, s.flagged.join(", ")]));
 }

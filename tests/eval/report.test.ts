@@ -5,6 +5,7 @@ import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { buildReport, type Report } from "../../src/eval/report.ts";
 import { reportHtml } from "../../src/eval/report_page.ts";
 import type { GPT } from "../../src/model/gpt.ts";
+import { encodeDocument } from "../../src/data/documents.ts";
 import { tinyData, tinyDecoder } from "./tiny_model.ts";
 import { leakedBy, useBackend } from "../helpers.ts";
 
@@ -31,8 +32,8 @@ describe("buildReport on a briefly trained decoder", () => {
   afterAll(() => model.dispose());
 
   it("has every namespace, each with its own units", () => {
-    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "baselines", "intervals", "identities", "provenance"]) expect(report).toHaveProperty(k);
-    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "canary", "baselines", "intervals"]);
+    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "contamination", "baselines", "intervals", "identities", "provenance"]) expect(report).toHaveProperty(k);
+    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "canary", "baselines", "contamination", "intervals"]);
     for (const e of Object.values(report.identities.evaluators)) expect(e.id).toMatch(/^eval-[0-9a-f]{16}$/);
     expect(report.identities.model).toEqual({ name: "tiny", path: null, sha256: null });
   });
@@ -119,5 +120,43 @@ describe("calibration sharing the stride-T pass", () => {
     // NLL read off log-softmax vs logsumexp: float32 rounding only
     shared.loss_by_position.by_split.forEach((s, i) => s.positions.forEach((p, j) => expect(Math.abs(p.nll - separate.loss_by_position.by_split[i].positions[j].nll)).toBeLessThan(1e-5)));
     model.dispose();
+  });
+});
+
+describe("the contamination namespace", () => {
+  let model: GPT;
+  beforeAll(async () => {
+    await useBackend("cpu");
+    model = tinyDecoder(2);
+  });
+  afterAll(() => model.dispose());
+
+  it("flags a held-out document sharing a word 13-gram with training, and rescores without it from the same windows", () => {
+    const { tokenizer } = tinyData();
+    const long = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+    const docs = [
+      { id: "t-long", split: "train" as const, source: "s", text: `Start. ${long}.` },
+      { id: "v-copy", split: "validation" as const, source: "s", text: `${long.toUpperCase()} and more` }, // case folds: shares 13-grams
+      { id: "v-new", split: "validation" as const, source: "s", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu" },
+      { id: "v-short", split: "validation" as const, source: "s", text: "too short" },
+    ].map((d) => encodeDocument(tokenizer, d));
+    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs, { stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 } });
+    const c = r.contamination;
+    if (!("splits" in c)) throw new Error(`expected an audit, got: ${c.status}`);
+    expect(c.splits.map((s) => s.split)).toEqual(["validation"]); // train is the reference, never audited against itself
+    const v = c.splits[0];
+    expect(v).toMatchObject({ documents: 3, flagged: ["v-copy"], unauditable: 1 });
+    const group = r.perplexity.groups.find((g) => g.split === "validation" && g.source === "s")!;
+    expect(v.all_documents.targets).toBe(group.targets);
+    expect(v.all_documents.nll).toBeCloseTo(group.nll, 12);
+    const copyTargets = docs.find((d) => d.id === "v-copy")!.ids.length - 1;
+    expect(v.unflagged_documents.targets).toBe(group.targets - copyTargets);
+    expect(reportHtml(r)).toContain("v-copy");
+  });
+
+  it("says why when there are no training documents", () => {
+    const { tokenizer, docs } = tinyData();
+    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs.filter((d) => d.split !== "train"), { stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 } });
+    expect(r.contamination).toEqual({ status: "not run: no training documents to audit against" });
   });
 });

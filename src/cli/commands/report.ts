@@ -36,6 +36,10 @@ export function formatReport(r: Report): string {
   lines.push(`diversity: distinct-1 ${f(r.diversity.distinct_1)}, distinct-2 ${f(r.diversity.distinct_2)}, unique ${f(r.diversity.unique_sequence_ratio)}, pairwise 2-gram Jaccard ${f(r.diversity.mean_pairwise_jaccard_2)}`);
   const v = r.memorization.verbatim;
   if ("train_prompts" in v) lines.push(`verbatim recall: longest match with training text in characters, mean ${f(v.train_prompts.mean_longest_match)} on ${v.train_prompts.prompts} train prompts vs ${f(v.held_out_prompts.mean_longest_match)} on ${v.held_out_prompts.prompts} held-out prompts`);
+  const k = r.contamination;
+  if ("splits" in k) {
+    for (const s of k.splits) lines.push(`contamination (${k.n}-grams vs ${k.against}): ${s.split} ${s.flagged.length} of ${s.documents} documents flagged, ${s.unauditable} too short to audit; NLL ${f(s.all_documents.nll)} on all ${s.all_documents.targets} targets, ${f(s.unflagged_documents.nll)} on ${s.unflagged_documents.targets} unflagged`);
+  } else lines.push(`contamination: ${k.status}`);
   const c = r.memorization.canary;
   lines.push("evaluated" in c ? `canary: log p(secret | prefix) ${f(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f(c.log_prob_gain)}` : ""}` : `canary: ${c.status}`);
   return lines.join("\n");
