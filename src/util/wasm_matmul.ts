@@ -10,7 +10,7 @@ import * as tf from "@tensorflow/tfjs-core";
 
 export const SLICED_MATMUL = "TinylabSlicedMatMul";
 
-/** The parts of tfjs-wasm 4.22's BackendWasm this kernel relies on (checked before registering). */
+/** The parts of tfjs-wasm 4.22's BackendWasm this kernel relies on (checked before use: without them, tf.matMul). */
 interface WasmBackendParts {
   wasm: {
     cwrap: (name: string, ret: null, args: string[]) => (...args: unknown[]) => void;
@@ -90,7 +90,9 @@ export function batchMatMul(a: tf.Tensor, b: tf.Tensor, minSliceMacs = SLICE_MIN
   }
   const [M, K] = a.shape.slice(-2), [Kb, N] = b.shape.slice(-2);
   if (K !== Kb) throw new Error(`batchMatMul: inner sizes differ, got [${a.shape}] and [${b.shape}]`);
-  if (a.rank < 3 || a.size === 0 || b.size === 0 || M * K * N < minSliceMacs || !usesSlicedMatMul()) return tf.matMul(a, b);
+  if (a.rank < 3 || a.size === 0 || b.size === 0 || a.dtype !== "float32" || b.dtype !== "float32" || M * K * N < minSliceMacs || !usesSlicedMatMul()) {
+    return tf.matMul(a, b);
+  }
   const n = lead.reduce((x, y) => x * y, 1);
   return tf.tidy(() => {
     const out = tf.engine().runKernel(SLICED_MATMUL, { a: tf.reshape(a, [n, M, K]), b: tf.reshape(b, [n, K, N]) }, {}) as tf.Tensor;
