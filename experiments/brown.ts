@@ -25,7 +25,6 @@ import { evaluateWindows } from "../src/eval/windowed.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
 import { nextLogProbs, greedyMargin } from "../src/eval/generate.ts";
-import { contaminationAudit } from "../src/eval/contamination.ts";
 import { ALL_SOURCES } from "../src/eval/grouped.ts";
 import { meanNll } from "../src/eval/summary.ts";
 import { modelProvenance, saveModel } from "../src/checkpoint/model_file.ts";
@@ -203,7 +202,7 @@ export async function runBrown(o: BrownOptions) {
   });
   const evalSeconds = (performance.now() - tEval) / 1000;
   const nextTokens = o.prompts.map((p) => nextTokenRow(adapter, tokenizer, p));
-  const contamination = contaminationAudit(validation.map((d) => ({ id: d.id, text: tokenizer.decode(d.ids) })), train.map((d) => tokenizer.decode(d.ids)));
+  const contamination = validationContamination(report);
   const bar = baselineBar(report);
   model.dispose();
   return {
@@ -221,7 +220,7 @@ export async function runBrown(o: BrownOptions) {
     model_sha256: sha,
     report,
     next_tokens: nextTokens,
-    contamination: { n: contamination.n, flagged: contamination.flaggedIds, flagged_fraction: contamination.flaggedFraction, unauditable: contamination.unauditable, items: contamination.items.length },
+    contamination,
     bar,
     timings: { total_seconds: (performance.now() - t0) / 1000, evaluation_seconds: evalSeconds },
     backend: tf.getBackend(),
@@ -258,6 +257,15 @@ export function baselineBar(report: Report) {
 }
 
 export type BrownResult = Exclude<Awaited<ReturnType<typeof runBrown>>, { stopped: number }>;
+
+/** The report's 13-gram audit of the validation split against train, in the shape brown.json has always had. */
+function validationContamination(report: Report) {
+  const c = report.contamination;
+  if (!("splits" in c)) throw new Error(`brown: the report has no contamination audit (${c.status})`);
+  const v = c.splits.find((s) => s.split === "validation");
+  if (!v) throw new Error("brown: the report's contamination audit has no validation split");
+  return { n: c.n, flagged: v.flagged, flagged_fraction: v.flagged_fraction, unauditable: v.unauditable, items: v.documents };
+}
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {

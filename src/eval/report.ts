@@ -10,6 +10,7 @@ import { allBaselines } from "../baselines/ngram.ts";
 import type { ScoringModel } from "./adapter.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
 import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
+import { meanNll } from "./summary.ts";
 import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { blockBootstrap, blockBootstrapRatio, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
 import { contaminationAudit } from "./contamination.ts";
@@ -182,21 +183,21 @@ function baselineSection(model: ScoringModel, tokenizer: Tokenizer, train: reado
 
 const CONTAMINATION_N = 13;
 
-/**
- * Word 13-gram audit of each scored held-out split against the training documents given, with the
- * token-weighted NLL of the headline pass on every document and on the unflagged ones only.
- */
 type ContaminationSection = { status: string } | {
   n: number; threshold: number; against: string; note: string;
   splits: { split: Split; documents: number; flagged: readonly string[]; flagged_fraction: number; unauditable: number; all_documents: { targets: number; nll: number }; unflagged_documents: { targets: number; nll: number } }[];
 };
 
+/**
+ * Word 13-gram audit of each scored held-out split against the training documents given, with the
+ * token-weighted NLL of the headline pass on every document and on the unflagged ones only.
+ */
 function contaminationSection(tokenizer: Tokenizer, train: readonly Document[], bySplit: readonly (readonly [Split, Document[]])[], headline: readonly WindowedResult[]): ContaminationSection {
   if (train.length === 0) return { status: "not run: no training documents to audit against" };
   const trainTexts = train.map((d) => tokenizer.decode(d.ids));
   const nllOf = (ws: readonly { totalNll: number; scored: number }[]) => {
-    const targets = ws.reduce((n, w) => n + w.scored, 0);
-    return { targets, nll: targets === 0 ? NaN : ws.reduce((t, w) => t + w.totalNll, 0) / targets };
+    const sums = { totalNll: ws.reduce((t, w) => t + w.totalNll, 0), targets: ws.reduce((n, w) => n + w.scored, 0) };
+    return { targets: sums.targets, nll: meanNll(sums) };
   };
   const splits = bySplit.flatMap(([split, docs], i) => {
     if (split === "train") return [];
