@@ -11,7 +11,7 @@ import { batchLoss, positionNll } from "../src/model/loss.ts";
 import { AdamW } from "../src/train/adamw.ts";
 import { trainStep } from "../src/train/trainer.ts";
 import type { Batch } from "../src/data/batches.ts";
-import { runGradcheck } from "../src/cli/commands/gradcheck.ts";
+import { runGradcheck } from "../experiments/gradcheck.ts";
 
 const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
   tiny: { config: PRESETS.overfit, batch: 2 },

@@ -1,15 +1,12 @@
 // The overfitting experiment: per seed, train on two documents and score both splits at fixed checkpoints,
 // against count baselines, with every denominator explicit. A recipe over src/, not library code.
-import { tf } from "../src/util/backend.ts";
-import { Rng } from "../src/util/rng.ts";
-import { provenance, round6, type Provenance } from "../src/util/provenance.ts";
-import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import { initParameters } from "../src/model/init.ts";
-import { GPT } from "../src/model/gpt.ts";
-import { batchLoss } from "../src/model/loss.ts";
-import { AdamW, DEFAULT_ADAMW } from "../src/train/adamw.ts";
-import { trainStep } from "../src/train/trainer.ts";
-import { overfitDocuments, overfitTokenizer, OVERFIT_VOCAB } from "../src/data/fixtures.ts";
+import { OVERFIT_DEFAULTS, type OverfitOptions } from "./options.ts";
+export { OVERFIT_DEFAULTS, type OverfitOptions };
+import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { PRESETS, type ModelConfig } from "../src/model/config.ts";
+import type { GPT } from "../src/model/gpt.ts";
+import { EpochSource } from "../src/train/loop.ts";
+import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { packedBatches, paddedBatches, separateBatches, trainingBatches, type Batch, type Binding } from "../src/data/batches.ts";
 import type { Document } from "../src/data/documents.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
@@ -17,18 +14,12 @@ import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { fromProbabilities, meanNll, merge, perplexity, record } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { seedSummary } from "../src/eval/seed_summary.ts";
+import { DEFAULT_CLIP_NORM, trainOptions } from "../src/lab/config.ts";
+import { Run, type RunSpec } from "../src/lab/run.ts";
+import { saveModel, type Store } from "../src/lab/checkpoint.ts";
 
-export interface OverfitOptions {
-  seeds: number[];
-  updates: number;
-  checkpoints: number[];
-  lr: number;
-  clipNorm: number;
-}
-
-export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: 1 };
-
-export const OVERFIT_MODEL: ModelConfig = resolveModelConfig({ vocabSize: OVERFIT_VOCAB, contextLength: 8, nLayers: 1, dModel: 8, nHeads: 2, dFF: 16, dropout: 0 });
+/** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
+export const OVERFIT_MODEL: ModelConfig = PRESETS.overfit;
 
 type Split2 = { train: ReturnType<typeof record>; validation: ReturnType<typeof record> };
 
@@ -74,18 +65,21 @@ export function layoutComparison(model: GPT, docs: Document[], binding: Binding)
   return { rows, largest_nll_difference: Math.max(...nlls) - Math.min(...nlls) };
 }
 
-/** One seed: train for `updates`, scoring at each checkpoint. */
-function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>) {
-  const model = new GPT(OVERFIT_MODEL, initParameters(OVERFIT_MODEL, Rng.fromSeed(seed).child("init")));
-  const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, weightDecay: 0 });
-  // each update accumulates the two training documents as two one-document microbatches
+/** The run of one seed: each update accumulates the two training documents as two one-document microbatches. */
+function overfitRun(seed: number, o: OverfitOptions, docs: Document[], binding: Binding): RunSpec {
   const microbatches = trainingBatches(docs.filter((d) => d.split === "train"), binding, "separate");
-  const lossFn = batchLoss(model, { train: false }); // dropout is 0 in this fixture
+  const options = trainOptions({ seed, lr: o.lr, clipNorm: o.clipNorm, microbatchesPerUpdate: microbatches.length, data: "overfit-fixture" });
+  return { config: OVERFIT_MODEL, options, tokenizer: overfitTokenizer().toJSON(), data: () => new EpochSource(microbatches, microbatches.length) };
+}
+
+/** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
+function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>) {
+  const run = Run.create(overfitRun(seed, o, docs, binding));
   const checkpoints: ({ update: number } & Split2)[] = [];
   const trainLoss: number[] = [];
   for (let update = 0; update <= o.updates; update++) {
-    if (update > 0) trainLoss.push(trainStep({ params: model.params, microbatches, lossFn, optimizer, lr: o.lr, clipNorm: o.clipNorm }).loss);
-    if (o.checkpoints.includes(update)) checkpoints.push({ update, ...scoreSplits(decoderAdapter(model), data) });
+    if (update > 0) trainLoss.push(run.update().loss);
+    if (o.checkpoints.includes(update)) checkpoints.push({ update, ...scoreSplits(decoderAdapter(run.model), data) });
   }
   const at = (u: number) => checkpoints.find((c) => c.update === u);
   const intervals = [[20, 40], [40, 80]].filter(([a, b]) => at(a) && at(b)).map(([a, b]) => {
@@ -93,7 +87,7 @@ function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Bin
     return { from: a, to: b, train_fell: trainFell, validation_rose: validationRose, overfitting_signal: trainFell && validationRose };
   });
   const best = checkpoints.reduce((b, c) => (c.validation.nll < b.validation.nll ? c : b));
-  return { model, result: { seed, checkpoints, intervals, lowest_validation_checkpoint: best.update, training_loss_by_update: trainLoss } };
+  return { run, result: { seed, checkpoints, intervals, lowest_validation_checkpoint: best.update, training_loss_by_update: trainLoss } };
 }
 
 export interface OverfitResult {
@@ -107,25 +101,36 @@ export interface OverfitResult {
   runs: ReturnType<typeof runSeed>["result"][];
   final_validation_seed_summary: ReturnType<typeof seedSummary>;
   provenance: Provenance;
+  saved_model?: { path: string; seed: number; update: number; model_sha256: string };
+}
+
+/** Where to save the first declared seed's model at the final update (never the best one: that would be selection). */
+export interface SaveTo {
+  store: Store;
+  name: string;
 }
 
 /**
- * Run every seed; `keep(seed, model)` may take a trained model (e.g. to save it) before it is disposed,
- * and returns true if it took ownership.
+ * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
+ * `onModel` sees each seed's trained model before it is disposed.
  */
-export function runOverfit(options: Partial<OverfitOptions> = {}, keep?: (seed: number, model: GPT) => boolean): OverfitResult {
+export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void } = {}): OverfitResult {
+  const { save } = hooks;
   const o = checkOverfitOptions({ ...OVERFIT_DEFAULTS, ...options });
   const tokenizer = overfitTokenizer();
   const docs = overfitDocuments(tokenizer);
   const binding: Binding = { vocabSize: OVERFIT_MODEL.vocabSize, contextLength: OVERFIT_MODEL.contextLength };
   const bySplit = (s: "train" | "validation") => docs.filter((d) => d.split === s);
   const data = { train: packedBatches(bySplit("train"), binding, 2), validation: packedBatches(bySplit("validation"), binding, 2) };
-  const initial = new GPT(OVERFIT_MODEL, initParameters(OVERFIT_MODEL, Rng.fromSeed(o.seeds[0]).child("init")));
-  const layouts = layoutComparison(initial, bySplit("validation"), binding);
+  const initial = Run.create(overfitRun(o.seeds[0], o, docs, binding));
+  const layouts = layoutComparison(initial.model, bySplit("validation"), binding);
   initial.dispose();
-  const runs = o.seeds.map((seed) => {
-    const { model, result } = runSeed(seed, o, docs, binding, data);
-    if (!keep?.(seed, model)) model.dispose();
+  let saved: OverfitResult["saved_model"];
+  const runs = o.seeds.map((seed, i) => {
+    const { run, result } = runSeed(seed, o, docs, binding, data);
+    if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
+    hooks.onModel?.(seed, run.model);
+    run.dispose();
     return result;
   });
   const finals = runs.map((r) => r.checkpoints[r.checkpoints.length - 1].validation.nll);
@@ -144,43 +149,6 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, keep?: (seed: 
     runs,
     final_validation_seed_summary: seedSummary(finals),
     provenance: provenance(),
+    ...(saved ? { saved_model: saved } : {}),
   };
-}
-
-/** The readable table printed on stdout (values rounded to 6 decimals for display only). */
-export function formatOverfit(r: OverfitResult): string {
-  const f = (x: number) => round6(x).toFixed(6);
-  const lines: string[] = [];
-  const w = r.weighting_probe;
-  lines.push(`overfit: ${r.options.seeds.length} seeds × ${r.options.updates} updates, lr ${r.options.lr}, backend ${r.provenance.backend}, targets train ${r.data.targets.train} / validation ${r.data.targets.validation}`);
-  lines.push("", "weighting probe (constructed probabilities [0.5, 0.25] and [0.5, 0.5, 0.25, 0.5]):");
-  lines.push(`  correct merged mean ${f(w.correct.mean_nll)} nats, perplexity ${f(w.correct.perplexity)} over ${w.correct.targets} targets`);
-  lines.push(`  wrong unweighted mean ${f(w.wrong_unweighted_mean_nll)}, wrong mean perplexity ${f(w.wrong_mean_perplexity)}`);
-  lines.push("", `layouts at seed ${r.options.seeds[0]}'s initial weights, validation:`);
-  for (const l of r.layout_comparison.rows) lines.push(`  ${l.layout.padEnd(8)} batches ${l.batches} rows ${l.rows} targets ${l.targets} NLL ${f(l.nll)} recorded graphs ${l.recorded_graphs}`);
-  lines.push(`  largest NLL difference ${r.layout_comparison.largest_nll_difference.toExponential(3)}`);
-  lines.push("", "baselines (fitted on train):                 train NLL (ppl)              validation NLL (ppl)");
-  for (const b of r.baselines) lines.push(`  ${b.name.padEnd(30)} ${f(b.train.nll)} (${f(b.train.perplexity).padStart(11)})   ${f(b.validation.nll)} (${f(b.validation.perplexity).padStart(11)})   [${b.train.targets}/${b.validation.targets} targets]`);
-  for (const run of r.runs) {
-    lines.push("", `seed ${run.seed}:  update   train NLL (ppl)            validation NLL (ppl)`);
-    for (const c of run.checkpoints) lines.push(`  ${String(c.update).padStart(12)}   ${f(c.train.nll)} (${f(c.train.perplexity).padStart(10)})   ${f(c.validation.nll)} (${f(c.validation.perplexity).padStart(10)})`);
-    for (const i of run.intervals) lines.push(`  ${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}`);
-    lines.push(`  lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}`);
-  }
-  const s = r.final_validation_seed_summary;
-  lines.push("", `final validation NLL over ${s.count} seeds: mean ${f(s.mean)}, sample SD ${f(s.sample_sd)}, min ${f(s.min)}, max ${f(s.max)}`);
-  lines.push(`  ${s.interpretation}`);
-  return lines.join("\n");
-}
-
-/** Training and validation NLL against update, one line pair per seed, baselines as horizontal lines. */
-export async function overfitFigure(r: OverfitResult): Promise<string> {
-  const { lineChart } = await import("../src/util/charts.ts");
-  const { PALETTE } = await import("../src/util/svg.ts");
-  const series = r.runs.flatMap((run, i) => [
-    { name: `seed ${run.seed} train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: PALETTE[i % PALETTE.length], marker: true },
-    { name: `seed ${run.seed} validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: PALETTE[i % PALETTE.length], dash: "6 4", marker: true },
-  ]);
-  const refLines = r.baselines.map((b) => ({ name: b.name.replace(/ \(.*\)$/, ""), y: b.validation.nll, color: "#888888", dash: "2 3" }));
-  return lineChart({ title: "Overfitting: training vs validation NLL by update (baselines: validation)", xLabel: "update", yLabel: "NLL (nats per target)", series, refLines });
 }

@@ -1,5 +1,12 @@
-// Test helpers: backend set-up per describe block and leak checks. Not a test file itself.
+// Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
+// works on bytes; src/util/disk.ts reads and writes them). Not a test file itself.
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
+import { readFileBytes } from "../src/util/disk.ts";
+import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
+import type { GPT } from "../src/model/gpt.ts";
+import type { Tokenizer } from "../src/data/tokenizer.ts";
+import { decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 
 /** Backends every guard test runs on (tensorflow only if installed: not in CI). */
 export const TEST_BACKENDS: BackendChoice[] = ["cpu", "wasm"];
@@ -20,4 +27,21 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
+}
+
+/** A model file by path; the caller disposes the model. */
+export function loadModel(path: string): LoadedModel {
+  return decodeModelFile(readFileBytes(path, "model file"), path);
+}
+
+/** Write a model file atomically; returns its sha256. */
+export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: ModelProvenance): string {
+  const bytes = encodeModel(model.read(), model.config, tokenizer.toJSON(), prov);
+  writeFileAtomic(path, bytes);
+  return sha256Bytes(bytes);
+}
+
+/** A training-state file by path. */
+export function loadTrainState(path: string): TrainSnapshot {
+  return decodeTrainState(readFileBytes(path, "training-state file"), path);
 }

@@ -1,4 +1,5 @@
-// The `tinylab` command line: a thin yargs layer over experiments and src/. Each command lives in commands/.
+// The `tinylab` command line: a thin yargs layer over experiments and src/. Each command lives in commands/ and
+// loads its recipe (and the engine) only when it runs, so `--help` never imports tfjs.
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { gradcheckCommand } from "./commands/gradcheck.ts";

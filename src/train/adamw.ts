@@ -3,24 +3,9 @@
 // The update runs in plain TypeScript on Float32Array state: on small models one JS loop replaces ~12 tfjs
 // kernels per parameter (the dominant cost on wasm), and on large ones it stays a few ms per step.
 import { tf } from "../util/backend.ts";
+import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
 
-/** AdamW hyper-parameters; `decays(name, shape)` says which parameters get weight decay. */
-export interface AdamWConfig {
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  decays: (name: string, shape: readonly number[]) => boolean;
-}
-
-export const DEFAULT_ADAMW: AdamWConfig = {
-  beta1: 0.9,
-  beta2: 0.999,
-  eps: 1e-8,
-  weightDecay: 0,
-  // nanoGPT's rule: matrices and embeddings decay, vectors (biases, LayerNorm gains) do not
-  decays: (_name, shape) => shape.length >= 2,
-};
+export { DEFAULT_ADAMW, type AdamWConfig };
 
 /** Moments and step count as plain arrays, for checkpoints and in-memory resume. */
 export interface AdamWState {

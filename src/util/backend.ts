@@ -10,8 +10,8 @@ import "@tensorflow/tfjs-backend-wasm";
 
 export { tf };
 
-export type BackendChoice = "auto" | "tensorflow" | "wasm" | "cpu";
-export const BACKEND_CHOICES: readonly BackendChoice[] = ["auto", "tensorflow", "wasm", "cpu"];
+import { BACKEND_CHOICES, parseBackendChoice, type BackendChoice } from "./backend_choice.ts";
+export { BACKEND_CHOICES, parseBackendChoice, type BackendChoice };
 
 /** What a result records about the engine that produced it. */
 export interface EngineInfo {
@@ -33,13 +33,6 @@ async function tryNative(): Promise<string | undefined> {
     }
   }
   return undefined;
-}
-
-/** Parse a backend name from a flag or TINYLAB_BACKEND, refusing unknown names. */
-export function parseBackendChoice(value: string | undefined): BackendChoice {
-  const v = (value ?? "auto").trim().toLowerCase();
-  if ((BACKEND_CHOICES as readonly string[]).includes(v)) return v as BackendChoice;
-  throw new Error(`unknown backend "${value}": choose one of ${BACKEND_CHOICES.join(", ")}`);
 }
 
 /**

@@ -6,14 +6,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../src/util/backend.ts";
 import { sha256Bytes, sha256File } from "../../src/util/atomic.ts";
-import { encodeModel, modelProvenance } from "../../src/checkpoint/model_file.ts";
+import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { paddedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { meanNll, type MetricSummary } from "../../src/eval/summary.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
-import { evaluateModelFile, type EvaluateReport } from "../../src/cli/commands/evaluate.ts";
+import { evaluateModelFile, type EvaluateReport } from "../../experiments/evaluate.ts";
 import { tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-evaluate-"));
@@ -25,12 +25,12 @@ beforeAll(() => initBackend("wasm"));
 describe("tinylab evaluate in a separate process", () => {
   it("restores the saved overfit model and reproduces the in-process NLLs exactly, at batch rows 1 and 2", async () => {
     // the producer is its own process, as a user would run it
-    const producer = tinylab(["overfit", "--seeds", "39", "--save-model", modelPath, "--out", join(dir, "overfit.json"), "--plot", ""]);
+    const producer = tinylab(["overfit", "--seeds", "39", "--save-model", modelPath, "--out", dir, "--no-figures"]);
     // meanwhile, here: the same training, scored in memory before any file exists
     const docs = overfitDocuments(overfitTokenizer());
     const inProcess: Record<number, Record<string, MetricSummary>> = {};
     let expectedSha = "";
-    runOverfit({ seeds: [39] }, (seed, model) => {
+    runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
       for (const rows of [1, 2]) {
         inProcess[rows] = {};
         for (const split of ["train", "validation"] as const) {
@@ -40,7 +40,7 @@ describe("tinylab evaluate in a separate process", () => {
       }
       expectedSha = sha256Bytes(encodeModel(model.read(), model.config, overfitTokenizer().toJSON(), modelProvenance(seed, 80)));
       return false;
-    });
+    } });
 
     const made = await producer;
     expect(made.stderr).toBe("");

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/util/rng.ts";
 import { sha256File } from "../../src/util/atomic.ts";
-import { loadTrainState } from "../../src/checkpoint/train_state.ts";
+import { loadTrainState } from "../helpers.ts";
 import { start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-train-"));
@@ -29,8 +29,8 @@ describe("tinylab train across processes", () => {
     ok(straight);
     expect(ok(first).stdout).toContain(`checkpoint update 40 → ${join(ckpt, STATE)}`);
     const [resumed, wrongConfig] = await Promise.all([
-      tinylab(["train", "--updates", "80", "--resume", ckpt, "--save-model", join(dir, "resumed.safetensors")]),
-      tinylab(["train", "--updates", "80", "--resume", ckpt, "--dropout", "0.1"]),
+      tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]),
+      tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--dropout", "0.1"]),
     ]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);
     const sha = sha256File(join(dir, "straight.safetensors"));
@@ -67,7 +67,7 @@ describe("tinylab train across processes", () => {
     try {
       for (let kill = 0; kill < 3; kill++) {
         const from = reached[reached.length - 1] ?? 0;
-        const p = start(kill === 0 ? withCheckpoints : [...withCheckpoints, "--resume", ckpt]);
+        const p = start(kill === 0 ? withCheckpoints : [...withCheckpoints, "--resume"]);
         await p.waitFor(new RegExp(`checkpoint update ${from + 4 * (1 + moments.int(8))} →`));
         await new Promise((r) => setTimeout(r, moments.next() * 60));
         p.child.kill("SIGKILL");
@@ -78,7 +78,7 @@ describe("tinylab train across processes", () => {
         reached.push(step);
         leftovers += readdirSync(ckpt).filter((f) => f.endsWith(".tmp")).length; // a kill during a write leaves one
       }
-      const last = ok(await tinylab([...withCheckpoints, "--resume", ckpt]));
+      const last = ok(await tinylab([...withCheckpoints, "--resume"]));
       expect(last.stdout).toContain(`at update ${reached[2]}; running to update 200`);
     } finally {
       clearInterval(poll);

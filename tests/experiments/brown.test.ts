@@ -5,14 +5,15 @@ import { mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveModelConfig } from "../../src/model/config.ts";
-import { BROWN_DEFAULTS, runBrown, formatBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
+import { BROWN_DEFAULTS, runBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
+import { formatBrown } from "../../src/cli/views/brown.ts";
 import { ALL_SOURCES } from "../../src/eval/grouped.ts";
 import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, steps: 60, evalEvery: 20, checkpointEvery: 20, warmup: 5,
+  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, updates: 60, evalEvery: 20, checkpointEvery: 20, warmup: 5,
   model: resolveModelConfig({ vocabSize: 300, contextLength: 32, nLayers: 1, dModel: 32, nHeads: 2, dFF: 64 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 3 },
 };

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tf } from "../../src/util/backend.ts";
 import { splitCyclicRows } from "../../src/data/cyclic.ts";
-import { CYCLIC_DEFAULTS, checkCyclicOptions, cyclicPositionFigure, cyclicTrainingFigure, formatCyclic, runCyclic, type CyclicResult } from "../../experiments/cyclic.ts";
+import { CYCLIC_DEFAULTS, checkCyclicOptions, runCyclic, type CyclicResult } from "../../experiments/cyclic.ts";
+import { cyclicPositionFigure, cyclicTrainingFigure, formatCyclic } from "../../src/cli/views/cyclic.ts";
 import { TEST_BACKENDS, useBackend } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cyclic-exp-"));

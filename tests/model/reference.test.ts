@@ -7,7 +7,7 @@ import { GPT } from "../../src/model/gpt.ts";
 import { gradcheck, gradcheckParameters } from "../../src/model/gradcheck.ts";
 import { toModelInput } from "../../src/model/input.ts";
 import { referenceLogits, toParams64 } from "../../src/model/reference.ts";
-import { runGradcheck } from "../../src/cli/commands/gradcheck.ts";
+import { runGradcheck } from "../../experiments/gradcheck.ts";
 import { packedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments } from "../../src/data/fixtures.ts";
 import { SLICE_MIN_MACS, usesSlicedMatMul } from "../../src/util/wasm_matmul.ts";

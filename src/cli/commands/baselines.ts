@@ -1,133 +1,25 @@
-// `tinylab baselines`: fit every count baseline on a data file's train split and score each split present,
-// through the same evaluator as the decoder. Reads JSONL documents (src/data/files.ts) or a split file.
-import { readFileSync } from "node:fs";
+// `tinylab baselines`: fit every count baseline on a data file's train split and score each split present
+// (experiments/baselines.ts). Needs no engine: count baselines do not use tfjs.
+import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { allBaselines } from "../../baselines/ngram.ts";
-import { readCheckpointFile, parseConfig, parseTokenizer } from "../../checkpoint/model_file.ts";
-import { separateBatches, type Binding } from "../../data/batches.ts";
-import { SPLITS, targetCount, type Document, type Split } from "../../data/documents.ts";
-import { readDocumentsFile } from "../../data/files.ts";
-import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../../data/split_file.ts";
-import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../../data/tokenizer.ts";
-import { evaluateLikelihood } from "../../eval/likelihood.ts";
-import { record } from "../../eval/summary.ts";
-import { provenance, round6, type Provenance } from "../../util/provenance.ts";
-import { requireFile, toJson, writeOutput } from "../common.ts";
-
-export interface BaselinesOptions {
-  data: string;
-  /** Vocabulary size; default: the byte tokenizer's for JSONL, max id + 1 for a split file. */
-  vocab?: number;
-  /** Take the tokenizer and vocabulary from a model file, as `evaluate --model M --data F` encodes F. */
-  model?: string;
-}
-
-interface LoadedData {
-  docs: Document[];
-  format: "split file" | "JSONL documents";
-  vocab: number;
-  vocabFrom: string;
-}
-
-/**
- * Parses id rows when the vocabulary is below the byte tokenizer's: `ids` rows are taken as given, and a
- * `text` row is refused, since no tokenizer of that size can encode arbitrary text.
- */
-function idsOnlyTokenizer(vocabSize: number, text: string, path: string): Tokenizer {
-  const refuse = (): never => {
-    const line = text.split("\n").findIndex((l) => /"text"\s*:/.test(l)) + 1;
-    throw new Error(`${path} line ${line}: a "text" row needs a tokenizer; with --vocab ${vocabSize} (below the byte tokenizer's ${BYTE_VOCAB}) give "ids" rows, or pass --model`);
-  };
-  return { kind: "byte", vocabSize, bos: BOS, eos: EOS, encode: refuse, decode: refuse, bytesOf: () => new Uint8Array(0), toJSON: refuse };
-}
-
-function checkVocab(v: number | undefined): void {
-  if (v !== undefined && (!Number.isInteger(v) || v < 2)) throw new Error(`--vocab must be an integer ≥ 2, got ${v}`);
-}
-
-/** Read either format, with the vocabulary it is scored over and where that number came from. */
-export function loadBaselineData(o: BaselinesOptions): LoadedData {
-  checkVocab(o.vocab);
-  requireFile(o.data, "data file");
-  const text = readFileSync(o.data, "utf8");
-  let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
-  if (o.model !== undefined) {
-    const where = `model file ${o.model}`;
-    const { metadata } = readCheckpointFile(o.model, "model file").contents;
-    const config = parseConfig(metadata, where);
-    if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
-    tokenizer = parseTokenizer(metadata, config, where);
-    [vocab, vocabFrom] = [config.vocabSize, `the model file's config (tokenizer ${tokenizer.kind})`];
-  }
-  if (looksLikeSplitFile(text)) {
-    if (o.model !== undefined) throw new Error(`${o.data} is a split file of token ids; --model only supplies a tokenizer for JSONL text`);
-    if (vocab === undefined) {
-      // the largest id anywhere; validation of the rows (integers, ≥ 0) happens in checkSplitRows
-      vocab = 2;
-      for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2)) if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
-      vocabFrom = "the file (largest id + 1; pass --vocab to set it)";
-    }
-    const rows = checkSplitRows(JSON.parse(text), { vocabSize: vocab }, `split file ${o.data}`);
-    return { docs: splitRowsToDocuments(rows), format: "split file", vocab, vocabFrom };
-  }
-  if (tokenizer === undefined) {
-    if (vocab === undefined) [vocab, vocabFrom] = [BYTE_VOCAB, "the byte tokenizer (text as BOS + UTF-8 bytes + EOS)"];
-    tokenizer = vocab >= BYTE_VOCAB ? new ByteTokenizer(vocab) : idsOnlyTokenizer(vocab, text, o.data);
-  }
-  const docs = readDocumentsFile(o.data, tokenizer);
-  if (!docs.some((d) => d.split === "train")) throw new Error(`${o.data}: no train documents; baselines are fitted on the train split`);
-  return { docs, format: "JSONL documents", vocab: vocab!, vocabFrom };
-}
-
-export interface BaselinesReport {
-  data: { path: string; format: string; vocab: number; vocab_from: string; documents: Partial<Record<Split, number>> };
-  splits: Partial<Record<Split, ({ baseline: string } & ReturnType<typeof record>)[]>>;
-  provenance: Provenance;
-}
-
-/** Fit on train only; score every split present, each target once, with the shared evaluator. */
-export function runBaselines(o: BaselinesOptions): BaselinesReport {
-  const { docs, format, vocab, vocabFrom } = loadBaselineData(o);
-  const present = SPLITS.filter((s) => docs.some((d) => d.split === s));
-  // baselines look at one previous token, so any context length works; this one fits every document
-  const binding: Binding = { vocabSize: vocab, contextLength: Math.max(...docs.map(targetCount)) };
-  const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding);
-  const splits: BaselinesReport["splits"] = {};
-  for (const split of present) {
-    const batches = separateBatches(docs.filter((d) => d.split === split), binding);
-    splits[split] = baselines.map((b) => ({ baseline: b.name, ...record(evaluateLikelihood(b, split, batches).metrics) }));
-  }
-  const documents = Object.fromEntries(present.map((s) => [s, docs.filter((d) => d.split === s).length]));
-  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, splits, provenance: { ...provenance(), backend: "none (count baselines do not use tfjs)" } };
-}
-
-export function formatBaselines(r: BaselinesReport): string {
-  const f = (x: number) => round6(x).toFixed(6);
-  const counts = Object.entries(r.data.documents).map(([s, n]) => `${s} ${n}`).join(", ");
-  const lines = [
-    `data: ${r.data.path} (${r.data.format}; documents ${counts})`,
-    `vocabulary ${r.data.vocab}, from ${r.data.vocab_from}; every baseline fitted on the train split only`,
-    `${"split".padEnd(11)} ${"baseline".padEnd(28)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(8)}`,
-  ];
-  for (const [split, rows] of Object.entries(r.splits)) {
-    for (const b of rows) lines.push(`${split.padEnd(11)} ${b.baseline.padEnd(28)} ${f(b.nll).padStart(9)} ${f(b.perplexity).padStart(12)} ${String(b.targets).padStart(8)}`);
-  }
-  return lines.join("\n");
-}
+import { withOptions } from "../options.ts";
 
 export const baselinesCommand: CommandModule = {
   command: "baselines",
   describe: "Fit every count baseline on a data file's train split; print NLL and perplexity per split",
   builder: (y) =>
-    y
-      .option("data", { type: "string", demandOption: true, describe: 'JSONL documents (as for evaluate --data) or a split file {"train": [[ids]], "validation": [...], "test": [...]}' })
-      .option("vocab", { type: "number", describe: "vocabulary size (default: 258 bytes for JSONL, largest id + 1 for a split file)" })
-      .option("model", { type: "string", describe: "take the tokenizer and vocabulary from this model file, so the numbers match evaluate --model" })
-      .option("json", { type: "boolean", default: false, describe: "print the report as JSON" })
-      .option("out", { type: "string", describe: "also write the JSON report here" }),
-  handler: (argv) => {
+    withOptions(y, { data: undefined, vocab: undefined, model: undefined, json: false, out: undefined }, {
+      data: 'JSONL documents (as for evaluate --data) or a split file {"train": [[ids]], "validation": [...], "test": [...]}',
+      vocab: "vocabulary size (default: 258 bytes for JSONL, largest id + 1 for a split file)",
+      model: "take the tokenizer and vocabulary from this model file, so the numbers match evaluate --model",
+      out: "also write baselines.json into this directory",
+    }).demandOption("data"),
+  handler: async (argv) => {
+    const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"),
+    ]);
     const report = runBaselines({ data: argv.data as string, vocab: argv.vocab as number | undefined, model: argv.model as string | undefined });
     process.stdout.write(argv.json ? toJson(report) : formatBaselines(report) + "\n");
-    if (argv.out) writeOutput(argv.out as string, toJson(report));
+    if (argv.out) writeOutput(join(argv.out as string, "baselines.json"), toJson(report));
   },
 };

@@ -1,56 +1,52 @@
-// `tinylab brown`: the Brown corpus lab (split manifest, BPE, training with checkpoints and resume, harness).
+// `tinylab brown`: the Brown corpus lab (experiments/brown.ts): split manifest, BPE, training with checkpoints
+// and resume, the evaluation harness; a summary on stdout, brown.json, report.html and the loss curve in --out.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { BROWN_DEFAULTS, formatBrown, runBrown, type BrownOptions } from "../../../experiments/brown.ts";
-import { resolveModelConfig } from "../../model/config.ts";
-import { reportHtml } from "../../eval/report_page.ts";
-import { startEngine, toJson, withBackend, writeOutput } from "../common.ts";
-
-const d = BROWN_DEFAULTS;
+import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
+import { backendDefault, modelOverrides, withOptions } from "../options.ts";
 
 export const brownCommand: CommandModule = {
   command: "brown",
   describe: "Train a decoder on the Brown corpus (BPE, checkpoints, resume) and evaluate it with the harness",
   builder: (y) =>
-    withBackend(y)
-      .option("out", { type: "string", default: d.outDir, describe: "output directory (manifest, checkpoints, model, report, figures)" })
-      .option("seed", { type: "number", default: d.seed, describe: "initialization and data-order seed" })
-      .option("split-seed", { type: "number", default: d.splitSeed, describe: "seed of the stratified file split (its own stream)" })
-      .option("vocab", { type: "number", default: d.vocab, describe: "BPE vocabulary size (≥ 258), trained on the train split only" })
-      .option("steps", { type: "number", default: d.steps, describe: "optimizer updates" })
-      .option("batch-rows", { type: "number", default: d.batchRows, describe: `rows of ${d.model.contextLength} tokens per update` })
-      .option("layers", { type: "number", default: d.model.nLayers })
-      .option("d-model", { type: "number", default: d.model.dModel })
-      .option("heads", { type: "number", default: d.model.nHeads })
-      .option("d-ff", { type: "number", default: d.model.dFF })
-      .option("context", { type: "number", default: d.model.contextLength, describe: "context length; strides are context and context/2" })
-      .option("lr", { type: "number", default: d.lr, describe: "peak learning rate (linear warmup, cosine decay to --min-lr)" })
-      .option("warmup", { type: "number", default: d.warmup })
-      .option("min-lr", { type: "number", default: d.minLr })
-      .option("weight-decay", { type: "number", default: d.weightDecay, describe: "AdamW decoupled weight decay on matrices" })
-      .option("eval-every", { type: "number", default: d.evalEvery, describe: "validation probe every N updates" })
-      .option("checkpoint-every", { type: "number", default: d.checkpointEvery, describe: "write the training state every N updates" })
-      .option("resume", { type: "boolean", default: false, describe: "continue from <out>/train_state.safetensors if present" })
-      .option("canary-repetitions", { type: "number", default: d.canary.repetitions, describe: "copies of the canary inserted into training" })
-      .option("final-test", { type: "boolean", default: false, describe: "also score the test split (a final report: do not tune on it)" }),
+    withOptions(y, {
+      seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows,
+      layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
+      lr: d.lr, warmup: d.warmup, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false,
+      "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(),
+    }, {
+      vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
+      "batch-rows": "rows of --context tokens per update",
+      context: "context length; the harness scores at strides context/2 (headline) and context",
+      lr: "peak learning rate (linear warmup, then cosine decay over --updates to --min-lr)",
+      "eval-every": "score the validation probe every N updates (drawn in loss_curve.svg)",
+      resume: "continue from <out>/train_state.safetensors (refused if there is none, or if any setting differs)",
+      out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
+    }),
   handler: async (argv) => {
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig, parameterCount }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
+    ]);
     await startEngine(argv.backend as string);
-    const o: BrownOptions = {
+    const model = resolveModelConfig(modelOverrides(argv), d.model);
+    const o = {
       ...d,
       outDir: argv.out as string, seed: argv.seed as number, splitSeed: argv["split-seed"] as number, vocab: argv.vocab as number,
-      steps: argv.steps as number, batchRows: argv["batch-rows"] as number, lr: argv.lr as number, warmup: argv.warmup as number,
+      updates: argv.updates as number, batchRows: argv["batch-rows"] as number, lr: argv.lr as number, warmup: argv.warmup as number,
       minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
       checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
-      canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number },
-      model: resolveModelConfig({ vocabSize: argv.vocab as number, contextLength: argv.context as number, nLayers: argv.layers as number, dModel: argv["d-model"] as number, nHeads: argv.heads as number, dFF: argv["d-ff"] as number }),
-      progress: process.stderr,
+      canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
     };
-    if (o.finalTest) console.log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
+    const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
+    if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
     const result = await runBrown(o);
     if ("stopped" in result) return;
-    console.log(formatBrown(result));
+    const title = `Brown lab: training and validation loss (${parameterCount(result.model_config).toLocaleString("en-US")} parameters)`;
+    writeOutput(join(o.outDir, "loss_curve.svg"), view.lossCurve(result.training.history, title));
+    if (argv.json) process.stdout.write(toJson(result));
+    else console.log(view.formatBrown(result));
     writeOutput(join(o.outDir, "brown.json"), toJson(result));
     writeOutput(join(o.outDir, "report.html"), reportHtml(result.report));
-    console.log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
+    log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
   },
 };

@@ -1,46 +1,46 @@
-// `tinylab cyclic`: the cyclic-permutation experiment as a table, JSON and SVG figures.
-import { performance } from "node:perf_hooks";
+// `tinylab cyclic`: the cyclic-permutation experiment (experiments/cyclic.ts) as a table, JSON and SVG figures.
+import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { CYCLIC_DEFAULTS, cyclicPositionFigure, cyclicTrainingFigure, formatCyclic, runCyclic } from "../../../experiments/cyclic.ts";
-import { requireFile, startEngine, toJson, withBackend, writeOutput } from "../common.ts";
+import { CYCLIC_DEFAULTS as d } from "../../../experiments/options.ts";
+import { backendDefault, withOptions } from "../options.ts";
 
 export const cyclicCommand: CommandModule = {
   command: "cyclic",
   describe: "Train on cyclic permutations of 4 of 5 symbols; score by position against the bigram; check resume",
   builder: (y) =>
-    withBackend(y)
-      .option("seed", { type: "number", default: CYCLIC_DEFAULTS.seed, describe: "seed of initialization, batch sampling and dropout" })
-      .option("split-seed", { type: "number", default: CYCLIC_DEFAULTS.splitSeed, describe: "seed of the 80/20/20 row split (independent of --seed)" })
-      .option("split-file", { type: "string", describe: 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed' })
-      .option("updates", { type: "number", default: CYCLIC_DEFAULTS.updates, describe: "optimizer updates" })
-      .option("lr", { type: "number", default: CYCLIC_DEFAULTS.lr, describe: "constant learning rate" })
-      .option("final-test", { type: "boolean", default: false, describe: "also score the test split (a final report: do not tune on it)" })
-      .option("out", { type: "string", default: "results/cyclic.json", describe: "JSON result path" })
-      .option("plot", { type: "string", default: "results/cyclic.svg", describe: "SVG of validation loss by position ('' for none)" })
-      .option("curve", { type: "string", default: "results/cyclic-training.svg", describe: "SVG of the training curve ('' for none)" }),
+    withOptions(y, {
+      seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": false,
+      out: "results", figures: true, json: false, backend: backendDefault(),
+    }, {
+      "split-seed": "seed of the 80/20/20 row split (its own stream: changing --seed moves no row)",
+      "split-file": 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed',
+      out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it",
+    }),
   handler: async (argv) => {
+    const t0 = performance.now();
+    const [{ startEngine, toJson, writeOutput }, { runCyclic }, view, { requireFile }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../util/disk.ts"),
+    ]);
     const splitFile = argv["split-file"] as string | undefined;
     if (splitFile !== undefined) requireFile(splitFile, "split file");
-    const t0 = performance.now();
     await startEngine(argv.backend as string);
     const engineSeconds = (performance.now() - t0) / 1000;
     const result = runCyclic({
-      seed: argv.seed as number,
-      splitSeed: argv["split-seed"] as number,
-      splitFile,
-      updates: argv.updates as number,
-      lr: argv.lr as number,
-      finalTest: argv["final-test"] as boolean,
+      seed: argv.seed as number, splitSeed: argv["split-seed"] as number, splitFile, updates: argv.updates as number, lr: argv.lr as number, finalTest: argv["final-test"] as boolean,
     });
-    console.log(formatCyclic(result));
-    writeOutput(argv.out as string, toJson(result));
-    console.log(`\nwrote ${argv.out}`);
-    for (const [path, figure] of [[argv.plot, cyclicPositionFigure], [argv.curve, cyclicTrainingFigure]] as const) {
-      if (!path) continue;
-      writeOutput(path as string, await figure(result));
-      console.log(`wrote ${path}`);
+    const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
+    if (argv.json) process.stdout.write(toJson(result));
+    else console.log(view.formatCyclic(result));
+    const out = argv.out as string;
+    writeOutput(join(out, "cyclic.json"), toJson(result));
+    log(`\nwrote ${join(out, "cyclic.json")}`);
+    if (argv.figures) {
+      for (const [name, figure] of [["cyclic.svg", view.cyclicPositionFigure], ["cyclic-training.svg", view.cyclicTrainingFigure]] as const) {
+        writeOutput(join(out, name), figure(result));
+        log(`wrote ${join(out, name)}`);
+      }
     }
-    console.log(`wall time ${process.uptime().toFixed(1)} s since the process started (engine start-up ${engineSeconds.toFixed(1)} s)`);
+    log(`wall time ${process.uptime().toFixed(1)} s since the process started (engine start-up ${engineSeconds.toFixed(1)} s)`);
     if (!result.resume_check.bit_identical) process.exitCode = 1;
   },
 };

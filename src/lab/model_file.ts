@@ -1,6 +1,6 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
-// tokenizer and provenance in `__metadata__`, enough alone to re-score. Not training state (train_state.ts).
-import { readFileSync, statSync } from "node:fs";
+// tokenizer and provenance in `__metadata__`, enough alone to re-score. Bytes in, bytes out: no file system
+// here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
@@ -8,8 +8,8 @@ import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
-import { sha256Bytes, writeFileAtomic } from "../util/atomic.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
+import { sha256Bytes } from "../util/atomic.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
 export const MODEL_FORMAT = "tinylab-model/1";
 
@@ -74,25 +74,8 @@ export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer
   return encodeSafetensors(weightTensors(weights, config), { ...metadata });
 }
 
-/** Write the model file atomically; returns its sha256 (the `model_sha256` a reader will compute). */
-export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: ModelProvenance): string {
-  const bytes = encodeModel(model.read(), model.config, tokenizer.toJSON(), prov);
-  writeFileAtomic(path, bytes);
-  return sha256Bytes(bytes);
-}
-
-/** Read and decode a checkpoint file, hashing the very bytes decoded; every failure names the path. */
-export function readCheckpointFile(path: string, what: string): { contents: SafetensorsContents; sha256: string } {
-  let bytes: Uint8Array;
-  try {
-    if (!statSync(path).isFile()) throw new CheckpointError(`${what} is not a file: ${path}`);
-    // a plain Uint8Array view, not the Buffer: Buffer#slice shares memory where the decoder needs a copy
-    const buffer = readFileSync(path);
-    bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new CheckpointError(`${what} not found: ${path}`);
-    throw err;
-  }
+/** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
+export function decodeCheckpoint(bytes: Uint8Array, path: string): { contents: SafetensorsContents; sha256: string } {
   try {
     return { contents: decodeSafetensors(bytes), sha256: sha256Bytes(bytes) };
   } catch (err) {
@@ -178,9 +161,9 @@ export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: 
   if (extra.length > 0) throw new CheckpointError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
 }
 
-/** Restore model and tokenizer from the file alone. The caller owns (and disposes) the model. */
-export function loadModel(path: string): LoadedModel {
-  const { contents, sha256 } = readCheckpointFile(path, "model file");
+/** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
+export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
+  const { contents, sha256 } = decodeCheckpoint(bytes, path);
   const where = `model file ${path}`;
   const { metadata, tensors } = contents;
   if (metadata.format?.startsWith("tinylab-train-state/")) {

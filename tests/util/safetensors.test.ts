@@ -5,14 +5,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  decodeSafetensors,
-  encodeSafetensors,
-  readSafetensorsFile,
-  SafetensorsError,
-  writeSafetensorsFile,
-  type TensorEntry,
-} from "../../src/checkpoint/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
+import { readSafetensorsFile, writeSafetensorsFile } from "../../src/util/disk.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-safetensors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,12 +7,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { sha256File } from "../../src/util/atomic.ts";
-import { decodeSafetensors, encodeSafetensors } from "../../src/checkpoint/safetensors.ts";
-import { modelProvenance, saveModel } from "../../src/checkpoint/model_file.ts";
-import { differences, encodeTrainState, loadTrainState, TRAIN_STATE_FORMAT } from "../../src/checkpoint/train_state.ts";
+import { basename, dirname } from "node:path";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
+import { dirStore } from "../../src/util/disk.ts";
+import { modelProvenance } from "../../src/lab/model_file.ts";
+import { differences, encodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
+import { STATE_FILE } from "../../src/lab/checkpoint.ts";
 import { overfitTokenizer } from "../../src/data/fixtures.ts";
-import { runTraining, STATE_FILE, TRAIN_DEFAULTS, type TrainRunOptions } from "../../src/cli/commands/train.ts";
+import { runTraining, TRAIN_DEFAULTS, type TrainRunOptions as RecipeOptions } from "../../experiments/train.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
+import { loadTrainState, saveModel } from "../helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tinylab-train-state-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -20,11 +24,20 @@ let n = 0;
 const fresh = () => join(root, `run${n++}`);
 const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
 
+/** The recipe's options with paths, as the command line gives them: `resume` names the checkpoint directory. */
+type TrainRunOptions = Omit<RecipeOptions, "checkpoints" | "saveModel" | "resume"> & { checkpointDir?: string; resume?: string; saveModel?: string };
+const stores = ({ checkpointDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
+  ...rest,
+  checkpoints: checkpointDir ?? resume ? dirStore((checkpointDir ?? resume)!) : undefined,
+  resume: resume !== undefined,
+  saveModel: model ? { store: dirStore(dirname(model)), name: basename(model) } : undefined,
+});
+
 /** Dropout, shuffling and one microbatch per update: the RNG streams and the cursor all move. */
-const NOISY: TrainRunOptions = { ...TRAIN_DEFAULTS, modelConfig: { dropout: 0.1 }, shuffle: true, microbatches: 1, logEvery: 1000 };
+const NOISY: TrainRunOptions = { ...TRAIN_DEFAULTS, resume: undefined, saveModel: undefined, modelConfig: { dropout: 0.1 }, shuffle: true, microbatches: 1, logEvery: 1000 };
 const train = (o: Partial<TrainRunOptions>) => {
   const lines: string[] = [];
-  const result = runTraining({ ...NOISY, ...o }, (l) => lines.push(l));
+  const result = runTraining(stores({ ...NOISY, ...o }), (l) => lines.push(l));
   return { ...result, lines };
 };
 
@@ -65,12 +78,12 @@ describe("training state", () => {
 
   it("`train` with its defaults is the overfit experiment's trainer: same seed-39 model, same bytes", () => {
     const dir = fresh();
-    const t = train({ ...TRAIN_DEFAULTS, saveModel: join(dir, "train.safetensors") });
+    const t = train({ ...TRAIN_DEFAULTS, resume: undefined, saveModel: join(dir, "train.safetensors") });
     let fromOverfit = "";
-    runOverfit({ seeds: [39] }, (seed, model) => {
+    runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
       fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(seed, 80));
       return false;
-    });
+    } });
     expect(t.modelSha256).toBe(fromOverfit);
   });
 

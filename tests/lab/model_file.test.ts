@@ -15,9 +15,11 @@ import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { paddedBatches } from "../../src/data/batches.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/checkpoint/safetensors.ts";
-import { CheckpointError, encodeModel, loadModel, MODEL_FORMAT, saveModel, type ModelProvenance } from "../../src/checkpoint/model_file.ts";
-import { evaluateModelFile, formatEvaluation } from "../../src/cli/commands/evaluate.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
+import { CheckpointError, encodeModel, MODEL_FORMAT, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { evaluateModelFile } from "../../experiments/evaluate.ts";
+import { formatEvaluation } from "../../src/cli/views/evaluate.ts";
+import { loadModel, saveModel } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-model-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

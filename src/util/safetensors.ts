@@ -1,8 +1,5 @@
 // Spec-exact safetensors encoder and strict decoder (https://github.com/huggingface/safetensors).
 // Not a checkpoint format: it stores named tensors and a string map; what they mean lives elsewhere.
-import { constants } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { writeFileAtomic } from "../util/atomic.ts";
 
 /** Element type of each dtype. F16/BF16 have no JS array type and are carried as raw bit patterns. */
 interface ArrayOf {
@@ -42,7 +39,6 @@ const DTYPES: Record<DType, { ctor: ArrayCtor; rank: number }> = {
 
 /** The reference implementation's limit: larger headers are refused before being read. */
 export const MAX_HEADER_BYTES = 100_000_000;
-const { MAX_LENGTH } = constants;
 const INFO_KEYS = ["dtype", "shape", "data_offsets"];
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LONE_SURROGATE = /\p{Cs}/u; // JSON can escape these but serde_json (the reference) rejects them
@@ -129,7 +125,7 @@ export function encodeSafetensors(
 }
 
 /** Validates the 8-byte prefix against the file size; returns the header length N. */
-function headerLength(prefix: Uint8Array, fileSize: number): number {
+export function headerLength(prefix: Uint8Array, fileSize: number): number {
   if (fileSize < 8) fail(`file is ${fileSize} bytes, shorter than the 8-byte header length prefix`);
   const n = new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true);
   if (n > BigInt(MAX_HEADER_BYTES)) fail(`header length ${n} exceeds the ${MAX_HEADER_BYTES}-byte limit`);
@@ -272,43 +268,4 @@ export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
   // fromEntries defines own properties, so a tensor named "__proto__" stays a tensor.
   const meta = Object.fromEntries(Object.entries(metadata)) as Record<string, string>;
   return { tensors: Object.fromEntries(entries), metadata: meta };
-}
-
-/**
- * Reads and decodes a safetensors file. The size and the header length are checked before the
- * file is read, so a corrupt prefix never triggers a large read.
- */
-export function readSafetensorsFile(path: string): SafetensorsContents {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_LENGTH) fail(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
-    const prefix = new Uint8Array(8);
-    readSync(fd, prefix, 0, Math.min(8, size), 0);
-    try {
-      headerLength(prefix, size);
-    } catch (err) {
-      throw new SafetensorsError(`${path}: ${(err as Error).message}`);
-    }
-    const bytes = new Uint8Array(size);
-    let got = 0;
-    for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, bytes, got, size - got, got);
-    if (got !== size) fail(`${path}: file shrank while being read (${got} of ${size} bytes)`);
-    try {
-      return decodeSafetensors(bytes);
-    } catch (err) {
-      throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${err.message}`) : err;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Encodes and writes atomically: the file at `path` is either the old one or the complete new one. */
-export function writeSafetensorsFile(
-  path: string,
-  tensors: Record<string, TensorEntry>,
-  metadata: Record<string, string> = {},
-): void {
-  writeFileAtomic(path, encodeSafetensors(tensors, metadata));
 }

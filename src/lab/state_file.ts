@@ -1,37 +1,25 @@
 // The training-state file: weights, AdamW moments, the step, every RNG state, the data cursor and the run's
-// options, so a killed run resumes exactly. Not the model file (model_file.ts), not the loop (src/train/loop.ts).
+// options, so a killed run resumes exactly. Bytes in, bytes out. Not the model file (model_file.ts), not the
+// run that fills it (run.ts).
 import { parameterShapes, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
-import type { Schedule } from "../train/schedule.ts";
+import type { TrainOptions } from "./config.ts";
 import type { RngState } from "../util/rng.ts";
-import { writeFileAtomic } from "../util/atomic.ts";
-import { encodeSafetensors } from "./safetensors.ts";
+import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, readCheckpointFile,
+  CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
   refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
 } from "./model_file.ts";
 
 export const TRAIN_STATE_FORMAT = "tinylab-train-state/1";
 
-/** Everything that decides the run except where it stops: a resume must match all of it. */
-export interface TrainOptions {
-  seed: number;
-  schedule: Schedule;
-  clipNorm: number;
-  adamw: { beta1: number; beta2: number; eps: number; weightDecay: number };
-  microbatchesPerUpdate: number;
-  batchRows: number;
-  shuffle: boolean;
-  /** What was trained on: "overfit-fixture", or "file sha256:<hex>" (content, not path, so a moved file still resumes). */
-  data: string;
-}
-
 /** A whole training state in memory; `optimizer.step` is the number of updates done. */
 export interface TrainSnapshot {
   config: ModelConfig;
-  tokenizer: TokenizerJSON;
+  /** null for a run over raw ids (no text), which cannot be written to a file. */
+  tokenizer: TokenizerJSON | null;
   options: TrainOptions;
   weights: ParamArrays;
   optimizer: AdamWState;
@@ -43,6 +31,7 @@ export interface TrainSnapshot {
 }
 
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
+  if (s.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its state cannot be written to a file");
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
@@ -61,20 +50,15 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   return encodeSafetensors(tensors, metadata);
 }
 
-/** Atomic: a crash leaves the previous state file (or none), never a partial one. */
-export function saveTrainState(path: string, s: TrainSnapshot): void {
-  writeFileAtomic(path, encodeTrainState(s));
-}
-
 const isRngState = (x: unknown): x is RngState => {
   const r = x as RngState;
   return typeof r === "object" && r !== null && typeof r.seed === "string" && typeof r.alea === "object" && r.alea !== null &&
     (["c", "s0", "s1", "s2"] as const).every((k) => typeof r.alea[k] === "number");
 };
 
-/** Read and validate a training-state file; every refusal names the file and the problem. */
-export function loadTrainState(path: string): TrainSnapshot {
-  const { contents } = readCheckpointFile(path, "training-state file");
+/** Decode and validate a training-state file's bytes; every refusal names the file (`path`) and the problem. */
+export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot {
+  const { contents } = decodeCheckpoint(bytes, path);
   const where = `training-state file ${path}`;
   const { metadata, tensors } = contents;
   checkFormat(metadata, TRAIN_STATE_FORMAT, where);
@@ -110,7 +94,7 @@ export function differences(saved: unknown, wanted: unknown, path: string): stri
 }
 
 /** Refuse to resume a run whose config, tokenizer or options differ from the checkpoint's, naming each difference. */
-export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON; options: TrainOptions }, where: string): void {
+export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions }, where: string): void {
   const diffs = [
     ...differences(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
     ...differences(saved.tokenizer, run.tokenizer, "tokenizer"),

@@ -1,0 +1,101 @@
+// `tinylab baselines` as a recipe: fit every count baseline on a data file's train split and score each split
+// present, through the same evaluator as the decoder. Reads JSONL documents (src/data/files.ts) or a split file.
+import { readFileSync } from "node:fs";
+import { allBaselines } from "../src/baselines/ngram.ts";
+import { separateBatches, type Binding } from "../src/data/batches.ts";
+import { SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
+import { readDocumentsFile } from "../src/data/files.ts";
+import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src/data/split_file.ts";
+import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
+import { evaluateLikelihood } from "../src/eval/likelihood.ts";
+import { record } from "../src/eval/summary.ts";
+import { decodeCheckpoint, parseConfig, parseTokenizer } from "../src/lab/model_file.ts";
+import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { provenance, type Provenance } from "../src/util/provenance.ts";
+
+export interface BaselinesOptions {
+  data: string;
+  /** Vocabulary size; default: the byte tokenizer's for JSONL, max id + 1 for a split file. */
+  vocab?: number;
+  /** Take the tokenizer and vocabulary from a model file, as `evaluate --model M --data F` encodes F. */
+  model?: string;
+}
+
+interface LoadedData {
+  docs: Document[];
+  format: "split file" | "JSONL documents";
+  vocab: number;
+  vocabFrom: string;
+}
+
+/**
+ * Parses id rows when the vocabulary is below the byte tokenizer's: `ids` rows are taken as given, and a
+ * `text` row is refused, since no tokenizer of that size can encode arbitrary text.
+ */
+function idsOnlyTokenizer(vocabSize: number, text: string, path: string): Tokenizer {
+  const refuse = (): never => {
+    const line = text.split("\n").findIndex((l) => /"text"\s*:/.test(l)) + 1;
+    throw new Error(`${path} line ${line}: a "text" row needs a tokenizer; with --vocab ${vocabSize} (below the byte tokenizer's ${BYTE_VOCAB}) give "ids" rows, or pass --model`);
+  };
+  return { kind: "byte", vocabSize, bos: BOS, eos: EOS, encode: refuse, decode: refuse, bytesOf: () => new Uint8Array(0), toJSON: refuse };
+}
+
+function checkVocab(v: number | undefined): void {
+  if (v !== undefined && (!Number.isInteger(v) || v < 2)) throw new Error(`--vocab must be an integer ≥ 2, got ${v}`);
+}
+
+/** Read either format, with the vocabulary it is scored over and where that number came from. */
+export function loadBaselineData(o: BaselinesOptions): LoadedData {
+  checkVocab(o.vocab);
+  requireFile(o.data, "data file");
+  const text = readFileSync(o.data, "utf8");
+  let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
+  if (o.model !== undefined) {
+    const where = `model file ${o.model}`;
+    const { metadata } = decodeCheckpoint(readFileBytes(o.model, "model file"), o.model).contents;
+    const config = parseConfig(metadata, where);
+    if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
+    tokenizer = parseTokenizer(metadata, config, where);
+    [vocab, vocabFrom] = [config.vocabSize, `the model file's config (tokenizer ${tokenizer.kind})`];
+  }
+  if (looksLikeSplitFile(text)) {
+    if (o.model !== undefined) throw new Error(`${o.data} is a split file of token ids; --model only supplies a tokenizer for JSONL text`);
+    if (vocab === undefined) {
+      // the largest id anywhere; validation of the rows (integers, ≥ 0) happens in checkSplitRows
+      vocab = 2;
+      for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2)) if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
+      vocabFrom = "the file (largest id + 1; pass --vocab to set it)";
+    }
+    const rows = checkSplitRows(JSON.parse(text), { vocabSize: vocab }, `split file ${o.data}`);
+    return { docs: splitRowsToDocuments(rows), format: "split file", vocab, vocabFrom };
+  }
+  if (tokenizer === undefined) {
+    if (vocab === undefined) [vocab, vocabFrom] = [BYTE_VOCAB, "the byte tokenizer (text as BOS + UTF-8 bytes + EOS)"];
+    tokenizer = vocab >= BYTE_VOCAB ? new ByteTokenizer(vocab) : idsOnlyTokenizer(vocab, text, o.data);
+  }
+  const docs = readDocumentsFile(o.data, tokenizer);
+  if (!docs.some((d) => d.split === "train")) throw new Error(`${o.data}: no train documents; baselines are fitted on the train split`);
+  return { docs, format: "JSONL documents", vocab: vocab!, vocabFrom };
+}
+
+export interface BaselinesReport {
+  data: { path: string; format: string; vocab: number; vocab_from: string; documents: Partial<Record<Split, number>> };
+  splits: Partial<Record<Split, ({ baseline: string } & ReturnType<typeof record>)[]>>;
+  provenance: Provenance;
+}
+
+/** Fit on train only; score every split present, each target once, with the shared evaluator. */
+export function runBaselines(o: BaselinesOptions): BaselinesReport {
+  const { docs, format, vocab, vocabFrom } = loadBaselineData(o);
+  const present = SPLITS.filter((s) => docs.some((d) => d.split === s));
+  // baselines look at one previous token, so any context length works; this one fits every document
+  const binding: Binding = { vocabSize: vocab, contextLength: Math.max(...docs.map(targetCount)) };
+  const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding);
+  const splits: BaselinesReport["splits"] = {};
+  for (const split of present) {
+    const batches = separateBatches(docs.filter((d) => d.split === split), binding);
+    splits[split] = baselines.map((b) => ({ baseline: b.name, ...record(evaluateLikelihood(b, split, batches).metrics) }));
+  }
+  const documents = Object.fromEntries(present.map((s) => [s, docs.filter((d) => d.split === s).length]));
+  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, splits, provenance: { ...provenance(), backend: "none (count baselines do not use tfjs)" } };
+}

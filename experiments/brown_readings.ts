@@ -1,0 +1,53 @@
+// The Brown lab's readings of a trained model and its report: the validation probe during training, the bar
+// of the reference text (model vs baselines), the next-token table and the validation contamination audit.
+import type { Document, } from "../src/data/documents.ts";
+import type { Tokenizer } from "../src/data/tokenizer.ts";
+import type { GPT } from "../src/model/gpt.ts";
+import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
+import { evaluateWindows } from "../src/eval/windowed.ts";
+import type { Report } from "../src/eval/report.ts";
+import { nextLogProbs, greedyMargin } from "../src/eval/generate.ts";
+import { ALL_SOURCES } from "../src/eval/grouped.ts";
+import { meanNll } from "../src/eval/summary.ts";
+
+/** Validation NLL on a fixed probe (the first windows of the validation documents, stride = context). */
+export function validationProbe(model: GPT, docs: readonly Document[]): number {
+  const probe = docs.slice(0, 8).map((d) => ({ ...d, ids: d.ids.slice(0, 4 * model.config.contextLength + 1) }));
+  const r = evaluateWindows(decoderAdapter(model), probe, model.config.contextLength);
+  return meanNll(r.metrics);
+}
+
+/** Top-5 next tokens for a prompt (after BOS), with the greedy margin. */
+export function nextTokenRow(model: ScoringModel, tokenizer: Tokenizer, prompt: string) {
+  const ctx = [tokenizer.bos, ...tokenizer.encode(prompt)];
+  const lp = nextLogProbs(model, ctx);
+  const top = [...lp.keys()].sort((a, b) => lp[b] - lp[a] || a - b).slice(0, 5);
+  const m = greedyMargin(model, ctx);
+  return { prompt, top: top.map((id) => ({ token: tokenizer.decode([id]), id, p: Math.exp(lp[id]) })), greedy_margin: m };
+}
+
+/** The issue's bars on validation (all sources, headline stride): model vs unigram-prior bigram, and the baseline order. */
+export function baselineBar(report: Report) {
+  const overall = (groups: readonly { split: string; source: string; nll: number }[]) =>
+    groups.find((g) => g.split === "validation" && g.source === ALL_SOURCES) ?? groups.find((g) => g.split === "validation");
+  const model = overall(report.perplexity.groups)!.nll;
+  const base = "groups" in report.baselines ? report.baselines.groups : [];
+  const of = (prefix: string) => overall(base.filter((g) => g.baseline.startsWith(prefix)))!.nll;
+  const uniform = of("uniform"), unigram = of("unigram (add"), bigram = of("bigram (add"), prior = of("unigram-prior");
+  return {
+    stride: report.perplexity.stride,
+    model, uniform, unigram, bigram_add_one: bigram, unigram_prior_bigram: prior,
+    margin_vs_unigram_prior_bigram: prior - model,
+    model_beats_prior_bigram_by_0_3: model < prior - 0.3,
+    bigram_below_unigram_below_uniform: bigram < unigram && unigram < uniform,
+  };
+}
+
+/** The report's 13-gram audit of the validation split against train, in the shape brown.json has always had. */
+export function validationContamination(report: Report) {
+  const c = report.contamination;
+  if (!("splits" in c)) throw new Error(`brown: the report has no contamination audit (${c.status})`);
+  const v = c.splits.find((s) => s.split === "validation");
+  if (!v) throw new Error("brown: the report's contamination audit has no validation split");
+  return { n: c.n, flagged: v.flagged, flagged_fraction: v.flagged_fraction, unauditable: v.unauditable, items: v.documents };
+}

@@ -1,0 +1,115 @@
+// Every recipe's typed options with their defaults, in a module that loads no engine, so `tinylab --help` can
+// show each default without importing tfjs. The recipes (overfit.ts, train.ts, cyclic.ts, brown.ts) own them.
+import type { Document } from "../src/data/documents.ts";
+import type { ByteTokenizer } from "../src/data/tokenizer.ts";
+import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import type { Store } from "../src/lab/checkpoint.ts";
+import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
+import type { ProgressStream } from "../src/util/progress.ts";
+
+export interface OverfitOptions {
+  seeds: number[];
+  updates: number;
+  checkpoints: number[];
+  lr: number;
+  clipNorm: number;
+}
+
+export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM };
+
+export interface TrainRunOptions {
+  seed: number;
+  updates: number;
+  lr: number;
+  warmup: number;
+  cosineSteps: number;
+  minLr: number;
+  clipNorm: number;
+  weightDecay: number;
+  microbatches: number;
+  batchRows: number;
+  shuffle: boolean;
+  /** Overrides of the overfit model config (known keys only), e.g. {dropout: 0.1}. */
+  modelConfig: Record<string, unknown>;
+  /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
+  data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
+  checkpointEvery?: number;
+  /** Where the state file is written (and read with `resume`). */
+  checkpoints?: Store;
+  resume: boolean;
+  /** Where the final model file goes: a store and a file name in it. */
+  saveModel?: { store: Store; name: string };
+  logEvery: number;
+}
+
+export const TRAIN_DEFAULTS: TrainRunOptions = {
+  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10,
+};
+
+export interface CyclicOptions {
+  seed: number;
+  splitSeed: number;
+  updates: number;
+  lr: number;
+  batchRows: number;
+  clipNorm: number;
+  /** Score train and validation every this many updates (and at 0 and the end). */
+  evalEvery: number;
+  /** Read the split from this file instead of shuffling with `splitSeed`. */
+  splitFile?: string;
+  /** Score the test split: a final report, never for choosing anything. */
+  finalTest: boolean;
+}
+
+export const CYCLIC_DEFAULTS: CyclicOptions = { seed: 1, splitSeed: 1, updates: 300, lr: 0.01, batchRows: 16, clipNorm: DEFAULT_CLIP_NORM, evalEvery: 25, finalTest: false };
+
+export interface BrownOptions {
+  outDir: string;
+  seed: number;
+  splitSeed: number;
+  vocab: number;
+  model: ModelConfig;
+  updates: number;
+  batchRows: number;
+  lr: number;
+  warmup: number;
+  minLr: number;
+  weightDecay: number;
+  evalEvery: number;
+  checkpointEvery: number;
+  resume: boolean;
+  finalTest: boolean;
+  canary: { text: string; repetitions: number; secretTokens: number };
+  prompts: string[];
+  /** Stop after this update, leaving a resumable state, as an interruption would (tests the resume path). */
+  stopAt?: number;
+  /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
+  slice?: { filesPerGenre: number; chars: number };
+  progress?: ProgressStream;
+}
+
+export const BROWN_DEFAULTS: BrownOptions = {
+  outDir: "results/brown",
+  seed: 1,
+  splitSeed: 0,
+  vocab: 512,
+  // sized for ≤ 15 minutes on 2 cores on wasm: ~3,450 training tokens/s single-threaded since the sliced
+  // attention matmul (1,000 updates took 296 s), so 2,000 updates ≈ 10 min plus ~1.5 min of evaluation.
+  // Of three budgets compared on validation at equal tokens (16 rows × 500, 8 rows × 1000, 16 rows × 500
+  // at lr 1e-2) 8 rows scored best.
+  model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
+  updates: 2000,
+  batchRows: 8,
+  lr: 3e-3,
+  warmup: 30,
+  minLr: 3e-4,
+  weightDecay: 0.1,
+  evalEvery: 200,
+  checkpointEvery: 100,
+  resume: false,
+  finalTest: false,
+  canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },
+  prompts: ["The", "He said", "It was a", "The United States", "In the"],
+};
+

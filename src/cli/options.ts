@@ -1,0 +1,160 @@
+// Every command-line option, defined once: one name, one type, one description and one parser per idea, in groups
+// (training, model shape, data, output, engine). A command picks the options it takes and gives their defaults,
+// which belong to its recipe (experiments/options.ts). Parsing refuses a bad value by name before any work starts.
+// Loads no engine: `tinylab --help` imports only this, the command list and the recipes' defaults.
+import type { Argv, Options } from "yargs";
+import { BACKEND_CHOICES } from "../util/backend_choice.ts";
+import { SPLITS } from "../data/documents.ts";
+
+type Check = (v: unknown, flag: string) => unknown;
+
+const fail = (flag: string, what: string, v: unknown): never => {
+  throw new Error(`--${flag} must be ${what}, got ${JSON.stringify(v) ?? String(v)}`);
+};
+const positiveInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
+const nonNegativeInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
+const safeInt: Check = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "an integer", v));
+const positive: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
+const nonNegative: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
+const probability: Check = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
+const nonEmpty: Check = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
+
+/** A comma-separated list of integers, e.g. `39,40,41`. */
+const intList: Check = (v, f) => {
+  const parts = String(v).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (parts.length === 0) fail(f, "a comma-separated list of integers", v);
+  return parts.map((p) => {
+    const n = Number(p);
+    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
+    return n;
+  });
+};
+
+/** A JSON object of model-config overrides (its keys are checked against the config by resolveModelConfig). */
+const jsonObject: Check = (v, f) => {
+  let out: unknown;
+  try {
+    out = JSON.parse(String(v));
+  } catch (err) {
+    throw new Error(`--${f} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof out !== "object" || out === null || Array.isArray(out)) throw new Error(`--${f} must be a JSON object`);
+  return out;
+};
+
+interface Spec {
+  type: "number" | "string" | "boolean";
+  describe: string;
+  check?: Check;
+  choices?: readonly string[];
+}
+
+/** The catalogue, by group. The group's title heads its options in `--help`. */
+export const OPTION_GROUPS = {
+  "Training:": {
+    seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt },
+    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList },
+    updates: { type: "number", describe: "optimizer updates in total (per seed)", check: positiveInt },
+    lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive },
+    warmup: { type: "number", describe: "linear warmup updates", check: nonNegativeInt },
+    "cosine-steps": { type: "number", describe: "cosine decay length in updates (0 = constant after warmup)", check: nonNegativeInt },
+    "min-lr": { type: "number", describe: "floor of the cosine decay (default: --lr)", check: nonNegative },
+    clip: { type: "number", describe: "global gradient-norm clip", check: positive },
+    "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
+    microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
+    "batch-rows": { type: "number", describe: "rows (documents or windows) per batch", check: positiveInt },
+    shuffle: { type: "boolean", describe: "reshuffle the training microbatches every epoch (seeded)" },
+    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored", check: intList },
+    "checkpoint-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: positiveInt },
+    "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
+    resume: { type: "boolean", describe: "continue from the training state in the checkpoint directory (refused if there is none, or if any setting differs)" },
+    "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },
+    "log-every": { type: "number", describe: "print the training loss every N updates", check: positiveInt },
+  },
+  "Model shape:": {
+    layers: { type: "number", describe: "transformer blocks", check: positiveInt },
+    "d-model": { type: "number", describe: "embedding width", check: positiveInt },
+    heads: { type: "number", describe: "attention heads (must divide --d-model)", check: positiveInt },
+    "d-ff": { type: "number", describe: "feed-forward width", check: positiveInt },
+    context: { type: "number", describe: "context length in tokens", check: positiveInt },
+    dropout: { type: "number", describe: "dropout rate in training", check: probability },
+    vocab: { type: "number", describe: "vocabulary size", check: positiveInt },
+    config: { type: "string", describe: "named model configuration (preset)", choices: ["overfit", "micro"] },
+    "model-config": { type: "string", describe: 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'', check: jsonObject },
+  },
+  "Data:": {
+    data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
+    model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
+    "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
+    split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
+    stride: { type: "number", describe: "score in strided windows of the context (1..context)", check: positiveInt },
+    "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
+  },
+  "Report:": {
+    replicates: { type: "number", describe: "bootstrap replicates", check: positiveInt },
+    canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
+    "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
+    "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
+    "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
+  },
+  "Output:": {
+    out: { type: "string", describe: "output directory (results are written into it under fixed names)", check: nonEmpty },
+    json: { type: "boolean", describe: "print the result as JSON instead of the table" },
+    figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
+    "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
+  },
+  "Engine:": {
+    backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
+  },
+} satisfies Record<string, Record<string, Spec>>;
+
+type Catalogue = typeof OPTION_GROUPS;
+export type OptionName = { [G in keyof Catalogue]: keyof Catalogue[G] }[keyof Catalogue] & string;
+
+const find = (name: string): [string, Spec] => {
+  for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
+  throw new Error(`no option "${name}" in the catalogue`);
+};
+
+/**
+ * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
+ * description where the command needs to say more (e.g. what --out holds).
+ */
+export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}): Argv<T> {
+  const byGroup = new Map<string, string[]>();
+  for (const [name, def] of Object.entries(defaults)) {
+    const [group, spec] = find(name);
+    const describe = extra[name as OptionName] ?? spec.describe;
+    const o: Options = { type: spec.type, describe, requiresArg: spec.type !== "boolean" };
+    if (def !== undefined) o.default = def;
+    else if (spec.type === "boolean") o.default = false;
+    if (spec.choices) o.choices = [...spec.choices];
+    if (spec.check) o.coerce = (v: unknown) => (v === undefined ? v : spec.check!(v, name));
+    y = y.option(name, o) as Argv<T>;
+    byGroup.set(group, [...(byGroup.get(group) ?? []), name]);
+  }
+  for (const [group, names] of byGroup) y = y.group(names, group) as Argv<T>;
+  return y;
+}
+
+/** The engine option every command that computes takes. */
+export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
+
+/** An option's value as the recipe needs it (parsing already checked its type and range). */
+export const get = <V>(argv: Record<string, unknown>, name: OptionName): V => argv[name] as V;
+
+/** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */
+const SHAPE_FLAGS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", "d-model": "dModel", heads: "nHeads", "d-ff": "dFF", dropout: "dropout" } as const;
+
+/** The model-config overrides the shape flags and --model-config give (checked against the config's keys later). */
+export function modelOverrides(argv: Record<string, unknown>): Record<string, unknown> {
+  const json = (argv["model-config"] as Record<string, unknown> | undefined) ?? {};
+  const out: Record<string, unknown> = { ...json };
+  for (const [flag, key] of Object.entries(SHAPE_FLAGS)) {
+    if (argv[flag] === undefined) continue;
+    if (Object.hasOwn(json, key)) throw new Error(`--model-config sets "${key}", which --${flag} sets; give it once, as --${flag}`);
+    out[key] = argv[flag];
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+// Console summary and loss-curve SVG of the Brown lab (experiments/brown.ts). Presentation only.
+import { lineChart, rawAndSmoothed } from "../../util/charts.ts";
+import { ALL_SOURCES } from "../../eval/grouped.ts";
+import type { BrownResult, History } from "../../../experiments/brown.ts";
+
+/** Training loss (raw and smoothed, both drawn) and validation points against update. */
+export function lossCurve(h: History, title: string): string {
+  const raw = { name: "train loss", points: h.train };
+  return lineChart({
+    title, xLabel: "update", yLabel: "NLL (nats per token)",
+    notes: ["train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents"],
+    series: rawAndSmoothed(raw, 0.1),
+    scatter: [{ name: "validation (probe)", points: h.validation }],
+  });
+}
+
+/** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
+export function formatBrown(r: BrownResult): string {
+  const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+  const rep = r.report;
+  const lines: string[] = [];
+  if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
+  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${r.model_config.nLayers} layers, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
+  lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
+  lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}) in ${f(r.training.seconds, 1)} s, ${Math.round(r.training.tokens_per_second)} tokens/s; model_sha256 ${r.model_sha256}`);
+  lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
+  const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
+  const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
+  for (const g of rep.perplexity.groups) {
+    const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
+    const range = (x: { lo: number; hi: number } | undefined) => `[${f(x?.lo ?? NaN)}, ${f(x?.hi ?? NaN)}]`;
+    lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} ${range(iv)}  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)} ${range(b?.block_bootstrap_95)}  ${String(g.targets).padStart(7)} targets`);
+  }
+  if (rep.perplexity_at_stride_context) {
+    const all = rep.perplexity_at_stride_context.groups.filter((g) => g.source === ALL_SOURCES);
+    for (const g of all) lines.push(`  ${g.split} overall at stride ${rep.perplexity_at_stride_context.stride}: NLL ${f(g.nll)} over ${g.targets} targets (not comparable with stride ${rep.perplexity.stride} numbers)`);
+  }
+  const b = r.bar;
+  lines.push("", `validation, all genres, stride ${b.stride} (nats per token): model ${f(b.model)}  unigram-prior bigram ${f(b.unigram_prior_bigram)}  add-one bigram ${f(b.bigram_add_one)}  unigram ${f(b.unigram)}  uniform ${f(b.uniform)}`);
+  lines.push(`  model vs unigram-prior bigram: margin ${f(b.margin_vs_unigram_prior_bigram)} nats (bar 0.3: ${b.model_beats_prior_bigram_by_0_3 ? "met" : "NOT met"}); bigram < unigram < uniform: ${b.bigram_below_unigram_below_uniform}`);
+  if ("groups" in rep.baselines) {
+    const groups = rep.baselines.groups;
+    const merged = groups.some((y) => y.source === ALL_SOURCES);
+    lines.push("  baselines in bits per byte (same targets):");
+    for (const g of groups.filter((x) => !merged || x.source === ALL_SOURCES)) lines.push(`    ${g.baseline.padEnd(30)} ${g.split.padEnd(11)} bpb ${f(g.bits_per_byte)}`);
+  }
+  lines.push("", "loss by position (stride = context): " + rep.loss_by_position.by_split.map((s) => `${s.split}: p0 ${f(s.positions[0]?.nll ?? NaN, 2)}, p7 ${f(s.positions[7]?.nll ?? NaN, 2)}, p${s.positions.length - 1} ${f(s.positions[s.positions.length - 1]?.nll ?? NaN, 2)}`).join("; "));
+  for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
+  const canary = rep.memorization.canary as { evaluated?: { log_prob: number; recovered?: boolean }; status?: string };
+  lines.push(`canary ×${r.options.canary.repetitions}: ${canary.evaluated ? `log p(secret | prefix) ${f(canary.evaluated.log_prob)}, greedy recovery ${JSON.stringify(canary.evaluated.recovered ?? null)}` : canary.status}`);
+  lines.push(`13-gram contamination of validation against train: ${r.contamination.flagged.length} of ${r.contamination.items} documents flagged`);
+  lines.push("", "next-token table (top 5 after BOS + prompt):");
+  for (const row of r.next_tokens) lines.push(`  ${JSON.stringify(row.prompt).padEnd(20)} ${row.top.map((t) => `${JSON.stringify(t.token)} ${t.p.toFixed(3)}`).join("  ")}   margin ${f(row.greedy_margin.margin, 2)}`);
+  lines.push("", `wall time ${f(r.timings.total_seconds, 1)} s (evaluation ${f(r.timings.evaluation_seconds, 1)} s)`);
+  return lines.join("\n");
+}

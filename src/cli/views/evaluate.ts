@@ -1,0 +1,19 @@
+// Console table of `tinylab evaluate` (experiments/evaluate.ts). Presentation only.
+import { round6 } from "../../util/provenance.ts";
+import type { EvaluateReport } from "../../../experiments/evaluate.ts";
+
+export function formatEvaluation(r: EvaluateReport): string {
+  const f = (x: number) => round6(x).toFixed(6);
+  const t = r.trained as { seed: number; update: number; backend: string };
+  const lines = [
+    `model ${r.model}`,
+    `model_sha256 ${r.model_sha256}`,
+    `trained: seed ${t.seed}, update ${t.update}, backend ${t.backend}; scored on ${r.provenance.backend}, no training`,
+    `data: ${r.data.source} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
+    `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
+  ];
+  for (const [split, s] of Object.entries(r.splits)) {
+    lines.push(`${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}  ${s.recorded_graphs}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,50 @@
+// Where a run's files live: a tiny Store interface (a directory on disk from src/util/disk.ts, or memory in a
+// browser or a test), the state file's name, and opening a run fresh or from its checkpoint. Not a format.
+import { sha256Bytes } from "../util/atomic.ts";
+import { Run, type RunSpec } from "./run.ts";
+import { decodeTrainState } from "./state_file.ts";
+
+/** Named byte files, each write atomic (a reader or a crash sees the old file or the whole new one). */
+export interface Store {
+  read(name: string): Uint8Array | undefined;
+  write(name: string, data: Uint8Array | string): void;
+  /** How to name the file in messages (a path on disk). */
+  where(name: string): string;
+}
+
+/** The single, atomically replaced training-state file of a checkpoint store. */
+export const STATE_FILE = "train_state.safetensors";
+
+/** A store in memory (tests, the browser). */
+export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
+  const files = new Map<string, Uint8Array>();
+  return {
+    files,
+    read: (name) => files.get(name)?.slice(),
+    write: (name, data) => { files.set(name, typeof data === "string" ? new TextEncoder().encode(data) : data.slice()); },
+    where: (name) => `memory:${name}`,
+  };
+}
+
+/** The run from its checkpoint when `resume` (refused, naming the place, when there is none), else fresh. */
+export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean): Run {
+  if (!resume) return Run.create(spec);
+  if (!store) throw new Error("--resume needs a checkpoint directory to resume from");
+  const where = store.where(STATE_FILE);
+  const bytes = store.read(STATE_FILE);
+  if (!bytes) throw new Error(`training-state file not found: ${where} (nothing to resume)`);
+  return Run.create(spec, { state: decodeTrainState(bytes, where), where });
+}
+
+/** Write the run's state file; returns where it went. */
+export function saveState(run: Run, store: Store): string {
+  store.write(STATE_FILE, run.stateBytes());
+  return store.where(STATE_FILE);
+}
+
+/** Write the run's model file as `name`; returns its sha256 (the model's id). */
+export function saveModel(run: Run, store: Store, name: string): string {
+  const bytes = run.modelBytes();
+  store.write(name, bytes);
+  return sha256Bytes(bytes);
+}

@@ -1,0 +1,146 @@
+// The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
+// data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
+// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/util/disk.ts).
+import type { Batch } from "../data/batches.ts";
+import type { TokenizerJSON } from "../data/tokenizer.ts";
+import type { ModelConfig } from "../model/config.ts";
+import { GPT } from "../model/gpt.ts";
+import { initParameters, type ParamArrays } from "../model/init.ts";
+import { batchLoss } from "../model/loss.ts";
+import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
+import { trainLoop, type DataSource, type LoopArgs } from "../train/loop.ts";
+import type { StepResult } from "../train/trainer.ts";
+import { Rng } from "../util/rng.ts";
+import type { TrainOptions } from "./config.ts";
+import { encodeModel, modelProvenance, type ModelProvenance } from "./model_file.ts";
+import { checkResume, encodeTrainState, type TrainSnapshot } from "./state_file.ts";
+
+/**
+ * The run's random streams, each a child of `Rng.fromSeed(seed)` by this name: parameters at init, the draws
+ * of the training data (its state is the data cursor) and dropout masks. Part of every saved state.
+ */
+export const STREAMS = { init: "init", batches: "batches", dropout: "dropout" } as const;
+
+/** Everything a run is made from. */
+export interface RunSpec {
+  readonly config: ModelConfig;
+  readonly options: TrainOptions;
+  /** null for a run over raw token ids; such a run can be snapshotted in memory but not saved to a file. */
+  readonly tokenizer: TokenizerJSON | null;
+  /** The training data; any randomness it needs comes from the stream it is given, and its state is the cursor. */
+  readonly data: (batches: Rng) => DataSource<Batch>;
+}
+
+export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate">;
+
+export class Run {
+  private constructor(
+    readonly spec: RunSpec,
+    readonly model: GPT,
+    readonly optimizer: AdamW,
+    readonly data: DataSource<Batch>,
+    readonly dropout: Rng,
+    /** The stream `data` draws from (exposed so evaluation can prove it left it untouched). */
+    readonly batches: Rng,
+  ) {}
+
+  /** A fresh run, or one continuing a saved state after every resume check (config, tokenizer, options). */
+  static create(spec: RunSpec, from?: { state: TrainSnapshot; where: string }): Run {
+    if (from) checkResume(from.state, spec, from.where);
+    const root = Rng.fromSeed(spec.options.seed);
+    const model = new GPT(spec.config, from?.state.weights ?? initParameters(spec.config, root.child(STREAMS.init)));
+    const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, ...spec.options.adamw });
+    const batches = root.child(STREAMS.batches);
+    const run = new Run(spec, model, optimizer, spec.data(batches), root.child(STREAMS.dropout), batches);
+    if (from) {
+      try {
+        run.restoreStreams(from.state, from.where);
+        run.optimizer.restore(from.state.optimizer);
+      } catch (err) {
+        run.dispose();
+        throw err;
+      }
+    }
+    return run;
+  }
+
+  /** Updates done so far. */
+  get step(): number {
+    return this.optimizer.step;
+  }
+
+  /** Continue to `updates` in total; hooks see every update and every checkpoint step. */
+  train(updates: number, hooks: RunHooks = {}): { from: number; to: number } {
+    const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
+    const o = this.spec.options;
+    return trainLoop({ params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...hooks });
+  }
+
+  /** One more update; returns its result. */
+  update(): StepResult {
+    let result: StepResult | undefined;
+    this.train(this.step + 1, { onUpdate: (_step, r) => { result = r; } });
+    return result!;
+  }
+
+  /** The whole state as copies (later updates do not change it): what a state file stores. */
+  snapshot(): TrainSnapshot {
+    const copy = (m: ParamArrays) => new Map([...m].map(([k, v]) => [k, Float32Array.from(v)]));
+    const o = this.optimizer.state();
+    return {
+      config: this.spec.config, tokenizer: this.spec.tokenizer, options: this.spec.options,
+      weights: copy(this.model.read()), optimizer: { step: o.step, m: copy(o.m), v: copy(o.v) },
+      rngs: { [STREAMS.dropout]: this.dropout.state() }, cursor: structuredClone(this.data.state()),
+      provenance: this.provenance(),
+    };
+  }
+
+  /** Put a snapshot back; `keepCursor` leaves the data where it is (a control that must change the next update). */
+  restore(s: TrainSnapshot, opts: { keepCursor?: boolean } = {}): void {
+    this.model.assign(s.weights);
+    this.optimizer.restore(s.optimizer);
+    if (opts.keepCursor) this.dropout.load(s.rngs[STREAMS.dropout]);
+    else this.restoreStreams(s, "snapshot");
+  }
+
+  private restoreStreams(s: TrainSnapshot, where: string): void {
+    const dropout = s.rngs[STREAMS.dropout];
+    if (!dropout) throw new Error(`${where}: no "${STREAMS.dropout}" rng state`);
+    this.dropout.load(dropout);
+    this.data.restore(s.cursor);
+  }
+
+  provenance(): ModelProvenance {
+    return modelProvenance(this.spec.options.seed, this.step);
+  }
+
+  stateBytes(): Uint8Array {
+    return encodeTrainState(this.snapshot());
+  }
+
+  /** The portable model file of the current weights. */
+  modelBytes(): Uint8Array {
+    if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
+    return encodeModel(this.model.read(), this.spec.config, this.spec.tokenizer, this.provenance());
+  }
+
+  dispose(): void {
+    this.model.dispose();
+    this.optimizer.dispose();
+  }
+}
+
+/** The streams a snapshot carries, by name: the data cursor (drawn from "batches") and the rest. */
+export const SAVED_STREAMS = [STREAMS.batches, STREAMS.dropout];
+
+/** Names of the entries whose bytes differ between two snapshots (empty: bit-identical). */
+export function snapshotDifferences(a: TrainSnapshot, b: TrainSnapshot): string[] {
+  const same = (x: Float32Array, y: Float32Array | undefined) => y !== undefined && x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+  const out: string[] = [];
+  const maps: [string, ParamArrays, ParamArrays][] = [["param", a.weights, b.weights], ["adam.m", a.optimizer.m, b.optimizer.m], ["adam.v", a.optimizer.v, b.optimizer.v]];
+  for (const [what, x, y] of maps) for (const [k, v] of x) if (!same(v, y.get(k))) out.push(`${what} ${k}`);
+  if (a.optimizer.step !== b.optimizer.step) out.push("adam.step");
+  if (JSON.stringify(a.cursor) !== JSON.stringify(b.cursor)) out.push(`rng ${STREAMS.batches}`);
+  for (const k of Object.keys(a.rngs)) if (JSON.stringify(a.rngs[k]) !== JSON.stringify(b.rngs[k])) out.push(`rng ${k}`);
+  return out;
+}

@@ -1,0 +1,116 @@
+// The file-system edge: reading whole files as bytes with named errors, safetensors files on disk, and a
+// directory store that writes atomically and sweeps the temp files of killed writers. Not a format (that is
+// src/util/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
+import { constants } from "node:buffer";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "./atomic.ts";
+import { decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
+
+const { MAX_LENGTH } = constants;
+
+/** The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies). */
+export function readFileBytes(path: string, what: string): Uint8Array {
+  let fd: number;
+  try {
+    if (!statSync(path).isFile()) throw new Error(`${what} is not a file: ${path}`);
+    fd = openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${what} not found: ${path}`);
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_LENGTH) throw new Error(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
+    const bytes = new Uint8Array(size);
+    let got = 0;
+    for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, bytes, got, size - got, got);
+    if (got !== size) throw new Error(`${path}: file shrank while being read (${got} of ${size} bytes)`);
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads and decodes a safetensors file. The size and the header length are checked before the
+ * file is read, so a corrupt prefix never triggers a large read.
+ */
+export function readSafetensorsFile(path: string): SafetensorsContents {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_LENGTH) throw new SafetensorsError(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
+    const prefix = new Uint8Array(8);
+    readSync(fd, prefix, 0, Math.min(8, size), 0);
+    try {
+      headerLength(prefix, size);
+    } catch (err) {
+      throw new SafetensorsError(`${path}: ${(err as Error).message}`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    return decodeSafetensors(readFileBytes(path, "safetensors file"));
+  } catch (err) {
+    throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${err.message}`) : err;
+  }
+}
+
+/** Encodes and writes atomically: the file at `path` is either the old one or the complete new one. */
+export function writeSafetensorsFile(path: string, tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): void {
+  writeFileAtomic(path, encodeSafetensors(tensors, metadata));
+}
+
+/** Create `dir` (and parents) unless it exists. */
+export function ensureDir(dir: string): void {
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+}
+
+/** Files in a directory, by name: what src/lab's Store interface asks of a place to keep a run's files. */
+export interface DirStore {
+  readonly dir: string;
+  read(name: string): Uint8Array | undefined;
+  write(name: string, data: Uint8Array | string): void;
+  where(name: string): string;
+}
+
+/**
+ * A directory as a store: created on first use, every write atomic (writeFileAtomic), and temp files left by
+ * writers that are no longer alive (`.NAME.PID.HEX.tmp`) removed when the store is opened.
+ */
+export function dirStore(dir: string): DirStore {
+  ensureDir(dir);
+  removeStaleTemps(dir);
+  return {
+    dir,
+    read: (name) => (existsSync(join(dir, name)) ? readFileBytes(join(dir, name), "file") : undefined),
+    write: (name, data) => writeFileAtomic(join(dir, name), data),
+    where: (name) => join(dir, name),
+  };
+}
+
+/** Remove temp files that a killed writer left in `dir` (writeFileAtomic names them .NAME.PID.HEX.tmp). */
+export function removeStaleTemps(dir: string): void {
+  for (const f of readdirSync(dir)) {
+    const m = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/.exec(f);
+    if (m && !isAlive(Number(m[1]))) rmSync(join(dir, f), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: existence check only
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Refuse a path that must be an existing regular file, naming what it is for. */
+export function requireFile(path: string, what: string): string {
+  if (!existsSync(path)) throw new Error(`${what} not found: ${path}`);
+  if (!statSync(path).isFile()) throw new Error(`${what} is not a file: ${path}`);
+  return path;
+}
