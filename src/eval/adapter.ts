@@ -1,8 +1,8 @@
 // The model-adapter interface every scorer answers through (decoder, loaded checkpoint, baselines), and the
 // decoder's adapter. Not metrics: adapters return per-position numbers; evaluators reduce them.
-import { createHash } from "node:crypto";
 import { readTensor, tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
+import { Sha256 } from "../util/sha256.ts";
 import type { Batch, Binding } from "../data/batches.ts";
 import type { GPT } from "../model/gpt.ts";
 import type { ModelInput } from "../model/input.ts";
@@ -28,14 +28,14 @@ export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<
     positionNll: (batch) => Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets))),
     logProbs: (input) => readTensor(() => tf.logSoftmax(model.forward(input))),
     stateFingerprint: () => {
-      const h = createHash("sha256");
+      const h = new Sha256();
       for (const [name, v] of [...model.params, ...(opts.watched ?? new Map())]) {
         h.update(name);
         const data = v.dataSync() as Float32Array;
         h.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
       }
       for (const r of opts.rngs ?? []) h.update(JSON.stringify(r.state()));
-      return h.digest("hex");
+      return h.digest();
     },
   };
 }
