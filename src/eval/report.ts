@@ -7,7 +7,7 @@ import { Rng } from "../util/rng.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
 import { provenance } from "../util/provenance.ts";
 import { allBaselines } from "../baselines/ngram.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
 import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { meanNll } from "./summary.ts";
