@@ -24,6 +24,7 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateWindows } from "../src/eval/windowed.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
+import { allBaselines } from "../src/baselines/ngram.ts";
 import { nextLogProbs, greedyMargin } from "../src/eval/generate.ts";
 import { ALL_SOURCES } from "../src/eval/grouped.ts";
 import { meanNll } from "../src/eval/summary.ts";
@@ -194,6 +195,7 @@ export async function runBrown(o: BrownOptions) {
   const scoreSplits: Split[] = o.finalTest ? ["validation", "test"] : ["validation"];
   const tEval = performance.now();
   const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
+    baselines: allBaselines(train, binding),
     stride: config.contextLength / 2, calibrationStride: config.contextLength, scoreSplits, seed: o.seed,
     canary: { text: o.canary.text, secretTokens: o.canary.secretTokens },
     model: { name: adapter.name, path: modelPath, sha256: sha },

@@ -9,6 +9,7 @@ import { OVERFIT_TEXTS } from "../../data/fixtures.ts";
 import { decoderAdapter } from "../../eval/adapter.ts";
 import { modelIdentity } from "../../eval/identity.ts";
 import { buildReport, type Report } from "../../eval/report.ts";
+import { allBaselines } from "../../baselines/ngram.ts";
 import { reportHtml } from "../../eval/report_page.ts";
 import { round6 } from "../../util/provenance.ts";
 import { requireFile, startEngine, toJson, withBackend, writeOutput } from "../common.ts";
@@ -75,6 +76,7 @@ export const reportCommand: CommandModule = {
         without = decoderAdapter(ref.model, { name: `without canary (${argv["canary-reference"]})` });
       }
       const report = buildReport(decoderAdapter(main.model, { name: modelPath }), main.tokenizer, docs, {
+        baselines: allBaselines(docs.filter((d) => d.split === "train"), { vocabSize: main.model.config.vocabSize, contextLength: main.model.config.contextLength }),
         stride: argv.stride as number | undefined,
         seed: argv.seed as number,
         replicates: argv.replicates as number,
