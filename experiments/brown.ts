@@ -14,6 +14,7 @@ import { RandomWindows } from "../src/data/sampling.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport } from "../src/eval/report.ts";
+import { allBaselines } from "../src/baselines/ngram.ts";
 import { openRun, saveModel, saveState, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination, validationProbe } from "./brown_readings.ts";
@@ -78,6 +79,7 @@ export async function runBrown(o: BrownOptions) {
     const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}` });
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
+      baselines: allBaselines(train, binding),
       stride: config.contextLength / 2, calibrationStride: config.contextLength, scoreSplits: o.finalTest ? ["validation", "test"] : ["validation"], seed: o.seed,
       canary: { text: o.canary.text, secretTokens: o.canary.secretTokens },
       model: { name: adapter.name, path: store.where(MODEL), sha256: sha },

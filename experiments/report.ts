@@ -41,6 +41,7 @@ export function runReport(o: ReportRunOptions): Report {
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
     return buildReport(decoderAdapter(main.model, { name: o.model }), main.tokenizer, docs, {
+      baselines: allBaselines(docs.filter((d) => d.split === "train"), binding),
       stride: o.stride, seed: o.seed, replicates: o.replicates,
       canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
       model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),

@@ -1,9 +1,9 @@
 // Count baselines fitted on training documents only: uniform, add-one unigram, add-k bigram and the
 // unigram-prior bigram, scored through the same ScoringModel interface as the decoder.
-import type { Batch, Binding } from "../data/batches.ts";
+import type { Binding } from "../data/batches.ts";
 import type { Document } from "../data/documents.ts";
-import type { ScoringModel } from "../eval/adapter.ts";
-import type { ModelInput } from "../model/input.ts";
+import type { ModelInput, ScoredBatch } from "../model/input.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 
 /** Transition and target counts from training documents, never across a document boundary. */
 export interface Counts {
@@ -66,7 +66,7 @@ export function baselineAdapter(name: string, prob: BigramProb, binding: Binding
   return {
     name,
     binding,
-    positionNll: (batch: Batch) => {
+    positionNll: (batch: ScoredBatch) => {
       const out = new Float64Array(batch.targets.length);
       for (let i = 0; i < out.length; i++) if (batch.mask[i] !== 0) out[i] = -Math.log(prob(batch.input.ids[i], batch.targets[i]));
       return out;

@@ -1,7 +1,17 @@
 // Batch constructors for separate, padded and packed storage, all producing one shape the model and the
 // evaluator accept. Not the model's input checks (src/model/input.ts) and not data order (src/train/data_order.ts).
-import type { ModelInput } from "../model/input.ts";
 import { checkDocuments, targetCount, type Document, type Split } from "./documents.ts";
+
+/**
+ * Rows of token ids with a document id per position (PAD_DOC marks padding), row-major [rows, cols]: the
+ * shape src/model/input.ts calls ModelInput, restated here because data sits below the model.
+ */
+export interface BatchInput {
+  rows: number;
+  cols: number;
+  ids: Int32Array;
+  docIds: Int32Array;
+}
 
 /** What a batch was built for; the evaluator refuses a batch bound to another vocabulary or context. */
 export interface Binding {
@@ -16,7 +26,7 @@ export interface Batch {
   split: Split;
   binding: Binding;
   layout: Layout;
-  input: ModelInput;
+  input: BatchInput;
   targets: Int32Array;
   mask: Float32Array;
   targetCount: number;
@@ -25,7 +35,7 @@ export interface Batch {
 
 /** Input id at padding: never attended to by real positions (own segment) and never scored. */
 export const PAD_ID = 0;
-/** Document id marking padding positions in ModelInput.docIds. */
+/** Document id marking padding positions in BatchInput.docIds. */
 export const PAD_DOC = -1;
 
 function checkFits(doc: Document, binding: Binding): void {

@@ -1,6 +1,6 @@
 // Evaluator and model identities: `eval-` + 16 hex digits of sha256 over an evaluator's name, settings and
 // version, so two reports are comparable field by field only when their ids agree. Not provenance (util).
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.ts";
 
 /** JSON with object keys sorted at every depth, so the id does not depend on key order. */
 export function canonicalJson(value: unknown): string {
@@ -25,7 +25,7 @@ export interface EvaluatorIdentity {
 export function evaluatorIdentity(name: string, settings: Readonly<Record<string, unknown>>, version: number): EvaluatorIdentity {
   if (name.length === 0) throw new Error("an evaluator needs a name");
   if (!Number.isInteger(version) || version < 1) throw new Error(`evaluator version must be a positive integer, got ${version}`);
-  const digest = createHash("sha256").update(canonicalJson({ name, settings, version })).digest("hex");
+  const digest = sha256Hex(canonicalJson({ name, settings, version }));
   return { id: `eval-${digest.slice(0, 16)}`, name, version, settings };
 }
 

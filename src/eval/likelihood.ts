@@ -3,7 +3,7 @@
 import { tf } from "../util/backend.ts";
 import type { Batch, Binding } from "../data/batches.ts";
 import type { Split } from "../data/documents.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { merge, summary, meanNll, type MetricSummary } from "./summary.ts";
 
 export interface Evaluation {

@@ -2,7 +2,7 @@
 // measure the log-probability of its secret continuation given its prefix, greedy recovery, and how both grow
 // with repetitions ("exposure by repetitions"). Not verbatim-overlap of free generations (verbatim.ts).
 import type { TextDocument } from "../data/documents.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { generate, nextLogProbs } from "./generate.ts";
 
 export interface Canary {

@@ -2,7 +2,7 @@
 // top token equals the target, over the same strided windows as the likelihood. Not the calibration metrics
 // themselves (calibration.ts) and not sampling (generate.ts).
 import type { Document, Split } from "../data/documents.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { brierDecomposition, calibrationReport, type BinOptions } from "./calibration.ts";
 import { windowBatches } from "./windows.ts";
 

@@ -6,8 +6,7 @@ import type { Tokenizer } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
 import { provenance } from "../util/provenance.ts";
-import { allBaselines } from "../baselines/ngram.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
 import { groupBpb, groupRecord, groupWindowsWithOverall } from "./grouped.ts";
 import { meanNll } from "./summary.ts";
@@ -22,6 +21,11 @@ import { evaluateWindows, type WindowedResult } from "./windowed.ts";
 import { documentWindows } from "./windows.ts";
 
 export interface ReportOptions {
+  /**
+   * Reference scorers for the baselines namespace, already fitted by the caller on this call's training
+   * documents (e.g. allBaselines(train, binding) from src/baselines/ngram.ts), scored in this order.
+   */
+  readonly baselines: readonly ScoringModel[];
   /** Headline stride; default half the context (rounded up). Loss by position always uses stride = context. */
   readonly stride?: number;
   /** Stride of the next-token calibration pass; default the headline stride (the context length halves its cost). */
@@ -45,7 +49,7 @@ export interface ReportOptions {
 export const REPORT_VERSION = 1;
 
 /** Evaluate `model` on `documents` (any mix of splits and sources) and compose every namespace. */
-export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions = {}) {
+export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions) {
   const T = model.binding.contextLength;
   const stride = opts.stride ?? Math.ceil(T / 2);
   const calStride = opts.calibrationStride ?? stride;
@@ -58,6 +62,11 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const rng = Rng.fromSeed(seed);
   checkDocuments(documents); // ids unique across splits: groups find their documents by id
   if (opts.canary) canaryParts(tokenizer, opts.canary);
+  for (const b of opts.baselines) {
+    if (b.binding.vocabSize !== model.binding.vocabSize || b.binding.contextLength !== model.binding.contextLength) {
+      throw new Error(`report: baseline "${b.name}" is bound to vocab ${b.binding.vocabSize}/context ${b.binding.contextLength}, the model to ${model.binding.vocabSize}/${model.binding.contextLength}`);
+    }
+  }
   const scored = opts.scoreSplits ?? SPLITS;
   const bySplit = SPLITS.filter((s) => scored.includes(s)).map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
   if (bySplit.length === 0) throw new Error("report: no documents");
@@ -83,7 +92,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
   const contamination = contaminationSection(tokenizer, train, bySplit, headline);
-  const baselines = train.length > 0 ? baselineSection(model, tokenizer, train, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
+  const baselines = train.length > 0 ? baselineSection(opts.baselines, tokenizer, bySplit.map(([, d]) => d), stride) : { status: "not run: no training documents to fit baselines on" };
   progress?.done();
 
   const boot = rng.child("bootstrap");
@@ -172,10 +181,10 @@ function positionRecord(r: WindowedResult) {
   return { split: r.split, positions: r.byPosition.map((p) => ({ position: p.position, targets: p.targets, nll: p.totalNll / p.targets })) };
 }
 
-/** Count baselines fitted on `train`, scored on the same windows at the same stride. */
-function baselineSection(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], splits: readonly (readonly Document[])[], stride: number) {
+/** The caller's baselines (fitted on the training documents), scored on the same windows at the same stride. */
+function baselineSection(baselines: readonly ScoringModel[], tokenizer: Tokenizer, splits: readonly (readonly Document[])[], stride: number) {
   const docs = splits.flat();
-  const rows = allBaselines(train, model.binding).flatMap((b) =>
+  const rows = baselines.flatMap((b) =>
     groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, stride, { tokenizer }))).map((g) => ({ baseline: b.name, ...groupRecord(g), bits_per_byte: groupBpb(g, docs, tokenizer).bits_per_byte })),
   );
   return { stride, fitted_on: "train documents", groups: rows };

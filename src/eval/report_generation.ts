@@ -3,7 +3,7 @@
 import type { Document } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import type { Rng } from "../util/rng.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { distinctN, meanPairwiseJaccard, uniqueSequenceRatio } from "./diversity.ts";
 import { generate, greedyMargin } from "./generate.ts";
 import { overlapByOrder } from "./overlap.ts";

@@ -1,8 +1,9 @@
 // The report as a standalone HTML page: tables of every namespace and SVG figures (per-source NLL with
 // intervals, loss by position, reliability diagrams with the diagonal). Presentation only: no metric here.
-import { barChartWithIntervals, lineChart, reliabilityDiagram } from "../util/charts.ts";
+import { barChartWithIntervals, lineChart } from "../util/charts.ts";
 import { escapeHtml, htmlPage, htmlTable, type Cell, type HtmlSection } from "../util/html.ts";
 import { PALETTE } from "../util/svg.ts";
+import { reliabilityDiagram } from "./figures.ts";
 import type { Report } from "./report.ts";
 
 const r4 = (x: number): Cell => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null);

@@ -3,7 +3,7 @@
 // training prompts only suggest recall; equal lengths for both put matches at the level of common phrases.
 import type { Document } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { generate } from "./generate.ts";
 
 /**

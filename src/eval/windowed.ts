@@ -3,7 +3,7 @@
 // never compared across strides. Not window construction (windows.ts).
 import type { Document, Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
-import type { ScoringModel } from "./adapter.ts";
+import type { ScoringModel } from "../model/scoring.ts";
 import { evaluateLikelihood } from "./likelihood.ts";
 import { meanNll, type MetricSummary } from "./summary.ts";
 import { windowBatches, type Window } from "./windows.ts";

@@ -2,10 +2,10 @@
 // differences of the float64 reference, for every coordinate of every parameter. Not a test runner.
 import { tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
-import type { Batch } from "../data/batches.ts";
 import { parameterShapes, type ModelConfig } from "./config.ts";
 import { GPT } from "./gpt.ts";
 import type { ParamArrays } from "./init.ts";
+import type { ScoredBatch } from "./input.ts";
 import { maskedNllSum } from "./loss.ts";
 import { referenceLogits, referenceNll, toParams64, type Params64 } from "./reference.ts";
 
@@ -51,7 +51,7 @@ export function gradcheckParameters(config: ModelConfig, rng: Rng): ParamArrays 
 }
 
 /** Σ mask·NLL / Σ mask over batches, in float64 via the reference. */
-export function referenceMeanNll(config: ModelConfig, params: Params64, batches: readonly Batch[]): number {
+export function referenceMeanNll(config: ModelConfig, params: Params64, batches: readonly ScoredBatch[]): number {
   let sum = 0, count = 0;
   for (const b of batches) {
     const nll = referenceNll(referenceLogits(config, params, b.input), b.targets, config.vocabSize);
@@ -62,7 +62,7 @@ export function referenceMeanNll(config: ModelConfig, params: Params64, batches:
 }
 
 /** Check every coordinate; parameters are used as float32 by tfjs and widened exactly to float64 for the reference. */
-export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly Batch[]): GradcheckReport {
+export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly ScoredBatch[]): GradcheckReport {
   const t0 = performance.now();
   const model = new GPT(config, params);
   const count = batches.reduce((n, b) => n + b.targetCount, 0);

@@ -10,6 +10,17 @@ export interface ModelInput {
   docIds: Int32Array;
 }
 
+/**
+ * A batch with its scored targets, as the loss and the gradient check read it: targets[i] is the token after
+ * position i, mask[i] is 1 where it is scored and targetCount = Σ mask. src/data's Batch satisfies it.
+ */
+export interface ScoredBatch {
+  input: ModelInput;
+  targets: Int32Array;
+  mask: Float32Array;
+  targetCount: number;
+}
+
 /** Build a ModelInput from nested arrays, refusing every malformed case with a named error. */
 export function toModelInput(ids: unknown, docIds: unknown, config: ModelConfig): ModelInput {
   const rowsOf = (x: unknown, what: string): number[][] => {

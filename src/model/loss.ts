@@ -1,8 +1,8 @@
 // Next-token negative log-likelihood on tfjs: per position and masked sums. Not reduction policy (that is
 // the caller's: sums and counts are merged in float64 outside tfjs).
 import { tf } from "../util/backend.ts";
-import type { Batch } from "../data/batches.ts";
 import type { ForwardMode, GPT } from "./gpt.ts";
+import type { ScoredBatch } from "./input.ts";
 import { oneHotFloat } from "./ops.ts";
 
 /** −log softmax(logits)[target] per position, [rows·cols]; logsumexp for stability, softmax − onehot backward. */
@@ -27,6 +27,6 @@ export function maskedNllSum(logits: tf.Tensor3D, targets: Int32Array, mask: Flo
 }
 
 /** The trainer's loss closure for a batch: Σ NLL over its masked targets and their count. */
-export function batchLoss(model: GPT, mode: ForwardMode): (batch: Batch) => { sum: tf.Scalar; count: number } {
+export function batchLoss(model: GPT, mode: ForwardMode): (batch: ScoredBatch) => { sum: tf.Scalar; count: number } {
   return (batch) => ({ sum: maskedNllSum(model.forward(batch.input, mode), batch.targets, batch.mask), count: batch.targetCount });
 }

@@ -1,17 +1,14 @@
 // A resumable training loop: updates from the optimizer's current step to a target, with a checkpoint hook,
 // over a data source whose position can be saved. Knows nothing about GPTs or files: the caller saves state.
 import type { tf } from "../util/backend.ts";
+import type { DataSource } from "../data/source.ts";
 import type { Rng, RngState } from "../util/rng.ts";
 import type { AdamW } from "./adamw.ts";
 import { learningRate, type Schedule } from "./schedule.ts";
 import { trainStep, type LossFn, type StepResult } from "./trainer.ts";
 
-/** Microbatches for each update, with a position that can be saved (JSON) and restored exactly. */
-export interface DataSource<B, S = unknown> {
-  next(): B[];
-  state(): S;
-  restore(state: S): void;
-}
+/** Defined in src/data/source.ts (data sits below train); re-exported as part of the loop's API. */
+export type { DataSource };
 
 export interface LoopArgs<B> {
   params: Map<string, tf.Variable>;

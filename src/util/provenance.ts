@@ -1,14 +1,13 @@
 // Provenance recorded with every result: engine, versions, command and date. Not configuration.
-import { readFileSync } from "node:fs";
 import { engineInfo, type EngineInfo } from "./backend.ts";
+// a JSON import, not a file read, so the core can record the version in any runtime
+import pkg from "../../package.json" with { type: "json" };
 
 export interface Provenance extends EngineInfo {
   tinylab: string;
   command: string;
   date: string;
 }
-
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 /** `command` is what the user ran (argv after node), so a reader can rerun it. */
 export function provenance(command = ["tinylab", ...process.argv.slice(2)].join(" ")): Provenance {

@@ -1,6 +1,7 @@
 // The composed report: every namespace present and kept apart, strides beside the numbers, counts that add
 // up, an HTML page with the three SVG figures, progress on the given stream, and no tensor leaks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allBaselines } from "../../src/baselines/ngram.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { buildReport, type Report } from "../../src/eval/report.ts";
 import { reportHtml } from "../../src/eval/report_page.ts";
@@ -20,6 +21,7 @@ describe("buildReport on a briefly trained decoder", () => {
     model = tinyDecoder(15);
     const adapter = decoderAdapter(model, { name: "tiny" });
     const opts = {
+      baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding),
       stride: 4, seed: 3, replicates: 200,
       generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
       verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
@@ -107,7 +109,7 @@ describe("calibration sharing the stride-T pass", () => {
     const { tokenizer, docs } = tinyData();
     const model = tinyDecoder(10);
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const small = { generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 }, replicates: 20 };
+    const small = { baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding), generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 }, replicates: 20 };
     const T = adapter.binding.contextLength;
     const shared = buildReport(adapter, tokenizer, docs, { ...small, stride: 4, calibrationStride: T });
     const separate = buildReport(adapter, tokenizer, docs, { ...small, stride: T }); // loss by position from its own pass
@@ -140,7 +142,8 @@ describe("the contamination namespace", () => {
       { id: "v-new", split: "validation" as const, source: "s", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu" },
       { id: "v-short", split: "validation" as const, source: "s", text: "too short" },
     ].map((d) => encodeDocument(tokenizer, d));
-    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs, { stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 } });
+    const adapter = decoderAdapter(model, { name: "tiny" });
+    const r = buildReport(adapter, tokenizer, docs, { baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding), stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 } });
     const c = r.contamination;
     if (!("splits" in c)) throw new Error(`expected an audit, got: ${c.status}`);
     expect(c.splits.map((s) => s.split)).toEqual(["validation"]); // train is the reference, never audited against itself
@@ -156,7 +159,7 @@ describe("the contamination namespace", () => {
 
   it("says why when there are no training documents", () => {
     const { tokenizer, docs } = tinyData();
-    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs.filter((d) => d.split !== "train"), { stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 } });
+    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs.filter((d) => d.split !== "train"), { baselines: [], stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 } });
     expect(r.contamination).toEqual({ status: "not run: no training documents to audit against" });
   });
 });

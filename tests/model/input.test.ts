@@ -1,7 +1,8 @@
 // Bad inputs are refused with an error naming the problem.
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
-import { positionsOf, toModelInput } from "../../src/model/input.ts";
+import { positionsOf, toModelInput, type ModelInput, type ScoredBatch } from "../../src/model/input.ts";
+import type { Batch, BatchInput } from "../../src/data/batches.ts";
 
 const c = PRESETS.overfit; // vocab 266, context 8
 
@@ -30,5 +31,12 @@ describe("model input validation", () => {
     expect(() => resolveModelConfig({ dModle: 8 })).toThrow(/unknown model config key "dModle"/);
     expect(() => resolveModelConfig({ dModel: "8" })).toThrow(/dModel" must be a number/);
     expect(() => resolveModelConfig({ dModel: 10, nHeads: 3 })).toThrow(/divisible/);
+  });
+});
+
+describe("data batches as model inputs", () => {
+  it("data's Batch is a ScoredBatch and its BatchInput a ModelInput (structurally: data sits below the model)", () => {
+    expectTypeOf<Batch>().toExtend<ScoredBatch>();
+    expectTypeOf<BatchInput>().toEqualTypeOf<ModelInput>();
   });
 });

@@ -1,37 +1,9 @@
 // Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
 // lines broken at non-finite points, legend beside the data. How a chart looks is checked by eye, not here.
 import { describe, expect, it } from "vitest";
-import { barChartWithIntervals, lineChart, rawAndSmoothed, reliabilityDiagram, smoothEma } from "../../src/util/charts.ts";
+import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma } from "../../src/util/charts.ts";
 import { escapeXml, logTicks, niceTicks, tickFormat } from "../../src/util/svg.ts";
-
-/** A small XML checker: every tag well formed and balanced, one root, no bare `&` or `<` in text or attributes. */
-function assertWellFormed(xml: string): void {
-  const src = xml.trim();
-  const stack: string[] = [];
-  let roots = 0;
-  const bareAmp = /&(?!(amp|lt|gt|quot|apos|#\d+);)/;
-  for (const [tok] of src.matchAll(/<[^>]*>|[^<]+/g)) {
-    if (!tok.startsWith("<")) {
-      if (bareAmp.test(tok)) throw new Error(`bare & in text: ${tok}`);
-      if (stack.length === 0 && tok.trim() !== "") throw new Error(`text outside root: ${tok}`);
-      continue;
-    }
-    const m = /^<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>$/.exec(tok);
-    if (!m) throw new Error(`malformed tag: ${tok}`);
-    const [, closing, name, attrs, selfClosing] = m;
-    if (bareAmp.test(attrs)) throw new Error(`bare & in attribute: ${tok}`);
-    if (closing) {
-      const open = stack.pop();
-      if (open !== name) throw new Error(`</${name}> closes <${open}>`);
-      if (stack.length === 0) roots++;
-    } else if (selfClosing) {
-      if (stack.length === 0) roots++;
-    } else stack.push(name);
-  }
-  expect(stack).toEqual([]);
-  expect(roots).toBe(1);
-  expect(src.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
-}
+import { assertWellFormed } from "./xml.ts";
 
 /** All "x" coordinates of path data inside the chart's <path> elements. */
 function pathXs(svg: string): number[] {
@@ -150,34 +122,6 @@ describe("lineChart", () => {
     const log = lineChart({ title: "log", logY: true, series: [{ name: "l", points: [[0, 10], [1, 0], [2, 1]] }] });
     assertWellFormed(log);
     expect(log).toContain("non-positive");
-  });
-});
-
-describe("reliabilityDiagram", () => {
-  const bins = [
-    { lo: 0.5, hi: 0.6, count: 10, meanConfidence: 0.55, accuracy: 0.5 },
-    { lo: 0.6, hi: 0.7, count: 0, meanConfidence: NaN, accuracy: NaN },
-    { lo: 0.9, hi: 1, count: 30, meanConfidence: 0.95, accuracy: 0.9 },
-  ];
-
-  it("draws the y = x diagonal from bottom-left to top-right, with ECE and n in the title", () => {
-    const svg = reliabilityDiagram(bins, { title: "cal <test>", ece: 0.0512 });
-    assertWellFormed(svg);
-    const m = /<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"[^>]*class="diagonal"/.exec(svg);
-    expect(m).not.toBeNull();
-    const [x1, y1, x2, y2] = m!.slice(1).map(Number);
-    expect(x2 - x1).toBeGreaterThan(0);
-    expect(y1 - y2).toBeCloseTo(x2 - x1, 1); // the plot is square, so the diagonal is at 45°
-    expect(svg).toContain("ECE = 0.0512");
-    expect(svg).toContain("n = 40");
-    expect(svg).toContain("cal &lt;test&gt;");
-    expect(svg).not.toContain("NaN");
-  });
-
-  it("says 'no data' when every bin is empty", () => {
-    const svg = reliabilityDiagram([{ lo: 0, hi: 1, count: 0, meanConfidence: NaN, accuracy: NaN }]);
-    assertWellFormed(svg);
-    expect(svg).toContain("no data");
   });
 });
 

