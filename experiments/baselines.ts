@@ -9,7 +9,7 @@ import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
-import { decodeCheckpoint, parseConfig, parseTokenizer } from "../src/lab/model_file.ts";
+import { CheckpointError, decodeCheckpoint, parseConfig, parseTokenizer } from "../src/lab/model_file.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
@@ -52,7 +52,7 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
   let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
   if (o.model !== undefined) {
     const where = `model file ${o.model}`;
-    const { metadata } = decodeCheckpoint(readFileBytes(o.model, "model file"), o.model).contents;
+    const { metadata } = decodeCheckpoint(readFileBytes(o.model, "model file", CheckpointError), o.model).contents;
     const config = parseConfig(metadata, where);
     if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
     tokenizer = parseTokenizer(metadata, config, where);

@@ -4,7 +4,8 @@ import { BROWN_DEFAULTS, type BrownOptions } from "./options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/util/atomic.ts";
 import { dirStore, type DirStore } from "../src/util/disk.ts";
-import { createProgress, type ProgressStream } from "../src/util/progress.ts";
+import { createProgress } from "../src/util/progress.ts";
+import { lossCurve, type LossHistory } from "../src/util/charts.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { brownManifest, loadBrown, sliceBrown, verifyManifest } from "../src/data/brown.ts";
@@ -20,11 +21,12 @@ import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination, validationProbe } from "./brown_readings.ts";
 
 /** Files of a Brown run inside its --out directory. */
-const MANIFEST = "manifest.json", HISTORY = "history.json", MODEL = "model.safetensors";
+const MANIFEST = "manifest.json", HISTORY = "history.json", MODEL = "model.safetensors", CURVE = "loss_curve.svg";
+const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
 
 const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", test: "test" };
 
-export interface History { train: [number, number][]; validation: [number, number][] }
+export type History = LossHistory;
 
 /** The split, tokenizer and documents of a run: manifest created or verified, BPE on train text only, canary inserted after. */
 function brownData(o: BrownOptions, store: DirStore) {
@@ -76,6 +78,7 @@ export async function runBrown(o: BrownOptions) {
     if (run.step < o.updates) return { stopped: run.step, state: store.where(STATE_FILE) } as const;
     const trainSeconds = (performance.now() - tTrain) / 1000;
     const sha = saveModel(run, store, MODEL);
+    store.write(CURVE, lossCurve(history, `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, CURVE_NOTE));
     const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}` });
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {

@@ -8,7 +8,7 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
-import { decodeModelFile } from "../src/lab/model_file.ts";
+import { CheckpointError, decodeModelFile } from "../src/lab/model_file.ts";
 import { readFileBytes } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
@@ -45,7 +45,7 @@ export interface EvaluateReport {
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
 export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
-  const loaded = decodeModelFile(readFileBytes(o.model, "model file"), o.model);
+  const loaded = decodeModelFile(readFileBytes(o.model, "model file", CheckpointError), o.model);
   try {
     const { model, tokenizer, config } = loaded;
     const docs: Document[] = o.data ? readDocumentsFile(o.data, tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));

@@ -7,7 +7,7 @@ import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
-import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
 
@@ -24,7 +24,7 @@ export interface ReportRunOptions {
   progress?: ProgressStream;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
 
 /** The report of one model file; every model loaded is disposed before returning. */
 export function runReport(o: ReportRunOptions): Report {

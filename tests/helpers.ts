@@ -5,7 +5,7 @@ import { readFileBytes } from "../src/util/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import { decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { CheckpointError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
 import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 
 /** Backends every guard test runs on (tensorflow only if installed: not in CI). */
@@ -31,7 +31,7 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** A model file by path; the caller disposes the model. */
 export function loadModel(path: string): LoadedModel {
-  return decodeModelFile(readFileBytes(path, "model file"), path);
+  return decodeModelFile(readFileBytes(path, "model file", CheckpointError), path);
 }
 
 /** Write a model file atomically; returns its sha256. */
@@ -43,5 +43,5 @@ export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: 
 
 /** A training-state file by path. */
 export function loadTrainState(path: string): TrainSnapshot {
-  return decodeTrainState(readFileBytes(path, "training-state file"), path);
+  return decodeTrainState(readFileBytes(path, "training-state file", CheckpointError), path);
 }

@@ -1,6 +1,6 @@
 // Where a run's files live: a tiny Store interface (a directory on disk from src/util/disk.ts, or memory in a
 // browser or a test), the state file's name, and opening a run fresh or from its checkpoint. Not a format.
-import { sha256Bytes } from "../util/atomic.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { Run, type RunSpec } from "./run.ts";
 import { decodeTrainState } from "./state_file.ts";
 
@@ -46,5 +46,5 @@ export function saveState(run: Run, store: Store): string {
 export function saveModel(run: Run, store: Store, name: string): string {
   const bytes = run.modelBytes();
   store.write(name, bytes);
-  return sha256Bytes(bytes);
+  return sha256Hex(bytes);
 }

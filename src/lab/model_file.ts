@@ -8,7 +8,7 @@ import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
-import { sha256Bytes } from "../util/atomic.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
 export const MODEL_FORMAT = "tinylab-model/1";
@@ -77,7 +77,7 @@ export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer
 /** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
 export function decodeCheckpoint(bytes: Uint8Array, path: string): { contents: SafetensorsContents; sha256: string } {
   try {
-    return { contents: decodeSafetensors(bytes), sha256: sha256Bytes(bytes) };
+    return { contents: decodeSafetensors(bytes), sha256: sha256Hex(bytes) };
   } catch (err) {
     if (err instanceof SafetensorsError) throw new SafetensorsError(`${path}: not a valid safetensors file: ${err.message}`);
     throw err;

@@ -312,3 +312,18 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const body = titleText(W, opts.title) + axes(box, xAxis, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }) + parts.join("") + notesSvg;
   return svgDocument(W, H, body, opts.title);
 }
+
+/** A training history: the loss of each update's own batch and validation points, both as [update, nats]. */
+export interface LossHistory {
+  train: [number, number][];
+  validation: [number, number][];
+}
+
+/** Training loss (raw and smoothed, both drawn) and validation points against update; `note` says what each is. */
+export function lossCurve(h: LossHistory, title: string, note: string): string {
+  return lineChart({
+    title, xLabel: "update", yLabel: "NLL (nats per token)", notes: [note],
+    series: rawAndSmoothed({ name: "train loss", points: h.train }, 0.1),
+    scatter: [{ name: "validation (probe)", points: h.validation }],
+  });
+}

@@ -9,14 +9,17 @@ import { decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, t
 
 const { MAX_LENGTH } = constants;
 
-/** The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies). */
-export function readFileBytes(path: string, what: string): Uint8Array {
+/**
+ * The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies).
+ * A missing path or a directory is refused as `Refusal` (e.g. the lab's CheckpointError), naming `what`.
+ */
+export function readFileBytes(path: string, what: string, Refusal: new (message: string) => Error = Error): Uint8Array {
   let fd: number;
   try {
-    if (!statSync(path).isFile()) throw new Error(`${what} is not a file: ${path}`);
+    if (!statSync(path).isFile()) throw new Refusal(`${what} is not a file: ${path}`);
     fd = openSync(path, "r");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${what} not found: ${path}`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Refusal(`${what} not found: ${path}`);
     throw err;
   }
   try {

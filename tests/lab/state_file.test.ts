@@ -52,7 +52,7 @@ describe("training state", () => {
     expect(encodeTrainState(s)).toEqual(fileBytes(path));
     expect(s.optimizer.step).toBe(3);
     expect(Object.keys(s.rngs)).toEqual(["dropout"]);
-    expect(s.cursor).toMatchObject({ epoch: 1, position: 1, rng: { seed: "39/data" } }); // 3 single microbatches over 2
+    expect(s.cursor).toMatchObject({ epoch: 1, position: 1, rng: { seed: "39/batches" } }); // 3 single microbatches over 2; the data stream is the run's "batches" (src/lab/run.ts STREAMS)
     expect(s.options).toMatchObject({ seed: 39, shuffle: true, microbatchesPerUpdate: 1, data: "overfit-fixture" });
     const { metadata, tensors } = decodeSafetensors(fileBytes(path));
     expect(metadata.format).toBe(TRAIN_STATE_FORMAT);

@@ -24,7 +24,7 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig, parameterCount }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
     ]);
     await startEngine(argv.backend as string);
@@ -41,8 +41,6 @@ export const brownCommand: CommandModule = {
     if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
     const result = await runBrown(o);
     if ("stopped" in result) return;
-    const title = `Brown lab: training and validation loss (${parameterCount(result.model_config).toLocaleString("en-US")} parameters)`;
-    writeOutput(join(o.outDir, "loss_curve.svg"), view.lossCurve(result.training.history, title));
     if (argv.json) process.stdout.write(toJson(result));
     else console.log(view.formatBrown(result));
     writeOutput(join(o.outDir, "brown.json"), toJson(result));

@@ -1,18 +1,6 @@
-// Console summary and loss-curve SVG of the Brown lab (experiments/brown.ts). Presentation only.
-import { lineChart, rawAndSmoothed } from "../../util/charts.ts";
+// Console summary of the Brown lab (experiments/brown.ts). Presentation only.
 import { ALL_SOURCES } from "../../eval/grouped.ts";
-import type { BrownResult, History } from "../../../experiments/brown.ts";
-
-/** Training loss (raw and smoothed, both drawn) and validation points against update. */
-export function lossCurve(h: History, title: string): string {
-  const raw = { name: "train loss", points: h.train };
-  return lineChart({
-    title, xLabel: "update", yLabel: "NLL (nats per token)",
-    notes: ["train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents"],
-    series: rawAndSmoothed(raw, 0.1),
-    scatter: [{ name: "validation (probe)", points: h.validation }],
-  });
-}
+import type { BrownResult } from "../../../experiments/brown.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {

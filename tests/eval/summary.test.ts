@@ -1,6 +1,14 @@
-// Perplexity contracts: token weighting, published values from the seeds, and refusal of bad inputs.
+// The token-weighted aggregator (src/eval/summary.ts): perplexity from per-sequence sums with token weighting,
+// published values from the seeds, refusal of bad inputs, and the compensated sum underneath.
+// (Moved from perplexity.test.ts and sum.test.ts when those modules folded into summary.ts.)
 import { describe, expect, it } from "vitest";
-import { perplexity } from "../../src/eval/perplexity.ts";
+import { fromSequenceSums, meanNll, neumaierSum, perplexity as perplexityOf } from "../../src/eval/summary.ts";
+
+/** The old perplexity(sums, counts) result, read off the folded aggregator. */
+const perplexity = (sums: readonly number[], counts: readonly number[]) => {
+  const s = fromSequenceSums(sums, counts);
+  return { totalNll: s.totalNll, tokens: s.targets, meanNll: meanNll(s), perplexity: perplexityOf(s) };
+};
 
 describe("perplexity", () => {
   it("weights by tokens: losses 2 and 4 over 10 and 90 tokens give 3.8 (003), PPL 44.7012", () => {
@@ -56,11 +64,41 @@ describe("perplexity", () => {
   it("refuses each other bad input with its own message", () => {
     expect(() => perplexity([1, 2], [1])).toThrow(/2 NLL sums but 1 token counts/);
     expect(() => perplexity([NaN], [1])).toThrow(/NLL sum at index 0 is not finite/);
-    expect(() => perplexity([Infinity], [1])).toThrow(/NLL sum at index 0 is not finite/);
+    // one rule set for every summary: +∞ (a target of probability 0) is reported, not refused (summary.ts header)
+    expect(perplexity([Infinity], [1]).perplexity).toBe(Infinity);
     expect(() => perplexity([1, 1], [1, NaN])).toThrow(/token count at index 1 is not finite/);
     expect(() => perplexity([1], [Infinity])).toThrow(/token count at index 0 is not finite/);
     expect(() => perplexity([1], [-2])).toThrow(/token count at index 0 must be a non-negative integer/);
     expect(() => perplexity([1], [2.5])).toThrow(/token count at index 0 must be a non-negative integer/);
     expect(() => perplexity([0, 1.5], [1, 0])).toThrow(/index 1 has NLL 1.5 but zero tokens/);
+  });
+});
+
+describe("neumaierSum", () => {
+  it("recovers small terms around a huge cancelling pair (where plain Kahan gives 0)", () => {
+    // 1 + 1e100 loses the 1 in float64; Neumaier keeps it in the compensation: exact answer 2.
+    expect([1, 1e100, 1, -1e100].reduce((s, v) => s + v, 0)).toBe(0);
+    expect(neumaierSum([1, 1e100, 1, -1e100])).toBe(2);
+  });
+
+  it("sums ten 0.1s to exactly 1 where plain summation gives 0.9999999999999999", () => {
+    const tenths = Array<number>(10).fill(0.1);
+    expect(tenths.reduce((s, v) => s + v, 0)).not.toBe(1);
+    expect(neumaierSum(tenths)).toBe(1);
+  });
+
+  it("accepts any iterable and returns 0 for an empty one", () => {
+    function* gen() {
+      yield 1.5;
+      yield 2.5;
+    }
+    expect(neumaierSum(gen())).toBe(4);
+    expect(neumaierSum([])).toBe(0);
+  });
+
+  it("returns Infinity or NaN as plain summation would, not NaN from the compensation", () => {
+    expect(neumaierSum([1, Infinity, 2])).toBe(Infinity);
+    expect(neumaierSum([Infinity, -Infinity])).toBeNaN();
+    expect(neumaierSum([1, NaN])).toBeNaN();
   });
 });
