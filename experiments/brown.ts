@@ -7,7 +7,7 @@ import { dirStore, type DirStore } from "../src/util/disk.ts";
 import { createProgress } from "../src/util/progress.ts";
 import { lossCurve, type LossHistory } from "../src/util/charts.ts";
 import { provenance } from "../src/util/provenance.ts";
-import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import { parameterCount } from "../src/model/config.ts";
 import { brownManifest, loadBrown, sliceBrown, verifyManifest } from "../src/data/brown.ts";
 import { trainBpe } from "../src/data/bpe.ts";
 import { encodeDocument, type Document, type Split, type TextDocument } from "../src/data/documents.ts";

@@ -14,7 +14,7 @@ import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { fromProbabilities, meanNll, merge, perplexity, record } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { seedSummary } from "../src/eval/seed_summary.ts";
-import { DEFAULT_CLIP_NORM, trainOptions } from "../src/lab/config.ts";
+import { trainOptions } from "../src/lab/config.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/checkpoint.ts";
 

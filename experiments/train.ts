@@ -1,12 +1,11 @@
 // `tinylab train` as a recipe: the overfit model (or a shape given) on the overfit fixture or a documents file's
 // train split, with checkpoints, exact resume and a model file, all through src/lab. Prints nothing itself.
 import { trainingBatches } from "../src/data/batches.ts";
-import type { Document } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer } from "../src/data/tokenizer.ts";
 import { PRESETS, resolveModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
-import { openRun, saveModel, saveState, STATE_FILE, type Store } from "../src/lab/checkpoint.ts";
+import { openRun, saveModel, saveState, STATE_FILE } from "../src/lab/checkpoint.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";

@@ -153,6 +153,25 @@ describe("the import scanner", () => {
 describe("layering", () => {
   const graph = scan();
 
+  it("the help path loads no engine: what src/cli/main.ts reaches without a dynamic import never imports tfjs", () => {
+    // `tinylab --help` evaluates exactly this closure; every command loads its recipe (and tfjs) with import()
+    const seen = new Set<string>();
+    const stack = ["src/cli/main.ts"];
+    const engine: string[] = [];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const i of graph.get(file) ?? []) {
+        if (i.kind === "type" || i.kind === "dynamic") continue;
+        if (i.target !== null) stack.push(i.target);
+        else if (i.spec.startsWith("@tensorflow/")) engine.push(`${file} → ${i.spec}`);
+      }
+    }
+    expect(engine).toEqual([]);
+    expect([...seen]).toContain("src/cli/commands/train.ts"); // the walk did reach the commands
+  });
+
   it("sees the whole tree", () => {
     // a scanner that silently found nothing would pass every check below
     expect(graph.size).toBeGreaterThan(60);

@@ -2,14 +2,12 @@
 // corpus longer than its context, so evaluators see real windows. Made here, in memory, on every run.
 import { encodeDocument, type Document, type TextDocument } from "../../src/data/documents.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
-import { resolveModelConfig } from "../../src/model/config.ts";
-import { GPT } from "../../src/model/gpt.ts";
-import { initParameters } from "../../src/model/init.ts";
-import { batchLoss } from "../../src/model/loss.ts";
-import { AdamW, DEFAULT_ADAMW } from "../../src/train/adamw.ts";
-import { trainStep } from "../../src/train/trainer.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { PRESETS } from "../../src/model/config.ts";
+import type { GPT } from "../../src/model/gpt.ts";
+import { EpochSource } from "../../src/train/loop.ts";
 import { windowBatches } from "../../src/eval/windows.ts";
+import { trainOptions } from "../../src/lab/config.ts";
+import { Run } from "../../src/lab/run.ts";
 
 export const TINY_TEXTS: readonly TextDocument[] = [
   { id: "t-cat", split: "train", source: "animals", text: "the cat sat on the mat. the cat sat." },
@@ -20,21 +18,21 @@ export const TINY_TEXTS: readonly TextDocument[] = [
   { id: "x-dash", split: "test", source: "quotes", text: "“the cat” — sat" },
 ];
 
-export const TINY_CONFIG = resolveModelConfig({ vocabSize: 266, contextLength: 8, nLayers: 1, dModel: 8, nHeads: 2, dFF: 16, dropout: 0 });
+/** The overfit preset (vocabulary 266, context 8, d_model 8): defined once, in src/model/config.ts. */
+export const TINY_CONFIG = PRESETS.overfit;
 
 export function tinyData(): { tokenizer: ByteTokenizer; docs: Document[] } {
   const tokenizer = new ByteTokenizer(TINY_CONFIG.vocabSize);
   return { tokenizer, docs: TINY_TEXTS.map((d) => encodeDocument(tokenizer, d)) };
 }
 
-/** A decoder after `updates` AdamW updates over every training window (stride = context). Caller disposes. */
+/** A decoder after `updates` AdamW updates over every training window (stride = context), through the lab's run. Caller disposes. */
 export function tinyDecoder(updates = 15, seed = 5): GPT {
-  const { docs } = tinyData();
-  const model = new GPT(TINY_CONFIG, initParameters(TINY_CONFIG, Rng.fromSeed(seed).child("init")));
+  const { tokenizer, docs } = tinyData();
   const binding = { vocabSize: TINY_CONFIG.vocabSize, contextLength: TINY_CONFIG.contextLength };
   const { batches } = windowBatches(docs.filter((d) => d.split === "train"), binding, TINY_CONFIG.contextLength, 64);
-  const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, weightDecay: 0 });
-  const lossFn = batchLoss(model, { train: false });
-  for (let u = 0; u < updates; u++) trainStep({ params: model.params, microbatches: batches, lossFn, optimizer, lr: 0.05, clipNorm: 1 });
-  return model;
+  const options = trainOptions({ seed, lr: 0.05, microbatchesPerUpdate: batches.length, data: "tiny fixture" });
+  const run = Run.create({ config: TINY_CONFIG, options, tokenizer: tokenizer.toJSON(), data: () => new EpochSource(batches, batches.length) });
+  run.train(updates);
+  return run.model; // the optimizer holds only JS arrays: nothing else to dispose
 }
