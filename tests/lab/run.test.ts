@@ -1,0 +1,120 @@
+// The lab's run: named streams from the seed, snapshot/restore in memory replaying an update bit for bit (and a
+// control that must differ), resume through a store equal to an uninterrupted run, refusals, no tensor leaks.
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { Rng } from "../../src/util/rng.ts";
+import { trainingBatches } from "../../src/data/batches.ts";
+import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
+import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
+import { initParameters } from "../../src/model/init.ts";
+import { EpochSource } from "../../src/train/loop.ts";
+import { trainOptions } from "../../src/lab/config.ts";
+import { Run, snapshotDifferences, STREAMS, type RunSpec } from "../../src/lab/run.ts";
+import { memoryStore, openRun, saveModel, saveState, STATE_FILE } from "../../src/lab/checkpoint.ts";
+import { decodeModelFile } from "../../src/lab/model_file.ts";
+
+beforeAll(() => initBackend("wasm"));
+
+/** Dropout on, shuffling on and one microbatch per update: every stream and the cursor move. */
+function spec(over: { lr?: number; shuffle?: boolean; tokenizer?: null } = {}): RunSpec {
+  const config = resolveModelConfig({ dropout: 0.1 }, PRESETS.overfit);
+  const tokenizer = overfitTokenizer();
+  const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
+  const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
+  const shuffle = over.shuffle ?? true;
+  return {
+    config, tokenizer: over.tokenizer === null ? null : tokenizer.toJSON(),
+    options: trainOptions({ seed: 11, lr: over.lr ?? 0.02, shuffle, data: "overfit-fixture" }),
+    data: (batches) => new EpochSource(mbs, 1, shuffle ? batches : undefined),
+  };
+}
+
+describe("a run", () => {
+  it("draws every stream as a named child of its seed", () => {
+    const run = Run.create(spec());
+    try {
+      expect(STREAMS).toEqual({ init: "init", batches: "batches", dropout: "dropout" });
+      expect(run.batches.state().seed).toBe("11/batches");
+      expect(run.dropout.state().seed).toBe("11/dropout");
+      const init = initParameters(run.spec.config, Rng.fromSeed(11).child("init"));
+      for (const [name, values] of run.model.read()) expect(values).toEqual(init.get(name));
+    } finally {
+      run.dispose();
+    }
+  });
+
+  it("replays an update bit for bit after restoring a snapshot; keeping the cursor changes it (so the check can fail)", () => {
+    const run = Run.create(spec());
+    try {
+      run.train(5);
+      const before = run.snapshot();
+      const first = run.update();
+      const after = run.snapshot();
+      run.restore(before);
+      expect(snapshotDifferences(before, run.snapshot())).toEqual([]);
+      const second = run.update();
+      expect(Object.is(first.loss, second.loss)).toBe(true);
+      expect(snapshotDifferences(after, run.snapshot())).toEqual([]);
+      run.restore(before, { keepCursor: true });
+      run.update();
+      expect(snapshotDifferences(after, run.snapshot()).length).toBeGreaterThan(0);
+    } finally {
+      run.dispose();
+    }
+  });
+
+  it("resumes from a state file in a store to the same model bytes as an uninterrupted run", () => {
+    const straight = Run.create(spec());
+    straight.train(12);
+    const want = straight.modelBytes();
+    straight.dispose();
+    const store = memoryStore();
+    const first = openRun(spec(), store, false);
+    first.train(7, { checkpointEvery: 3, onCheckpoint: () => saveState(first, store) });
+    first.dispose();
+    const resumed = openRun(spec(), store, true);
+    try {
+      expect(resumed.step).toBe(7);
+      resumed.train(12);
+      const sha = saveModel(resumed, store, "m.safetensors");
+      expect(store.files.get("m.safetensors")).toEqual(want);
+      const loaded = decodeModelFile(store.files.get("m.safetensors")!, "m.safetensors");
+      expect(loaded.sha256).toBe(sha);
+      loaded.model.dispose();
+    } finally {
+      resumed.dispose();
+    }
+  });
+
+  it("refuses a resume with nothing to resume from, or with a differing option, naming it", () => {
+    const store = memoryStore();
+    expect(() => openRun(spec(), store, true)).toThrow(`training-state file not found: memory:${STATE_FILE} (nothing to resume)`);
+    expect(() => openRun(spec(), undefined, true)).toThrow(/--resume needs a checkpoint directory/);
+    const run = Run.create(spec());
+    run.train(2);
+    saveState(run, store);
+    run.dispose();
+    expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/);
+  });
+
+  it("without a tokenizer, snapshots in memory but refuses to write a file", () => {
+    const run = Run.create(spec({ tokenizer: null }));
+    try {
+      run.train(1);
+      expect(run.snapshot().tokenizer).toBeNull();
+      expect(() => run.stateBytes()).toThrow(/no tokenizer/);
+      expect(() => run.modelBytes()).toThrow(/no tokenizer/);
+    } finally {
+      run.dispose();
+    }
+  });
+
+  it("leaves no tensors behind", () => {
+    const before = tf.memory().numTensors;
+    const run = Run.create(spec());
+    run.train(20);
+    run.restore(run.snapshot());
+    run.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
