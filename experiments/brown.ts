@@ -61,7 +61,7 @@ export async function runBrown(o: BrownOptions) {
     let tokensSeen = 0;
     if (from < o.updates) {
       run.train(Math.min(o.updates, o.stopAt ?? o.updates), {
-        checkpointEvery: o.checkpointEvery,
+        checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
         onUpdate: (step, r) => {
           tokensSeen += r.targets;
           history.train.push([step, r.loss]);

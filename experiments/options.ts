@@ -40,11 +40,13 @@ export interface TrainRunOptions {
   /** Where the final model file goes: a store and a file name in it. */
   saveModel?: { store: Store; name: string };
   logEvery: number;
+  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
+  onDivergence: "warn" | "stop";
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions = {
   seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
-  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
 };
 
 export interface CyclicOptions {
@@ -87,6 +89,8 @@ export interface BrownOptions {
   /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
   slice?: { filesPerGenre: number; chars: number };
   progress?: ProgressStream;
+  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
+  onDivergence: "warn" | "stop";
 }
 
 export const BROWN_DEFAULTS: BrownOptions = {
@@ -111,5 +115,6 @@ export const BROWN_DEFAULTS: BrownOptions = {
   finalTest: false,
   canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },
   prompts: ["The", "He said", "It was a", "The United States", "In the"],
+  onDivergence: "warn",
 };
 

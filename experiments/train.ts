@@ -18,8 +18,8 @@ export interface TrainRunResult {
   modelSha256?: string;
 }
 
-/** Train (or resume) and save as asked; `log` receives every progress line. */
-export function runTraining(o: TrainRunOptions, log: (line: string) => void = console.log): TrainRunResult {
+/** Train (or resume) and save as asked; `log` receives every progress line, `warn` every warning. */
+export function runTraining(o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error): TrainRunResult {
   if (o.checkpointEvery !== undefined && !o.checkpoints) throw new Error("--checkpoint-every needs --checkpoint-dir");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
@@ -43,7 +43,7 @@ export function runTraining(o: TrainRunOptions, log: (line: string) => void = co
     let lastLoss = NaN;
     const store = o.checkpoints;
     const span = run.train(o.updates, {
-      checkpointEvery: o.checkpointEvery,
+      checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn,
       onUpdate: (step, r) => {
         lastLoss = r.loss;
         if (step % o.logEvery === 0 || step === o.updates) log(`update ${String(step).padStart(5)}  loss ${r.loss.toFixed(6)}  grad-norm ${r.gradNorm.toFixed(4)}${r.clipped ? " (clipped)" : ""}`);

@@ -69,6 +69,7 @@ export const OPTION_GROUPS = {
     "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
     resume: { type: "boolean", describe: "continue from the training state in the checkpoint directory (refused if there is none, or if any setting differs)" },
     "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },
+    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update is checkpointed", choices: ["warn", "stop"] },
     "log-every": { type: "number", describe: "print the training loss every N updates", check: positiveInt },
   },
   "Model shape:": {

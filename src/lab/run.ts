@@ -12,6 +12,7 @@ import { trainLoop, type DataSource, type LoopArgs } from "../train/loop.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
+import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { encodeModel, modelProvenance, type ModelProvenance } from "./model_file.ts";
 import { checkResume, encodeTrainState, type TrainSnapshot } from "./state_file.ts";
 
@@ -31,9 +32,16 @@ export interface RunSpec {
   readonly data: (batches: Rng) => DataSource<Batch>;
 }
 
-export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate">;
+export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate"> & {
+  /** What a finite but diverging loss does (divergence.ts): warn once (default) or stop the run. */
+  onDivergence?: DivergencePolicy;
+  /** Where the divergence warning goes (default: console.error). */
+  warn?: (line: string) => void;
+};
 
 export class Run {
+  private warnedDivergence = false;
+
   private constructor(
     readonly spec: RunSpec,
     readonly model: GPT,
@@ -69,11 +77,23 @@ export class Run {
     return this.optimizer.step;
   }
 
-  /** Continue to `updates` in total; hooks see every update and every checkpoint step. */
+  /** Continue to `updates` in total; hooks see every update and every checkpoint step; divergence is guarded. */
   train(updates: number, hooks: RunHooks = {}): { from: number; to: number } {
+    const { onDivergence = "warn", warn = (line: string) => console.error(line), onUpdate, ...loop } = hooks;
     const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
     const o = this.spec.options;
-    return trainLoop({ params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...hooks });
+    return trainLoop({
+      params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...loop,
+      onUpdate: (step, r) => {
+        const what = divergence(this.spec.config.vocabSize, step, r.loss);
+        if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
+        if (what !== undefined && !this.warnedDivergence) {
+          this.warnedDivergence = true; // once per run: a diverging run would otherwise print on every update
+          warn(divergenceWarning(what));
+        }
+        onUpdate?.(step, r);
+      },
+    });
   }
 
   /** One more update; returns its result. */

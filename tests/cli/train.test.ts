@@ -28,10 +28,9 @@ describe("tinylab train across processes", () => {
     ]);
     ok(straight);
     expect(ok(first).stdout).toContain(`checkpoint update 40 → ${join(ckpt, STATE)}`);
-    const [resumed, wrongConfig] = await Promise.all([
-      tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]),
-      tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--dropout", "0.1"]),
-    ]);
+    // one after the other: two runs on one checkpoint directory at once are refused (tests/util/lock.test.ts)
+    const resumed = await tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
+    const wrongConfig = await tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--dropout", "0.1"]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);
     const sha = sha256File(join(dir, "straight.safetensors"));
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);

@@ -12,7 +12,7 @@ export const brownCommand: CommandModule = {
     withOptions(y, {
       seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows,
       layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
-      lr: d.lr, warmup: d.warmup, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false,
+      lr: d.lr, warmup: d.warmup, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false, "on-divergence": d.onDivergence,
       "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(),
     }, {
       vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
@@ -24,8 +24,9 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { ensureDir }, { lockDirectory }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
+      import("../../util/disk.ts"), import("../../util/lock.ts"),
     ]);
     await startEngine(argv.backend as string);
     const model = resolveModelConfig(modelOverrides(argv), d.model);
@@ -36,15 +37,22 @@ export const brownCommand: CommandModule = {
       minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
       checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
       canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
+      onDivergence: argv["on-divergence"] as "warn" | "stop",
     };
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
     if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
-    const result = await runBrown(o);
-    if ("stopped" in result) return;
-    if (argv.json) process.stdout.write(toJson(result));
-    else console.log(view.formatBrown(result));
-    writeOutput(join(o.outDir, "brown.json"), toJson(result));
-    writeOutput(join(o.outDir, "report.html"), reportHtml(result.report));
-    log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
+    ensureDir(o.outDir);
+    const lock = lockDirectory(o.outDir, "Brown output directory");
+    try {
+      const result = await runBrown(o);
+      if ("stopped" in result) return;
+      if (argv.json) process.stdout.write(toJson(result));
+      else console.log(view.formatBrown(result));
+      writeOutput(join(o.outDir, "brown.json"), toJson(result));
+      writeOutput(join(o.outDir, "report.html"), reportHtml(result.report));
+      log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
+    } finally {
+      lock.release();
+    }
   },
 };

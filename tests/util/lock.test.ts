@@ -1,0 +1,49 @@
+// The output lock: one live writer per checkpoint directory or model path, stale locks of dead writers taken over,
+// released on exit; and two real `tinylab train` processes on one checkpoint directory, the second refused.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { acquireLock, DIRECTORY_LOCK, LockedError } from "../../src/util/lock.ts";
+import { start, tinylab } from "../cli/spawn.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tinylab-lock-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("acquireLock", () => {
+  it("holds a lock file naming this pid, refuses a live holder by pid, and removes the file on release", () => {
+    const path = join(dir, "a.lock");
+    const lock = acquireLock(path, "checkpoint directory X");
+    expect(JSON.parse(readFileSync(path, "utf8")).pid).toBe(process.pid);
+    writeFileSync(join(dir, "b.lock"), JSON.stringify({ pid: 4242 }));
+    expect(() => acquireLock(join(dir, "b.lock"), "model path Y", () => true)).toThrow(new LockedError(`model path Y is in use by process 4242 (lock file ${join(dir, "b.lock")}); wait for it to finish, or remove the lock file if that process is not tinylab`));
+    expect(() => acquireLock(path, "checkpoint directory X")).toThrow(/already locked by this process/);
+    lock.release();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("takes over a stale lock whose owner is gone, and an unreadable one", () => {
+    const stale = join(dir, "stale.lock");
+    writeFileSync(stale, JSON.stringify({ pid: 999999999 })); // above any pid_max: never a live process
+    const a = acquireLock(stale, "x");
+    expect(JSON.parse(readFileSync(stale, "utf8")).pid).toBe(process.pid);
+    a.release();
+    writeFileSync(stale, "half-written");
+    acquireLock(stale, "x").release();
+    expect(existsSync(stale)).toBe(false);
+  });
+});
+
+describe("two training runs on one checkpoint directory", () => {
+  it("refuses the second while the first runs, naming the first's pid; the first finishes and leaves no lock", async () => {
+    const ckpt = join(dir, "shared");
+    const first = start(["train", "--updates", "2000", "--log-every", "1", "--checkpoint-dir", ckpt]);
+    await first.waitFor(/update\s+1 /);
+    const second = await tinylab(["train", "--updates", "10", "--checkpoint-dir", ckpt]);
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim()).toBe(`tinylab: error: checkpoint directory ${ckpt} is in use by process ${first.child.pid} (lock file ${join(ckpt, DIRECTORY_LOCK)}); wait for it to finish, or remove the lock file if that process is not tinylab`);
+    const done = await first.done;
+    expect(done.code).toBe(0);
+    expect(existsSync(join(ckpt, DIRECTORY_LOCK))).toBe(false);
+  });
+});
