@@ -60,7 +60,11 @@ export async function runBrown(o: BrownOptions) {
     const tTrain = performance.now();
     let tokensSeen = 0;
     if (from < o.updates) {
-      run.train(Math.min(o.updates, o.stopAt ?? o.updates), {
+      const checkpoint = () => {
+        saveState(run, store);
+        store.write(HISTORY, JSON.stringify(history));
+      };
+      const { stopped } = await run.trainAsync(Math.min(o.updates, o.stopAt ?? o.updates), {
         checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
         onUpdate: (step, r) => {
           tokensSeen += r.targets;
@@ -68,11 +72,9 @@ export async function runBrown(o: BrownOptions) {
           if (step % o.evalEvery === 0 || step === o.updates) history.validation.push([step, validationProbe(run.model, validation)]);
           progress.tick(1, { loss: r.loss.toFixed(3), "tok/s": Math.round(tokensSeen / ((performance.now() - tTrain) / 1000)) });
         },
-        onCheckpoint: () => {
-          saveState(run, store);
-          store.write(HISTORY, JSON.stringify(history));
-        },
-      });
+        onCheckpoint: checkpoint,
+      }, o.shouldStop);
+      if (stopped) checkpoint(); // interrupted between two updates: keep the last whole one
     }
     progress.done();
     if (run.step < o.updates) return { stopped: run.step, state: store.where(STATE_FILE) } as const;

@@ -84,6 +84,8 @@ export interface BrownOptions {
   finalTest: boolean;
   canary: { text: string; repetitions: number; secretTokens: number };
   prompts: string[];
+  /** Asked between updates: true stops the run there, its state saved (Ctrl-C). */
+  shouldStop?: (done: number) => boolean;
   /** Stop after this update, leaving a resumable state, as an interruption would (tests the resume path). */
   stopAt?: number;
   /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */

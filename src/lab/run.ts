@@ -8,7 +8,7 @@ import { GPT } from "../model/gpt.ts";
 import { initParameters, type ParamArrays } from "../model/init.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
-import { trainLoop, type DataSource, type LoopArgs } from "../train/loop.ts";
+import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs } from "../train/loop.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
@@ -79,10 +79,22 @@ export class Run {
 
   /** Continue to `updates` in total; hooks see every update and every checkpoint step; divergence is guarded. */
   train(updates: number, hooks: RunHooks = {}): { from: number; to: number } {
+    return trainLoop(this.loopArgs(updates, hooks));
+  }
+
+  /**
+   * The same, yielding to the event loop between updates so a signal handler can run, and stopping between two
+   * whole updates when `shouldStop()` says so. `to` is the last update done.
+   */
+  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: (done: number) => boolean): Promise<{ from: number; to: number; stopped: boolean }> {
+    return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop });
+  }
+
+  private loopArgs(updates: number, hooks: RunHooks): LoopArgs<Batch> {
     const { onDivergence = "warn", warn = (line: string) => console.error(line), onUpdate, ...loop } = hooks;
     const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
     const o = this.spec.options;
-    return trainLoop({
+    return {
       params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...loop,
       onUpdate: (step, r) => {
         const what = divergence(this.spec.config.vocabSize, step, r.loss);
@@ -93,7 +105,7 @@ export class Run {
         }
         onUpdate?.(step, r);
       },
-    });
+    };
   }
 
   /** One more update; returns its result. */

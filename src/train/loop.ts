@@ -25,12 +25,8 @@ export interface LoopArgs<B> {
   onUpdate?: (step: number, result: StepResult) => void;
 }
 
-/**
- * Continue from `optimizer.step` (0 for a fresh run) to `updates`. Everything the loop reads is in the
- * optimizer, the data source and whatever the loss closure draws from, so a caller that saves those in
- * `onCheckpoint` and restores them can resume bit-identically. Returns the steps it ran.
- */
-export function trainLoop<B>(a: LoopArgs<B>): { from: number; to: number } {
+/** The updates from the optimizer's step to `a.updates`, one per `next()`: the one loop both drivers below share. */
+function* updatesOf<B>(a: LoopArgs<B>): Generator<number, void, void> {
   const from = a.optimizer.step;
   if (!Number.isInteger(a.updates) || a.updates < 1) throw new Error(`updates must be a positive integer, got ${a.updates}`);
   if (a.updates < from) throw new Error(`the optimizer is already at update ${from}, past the requested ${a.updates} updates`);
@@ -40,8 +36,41 @@ export function trainLoop<B>(a: LoopArgs<B>): { from: number; to: number } {
     const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm });
     a.onUpdate?.(step, result);
     if (step % every === 0 || step === a.updates) a.onCheckpoint?.(step);
+    yield step;
   }
+}
+
+/**
+ * Continue from `optimizer.step` (0 for a fresh run) to `updates`. Everything the loop reads is in the
+ * optimizer, the data source and whatever the loss closure draws from, so a caller that saves those in
+ * `onCheckpoint` and restores them can resume bit-identically. Returns the steps it ran.
+ */
+export function trainLoop<B>(a: LoopArgs<B>): { from: number; to: number } {
+  const from = a.optimizer.step;
+  for (const _ of updatesOf(a));
   return { from, to: a.updates };
+}
+
+/** Hand control to the event loop (so signal handlers and timers run); setTimeout where setImmediate is absent. */
+const yieldToEventLoop = (): Promise<void> => new Promise((r) => ((globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? setTimeout)(r));
+
+/**
+ * The same loop, giving the event loop a turn at least every `yieldEveryMs` and stopping between two updates when
+ * `shouldStop(updates done)` says so (e.g. after Ctrl-C). `to` is the last update done; every update is whole.
+ */
+export async function trainLoopAsync<B>(a: LoopArgs<B>, o: { shouldStop?: (done: number) => boolean; yieldEveryMs?: number } = {}): Promise<{ from: number; to: number; stopped: boolean }> {
+  const from = a.optimizer.step;
+  const every = o.yieldEveryMs ?? 50;
+  let last = performance.now();
+  if (o.shouldStop?.(from)) return { from, to: from, stopped: true };
+  for (const step of updatesOf(a)) {
+    if (performance.now() - last >= every) {
+      await yieldToEventLoop();
+      last = performance.now();
+    }
+    if (step < a.updates && o.shouldStop?.(step)) return { from, to: step, stopped: true };
+  }
+  return { from, to: a.updates, stopped: false };
 }
 
 /** Position of an EpochSource: the epoch's order, how far into it, and the shuffling stream's state. */

@@ -24,9 +24,9 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { ensureDir }, { lockDirectory }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { ensureDir }, { lockDirectory }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
-      import("../../util/disk.ts"), import("../../util/lock.ts"),
+      import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
     await startEngine(argv.backend as string);
     const model = resolveModelConfig(modelOverrides(argv), d.model);
@@ -43,15 +43,23 @@ export const brownCommand: CommandModule = {
     if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
     ensureDir(o.outDir);
     const lock = lockDirectory(o.outDir, "Brown output directory");
+    const interrupt = onInterrupt();
     try {
-      const result = await runBrown(o);
-      if ("stopped" in result) return;
+      const result = await runBrown({ ...o, shouldStop: interrupt.requested });
+      if ("stopped" in result) {
+        if (interrupt.requested()) {
+          console.error(`tinylab: interrupted at update ${result.stopped}; training state saved → ${result.state} (continue with --resume)`);
+          process.exitCode = INTERRUPTED_EXIT_CODE;
+        }
+        return;
+      }
       if (argv.json) process.stdout.write(toJson(result));
       else console.log(view.formatBrown(result));
       writeOutput(join(o.outDir, "brown.json"), toJson(result));
       writeOutput(join(o.outDir, "report.html"), reportHtml(result.report));
       log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
     } finally {
+      interrupt.dispose();
       lock.release();
     }
   },

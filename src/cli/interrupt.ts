@@ -1,0 +1,23 @@
+// Ctrl-C during training: the first SIGINT asks the run to stop after the update in progress (its state is then
+// saved whole); a second one ends the process at once, as Node does by default. Not used outside long commands.
+
+export interface Interrupt {
+  /** Whether SIGINT has arrived. */
+  requested(): boolean;
+  /** Stop listening (the default SIGINT behaviour returns). */
+  dispose(): void;
+}
+
+export function onInterrupt(notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Interrupt {
+  let requested = false;
+  const handler = () => {
+    requested = true;
+    process.removeListener("SIGINT", handler); // a second Ctrl-C kills at once
+    notice("tinylab: interrupt: stopping after the current update (Ctrl-C again to quit at once)");
+  };
+  process.on("SIGINT", handler);
+  return { requested: () => requested, dispose: () => process.removeListener("SIGINT", handler) };
+}
+
+/** The process exit code after an interrupt, as shells report a SIGINT death. */
+export const INTERRUPTED_EXIT_CODE = 130;
