@@ -5,11 +5,10 @@ import { parseArgs } from "node:util";
 import { initBackend, readTensor, tf, type BackendChoice } from "../src/util/backend.ts";
 import { Rng } from "../src/util/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
-import { initParameters } from "../src/model/init.ts";
-import { GPT } from "../src/model/gpt.ts";
-import { batchLoss, positionNll } from "../src/model/loss.ts";
-import { AdamW } from "../src/train/adamw.ts";
-import { trainStep } from "../src/train/trainer.ts";
+import { positionNll } from "../src/model/loss.ts";
+import { EpochSource } from "../src/train/loop.ts";
+import { trainOptions } from "../src/lab/config.ts";
+import { Run } from "../src/lab/run.ts";
 import type { Batch } from "../src/data/batches.ts";
 import { runGradcheck } from "../experiments/gradcheck.ts";
 
@@ -35,14 +34,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function benchConfig(name: string, steps: number) {
   const { config, batch } = CONFIGS[name];
   const rng = Rng.fromSeed(1);
-  const model = new GPT(config, initParameters(config, rng.child("init")));
-  const optimizer = new AdamW(model.params);
   const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
-  const lossFn = batchLoss(model, { train: false });
+  // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
+  const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(batches, 1) });
+  const model = run.model;
   const times: number[] = [];
   for (let s = 0; s < steps + 2; s++) {
     const t0 = performance.now();
-    trainStep({ params: model.params, microbatches: [batches[s % 3]], lossFn, optimizer, lr: 1e-3, clipNorm: 1 });
+    run.update();
     if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
   }
   const evalTimes: number[] = [];
@@ -51,7 +50,7 @@ function benchConfig(name: string, steps: number) {
     readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets));
     evalTimes.push(performance.now() - t0);
   }
-  model.dispose();
+  run.dispose();
   const tokens = batch * config.contextLength;
   const ms = median(times);
   return { config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), steps: times.length };
