@@ -155,6 +155,27 @@ export function takeTensors(tensors: Record<string, TensorEntry>, expected: [str
   return out;
 }
 
+/** What a tensor's values must satisfy, and how a refusal says it. */
+export interface ValueRule {
+  ok: (x: number) => boolean;
+  says: string;
+}
+export const FINITE: ValueRule = { ok: Number.isFinite, says: "a non-finite value" };
+
+/** The first flat index whose value breaks `rule`, or -1. */
+export function firstBad(data: Float32Array, rule: ValueRule = FINITE): number {
+  for (let i = 0; i < data.length; i++) if (!rule.ok(data[i])) return i;
+  return -1;
+}
+
+/** Refuse the first value that breaks `rule`, naming the tensor (with `prefix`) and its flat index. */
+export function refuseBadValues(arrays: ParamArrays, prefix: string, where: string, rule: ValueRule = FINITE): void {
+  for (const [name, data] of arrays) {
+    const i = firstBad(data, rule);
+    if (i >= 0) throw new CheckpointError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
+  }
+}
+
 /** Refuse any tensor not in `known`, naming it. */
 export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: Set<string>, where: string): void {
   const extra = Object.keys(tensors).filter((k) => !known.has(k));
@@ -176,5 +197,6 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   const shapes = parameterShapes(config);
   const weights = takeTensors(tensors, shapes, "", where);
   refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
+  refuseBadValues(weights, "", where);
   return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256 };
 }

@@ -10,7 +10,7 @@ import type { RngState } from "../util/rng.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
   CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
-  refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
+  refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
 } from "./model_file.ts";
 
 export const TRAIN_STATE_FORMAT = "tinylab-train-state/1";
@@ -78,6 +78,9 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const m = takeTensors(tensors, shapes, "m.", where);
   const v = takeTensors(tensors, shapes, "v.", where);
   refuseExtraTensors(tensors, new Set(["", "m.", "v."].flatMap((p) => shapes.map(([n]) => p + n))), where);
+  refuseBadValues(weights, "", where);
+  refuseBadValues(m, "m.", where);
+  refuseBadValues(v, "v.", where);
   return { config, tokenizer, options: options as TrainOptions, weights, optimizer: { step, m, v }, rngs: rngs as Record<string, RngState>, cursor, provenance };
 }
 

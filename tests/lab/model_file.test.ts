@@ -158,6 +158,8 @@ describe("model file refusals", () => {
     ["an unknown tokenizer", (_, m) => { m.tokenizer = '{"kind":"wordpiece"}'; }, /metadata "tokenizer": unknown tokenizer kind "wordpiece"/],
     ["a tokenizer larger than the embedding", (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; }, /tokenizer vocabulary 300 exceeds the model's vocabSize 266/],
     ["provenance without a seed", (_, m) => { m.provenance = '{"update":3}'; }, /"provenance" needs integer "seed" and "update"/],
+    ["a NaN weight at a position the data never reaches", (t) => { (t.wpe.data as Float32Array)[60] = NaN; }, /model file .*bad\.safetensors: tensor "wpe" has a non-finite value \(NaN\) at flat index 60/],
+    ["an infinite weight", (t) => { (t["h0.mlp.b2"].data as Float32Array)[3] = -Infinity; }, /model file .*bad\.safetensors: tensor "h0\.mlp\.b2" has a non-finite value \(-Infinity\) at flat index 3/],
   ])("refuses %s, naming it", (_, edit, expected) => {
     expect(refusal(edit)).toMatch(expected);
   });

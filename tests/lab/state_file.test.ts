@@ -142,6 +142,14 @@ describe("resume refusals", () => {
     const { ["m.wte"]: _dropped, ...withoutMoment } = tensors;
     expect(attempt(withoutMoment, metadata)).toThrow(/tensor "m\.wte" is missing/);
     expect(attempt({ ...tensors, "g.wte": tensors.wte }, metadata)).toThrow(/unexpected tensor "g\.wte"/);
+    const withValue = (name: string, at: number, x: number) => {
+      const data = Float32Array.from(tensors[name].data as Float32Array);
+      data[at] = x;
+      return { ...tensors, [name]: { dtype: "F32", shape: tensors[name].shape, data } } as typeof tensors;
+    };
+    expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(/training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/);
+    expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(/bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/);
+    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a/);
     expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
     expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
     const { config: _c, ...noConfig } = metadata;
