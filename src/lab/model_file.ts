@@ -69,7 +69,9 @@ export function weightTensors(arrays: ParamArrays, config: ModelConfig, prefix =
   return out;
 }
 
+/** The model file's bytes; a non-finite weight is refused (a file that would only fail when scored is never written). */
 export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer: TokenizerJSON, prov: ModelProvenance): Uint8Array {
+  refuseBadValues(weights, "", "cannot write a model file");
   const metadata: ModelMetadata = { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) };
   return encodeSafetensors(weightTensors(weights, config), { ...metadata });
 }

@@ -30,8 +30,13 @@ export interface TrainSnapshot {
   provenance: ModelProvenance;
 }
 
+/** The state file's bytes; a non-finite weight or moment is refused, so no such file is ever written. */
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   if (s.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its state cannot be written to a file");
+  const where = "cannot write a training-state file";
+  refuseBadValues(s.weights, "", where);
+  refuseBadValues(s.optimizer.m, "m.", where);
+  refuseBadValues(s.optimizer.v, "v.", where);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),

@@ -180,6 +180,12 @@ describe("model file refusals", () => {
     }
   });
 
+  it("refuses to write a non-finite weight, naming the tensor and the index", () => {
+    const weights = model.read();
+    weights.get("lnf.b")![2] = NaN;
+    expect(() => encodeModel(weights, config, overfitTokenizer().toJSON(), prov)).toThrow('cannot write a model file: tensor "lnf.b" has a non-finite value (NaN) at flat index 2');
+  });
+
   it("refuses a training-state file given as a model, saying what it is", () => {
     const other = join(dir, "state-like.safetensors");
     const bytes = encodeModel(model.read(), config, overfitTokenizer().toJSON(), prov);

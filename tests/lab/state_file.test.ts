@@ -150,6 +150,9 @@ describe("resume refusals", () => {
     expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(/training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/);
     expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(/bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/);
     expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a/);
+    const s = loadTrainState(path);
+    s.optimizer.v.get("wte")![1] = Infinity;
+    expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a non-finite value (Infinity) at flat index 1');
     expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
     expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
     const { config: _c, ...noConfig } = metadata;
