@@ -9,7 +9,7 @@ import type { TrainOptions } from "./config.ts";
 import type { RngState } from "../util/rng.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
+  CheckpointError, checkFormat, type ValueRule, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
   refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
 } from "./model_file.ts";
 
@@ -30,13 +30,17 @@ export interface TrainSnapshot {
   provenance: ModelProvenance;
 }
 
+/** AdamW's second moments are running means of squared gradients: finite and never negative. */
+const SECOND_MOMENT: ValueRule = { ok: (x) => x >= 0 && x < Infinity, says: "a negative or non-finite second moment" };
+
 /** The state file's bytes; a non-finite weight or moment is refused, so no such file is ever written. */
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   if (s.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its state cannot be written to a file");
   const where = "cannot write a training-state file";
   refuseBadValues(s.weights, "", where);
   refuseBadValues(s.optimizer.m, "m.", where);
-  refuseBadValues(s.optimizer.v, "v.", where);
+  refuseBadValues(s.optimizer.v, "v.", where, SECOND_MOMENT);
+  if (s.optimizer.step !== s.provenance.update) throw new Error(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
@@ -74,6 +78,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   if (typeof options !== "object" || options === null || Array.isArray(options)) throw new CheckpointError(`${where}: metadata "options" is not a JSON object`);
   const step = Number(metaJSON(metadata, "step", where));
   if (!Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
   const rngs = metaJSON(metadata, "rngs", where) as Record<string, unknown>;
   if (typeof rngs !== "object" || rngs === null) throw new CheckpointError(`${where}: metadata "rngs" is not a JSON object`);
   for (const [role, state] of Object.entries(rngs)) if (!isRngState(state)) throw new CheckpointError(`${where}: rng state "${role}" is malformed`);
@@ -85,7 +90,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   refuseExtraTensors(tensors, new Set(["", "m.", "v."].flatMap((p) => shapes.map(([n]) => p + n))), where);
   refuseBadValues(weights, "", where);
   refuseBadValues(m, "m.", where);
-  refuseBadValues(v, "v.", where);
+  refuseBadValues(v, "v.", where, SECOND_MOMENT);
   return { config, tokenizer, options: options as TrainOptions, weights, optimizer: { step, m, v }, rngs: rngs as Record<string, RngState>, cursor, provenance };
 }
 

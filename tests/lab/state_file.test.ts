@@ -149,10 +149,15 @@ describe("resume refusals", () => {
     };
     expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(/training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/);
     expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(/bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/);
-    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a/);
+    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/);
+    expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(/bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/);
+    expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(/tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/);
+    expect(attempt(tensors, { ...metadata, step: "5" })).toThrow(/bad\.safetensors: metadata "step" is 5 but "provenance" says update 6/);
     const s = loadTrainState(path);
     s.optimizer.v.get("wte")![1] = Infinity;
-    expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a non-finite value (Infinity) at flat index 1');
+    expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a negative or non-finite second moment (Infinity) at flat index 1');
+    s.optimizer.v.get("wte")![1] = 0;
+    expect(() => encodeTrainState({ ...s, optimizer: { ...s.optimizer, step: 7 } })).toThrow('cannot write a training-state file: step 7 but provenance says update 6');
     expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
     expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
     const { config: _c, ...noConfig } = metadata;
