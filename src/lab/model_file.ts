@@ -1,5 +1,5 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
-// tokenizer and provenance in `__metadata__`, enough alone to re-score. Bytes in, bytes out: no file system
+// tokenizer, provenance and an integrity digest in `__metadata__`, enough alone to re-score. Bytes in, bytes out: no file system
 // here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
@@ -8,10 +8,16 @@ import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
-import { sha256Hex } from "../util/sha256.ts";
+import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
-export const MODEL_FORMAT = "tinylab-model/1";
+/** What the writer writes: the /1 layout plus the `integrity` digest. */
+export const MODEL_FORMAT = "tinylab-model/2";
+/** Files written before the digest: still read, with `integrity` saying they are unverified. */
+export const MODEL_FORMAT_V1 = "tinylab-model/1";
+
+/** Whether a loaded model's tensors and metadata were checked against the digest written with them. */
+export type Integrity = "verified" | "unverified (format tinylab-model/1 has no digest)";
 
 /**
  * Where the weights came from. Deliberately no date, host or command line: two runs that produce the
@@ -25,12 +31,13 @@ export interface ModelProvenance {
   tinylab: string;
 }
 
-/** The metadata map of a model file, every value a JSON string except `format`. */
+/** The metadata map of a model file, every value a JSON string except `format` and `integrity`. */
 export interface ModelMetadata {
   format: string;
   config: string;
   tokenizer: string;
   provenance: string;
+  integrity: string;
 }
 
 /** A model restored from its file alone. `sha256` is the file's identity (`model_sha256`). */
@@ -41,6 +48,7 @@ export interface LoadedModel {
   provenance: ModelProvenance;
   metadata: Record<string, string>;
   sha256: string;
+  integrity: Integrity;
 }
 
 /** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
@@ -72,8 +80,56 @@ export function weightTensors(arrays: ParamArrays, config: ModelConfig, prefix =
 /** The model file's bytes; a non-finite weight is refused (a file that would only fail when scored is never written). */
 export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer: TokenizerJSON, prov: ModelProvenance): Uint8Array {
   refuseBadValues(weights, "", "cannot write a model file");
-  const metadata: ModelMetadata = { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) };
-  return encodeSafetensors(weightTensors(weights, config), { ...metadata });
+  const tensors = weightTensors(weights, config);
+  const metadata: ModelMetadata = signed(tensors, { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) });
+  return encodeSafetensors(tensors, { ...metadata });
+}
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A tensor's data bytes as the file stores them (little-endian). */
+function fileOrderBytes(t: TensorEntry): Uint8Array {
+  const { data } = t;
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (LITTLE_ENDIAN_HOST || data.BYTES_PER_ELEMENT === 1) return bytes;
+  const copy = bytes.slice();
+  for (let i = 0; i < copy.length; i += data.BYTES_PER_ELEMENT) copy.subarray(i, i + data.BYTES_PER_ELEMENT).reverse();
+  return copy;
+}
+
+/** The metadata key holding the digest. */
+export const INTEGRITY = "integrity";
+
+/**
+ * The integrity digest of a tinylab file: sha256 (hex) over, for each tensor in name order (JavaScript's default
+ * sort, UTF-16 code units; byte order for ASCII names), the line
+ * `JSON.stringify(["tensor", name, dtype, shape])` + "\n" then its data bytes (little-endian, as stored),
+ * then for each metadata entry except `integrity`, in key order, `JSON.stringify(["metadata", key, value])` + "\n".
+ * It binds every name to its data, dtype and shape (swapped offsets change it) and covers the config,
+ * tokenizer, provenance and format (an edited value changes it). Not a signature: anyone can recompute it.
+ */
+export function integrityDigest(tensors: Record<string, TensorEntry>, metadata: Record<string, string>): string {
+  const h = new Sha256();
+  for (const name of Object.keys(tensors).sort()) {
+    const t = tensors[name];
+    h.update(`${JSON.stringify(["tensor", name, t.dtype, t.shape])}\n`).update(fileOrderBytes(t));
+  }
+  for (const key of Object.keys(metadata).sort()) if (key !== INTEGRITY) h.update(`${JSON.stringify(["metadata", key, metadata[key]])}\n`);
+  return h.digest();
+}
+
+/** `metadata` with its integrity digest over `tensors` added. */
+export function signed<M extends Record<string, string>>(tensors: Record<string, TensorEntry>, metadata: M): M & { integrity: string } {
+  return { ...metadata, [INTEGRITY]: integrityDigest(tensors, metadata) };
+}
+
+/** Refuse a file whose digest is absent or does not match its decoded tensors and metadata. */
+export function checkIntegrity(contents: SafetensorsContents, where: string): void {
+  const { metadata, tensors } = contents;
+  if (!Object.hasOwn(metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
+  if (metadata[INTEGRITY] !== integrityDigest(tensors, metadata)) {
+    throw new CheckpointError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
+  }
 }
 
 /** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
@@ -96,10 +152,11 @@ export function metaJSON(metadata: Record<string, string>, key: string, where: s
   }
 }
 
-/** Refuse a file of another kind or version before reading anything else from it. */
-export function checkFormat(metadata: Record<string, string>, expected: string, where: string): void {
-  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected "${expected}"): not a tinylab file`);
-  if (metadata.format !== expected) throw new CheckpointError(`${where}: format is "${metadata.format}", expected "${expected}"`);
+/** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
+export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
+  const wanted = expected.map((f) => `"${f}"`).join(" or ");
+  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
+  if (!expected.includes(metadata.format)) throw new CheckpointError(`${where}: format is "${metadata.format}", expected ${wanted}`);
 }
 
 /** The config from metadata: every declared key present, no unknown key, types and values valid. */
@@ -192,7 +249,8 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   if (metadata.format?.startsWith("tinylab-train-state/")) {
     throw new CheckpointError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
   }
-  checkFormat(metadata, MODEL_FORMAT, where);
+  checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V1], where);
+  const integrity = modelIntegrity(contents, where);
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where);
   const prov = parseProvenance(metadata, where);
@@ -200,5 +258,15 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   const weights = takeTensors(tensors, shapes, "", where);
   refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
   refuseBadValues(weights, "", where);
-  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256 };
+  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256, integrity };
+}
+
+/** A /2 file must match its digest; a /1 file has none, and one claiming a digest is a /2 file with its format edited. */
+function modelIntegrity(contents: SafetensorsContents, where: string): Integrity {
+  if (contents.metadata.format === MODEL_FORMAT) {
+    checkIntegrity(contents, where);
+    return "verified";
+  }
+  if (Object.hasOwn(contents.metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
+  return `unverified (format ${MODEL_FORMAT_V1} has no digest)`;
 }

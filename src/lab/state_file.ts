@@ -9,11 +9,12 @@ import type { TrainOptions } from "./config.ts";
 import type { RngState } from "../util/rng.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, type ValueRule, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
+  CheckpointError, checkFormat, checkIntegrity, signed, type ValueRule, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
   refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
 } from "./model_file.ts";
 
-export const TRAIN_STATE_FORMAT = "tinylab-train-state/1";
+/** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
+export const TRAIN_STATE_FORMAT = "tinylab-train-state/2";
 
 /** A whole training state in memory; `optimizer.step` is the number of updates done. */
 export interface TrainSnapshot {
@@ -56,7 +57,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
     rngs: JSON.stringify(s.rngs),
     cursor: JSON.stringify(s.cursor),
   };
-  return encodeSafetensors(tensors, metadata);
+  return encodeSafetensors(tensors, signed(tensors, metadata));
 }
 
 const isRngState = (x: unknown): x is RngState => {
@@ -70,7 +71,11 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const { contents } = decodeCheckpoint(bytes, path);
   const where = `training-state file ${path}`;
   const { metadata, tensors } = contents;
-  checkFormat(metadata, TRAIN_STATE_FORMAT, where);
+  if (metadata.format === "tinylab-train-state/1") {
+    throw new CheckpointError(`${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`);
+  }
+  checkFormat(metadata, [TRAIN_STATE_FORMAT], where);
+  checkIntegrity(contents, where);
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where).toJSON();
   const provenance = parseProvenance(metadata, where);
