@@ -134,11 +134,26 @@ export function checkIntegrity(contents: SafetensorsContents, where: string): vo
 
 /** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
 export function decodeCheckpoint(bytes: Uint8Array, path: string): { contents: SafetensorsContents; sha256: string } {
+  let contents: SafetensorsContents;
   try {
-    return { contents: decodeSafetensors(bytes), sha256: sha256Hex(bytes) };
+    contents = decodeSafetensors(bytes);
   } catch (err) {
     if (err instanceof SafetensorsError) throw new SafetensorsError(`${path}: not a valid safetensors file: ${err.message}`);
     throw err;
+  }
+  checkPadding(bytes, path);
+  return { contents, sha256: sha256Hex(bytes) };
+}
+
+/**
+ * The writer pads the header with spaces only. JSON allows tabs and newlines there too, and the decoded
+ * contents would hide such an edit (the digest with them), so refuse it: the file is not as written.
+ */
+function checkPadding(bytes: Uint8Array, path: string): void {
+  let i = 8 + Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  while (bytes[i - 1] === 0x20) i--;
+  if (bytes[i - 1] !== 0x7d) {
+    throw new CheckpointError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
   }
 }
 

@@ -81,8 +81,8 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const provenance = parseProvenance(metadata, where);
   const options = metaJSON(metadata, "options", where);
   if (typeof options !== "object" || options === null || Array.isArray(options)) throw new CheckpointError(`${where}: metadata "options" is not a JSON object`);
-  const step = Number(metaJSON(metadata, "step", where));
-  if (!Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  const step = metaJSON(metadata, "step", where);
+  if (typeof step !== "number" || !Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
   if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
   const rngs = metaJSON(metadata, "rngs", where) as Record<string, unknown>;
   if (typeof rngs !== "object" || rngs === null) throw new CheckpointError(`${where}: metadata "rngs" is not a JSON object`);

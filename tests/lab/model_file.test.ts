@@ -212,6 +212,10 @@ describe("model file refusals", () => {
     expect(refusalOf(reencode(bytes, (t) => { (t.wte.data as Float32Array)[0] += 1e-3; }, false))).toMatch(changed);
     expect(refusalOf(reencode(bytes, (_, m) => { m.integrity = "0".repeat(64); }, false))).toMatch(changed);
     expect(refusalOf(reencode(bytes, (_, m) => { delete m.integrity; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/2" needs metadata "integrity", which is missing/);
+    // JSON whitespace other than the writer's spaces in the padding: the decoded contents (and digest) would not show it
+    const tabbed = bytes.slice();
+    tabbed[8 + Number(new DataView(tabbed.buffer).getBigUint64(0, true)) - 1] = 0x09;
+    expect(refusalOf(tabbed)).toMatch(/bad\.safetensors: header byte \d+ is 0x09 after the JSON, where the writer pads with spaces only/);
     // relabelling a /2 file as /1 (which is read unverified) does not get past the check
     expect(refusalOf(reencode(bytes, (_, m) => { m.format = MODEL_FORMAT_V1; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/1" has no integrity digest, yet the file carries one/);
   });

@@ -154,6 +154,7 @@ describe("resume refusals", () => {
     expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/);
     expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(/bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/);
     expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(/tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/);
+    expect(attempt(tensors, { ...metadata, step: '"6"' })).toThrow(/metadata "step" must be a non-negative integer, got "6"/);
     expect(attempt(tensors, { ...metadata, step: "5" })).toThrow(/bad\.safetensors: metadata "step" is 5 but "provenance" says update 6/);
     const s = loadTrainState(path);
     s.optimizer.v.get("wte")![1] = Infinity;
