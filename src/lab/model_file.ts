@@ -1,6 +1,6 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
-// tokenizer, provenance and an integrity digest in `__metadata__`, enough alone to re-score. Bytes in, bytes out: no file system
-// here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
+// tokenizer, provenance and an integrity digest in `__metadata__`, enough alone to re-score. Bytes in, bytes
+// out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";

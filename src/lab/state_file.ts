@@ -9,8 +9,8 @@ import type { TrainOptions } from "./config.ts";
 import type { RngState } from "../util/rng.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, checkIntegrity, signed, type ValueRule, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
-  refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
+  CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaJSON, parseConfig, parseProvenance, parseTokenizer,
+  refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
 } from "./model_file.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
@@ -41,7 +41,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   refuseBadValues(s.weights, "", where);
   refuseBadValues(s.optimizer.m, "m.", where);
   refuseBadValues(s.optimizer.v, "v.", where, SECOND_MOMENT);
-  if (s.optimizer.step !== s.provenance.update) throw new Error(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
+  if (s.optimizer.step !== s.provenance.update) throw new CheckpointError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
