@@ -1,6 +1,6 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
-// tokenizer and provenance in `__metadata__`, enough alone to re-score. Bytes in, bytes out: no file system
-// here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
+// tokenizer, provenance and an integrity digest in `__metadata__`, enough alone to re-score. Bytes in, bytes
+// out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
@@ -8,10 +8,16 @@ import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
-import { sha256Hex } from "../util/sha256.ts";
+import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
-export const MODEL_FORMAT = "tinylab-model/1";
+/** What the writer writes: the /1 layout plus the `integrity` digest. */
+export const MODEL_FORMAT = "tinylab-model/2";
+/** Files written before the digest: still read, with `integrity` saying they are unverified. */
+export const MODEL_FORMAT_V1 = "tinylab-model/1";
+
+/** Whether a loaded model's tensors and metadata were checked against the digest written with them. */
+export type Integrity = "verified" | "unverified (format tinylab-model/1 has no digest)";
 
 /**
  * Where the weights came from. Deliberately no date, host or command line: two runs that produce the
@@ -25,12 +31,13 @@ export interface ModelProvenance {
   tinylab: string;
 }
 
-/** The metadata map of a model file, every value a JSON string except `format`. */
+/** The metadata map of a model file, every value a JSON string except `format` and `integrity`. */
 export interface ModelMetadata {
   format: string;
   config: string;
   tokenizer: string;
   provenance: string;
+  integrity: string;
 }
 
 /** A model restored from its file alone. `sha256` is the file's identity (`model_sha256`). */
@@ -41,6 +48,7 @@ export interface LoadedModel {
   provenance: ModelProvenance;
   metadata: Record<string, string>;
   sha256: string;
+  integrity: Integrity;
 }
 
 /** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
@@ -69,18 +77,83 @@ export function weightTensors(arrays: ParamArrays, config: ModelConfig, prefix =
   return out;
 }
 
+/** The model file's bytes; a non-finite weight is refused (a file that would only fail when scored is never written). */
 export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer: TokenizerJSON, prov: ModelProvenance): Uint8Array {
-  const metadata: ModelMetadata = { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) };
-  return encodeSafetensors(weightTensors(weights, config), { ...metadata });
+  refuseBadValues(weights, "", "cannot write a model file");
+  const tensors = weightTensors(weights, config);
+  const metadata: ModelMetadata = signed(tensors, { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) });
+  return encodeSafetensors(tensors, { ...metadata });
+}
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A tensor's data bytes as the file stores them (little-endian). */
+function fileOrderBytes(t: TensorEntry): Uint8Array {
+  const { data } = t;
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (LITTLE_ENDIAN_HOST || data.BYTES_PER_ELEMENT === 1) return bytes;
+  const copy = bytes.slice();
+  for (let i = 0; i < copy.length; i += data.BYTES_PER_ELEMENT) copy.subarray(i, i + data.BYTES_PER_ELEMENT).reverse();
+  return copy;
+}
+
+/** The metadata key holding the digest. */
+export const INTEGRITY = "integrity";
+
+/**
+ * The integrity digest of a tinylab file: sha256 (hex) over, for each tensor in name order (JavaScript's default
+ * sort, UTF-16 code units; byte order for ASCII names), the line
+ * `JSON.stringify(["tensor", name, dtype, shape])` + "\n" then its data bytes (little-endian, as stored),
+ * then for each metadata entry except `integrity`, in key order, `JSON.stringify(["metadata", key, value])` + "\n".
+ * It binds every name to its data, dtype and shape (swapped offsets change it) and covers the config,
+ * tokenizer, provenance and format (an edited value changes it). Not a signature: anyone can recompute it.
+ */
+export function integrityDigest(tensors: Record<string, TensorEntry>, metadata: Record<string, string>): string {
+  const h = new Sha256();
+  for (const name of Object.keys(tensors).sort()) {
+    const t = tensors[name];
+    h.update(`${JSON.stringify(["tensor", name, t.dtype, t.shape])}\n`).update(fileOrderBytes(t));
+  }
+  for (const key of Object.keys(metadata).sort()) if (key !== INTEGRITY) h.update(`${JSON.stringify(["metadata", key, metadata[key]])}\n`);
+  return h.digest();
+}
+
+/** `metadata` with its integrity digest over `tensors` added. */
+export function signed<M extends Record<string, string>>(tensors: Record<string, TensorEntry>, metadata: M): M & { integrity: string } {
+  return { ...metadata, [INTEGRITY]: integrityDigest(tensors, metadata) };
+}
+
+/** Refuse a file whose digest is absent or does not match its decoded tensors and metadata. */
+export function checkIntegrity(contents: SafetensorsContents, where: string): void {
+  const { metadata, tensors } = contents;
+  if (!Object.hasOwn(metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
+  if (metadata[INTEGRITY] !== integrityDigest(tensors, metadata)) {
+    throw new CheckpointError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
+  }
 }
 
 /** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
 export function decodeCheckpoint(bytes: Uint8Array, path: string): { contents: SafetensorsContents; sha256: string } {
+  let contents: SafetensorsContents;
   try {
-    return { contents: decodeSafetensors(bytes), sha256: sha256Hex(bytes) };
+    contents = decodeSafetensors(bytes);
   } catch (err) {
     if (err instanceof SafetensorsError) throw new SafetensorsError(`${path}: not a valid safetensors file: ${err.message}`);
     throw err;
+  }
+  checkPadding(bytes, path);
+  return { contents, sha256: sha256Hex(bytes) };
+}
+
+/**
+ * The writer pads the header with spaces only. JSON allows tabs and newlines there too, and the decoded
+ * contents would hide such an edit (the digest with them), so refuse it: the file is not as written.
+ */
+function checkPadding(bytes: Uint8Array, path: string): void {
+  let i = 8 + Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  while (bytes[i - 1] === 0x20) i--;
+  if (bytes[i - 1] !== 0x7d) {
+    throw new CheckpointError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
   }
 }
 
@@ -94,10 +167,11 @@ export function metaJSON(metadata: Record<string, string>, key: string, where: s
   }
 }
 
-/** Refuse a file of another kind or version before reading anything else from it. */
-export function checkFormat(metadata: Record<string, string>, expected: string, where: string): void {
-  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected "${expected}"): not a tinylab file`);
-  if (metadata.format !== expected) throw new CheckpointError(`${where}: format is "${metadata.format}", expected "${expected}"`);
+/** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
+export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
+  const wanted = expected.map((f) => `"${f}"`).join(" or ");
+  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
+  if (!expected.includes(metadata.format)) throw new CheckpointError(`${where}: format is "${metadata.format}", expected ${wanted}`);
 }
 
 /** The config from metadata: every declared key present, no unknown key, types and values valid. */
@@ -155,6 +229,27 @@ export function takeTensors(tensors: Record<string, TensorEntry>, expected: [str
   return out;
 }
 
+/** What a tensor's values must satisfy, and how a refusal says it. */
+export interface ValueRule {
+  ok: (x: number) => boolean;
+  says: string;
+}
+export const FINITE: ValueRule = { ok: Number.isFinite, says: "a non-finite value" };
+
+/** The first flat index whose value breaks `rule`, or -1. */
+export function firstBad(data: Float32Array, rule: ValueRule = FINITE): number {
+  for (let i = 0; i < data.length; i++) if (!rule.ok(data[i])) return i;
+  return -1;
+}
+
+/** Refuse the first value that breaks `rule`, naming the tensor (with `prefix`) and its flat index. */
+export function refuseBadValues(arrays: ParamArrays, prefix: string, where: string, rule: ValueRule = FINITE): void {
+  for (const [name, data] of arrays) {
+    const i = firstBad(data, rule);
+    if (i >= 0) throw new CheckpointError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
+  }
+}
+
 /** Refuse any tensor not in `known`, naming it. */
 export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: Set<string>, where: string): void {
   const extra = Object.keys(tensors).filter((k) => !known.has(k));
@@ -169,12 +264,24 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   if (metadata.format?.startsWith("tinylab-train-state/")) {
     throw new CheckpointError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
   }
-  checkFormat(metadata, MODEL_FORMAT, where);
+  checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V1], where);
+  const integrity = modelIntegrity(contents, where);
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where);
   const prov = parseProvenance(metadata, where);
   const shapes = parameterShapes(config);
   const weights = takeTensors(tensors, shapes, "", where);
   refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
-  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256 };
+  refuseBadValues(weights, "", where);
+  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256, integrity };
+}
+
+/** A /2 file must match its digest; a /1 file has none, and one claiming a digest is a /2 file with its format edited. */
+function modelIntegrity(contents: SafetensorsContents, where: string): Integrity {
+  if (contents.metadata.format === MODEL_FORMAT) {
+    checkIntegrity(contents, where);
+    return "verified";
+  }
+  if (Object.hasOwn(contents.metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
+  return `unverified (format ${MODEL_FORMAT_V1} has no digest)`;
 }

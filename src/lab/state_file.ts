@@ -9,11 +9,12 @@ import type { TrainOptions } from "./config.ts";
 import type { RngState } from "../util/rng.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, configJSON, metaJSON, parseConfig, parseProvenance, parseTokenizer, decodeCheckpoint,
-  refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance,
+  CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaJSON, parseConfig, parseProvenance, parseTokenizer,
+  refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
 } from "./model_file.ts";
 
-export const TRAIN_STATE_FORMAT = "tinylab-train-state/1";
+/** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
+export const TRAIN_STATE_FORMAT = "tinylab-train-state/2";
 
 /** A whole training state in memory; `optimizer.step` is the number of updates done. */
 export interface TrainSnapshot {
@@ -30,8 +31,17 @@ export interface TrainSnapshot {
   provenance: ModelProvenance;
 }
 
+/** AdamW's second moments are running means of squared gradients: finite and never negative. */
+const SECOND_MOMENT: ValueRule = { ok: (x) => x >= 0 && x < Infinity, says: "a negative or non-finite second moment" };
+
+/** The state file's bytes; a non-finite weight or moment is refused, so no such file is ever written. */
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   if (s.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its state cannot be written to a file");
+  const where = "cannot write a training-state file";
+  refuseBadValues(s.weights, "", where);
+  refuseBadValues(s.optimizer.m, "m.", where);
+  refuseBadValues(s.optimizer.v, "v.", where, SECOND_MOMENT);
+  if (s.optimizer.step !== s.provenance.update) throw new CheckpointError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
@@ -47,7 +57,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
     rngs: JSON.stringify(s.rngs),
     cursor: JSON.stringify(s.cursor),
   };
-  return encodeSafetensors(tensors, metadata);
+  return encodeSafetensors(tensors, signed(tensors, metadata));
 }
 
 const isRngState = (x: unknown): x is RngState => {
@@ -61,14 +71,19 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const { contents } = decodeCheckpoint(bytes, path);
   const where = `training-state file ${path}`;
   const { metadata, tensors } = contents;
-  checkFormat(metadata, TRAIN_STATE_FORMAT, where);
+  if (metadata.format === "tinylab-train-state/1") {
+    throw new CheckpointError(`${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`);
+  }
+  checkFormat(metadata, [TRAIN_STATE_FORMAT], where);
+  checkIntegrity(contents, where);
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where).toJSON();
   const provenance = parseProvenance(metadata, where);
   const options = metaJSON(metadata, "options", where);
   if (typeof options !== "object" || options === null || Array.isArray(options)) throw new CheckpointError(`${where}: metadata "options" is not a JSON object`);
-  const step = Number(metaJSON(metadata, "step", where));
-  if (!Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  const step = metaJSON(metadata, "step", where);
+  if (typeof step !== "number" || !Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
   const rngs = metaJSON(metadata, "rngs", where) as Record<string, unknown>;
   if (typeof rngs !== "object" || rngs === null) throw new CheckpointError(`${where}: metadata "rngs" is not a JSON object`);
   for (const [role, state] of Object.entries(rngs)) if (!isRngState(state)) throw new CheckpointError(`${where}: rng state "${role}" is malformed`);
@@ -78,6 +93,9 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const m = takeTensors(tensors, shapes, "m.", where);
   const v = takeTensors(tensors, shapes, "v.", where);
   refuseExtraTensors(tensors, new Set(["", "m.", "v."].flatMap((p) => shapes.map(([n]) => p + n))), where);
+  refuseBadValues(weights, "", where);
+  refuseBadValues(m, "m.", where);
+  refuseBadValues(v, "v.", where, SECOND_MOMENT);
   return { config, tokenizer, options: options as TrainOptions, weights, optimizer: { step, m, v }, rngs: rngs as Record<string, RngState>, cursor, provenance };
 }
 

@@ -4,6 +4,7 @@
 // kernels per parameter (the dominant cost on wasm), and on large ones it stays a few ms per step.
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
+import { NonFiniteError } from "./trainer.ts";
 
 export { DEFAULT_ADAMW, type AdamWConfig };
 
@@ -16,6 +17,12 @@ export interface AdamWState {
 
 /** Gradients by parameter name, as tensors or as arrays (float64 accumulators from the trainer). */
 export type Gradients = Map<string, tf.Tensor | Float32Array | Float64Array>;
+
+/** The first index holding NaN or ±Infinity, or -1. */
+function firstNonFinite(a: Float32Array): number {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i;
+  return -1;
+}
 
 export class AdamW {
   private readonly m = new Map<string, Float32Array>();
@@ -32,19 +39,23 @@ export class AdamW {
     }
   }
 
-  /** One update with learning rate `lr`; every gradient is multiplied by `gradScale` first (mean and clipping). */
+  /**
+   * One update with learning rate `lr`; every gradient is multiplied by `gradScale` first (mean and clipping).
+   * Every new weight and moment is computed and checked before any is kept: a non-finite one throws
+   * NonFiniteError naming the parameter, and the weights, moments and step stay as they were.
+   */
   apply(grads: Gradients, lr: number, gradScale = 1): void {
     if (!(lr >= 0) || !Number.isFinite(lr)) throw new Error(`learning rate must be finite and ≥ 0, got ${lr}`);
     for (const name of this.params.keys()) if (!grads.has(name)) throw new Error(`AdamW: no gradient for parameter "${name}"`);
     const { beta1, beta2, eps, weightDecay } = this.config;
-    this.step += 1;
-    const stepSize = lr / (1 - beta1 ** this.step);
-    const bc2Sqrt = Math.sqrt(1 - beta2 ** this.step);
-    for (const [name, p] of this.params) {
+    const step = this.step + 1;
+    const stepSize = lr / (1 - beta1 ** step);
+    const bc2Sqrt = Math.sqrt(1 - beta2 ** step);
+    const next = [...this.params].map(([name, p]) => {
       const gIn = grads.get(name)!;
       const g = gIn instanceof tf.Tensor ? gIn.dataSync() : gIn;
       const w = Float32Array.from(p.dataSync() as Float32Array); // a copy: dataSync may alias backend storage
-      const m = this.m.get(name)!, v = this.v.get(name)!;
+      const m = Float32Array.from(this.m.get(name)!), v = Float32Array.from(this.v.get(name)!);
       const decay = weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1;
       for (let i = 0; i < w.length; i++) {
         const gi = g[i] * gradScale;
@@ -52,8 +63,18 @@ export class AdamW {
         v[i] = beta2 * v[i] + (1 - beta2) * gi * gi;
         w[i] = w[i] * decay - (stepSize * m[i]) / (Math.sqrt(v[i]) / bc2Sqrt + eps);
       }
+      for (const [what, a] of [["weight", w], ["first moment", m], ["second moment", v]] as const) {
+        const at = firstNonFinite(a);
+        if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${name}" (first at flat index ${at})`);
+      }
+      return { name, p, w, m, v };
+    });
+    for (const { name, p, w, m, v } of next) {
+      this.m.set(name, m);
+      this.v.set(name, v);
       tf.tidy(() => p.assign(tf.tensor(w, p.shape, "float32")));
     }
+    this.step = step;
   }
 
   state(): AdamWState {

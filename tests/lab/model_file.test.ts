@@ -1,6 +1,7 @@
 // The model file: bit-identical round trip with equal metadata, its bytes read against the spec without our
 // decoder, identical scores after loading, no leaks, and a named refusal for every kind of bad file.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,10 +17,11 @@ import { paddedBatches } from "../../src/data/batches.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
-import { CheckpointError, encodeModel, MODEL_FORMAT, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { CheckpointError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, type ModelProvenance } from "../../src/lab/model_file.ts";
 import { evaluateModelFile } from "../../experiments/evaluate.ts";
 import { formatEvaluation } from "../../src/cli/views/evaluate.ts";
 import { loadModel, saveModel } from "../helpers.ts";
+import { reencode, swapOffsets } from "./file_edits.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-model-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +55,9 @@ describe("model file round trip", () => {
         config: JSON.stringify(config),
         tokenizer: JSON.stringify(overfitTokenizer().toJSON()),
         provenance: JSON.stringify(prov),
+        integrity: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
+      expect(loaded.integrity).toBe("verified");
       expect(loaded.config).toEqual(config);
       expect(loaded.tokenizer.toJSON()).toEqual({ kind: "byte", vocabSize: 266 });
       expect(loaded.provenance).toEqual(prov);
@@ -66,6 +70,20 @@ describe("model file round trip", () => {
     } finally {
       loaded.model.dispose();
     }
+  });
+
+  it("carries the integrity digest its definition gives, recomputed from the raw bytes with node:crypto", () => {
+    const bytes = readFileSync(path);
+    const n = Number(bytes.readBigUInt64LE(0));
+    const { __metadata__: meta, ...entries } = JSON.parse(bytes.subarray(8, 8 + n).toString("utf8")) as Record<string, never>;
+    const h = createHash("sha256");
+    for (const name of Object.keys(entries).sort()) {
+      const { dtype, shape, data_offsets: [begin, end] } = entries[name] as { dtype: string; shape: number[]; data_offsets: [number, number] };
+      h.update(`${JSON.stringify(["tensor", name, dtype, shape])}\n`).update(bytes.subarray(8 + n + begin, 8 + n + end));
+    }
+    const metadata = meta as Record<string, string>;
+    for (const key of Object.keys(metadata).sort()) if (key !== "integrity") h.update(`${JSON.stringify(["metadata", key, metadata[key]])}\n`);
+    expect(metadata.integrity).toBe(h.digest("hex"));
   });
 
   it("scores exactly as the model it was saved from", () => {
@@ -118,17 +136,21 @@ describe("model file round trip", () => {
     const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { name?: string; shape?: number[]; metadata_keys?: string[] });
     const shapes = Object.fromEntries(lines.filter((l) => l.name).map((l) => [l.name, l.shape]));
     expect(shapes).toEqual(Object.fromEntries(parameterShapes(config)));
-    expect(lines[lines.length - 1].metadata_keys).toEqual(["config", "format", "provenance", "tokenizer"]);
+    expect(lines[lines.length - 1].metadata_keys).toEqual(["config", "format", "integrity", "provenance", "tokenizer"]);
   });
 });
 
 describe("model file refusals", () => {
-  /** Re-encode the valid file with changed tensors or metadata, write it, and return loadModel's refusal. */
+  /**
+   * Re-encode the valid file with changed tensors or metadata and a recomputed digest (so the checks behind
+   * the digest are what refuses it), write it, and return loadModel's refusal.
+   */
   function refusal(edit: (t: Record<string, TensorEntry>, m: Record<string, string>) => void): string {
-    const { tensors, metadata } = decodeSafetensors(fileBytes(path));
-    edit(tensors, metadata);
+    return refusalOf(reencode(fileBytes(path), edit, true));
+  }
+  function refusalOf(bytes: Uint8Array): string {
     const bad = join(dir, "bad.safetensors");
-    writeFileSync(bad, encodeSafetensors(tensors, metadata));
+    writeFileSync(bad, bytes);
     return message(() => loadModel(bad).model.dispose());
   }
   function message(f: () => void): string {
@@ -149,8 +171,8 @@ describe("model file refusals", () => {
     ["a weight stored as F64", (t) => { t.wte = { dtype: "F64", shape: [266, 8], data: new Float64Array(266 * 8) }; }, /tensor "wte" is F64, expected F32/],
     ["metadata without the config", (_, m) => delete m.config, /metadata has no "config"/],
     ["metadata without the tokenizer", (_, m) => delete m.tokenizer, /metadata has no "tokenizer"/],
-    ["metadata without a format", (_, m) => delete m.format, /metadata has no "format" \(expected "tinylab-model\/1"\)/],
-    ["another format version", (_, m) => { m.format = "tinylab-model/2"; }, /format is "tinylab-model\/2", expected "tinylab-model\/1"/],
+    ["metadata without a format", (_, m) => delete m.format, /metadata has no "format" \(expected "tinylab-model\/2" or "tinylab-model\/1"\)/],
+    ["another format version", (_, m) => { m.format = "tinylab-model/3"; }, /format is "tinylab-model\/3", expected "tinylab-model\/2" or "tinylab-model\/1"/],
     ["a config that is not JSON", (_, m) => { m.config = "{vocab"; }, /metadata "config" is not valid JSON/],
     ["a config lacking a key", (_, m) => { m.config = JSON.stringify({ ...config, dModel: undefined }); }, /metadata "config" lacks dModel/],
     ["a config the model cannot build", (_, m) => { m.config = JSON.stringify({ ...config, nHeads: 3 }); }, /dModel \(8\) must be divisible by nHeads \(3\)/],
@@ -158,6 +180,8 @@ describe("model file refusals", () => {
     ["an unknown tokenizer", (_, m) => { m.tokenizer = '{"kind":"wordpiece"}'; }, /metadata "tokenizer": unknown tokenizer kind "wordpiece"/],
     ["a tokenizer larger than the embedding", (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; }, /tokenizer vocabulary 300 exceeds the model's vocabSize 266/],
     ["provenance without a seed", (_, m) => { m.provenance = '{"update":3}'; }, /"provenance" needs integer "seed" and "update"/],
+    ["a NaN weight at a position the data never reaches", (t) => { (t.wpe.data as Float32Array)[60] = NaN; }, /model file .*bad\.safetensors: tensor "wpe" has a non-finite value \(NaN\) at flat index 60/],
+    ["an infinite weight", (t) => { (t["h0.mlp.b2"].data as Float32Array)[3] = -Infinity; }, /model file .*bad\.safetensors: tensor "h0\.mlp\.b2" has a non-finite value \(-Infinity\) at flat index 3/],
   ])("refuses %s, naming it", (_, edit, expected) => {
     expect(refusal(edit)).toMatch(expected);
   });
@@ -176,6 +200,46 @@ describe("model file refusals", () => {
       writeFileSync(cut, bytes.subarray(0, at));
       expect(message(() => loadModel(cut))).toMatch(/cut\.safetensors: not a valid safetensors file/);
     }
+  });
+
+  it("refuses a file changed after it was written: swapped tensors, an edited config, a dropped or bogus digest", () => {
+    const bytes = fileBytes(path);
+    const changed = /model file .*bad\.safetensors: integrity digest does not match the file's tensors and metadata: it was changed after it was written/;
+    // two [8] tensors trade data_offsets in the header: each name now reads the other's bytes
+    expect(refusalOf(swapOffsets(bytes, "h0.ln1.g", "h0.ln1.b"))).toMatch(changed);
+    // a config that still builds a model (8 divisible by 1), edited without recomputing the digest
+    expect(refusalOf(reencode(bytes, (_, m) => { m.config = JSON.stringify({ ...config, nHeads: 1 }); }, false))).toMatch(changed);
+    expect(refusalOf(reencode(bytes, (t) => { (t.wte.data as Float32Array)[0] += 1e-3; }, false))).toMatch(changed);
+    expect(refusalOf(reencode(bytes, (_, m) => { m.integrity = "0".repeat(64); }, false))).toMatch(changed);
+    expect(refusalOf(reencode(bytes, (_, m) => { delete m.integrity; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/2" needs metadata "integrity", which is missing/);
+    // JSON whitespace other than the writer's spaces in the padding: the decoded contents (and digest) would not show it
+    const tabbed = bytes.slice();
+    tabbed[8 + Number(new DataView(tabbed.buffer).getBigUint64(0, true)) - 1] = 0x09;
+    expect(refusalOf(tabbed)).toMatch(/bad\.safetensors: header byte \d+ is 0x09 after the JSON, where the writer pads with spaces only/);
+    // relabelling a /2 file as /1 (which is read unverified) does not get past the check
+    expect(refusalOf(reencode(bytes, (_, m) => { m.format = MODEL_FORMAT_V1; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/1" has no integrity digest, yet the file carries one/);
+  });
+
+  it("still reads a tinylab-model/1 file, saying its integrity is unverified (a swap there goes unseen)", () => {
+    const v1 = reencode(fileBytes(path), (_, m) => { m.format = MODEL_FORMAT_V1; delete m.integrity; }, false);
+    const old = join(dir, "v1.safetensors");
+    writeFileSync(old, swapOffsets(v1, "h0.ln1.g", "h0.ln1.b"));
+    const before = tf.memory().numTensors;
+    const loaded = loadModel(old);
+    try {
+      expect(loaded.integrity).toBe("unverified (format tinylab-model/1 has no digest)");
+      expect(loaded.config).toEqual(config);
+      expect(bits(loaded.model.read().get("h0.ln1.g")!).equals(bits(model.read().get("h0.ln1.b")!))).toBe(true);
+    } finally {
+      loaded.model.dispose();
+    }
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("refuses to write a non-finite weight, naming the tensor and the index", () => {
+    const weights = model.read();
+    weights.get("lnf.b")![2] = NaN;
+    expect(() => encodeModel(weights, config, overfitTokenizer().toJSON(), prov)).toThrow('cannot write a model file: tensor "lnf.b" has a non-finite value (NaN) at flat index 2');
   });
 
   it("refuses a training-state file given as a model, saying what it is", () => {

@@ -97,6 +97,21 @@ describe("a run", () => {
     expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/);
   });
 
+  it("stops at an update that would make a weight non-finite (lr 1e39), before any weight, moment or file changes", () => {
+    const run = Run.create(spec({ lr: 1e39 }));
+    const store = memoryStore();
+    try {
+      const before = run.snapshot();
+      expect(() => run.train(3, { checkpointEvery: 1, onCheckpoint: () => saveState(run, store) }))
+        .toThrow(/^non-finite new weight in parameter "[^"]+" \(first at flat index \d+\) at update 1; no parameter was updated$/);
+      // the data cursor has moved (the update's batch was drawn); weights, moments and step have not
+      expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);
+      expect(store.files.size).toBe(0);
+    } finally {
+      run.dispose();
+    }
+  });
+
   it("without a tokenizer, snapshots in memory but refuses to write a file", () => {
     const run = Run.create(spec({ tokenizer: null }));
     try {

@@ -10,7 +10,8 @@ import { sha256File } from "../../src/util/atomic.ts";
 import { basename, dirname } from "node:path";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
 import { dirStore } from "../../src/util/disk.ts";
-import { modelProvenance } from "../../src/lab/model_file.ts";
+import { modelProvenance, signed } from "../../src/lab/model_file.ts";
+import { swapOffsets } from "./file_edits.ts";
 import { differences, encodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
 import { STATE_FILE } from "../../src/lab/checkpoint.ts";
 import { overfitTokenizer } from "../../src/data/fixtures.ts";
@@ -56,7 +57,7 @@ describe("training state", () => {
     expect(s.options).toMatchObject({ seed: 39, shuffle: true, microbatchesPerUpdate: 1, data: "overfit-fixture" });
     const { metadata, tensors } = decodeSafetensors(fileBytes(path));
     expect(metadata.format).toBe(TRAIN_STATE_FORMAT);
-    expect(Object.keys(metadata).sort()).toEqual(["config", "cursor", "format", "options", "provenance", "rngs", "step", "tokenizer"]);
+    expect(Object.keys(metadata).sort()).toEqual(["config", "cursor", "format", "integrity", "options", "provenance", "rngs", "step", "tokenizer"]);
     expect(Object.keys(tensors).filter((k) => k.startsWith("m.")).length).toBe(16); // one moment pair per parameter
     // the moments are live: AdamW's first update makes every m nonzero somewhere
     expect(s.optimizer.m.get("wte")!.some((x) => x !== 0)).toBe(true);
@@ -135,22 +136,50 @@ describe("resume refusals", () => {
     const path = join(dir, STATE_FILE);
     const { tensors, metadata } = decodeSafetensors(fileBytes(path));
     const bad = join(dir, "bad.safetensors");
+    // with a recomputed digest, so that the checks behind it are what refuses each file
     const attempt = (t: typeof tensors, m: typeof metadata) => {
-      writeFileSync(bad, encodeSafetensors(t, m));
+      writeFileSync(bad, encodeSafetensors(t, signed(t, m)));
       return () => loadTrainState(bad);
     };
     const { ["m.wte"]: _dropped, ...withoutMoment } = tensors;
     expect(attempt(withoutMoment, metadata)).toThrow(/tensor "m\.wte" is missing/);
     expect(attempt({ ...tensors, "g.wte": tensors.wte }, metadata)).toThrow(/unexpected tensor "g\.wte"/);
+    const withValue = (name: string, at: number, x: number) => {
+      const data = Float32Array.from(tensors[name].data as Float32Array);
+      data[at] = x;
+      return { ...tensors, [name]: { dtype: "F32", shape: tensors[name].shape, data } } as typeof tensors;
+    };
+    expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(/training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/);
+    expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(/bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/);
+    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/);
+    expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(/bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/);
+    expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(/tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/);
+    expect(attempt(tensors, { ...metadata, step: '"6"' })).toThrow(/metadata "step" must be a non-negative integer, got "6"/);
+    expect(attempt(tensors, { ...metadata, step: "5" })).toThrow(/bad\.safetensors: metadata "step" is 5 but "provenance" says update 6/);
+    const s = loadTrainState(path);
+    s.optimizer.v.get("wte")![1] = Infinity;
+    expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a negative or non-finite second moment (Infinity) at flat index 1');
+    s.optimizer.v.get("wte")![1] = 0;
+    expect(() => encodeTrainState({ ...s, optimizer: { ...s.optimizer, step: 7 } })).toThrow('cannot write a training-state file: step 7 but provenance says update 6');
     expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
     expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
     const { config: _c, ...noConfig } = metadata;
     expect(attempt(tensors, noConfig)).toThrow(/training-state file .*bad\.safetensors: metadata has no "config"/);
-    expect(attempt(tensors, { ...metadata, format: "tinylab-model/1" })).toThrow(/format is "tinylab-model\/1", expected "tinylab-train-state\/1"/);
+    expect(attempt(tensors, { ...metadata, format: "tinylab-model/2" })).toThrow(/format is "tinylab-model\/2", expected "tinylab-train-state\/2"/);
+    expect(attempt(tensors, { ...metadata, format: "tinylab-train-state/1" })).toThrow(/bad\.safetensors: format "tinylab-train-state\/1" was written by an older tinylab and has no integrity digest/);
+    // edits without a recomputed digest: swapped moments, an edited step, a dropped digest
+    const changed = /training-state file .*bad\.safetensors: integrity digest does not match the file's tensors and metadata/;
+    writeFileSync(bad, swapOffsets(fileBytes(path), "m.h0.ln1.g", "v.h0.ln1.g"));
+    expect(() => loadTrainState(bad)).toThrow(changed);
+    writeFileSync(bad, encodeSafetensors(tensors, { ...metadata, step: "5", provenance: metadata.provenance.replace('"update":6', '"update":5') }));
+    expect(() => loadTrainState(bad)).toThrow(changed);
+    const { integrity: _i, ...unsigned } = metadata;
+    writeFileSync(bad, encodeSafetensors(tensors, unsigned));
+    expect(() => loadTrainState(bad)).toThrow(/bad\.safetensors: format "tinylab-train-state\/2" needs metadata "integrity", which is missing/);
     expect(() => loadTrainState(join(dir, "absent.safetensors"))).toThrow(/training-state file not found/);
     // a cursor from another data source is refused when the run restores it
     const cursor = JSON.stringify({ epoch: 0, position: 0, order: [0, 0], rng: null });
-    writeFileSync(path, encodeSafetensors(tensors, { ...metadata, cursor }));
+    writeFileSync(path, encodeSafetensors(tensors, signed(tensors, { ...metadata, cursor })));
     expect(() => train({ updates: 8, resume: dir })).toThrow(/data cursor order is not a permutation/);
   });
 });

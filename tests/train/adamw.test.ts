@@ -2,6 +2,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { tf } from "../../src/util/backend.ts";
 import { AdamW, DEFAULT_ADAMW } from "../../src/train/adamw.ts";
+import { NonFiniteError } from "../../src/train/trainer.ts";
 import { TEST_BACKENDS, useBackend } from "../helpers.ts";
 
 /**
@@ -69,6 +70,33 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     const a = runTf(p0, 300, 0.05, 0, [2, 2]), b = runTf(p0, 300, 0.05, 0, [2, 2]);
     expect(a).toEqual(b);
     a.forEach((x) => expect(Math.abs(x - 1)).toBeLessThan(1e-2));
+  });
+
+  it("refuses an update whose new weights or moments are not finite, changing nothing", () => {
+    // "a" (listed first) updates finitely; "b" overflows float32: lr 1e39 moves b₀ by ≈ lr (Adam's first step)
+    // while a zero gradient leaves a where it is; 1e30² overflows v
+    const a = tf.variable(tf.tensor([1, 2], [2])), b = tf.variable(tf.tensor([1, 2, 3], [3]));
+    const opt = new AdamW(new Map([["a", a], ["b", b]]));
+    const grads = (gb: number[], ga = [0, 0.5]) => new Map([["a", new Float32Array(ga)], ["b", new Float32Array(gb)]]);
+    const before = opt.state();
+    const refusal = (lr: number, gb: number[], ga?: number[]) => {
+      try {
+        opt.apply(grads(gb, ga), lr);
+      } catch (err) {
+        expect(err).toBeInstanceOf(NonFiniteError);
+        return (err as Error).message;
+      }
+      throw new Error("a non-finite update was applied");
+    };
+    expect(refusal(1e39, [0.5, 0, 0], [0, 0])).toBe('non-finite new weight in parameter "b" (first at flat index 0) at update 1; no parameter was updated');
+    // v = (1 − β2)·1e60 is +Infinity in float32 while the weight moves by m/√v = 0: only the moment check sees it
+    expect(refusal(0.1, [0, 0, 1e30])).toBe('non-finite new second moment in parameter "b" (first at flat index 2) at update 1; no parameter was updated');
+    expect([...a.dataSync(), ...b.dataSync()]).toEqual([1, 2, 1, 2, 3]);
+    expect(opt.state()).toEqual(before);
+    opt.apply(grads([0.5, 0.5, 0.5]), 0.1); // still usable, from step 1
+    expect(opt.step).toBe(1);
+    expect(b.dataSync()[0]).toBeCloseTo(0.9, 6);
+    opt.dispose(); a.dispose(); b.dispose();
   });
 
   it("refuses bad hyper-parameters and a missing gradient", () => {

@@ -1,0 +1,203 @@
+// Fuzzing the two decoders (decodeModelFile, decodeTrainState): seeded corruptions of one valid file of each kind,
+// byte-level and structural, every one refused in one line naming the file. Not a test of valid files' contents.
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { Rng } from "../../src/util/rng.ts";
+import { trainingBatches } from "../../src/data/batches.ts";
+import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
+import { PRESETS } from "../../src/model/config.ts";
+import { EpochSource } from "../../src/train/loop.ts";
+import { trainOptions } from "../../src/lab/config.ts";
+import { Run } from "../../src/lab/run.ts";
+import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1 } from "../../src/lab/model_file.ts";
+import { decodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
+import { SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
+import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
+
+/** One valid file under test and what the corruptions need to know about it. */
+interface Subject {
+  kind: "model" | "state";
+  bytes: Uint8Array;
+  /** Decode as the lab does; returns nothing, disposing whatever an accepted file built. */
+  decode: (bytes: Uint8Array, path: string) => void;
+  /** Forged (re-signed) edits only this kind of file must refuse. */
+  forgeries: ((t: Record<string, TensorEntry>, m: Record<string, string>, rng: Rng) => void)[];
+}
+
+type Info = { dtype: string; shape: number[]; data_offsets: [number, number] };
+type Corruption = (rng: Rng, s: Subject) => Uint8Array | undefined;
+
+const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[rng.int(xs.length)];
+const tensorEntries = (bytes: Uint8Array) => splitFile(bytes).entries.filter(([k]) => k !== "__metadata__") as [string, Info][];
+const headerLength = (bytes: Uint8Array) => Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+const f32 = (t: TensorEntry) => t.data as Float32Array;
+const withPrefix = (bytes: Uint8Array, n: bigint) => {
+  const out = bytes.slice();
+  new DataView(out.buffer).setBigUint64(0, n, true);
+  return out;
+};
+const flipAt = (bytes: Uint8Array, at: number, rng: Rng) => {
+  const out = bytes.slice();
+  out[at] ^= 1 + rng.int(255);
+  return out;
+};
+const nonFinite = (rng: Rng) => pick(rng, [NaN, Infinity, -Infinity]);
+
+/** Every kind of damage, each drawing its details from `rng`; undefined when it does not apply to this file. */
+const CORRUPTIONS: Record<string, Corruption> = {
+  truncated: (rng, s) => s.bytes.slice(0, rng.int(s.bytes.length)),
+  "flipped header byte": (rng, s) => flipAt(s.bytes, rng.int(8 + headerLength(s.bytes)), rng),
+  "flipped data byte": (rng, s) => {
+    const start = 8 + headerLength(s.bytes);
+    return flipAt(s.bytes, start + rng.int(s.bytes.length - start), rng);
+  },
+  "header length lie": (rng, s) => {
+    const n = BigInt(headerLength(s.bytes));
+    return withPrefix(s.bytes, pick(rng, [0n, n - 8n, n - 1n, n + 1n, n + 8n, BigInt(s.bytes.length), 99_999_999n, 2n ** 63n, 2n ** 64n - 1n]));
+  },
+  "padding changed to other whitespace": (rng, s) => {
+    const end = 8 + headerLength(s.bytes);
+    let start = end;
+    while (s.bytes[start - 1] === 0x20) start--;
+    if (start === end) return undefined;
+    const out = s.bytes.slice();
+    out[start + rng.int(end - start)] = pick(rng, [0x09, 0x0a, 0x0d]); // JSON whitespace: the header parses the same
+    return out;
+  },
+  "swapped offsets, same size": (rng, s) => {
+    const entries = tensorEntries(s.bytes);
+    const pairs = entries.flatMap(([a, x], i) => entries.slice(i + 1).filter(([, y]) => y.data_offsets[1] - y.data_offsets[0] === x.data_offsets[1] - x.data_offsets[0]).map(([b]) => [a, b]));
+    const [a, b] = pick(rng, pairs);
+    return swapOffsets(s.bytes, a, b);
+  },
+  "swapped offsets, any two": (rng, s) => {
+    const names = tensorEntries(s.bytes).map(([k]) => k);
+    const a = pick(rng, names), b = pick(rng, names.filter((k) => k !== a));
+    return swapOffsets(s.bytes, a, b);
+  },
+  "edited metadata value": (rng, s) => reencode(s.bytes, (_, m) => {
+    const key = pick(rng, Object.keys(m).sort());
+    const edits = [`${m[key]} `, m[key].replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)), "", "null", "{}", m[key].slice(1)];
+    m[key] = pick(rng, edits.filter((e) => e !== m[key]));
+  }, false),
+  "dropped metadata key": (rng, s) => {
+    const key = pick(rng, Object.keys(splitFile(s.bytes).entries[0][1] as object).sort());
+    return reencode(s.bytes, (_, m) => { delete m[key]; }, key !== INTEGRITY && rng.next() < 0.5); // re-signing would put the digest back
+  },
+  "non-finite value in the data": (rng, s) => reencode(s.bytes, (t) => {
+    const data = f32(t[pick(rng, Object.keys(t).sort())]);
+    data[rng.int(data.length)] = nonFinite(rng);
+  }, rng.next() < 0.5),
+  "dtype edited in the header": (rng, s) => editHeader(s.bytes, (entries) => {
+    const info = pick(rng, entries.filter(([k]) => k !== "__metadata__"))[1] as Info;
+    info.dtype = pick(rng, ["F16", "BF16", "F64", "I32", "U32", "U8", "BOOL", "F8", "f32", ""]);
+    return entries;
+  }),
+  "dtype changed, re-signed": (rng, s) => reencode(s.bytes, (t) => {
+    const name = pick(rng, Object.keys(t).sort());
+    t[name] = rng.next() < 0.5
+      ? { dtype: "F64", shape: t[name].shape, data: Float64Array.from(f32(t[name])) }
+      : { dtype: "I32", shape: t[name].shape, data: new Int32Array(f32(t[name]).length) };
+  }, true),
+  "shape edited in the header": (rng, s) => editHeader(s.bytes, (entries) => {
+    const info = pick(rng, entries.filter(([k]) => k !== "__metadata__"))[1] as Info;
+    info.shape = pick(rng, [[...info.shape].reverse().concat(1), info.shape.map((d) => d + 1), [], [0], info.shape.slice(1)]);
+    return entries;
+  }),
+  "shape changed, re-signed": (rng, s) => reencode(s.bytes, (t) => {
+    const name = pick(rng, Object.keys(t).sort());
+    const shape = t[name].shape.length === 1 ? [1, t[name].shape[0]] : [f32(t[name]).length]; // same element count, other shape
+    t[name] = { ...t[name], shape } as TensorEntry;
+  }, true),
+  "duplicate header key": (rng, s) => editHeader(s.bytes, (entries) => {
+    const at = rng.int(entries.length);
+    return [...entries.slice(0, at + 1), entries[at], ...entries.slice(at + 1)] as HeaderEntry[];
+  }),
+  "extra tensor": (rng, s) => reencode(s.bytes, (t) => {
+    t[pick(rng, ["h1.ln1.g", "head", "m.extra", "wte2", "v."])] = { dtype: "F32", shape: [8], data: new Float32Array(8) };
+  }, rng.next() < 0.5),
+  "missing tensor": (rng, s) => reencode(s.bytes, (t) => { delete t[pick(rng, Object.keys(t).sort())]; }, rng.next() < 0.5),
+  "format relabelled, re-signed": (rng, s) => reencode(s.bytes, (_, m) => {
+    m.format = pick(rng, [MODEL_FORMAT, MODEL_FORMAT_V1, TRAIN_STATE_FORMAT, "tinylab-train-state/1", "tinylab-model/3", "safetensors"].filter((f) => f !== m.format));
+  }, true),
+  "forged, re-signed": (rng, s) => reencode(s.bytes, (t, m) => pick(rng, s.forgeries)(t, m, rng), true),
+  garbage: (rng) => Uint8Array.from({ length: rng.int(300) }, () => rng.int(256)),
+};
+
+/** At least `count` corruptions of `s`, every kind in turn, details drawn from `rng`. */
+function corruptions(s: Subject, rng: Rng, count: number): { what: string; bytes: Uint8Array }[] {
+  const kinds = Object.entries(CORRUPTIONS);
+  const out: { what: string; bytes: Uint8Array }[] = [];
+  for (let i = 0; out.length < count; i++) {
+    const [what, make] = kinds[i % kinds.length];
+    const bytes = make(rng, s);
+    if (bytes) out.push({ what, bytes });
+  }
+  return out;
+}
+
+/** The corruptions `decode` accepted, and refusals that are not one named line (both must be empty). */
+function fuzz(s: Subject, seed: string, count: number): string[] {
+  const problems: string[] = [];
+  corruptions(s, Rng.fromSeed(seed), count).forEach(({ what, bytes }, i) => {
+    const path = `/fuzz/${s.kind}-${i}.safetensors`;
+    try {
+      s.decode(bytes, path);
+      problems.push(`${s.kind} #${i} ${what}: accepted`);
+    } catch (err) {
+      const e = err as Error;
+      const named = (e instanceof CheckpointError || e instanceof SafetensorsError) && e.message.includes(path) && !e.message.includes("\n");
+      if (!named) problems.push(`${s.kind} #${i} ${what}: ${e.name}: ${e.message}`);
+    }
+  });
+  return problems;
+}
+
+const PER_KIND = 120;
+let model: Subject, state: Subject;
+beforeAll(async () => {
+  await initBackend("wasm");
+  const config = PRESETS.overfit;
+  const tokenizer = overfitTokenizer();
+  const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
+  const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
+  const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 7, lr: 0.02, shuffle: true, data: "overfit-fixture" }), data: (b) => new EpochSource(mbs, 1, b) });
+  run.train(3);
+  model = {
+    kind: "model", bytes: run.modelBytes(),
+    decode: (bytes, path) => decodeModelFile(bytes, path).model.dispose(),
+    forgeries: [
+      (_, m) => { m.config = m.config.replace('"nHeads":2', '"nHeads":3'); },
+      (_, m) => { m.config = m.config.replace('"nLayers":1', '"nLayers":2'); },
+      (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; },
+      (_, m) => { m.provenance = '{"seed":"7","update":3}'; },
+    ],
+  };
+  state = {
+    kind: "state", bytes: run.stateBytes(),
+    decode: (bytes, path) => { decodeTrainState(bytes, path); },
+    forgeries: [
+      (t, _, rng) => { const v = f32(t[pick(rng, Object.keys(t).filter((k) => k.startsWith("v.")).sort())]); v[rng.int(v.length)] = -1e-3; },
+      (_, m, rng) => { m.step = pick(rng, ["2", "4", "-1", "3.5", '"3"', "[3]"]); },
+      (_, m) => { m.rngs = '{"dropout":{"seed":"7/dropout","alea":{"c":1}}}'; },
+      (_, m) => { m.options = "[]"; },
+      (t, m) => { m.step = "0"; m.provenance = m.provenance.replace('"update":3', '"update":0'); delete t["m.wte"]; },
+    ],
+  };
+  run.dispose();
+});
+
+describe("fuzzing the file decoders", () => {
+  it("accepts the valid files (the control: a decoder that refuses everything would pass the rest)", () => {
+    expect(() => model.decode(model.bytes, "model")).not.toThrow();
+    expect(() => state.decode(state.bytes, "state")).not.toThrow();
+  });
+
+  it(`refuses ${PER_KIND} seeded corruptions of a model file and ${PER_KIND} of a state file, each in one line naming the file`, () => {
+    const before = tf.memory().numTensors;
+    const started = performance.now();
+    expect([...fuzz(model, "fuzz-model", PER_KIND), ...fuzz(state, "fuzz-state", PER_KIND)]).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(tf.memory().numTensors).toBe(before);
+  }, 30_000);
+});
