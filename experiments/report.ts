@@ -21,6 +21,8 @@ export interface ReportRunOptions {
   seed: number;
   replicates: number;
   canary?: { text: string; secretTokens: number; reference?: string };
+  /** Score the test split too: a final report. Without it test documents are not read. */
+  finalTest?: boolean;
   progress?: ProgressStream;
 }
 
@@ -42,7 +44,7 @@ export function runReport(o: ReportRunOptions): Report {
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
     return buildReport(decoderAdapter(main.model, { name: o.model }), main.tokenizer, docs, {
       baselines: allBaselines(docs.filter((d) => d.split === "train"), binding),
-      stride: o.stride, seed: o.seed, replicates: o.replicates,
+      stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest,
       canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
       model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
       data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },

@@ -41,8 +41,13 @@ export interface ReportOptions {
   readonly model?: ModelIdentity;
   readonly data?: { readonly description: string; readonly path?: string };
   readonly progress?: ProgressStream;
-  /** Splits to score (default: every split present). Training documents always serve as references (baselines, recall). */
+  /**
+   * Splits to score (default: train and validation, plus test when `finalTest`). Training documents always serve
+   * as references (baselines, recall); documents of a split not scored are not read at all (no prompts either).
+   */
   readonly scoreSplits?: readonly Split[];
+  /** The test split may be scored only in a final report; scoring it without this flag is refused. */
+  readonly finalTest?: boolean;
   readonly command?: string;
 }
 
@@ -67,11 +72,15 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
       throw new Error(`report: baseline "${b.name}" is bound to vocab ${b.binding.vocabSize}/context ${b.binding.contextLength}, the model to ${model.binding.vocabSize}/${model.binding.contextLength}`);
     }
   }
-  const scored = opts.scoreSplits ?? SPLITS;
+  const finalTest = opts.finalTest === true;
+  const scored = opts.scoreSplits ?? SPLITS.filter((s) => finalTest || s !== "test");
+  if (scored.includes("test") && !finalTest) throw new Error("report: the test split is scored only in a final report (finalTest, --final-test)");
+  const testNotScored = scored.includes("test") ? 0 : documents.filter((d) => d.split === "test").length;
   const bySplit = SPLITS.filter((s) => scored.includes(s)).map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
   if (bySplit.length === 0) throw new Error("report: no documents");
   const train = documents.filter((d) => d.split === "train");
-  const heldOut = documents.filter((d) => d.split !== "train");
+  // held-out prompts come from the scored held-out splits only: an unscored test split is never read
+  const heldOut = documents.filter((d) => d.split !== "train" && scored.includes(d.split));
   const promptDocs = heldOut.length > 0 ? heldOut : train;
 
   const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
@@ -100,6 +109,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   return {
     report: "tinylab-evaluation",
     version: REPORT_VERSION,
+    final_test: finalTest,
+    test_split: finalTest ? "scored: a final report, choose nothing on it" : testNotScored > 0 ? `not scored: ${testNotScored} test documents left unread (--final-test for the final report)` : "not scored (no --final-test)",
     data: {
       description: opts.data?.description ?? "documents passed in memory",
       path: opts.data?.path ?? null,

@@ -107,10 +107,42 @@ describe("evaluateModelFile on a documents file", () => {
     const fixtureLike = join(dir, "same.jsonl");
     writeFileSync(fixtureLike, '{"id":"v","split":"validation","source":"s","text":"abaa"}\n');
     expect(evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data: fixtureLike }).splits.validation!.total_nll).toBe(r.splits.validation!.total_nll);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data })).toThrow(/document "long" has 13 targets, more than the model's context 8; pass --stride S \(1\.\.8\)/);
-    const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4 });
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data, finalTest: true })).toThrow(/document "long" has 13 targets, more than the model's context 8; pass --stride S \(1\.\.8\)/);
+    const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4, finalTest: true });
     expect([strided.splits.test!.targets, strided.layout, strided.stride]).toEqual([13, "strided windows", 4]);
     expect(() => evaluateModelFile({ model: modelPath, batchRows: 0, split: "all" })).toThrow(/--batch-rows must be a positive integer, got 0/);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test" })).toThrow(/no test documents in overfit fixture/);
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", finalTest: true })).toThrow(/no test documents in overfit fixture/);
+  });
+});
+
+describe("the test split is reachable only with --final-test", () => {
+  const data = join(dir, "with-test.jsonl");
+  writeFileSync(data, [
+    '{"id":"t","split":"train","source":"s","text":"aab"}',
+    '{"id":"v","split":"validation","source":"s","text":"abaa"}',
+    '{"id":"x","split":"test","source":"s","text":"baa"}',
+  ].join("\n"));
+
+  it("refuses --split test without it, and --split all scores train and validation only", () => {
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data })).toThrow(/--split test .* add --final-test/);
+    const all = evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data });
+    expect(Object.keys(all.splits)).toEqual(["train", "validation"]);
+    expect([all.final_test, all.test_documents_not_scored]).toEqual([false, 1]);
+    const final = evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data, finalTest: true });
+    expect(Object.keys(final.splits)).toEqual(["train", "validation", "test"]);
+    expect([final.final_test, final.test_documents_not_scored]).toEqual([true, 0]);
+  });
+
+  it("says so in one line from the command, and prints the final-report banner with the flag", async () => {
+    const [refused, final] = await Promise.all([
+      tinylab(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]),
+      tinylab(["evaluate", "--model", modelPath, "--data", data, "--final-test"]),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/^tinylab: error: --split test scores the test split/);
+    expect(final.code).toBe(0);
+    expect(final.stdout.startsWith("FINAL REPORT: the test split is scored.")).toBe(true);
+    expect(final.stdout).toMatch(/\ntest +\d/);
   });
 });

@@ -22,7 +22,7 @@ describe("buildReport on a briefly trained decoder", () => {
     const adapter = decoderAdapter(model, { name: "tiny" });
     const opts = {
       baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding),
-      stride: 4, seed: 3, replicates: 200,
+      stride: 4, seed: 3, replicates: 200, finalTest: true, // this suite reads every split, the test one included
       generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
       verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
       canary: { text: "the cat sat.", secretTokens: 3 },
@@ -155,6 +155,19 @@ describe("the contamination namespace", () => {
     const copyTargets = docs.find((d) => d.id === "v-copy")!.ids.length - 1;
     expect(v.unflagged_documents.targets).toBe(group.targets - copyTargets);
     expect(reportHtml(r)).toContain("v-copy");
+  });
+
+  it("never reads the test split without finalTest: not scored, not a prompt, and refused if asked for", () => {
+    const { tokenizer, docs } = tinyData();
+    const adapter = decoderAdapter(model, { name: "tiny" });
+    const small = { baselines: [], stride: 4, replicates: 20, generation: { prompts: 8, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 8, promptTokens: 4, continueTokens: 2 } };
+    const r = buildReport(adapter, tokenizer, docs, small);
+    expect(r.final_test).toBe(false);
+    expect(r.perplexity.groups.some((g) => g.split === "test")).toBe(false);
+    expect(r.calibration.by_split.map((c) => c.split)).toEqual(["train", "validation"]);
+    expect(r.generation.samples.some((x) => x.doc === "x-dash")).toBe(false);
+    expect(r.test_split).toMatch(/^not scored: 1 test documents/);
+    expect(() => buildReport(adapter, tokenizer, docs, { ...small, scoreSplits: ["validation", "test"] })).toThrow(/test split is scored only in a final report/);
   });
 
   it("says why when there are no training documents", () => {

@@ -29,5 +29,6 @@ export function formatReport(r: Report): string {
   } else lines.push(`contamination: ${k.status}`);
   const c = r.memorization.canary;
   lines.push("evaluated" in c ? `canary: log p(secret | prefix) ${f(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f(c.log_prob_gain)}` : ""}` : `canary: ${c.status}`);
+  if (!r.final_test && r.test_split.startsWith("not scored: ")) lines.push(`test split: ${r.test_split.slice("not scored: ".length)}`);
   return lines.join("\n");
 }
