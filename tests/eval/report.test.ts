@@ -60,7 +60,7 @@ describe("buildReport on a briefly trained decoder", () => {
     const quotes = report.bits_per_byte.groups.find((g) => g.source === "quotes")!;
     expect(quotes.bytes).toBe(new TextEncoder().encode("“the cat” — sat").length);
     expect(quotes.chars).toBe(Array.from("“the cat” — sat").length);
-    expect(quotes.bits_per_byte).toBeLessThan(quotes.bits_per_char);
+    expect(quotes.bits_per_byte).toBeLessThan(quotes.bits_per_char!);
   });
 
   it("keeps calibration, intervals and memorization separate and well-formed", () => {
@@ -69,15 +69,15 @@ describe("buildReport on a briefly trained decoder", () => {
       expect(c.report.bins.reduce((n, b) => n + b.count, 0)).toBe(c.accuracy.predictions);
     }
     for (const i of report.intervals.perplexity_by_group) {
-      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.nll + 1e-12);
-      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
+      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.nll + 1e-12);
+      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
     }
     report.intervals.bits_per_byte_by_group.forEach((i, k) => {
-      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte, 12); // the interval's estimate is the table's number
-      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.bits_per_byte + 1e-12);
-      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.bits_per_byte - 1e-12);
+      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte!, 12); // the interval's estimate is the table's number
+      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.bits_per_byte! + 1e-12);
+      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.bits_per_byte! - 1e-12);
     });
-    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate);
+    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate!);
     expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);
     expect(report.diversity.samples).toBe(6);
     const canary = report.memorization.canary;
@@ -116,7 +116,7 @@ describe("calibration sharing the stride-T pass", () => {
     for (const c of shared.calibration.by_split) {
       const direct = nextTokenCalibration(nextTokenPredictions(adapter, docs.filter((d) => d.split === c.split), T), { bins: 10 });
       expect(c.accuracy).toEqual(direct.accuracy);
-      expect(c.report.ece).toBeCloseTo(direct.report.ece, 12);
+      expect(c.report.ece).toBeCloseTo(direct.report.ece!, 12);
       expect(c.stride).toBe(T);
     }
     // NLL read off log-softmax vs logsumexp: float32 rounding only
