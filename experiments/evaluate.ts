@@ -20,6 +20,15 @@ export interface EvaluateOptions {
   data?: string;
   /** Score in strided windows of the context length (src/eval/windows.ts); needed for documents longer than the context. */
   stride?: number;
+  /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
+  finalTest?: boolean;
+}
+
+/** The splits scored, or a refusal: the test split is reachable only with --final-test. */
+export function chosenSplits(split: Split | "all", finalTest: boolean | undefined): readonly Split[] {
+  if (split === "test" && !finalTest) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
+  if (split !== "all") return [split];
+  return finalTest ? SPLITS : SPLITS.filter((s) => s !== "test");
 }
 
 export interface SplitScore extends ReturnType<typeof record> {
@@ -38,6 +47,10 @@ export interface EvaluateReport {
   /** "padded": one whole document per row; "strided windows": one window per row. */
   layout: "padded" | "strided windows";
   stride: number | null;
+  /** True when the test split was allowed (--final-test): the numbers are a final report. */
+  final_test: boolean;
+  /** Test documents present in the data but not scored (0 with --final-test). */
+  test_documents_not_scored: number;
   splits: Partial<Record<Split, SplitScore>>;
   provenance: Provenance;
 }
@@ -45,12 +58,13 @@ export interface EvaluateReport {
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
 export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
+  const allowed = chosenSplits(o.split, o.finalTest);
   const loaded = decodeModelFile(readFileBytes(o.model, "model file", CheckpointError), o.model);
   try {
     const { model, tokenizer, config } = loaded;
     const docs: Document[] = o.data ? readDocumentsFile(o.data, tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));
     const source = o.data ?? "overfit fixture";
-    const splits = o.split === "all" ? SPLITS.filter((s) => docs.some((d) => d.split === s)) : [o.split];
+    const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
     const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
     const adapter = decoderAdapter(model);
     const scores: Partial<Record<Split, SplitScore>> = {};
@@ -66,7 +80,9 @@ export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
     return {
       model: o.model, model_sha256: loaded.sha256, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length }, batch_rows: o.batchRows,
-      layout: o.stride === undefined ? "padded" : "strided windows", stride: o.stride ?? null, splits: scores, provenance: provenance(),
+      layout: o.stride === undefined ? "padded" : "strided windows", stride: o.stride ?? null,
+      final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
+      splits: scores, provenance: provenance(),
     };
   } finally {
     loaded.model.dispose();

@@ -1,6 +1,7 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
 // file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it.
 import { allBaselines } from "../src/baselines/ngram.ts";
+import type { BinScheme } from "../src/eval/calibration.ts";
 import { encodeDocument, type Document } from "../src/data/documents.ts";
 import { readDocumentsFile } from "../src/data/files.ts";
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
@@ -21,6 +22,14 @@ export interface ReportRunOptions {
   seed: number;
   replicates: number;
   canary?: { text: string; secretTokens: number; reference?: string };
+  /** Score the test split too: a final report. Without it test documents are not read. */
+  finalTest?: boolean;
+  /** Calibration bins and scheme (buildReport's defaults: 10, equal-width). */
+  bins?: number;
+  scheme?: BinScheme;
+  /** The count baselines' smoothing k (default DEFAULT_SMOOTHING_K) and unigram-prior λ (default: per-context weight). */
+  k?: number;
+  lambda?: number;
   progress?: ProgressStream;
 }
 
@@ -41,8 +50,9 @@ export function runReport(o: ReportRunOptions): Report {
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
     return buildReport(decoderAdapter(main.model, { name: o.model }), main.tokenizer, docs, {
-      baselines: allBaselines(docs.filter((d) => d.split === "train"), binding),
-      stride: o.stride, seed: o.seed, replicates: o.replicates,
+      baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
+      baselineSmoothing: { k: o.k, lambda: o.lambda },
+      stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
       canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
       model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
       data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },

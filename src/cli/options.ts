@@ -98,6 +98,13 @@ export const OPTION_GROUPS = {
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
     "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
+    bins: { type: "number", describe: "calibration bins (reliability table and ECE)", check: positiveInt },
+    scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: ["equal-width", "equal-mass"] },
+    smoothing: { type: "number", describe: "the count baselines' smoothing k: add-k bigram (C_uv + k)/(C_u + kV), and the unigram-prior bigram's kV pseudo-counts", check: positive },
+    lambda: {
+      type: "number", describe: "unigram-prior bigram as the fixed mixture λ·add-k + (1 − λ)·unigram (0 = unigram, 1 = plain add-k); default: per-context weight C_u/(C_u + kV)",
+      check: (v, f) => (typeof v === "number" && v >= 0 && v <= 1 ? v : fail(f, "a number in [0, 1]", v)),
+    },
   },
   "Output:": {
     out: { type: "string", describe: "output directory (results are written into it under fixed names)", check: nonEmpty },

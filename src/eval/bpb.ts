@@ -1,6 +1,7 @@
 // Bits per UTF-8 byte and bits per Unicode character of scored targets: the tokenizer-free normalisations
 // of a summed NLL. Not a scorer: the NLL total comes from the likelihood evaluators.
 import type { Tokenizer } from "../data/tokenizer.ts";
+import { reasoned } from "./reasoned.ts";
 
 /**
  * UTF-8 bytes of the scored targets ids[1..]: the first token is context only, so its bytes are excluded
@@ -42,9 +43,9 @@ export function bpbRecord(totalNll: number, targets: number, bytes: number, char
     targets,
     bytes,
     chars,
-    bytes_per_target: targets === 0 ? NaN : bytes / targets,
-    nats_per_target: targets === 0 ? NaN : totalNll / targets,
-    bits_per_byte: bitsPerByte(totalNll, bytes),
-    bits_per_char: bitsPerChar(totalNll, chars),
+    ...reasoned("bytes_per_target", targets === 0 ? NaN : bytes / targets, "no targets"),
+    ...reasoned("nats_per_target", targets === 0 ? NaN : totalNll / targets, "no targets"),
+    ...reasoned("bits_per_byte", bitsPerByte(totalNll, bytes), "the scored targets stand for no bytes (BOS, EOS and PAD count 0)"),
+    ...reasoned("bits_per_char", bitsPerChar(totalNll, chars), "the scored targets stand for no characters"),
   };
 }

@@ -30,6 +30,25 @@ export interface BrierDecomposition {
   readonly residual: number;
 }
 
+/** 002's reliability-diagram data: per-bin mean confidence, accuracy and count over every bin in order,
+ *  zero-filled where a bin is empty (so the arrays always have `bins` entries). */
+export interface ReliabilityArrays {
+  readonly confidence: number[];
+  readonly accuracy: number[];
+  readonly count: number[];
+}
+
+export function reliabilityArrays(confidences: readonly number[], correct: Correct, opts: BinOptions = {}): ReliabilityArrays {
+  const y = validated(confidences, correct);
+  const groups = assign(confidences, opts.bins ?? 10, opts.scheme ?? "equal-width");
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((s, v) => s + v, 0) / xs.length);
+  return {
+    confidence: groups.map((g) => mean(g.members.map((i) => confidences[i]))),
+    accuracy: groups.map((g) => mean(g.members.map((i) => y[i]))),
+    count: groups.map((g) => g.members.length),
+  };
+}
+
 /** What a runner logs per model; the Brier decomposition stays a separate call. */
 export interface CalibrationReport {
   readonly count: number;
@@ -39,6 +58,7 @@ export interface CalibrationReport {
   readonly populatedBins: number;
   readonly brier: number;
   readonly bins: readonly ReliabilityBin[];
+  readonly reliability: ReliabilityArrays;
 }
 
 type Correct = readonly (boolean | number)[];
@@ -139,5 +159,6 @@ export function calibrationReport(confidences: readonly number[], correct: Corre
     populatedBins,
     brier: brierScore(confidences, correct),
     bins,
+    reliability: reliabilityArrays(confidences, correct, opts),
   };
 }

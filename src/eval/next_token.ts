@@ -5,6 +5,15 @@ import type { Document, Split } from "../data/documents.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import { brierDecomposition, calibrationReport, type BinOptions } from "./calibration.ts";
 import { windowBatches } from "./windows.ts";
+import { reasoned } from "./reasoned.ts";
+
+/**
+ * Fewest predictions for which an ECE is reported; below it the runner declines (002: ECE is biased by bin count
+ * and sample size, so the harness returns the populated bins for the runner to decline on). 8 is the smallest
+ * sample a reference publishes an ECE for (000's worked example: 0.305 over 8 predictions); with fewer, a single
+ * prediction moves the ECE by more than 1/8, the size of the gaps it is meant to show.
+ */
+export const MIN_ECE_PREDICTIONS = 8;
 
 /** Top token (lowest id on ties) and its log-probability in row `i` of a flat [positions·V] array. */
 export function topOf(logProbs: Float32Array, i: number, vocab: number): { token: number; logProb: number } {
@@ -50,13 +59,14 @@ export function nextTokenPredictions(model: ScoringModel, docs: readonly Documen
 /** Reliability table, ECE, Brier and its decomposition, plus top-1 accuracy (its Wilson interval is the report's). */
 export function nextTokenCalibration(p: NextTokenPredictions, bins: BinOptions = {}) {
   const hits = p.correct.filter(Boolean).length;
+  const report = calibrationReport(p.confidences, p.correct, bins);
   const n = p.correct.length;
   return {
     split: p.split,
     stride: p.stride,
     definition: "confidence = top next-token probability; correct = top token equals the target",
-    accuracy: { correct: hits, predictions: n, rate: n === 0 ? NaN : hits / n },
-    report: calibrationReport(p.confidences, p.correct, bins),
+    accuracy: { correct: hits, predictions: n, ...reasoned("rate", n === 0 ? NaN : hits / n, "no predictions") },
+    report: { ...report, ...reasoned("ece", n >= MIN_ECE_PREDICTIONS ? report.ece : NaN, `declined: ${n} predictions, fewer than ${MIN_ECE_PREDICTIONS} (MIN_ECE_PREDICTIONS)`) },
     brier_decomposition: brierDecomposition(p.confidences, p.correct, bins),
   };
 }

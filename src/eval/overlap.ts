@@ -24,8 +24,8 @@ export function ngramSet(sequence: readonly Token[], n: number): Set<string> {
   return out;
 }
 
-/** For each candidate, the fraction of its UNIQUE n-grams found in any reference sequence; NaN for a
- *  candidate shorter than n (nothing to compare, which is not the same as nothing copied). */
+/** For each candidate, the fraction of its UNIQUE n-grams found in any reference sequence; 0 for a
+ *  candidate shorter than n, as 000's ngram_overlap defines it (no n-gram, so none copied). */
 export function ngramOverlaps(
   candidates: readonly (readonly Token[])[],
   references: readonly (readonly Token[])[],
@@ -39,18 +39,20 @@ export function ngramOverlaps(
   const found = new Set<string>();
   for (const ref of references) for (const g of ngramSet(ref, n)) if (wanted.has(g)) found.add(g);
   return grams.map((set) => {
-    if (set.size === 0) return NaN;
+    if (set.size === 0) return 0;
     let hits = 0;
     for (const g of set) if (found.has(g)) hits++;
     return hits / set.size;
   });
 }
 
-/** Mean overlap at one order over the generations that have at least one n-gram (`scored` of them). */
+/** Mean overlap at one order over all `scored` generations (a generation without an n-gram counts 0, after 000);
+ *  `withNgrams` of them have at least one n-gram. NaN only when there is no generation at all. */
 export interface OrderOverlap {
   readonly n: number;
   readonly meanOverlap: number;
   readonly scored: number;
+  readonly withNgrams: number;
 }
 
 export function overlapByOrder(
@@ -59,9 +61,9 @@ export function overlapByOrder(
   orders: readonly number[] = [1, 2, 3],
 ): OrderOverlap[] {
   return orders.map((n) => {
-    // Too-short generations are left out of the mean rather than counted as 0 (which would read as "novel").
-    const rates = ngramOverlaps(generations, references, n).filter((r) => !Number.isNaN(r));
+    // 000's overlap_report averages over every generation, a too-short one counting 0; withNgrams says how many had one
+    const rates = ngramOverlaps(generations, references, n);
     const meanOverlap = rates.length === 0 ? NaN : rates.reduce((s, r) => s + r, 0) / rates.length;
-    return { n, meanOverlap, scored: rates.length };
+    return { n, meanOverlap, scored: rates.length, withNgrams: generations.filter((g) => ngramCount(g, n) > 0).length };
   });
 }

@@ -14,10 +14,14 @@ import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity
 import { blockBootstrap, blockBootstrapRatio, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
 import { contaminationAudit } from "./contamination.ts";
 import { canaryProbe } from "./memorization.ts";
-import { nextTokenCalibration, nextTokenPredictions, topOf, type NextTokenPredictions } from "./next_token.ts";
+import { MIN_ECE_PREDICTIONS, nextTokenCalibration, nextTokenPredictions, topOf, type NextTokenPredictions } from "./next_token.ts";
 import { GENERATION_DEFAULTS, generationSection, type GenerationSettings } from "./report_generation.ts";
 import { VERBATIM_DEFAULTS, verbatimProbe, type VerbatimSettings } from "./verbatim.ts";
 import { evaluateWindows, type WindowedResult } from "./windowed.ts";
+import { reasoned, reasonedRecord } from "./reasoned.ts";
+import { bitsPerByte } from "./bpb.ts";
+import type { BinScheme } from "./calibration.ts";
+import { promptable } from "./verbatim.ts";
 import { documentWindows } from "./windows.ts";
 
 export interface ReportOptions {
@@ -26,12 +30,16 @@ export interface ReportOptions {
    * documents (e.g. allBaselines(train, binding) from src/baselines/ngram.ts), scored in this order.
    */
   readonly baselines: readonly ScoringModel[];
+  /** The smoothing the caller fitted them with, recorded in the baselines' evaluator id (default k = 1, no λ). */
+  readonly baselineSmoothing?: { readonly k?: number; readonly lambda?: number };
   /** Headline stride; default half the context (rounded up). Loss by position always uses stride = context. */
   readonly stride?: number;
   /** Stride of the next-token calibration pass; default the headline stride (the context length halves its cost). */
   readonly calibrationStride?: number;
   readonly seed?: number;
+  /** Calibration bins (default 10, as 002) and their scheme (default equal-width). */
   readonly bins?: number;
+  readonly scheme?: BinScheme;
   readonly replicates?: number;
   readonly rowsPerBatch?: number;
   readonly generation?: Partial<GenerationSettings>;
@@ -41,8 +49,13 @@ export interface ReportOptions {
   readonly model?: ModelIdentity;
   readonly data?: { readonly description: string; readonly path?: string };
   readonly progress?: ProgressStream;
-  /** Splits to score (default: every split present). Training documents always serve as references (baselines, recall). */
+  /**
+   * Splits to score (default: train and validation, plus test when `finalTest`). Training documents always serve
+   * as references (baselines, recall); documents of a split not scored are not read at all (no prompts either).
+   */
   readonly scoreSplits?: readonly Split[];
+  /** The test split may be scored only in a final report; scoring it without this flag is refused. */
+  readonly finalTest?: boolean;
   readonly command?: string;
 }
 
@@ -56,6 +69,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const seed = opts.seed ?? 0;
   const rows = opts.rowsPerBatch ?? 16;
   const bins = opts.bins ?? 10;
+  const scheme = opts.scheme ?? "equal-width";
   const replicates = opts.replicates ?? 1000;
   const gen = { ...GENERATION_DEFAULTS, ...opts.generation };
   const verb = { ...VERBATIM_DEFAULTS, ...opts.verbatim };
@@ -67,18 +81,23 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
       throw new Error(`report: baseline "${b.name}" is bound to vocab ${b.binding.vocabSize}/context ${b.binding.contextLength}, the model to ${model.binding.vocabSize}/${model.binding.contextLength}`);
     }
   }
-  const scored = opts.scoreSplits ?? SPLITS;
+  const finalTest = opts.finalTest === true;
+  const scored = opts.scoreSplits ?? SPLITS.filter((s) => finalTest || s !== "test");
+  if (scored.includes("test") && !finalTest) throw new Error("report: the test split is scored only in a final report (finalTest, --final-test)");
+  const testNotScored = scored.includes("test") ? 0 : documents.filter((d) => d.split === "test").length;
   const bySplit = SPLITS.filter((s) => scored.includes(s)).map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
   if (bySplit.length === 0) throw new Error("report: no documents");
   const train = documents.filter((d) => d.split === "train");
-  const heldOut = documents.filter((d) => d.split !== "train");
+  // held-out prompts come from the scored held-out splits only: an unscored test split is never read
+  const heldOut = documents.filter((d) => d.split !== "train" && scored.includes(d.split));
   const promptDocs = heldOut.length > 0 ? heldOut : train;
+  const usable = (docs: readonly Document[], n: number, k: number) => Math.min(k, promptable(docs, n, tokenizer).docs.length);
 
   const batchesAt = (s: number) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0);
   // calibration at stride T rides on the stride-T pass (one forward per window); otherwise it is a pass of its own
   const shared = calStride === T && stride !== T;
-  const total = batchesAt(stride) + (shared ? 0 : batchesAt(calStride)) + (stride === T ? 0 : batchesAt(T)) + Math.min(gen.prompts, promptDocs.length) * (gen.samplesPerPrompt + 1) +
-    (train.length > 0 ? Math.min(verb.prompts, train.length) + Math.min(verb.prompts, heldOut.length) : 0);
+  const total = batchesAt(stride) + (shared ? 0 : batchesAt(calStride)) + (stride === T ? 0 : batchesAt(T)) + usable(promptDocs, gen.promptTokens, gen.prompts) * (gen.samplesPerPrompt + 1) +
+    (train.length > 0 ? usable(train, verb.promptTokens, verb.prompts) + usable(heldOut, verb.promptTokens, verb.prompts) : 0);
   const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
 
@@ -87,7 +106,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const full = stride === T ? headline : bySplit.map(([split, d]) =>
     evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }));
   const groups = groupWindowsWithOverall(headline);
-  const calibration = bySplit.map(([split, d]) => nextTokenCalibration(captured.get(split) ?? nextTokenPredictions(model, d, calStride, { rowsPerBatch: rows, onBatch: tick }), { bins }));
+  const calibration = bySplit.map(([split, d]) => nextTokenCalibration(captured.get(split) ?? nextTokenPredictions(model, d, calStride, { rowsPerBatch: rows, onBatch: tick }), { bins, scheme }));
   const generated = generationSection(model, tokenizer, promptDocs, train, gen, rng.child("sampling"), tick);
   const verbatim = train.length > 0 ? verbatimProbe(model, tokenizer, train, heldOut, verb, tick) : { status: "not run: no training documents to match against" };
   const canary = opts.canary ? canarySection(model, tokenizer, train, opts.canary) : { status: "not run: no canary given" };
@@ -100,6 +119,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   return {
     report: "tinylab-evaluation",
     version: REPORT_VERSION,
+    final_test: finalTest,
+    test_split: finalTest ? "scored: a final report, choose nothing on it" : testNotScored > 0 ? `not scored: ${testNotScored} test documents left unread (--final-test for the final report)` : "not scored (no --final-test)",
     data: {
       description: opts.data?.description ?? "documents passed in memory",
       path: opts.data?.path ?? null,
@@ -110,23 +131,36 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
     perplexity_at_stride_context: stride === T ? null : { stride: T, context_length: T, unit: "nats per target", groups: groupWindowsWithOverall(full).map(groupRecord) },
     bits_per_byte: { stride, definition: BPB_DEFINITION, groups: groups.map((g) => groupBpb(g, documents, tokenizer)) },
     loss_by_position: { stride: T, context_length: T, note: "position p predicts from p + 1 tokens of context; non-overlapping windows", by_split: full.map(positionRecord) },
-    calibration: { stride: calStride, bins, by_split: calibration },
+    calibration: { stride: calStride, bins, scheme, by_split: calibration },
     ...generated,
     memorization: { verbatim, canary },
     contamination,
     baselines,
     intervals: {
       settings: intervalSettings,
+      // one window cannot be resampled: every replicate is that window, so [x, x] would be no interval at all
       perplexity_by_group: groups.map((g) => {
         const means = g.windows.map((w) => w.totalNll / w.scored), counts = g.windows.map((w) => w.scored);
         const b = blockBootstrap(means, counts, boot.child(`${g.split}/${g.source}`), { replicates });
         const naive = tokenWeightedStandardError(means, counts);
-        return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates }, independent_windows_se: naive.se };
+        const single = g.windows.length < 2;
+        return {
+          split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate,
+          ...reasonedRecord("block_bootstrap_95", single ? null : { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates }, ONE_WINDOW),
+          ...reasoned("independent_windows_se", naive.se, ONE_WINDOW),
+        };
       }),
       // the same resampling of windows for the ratio Σ(nats/ln 2)/Σbytes, from its own stream
       bits_per_byte_by_group: groups.map((g) => {
-        const b = blockBootstrapRatio(g.windows.map((w) => w.totalNll / Math.LN2), g.windows.map((w) => w.bytes), boot.child(`bpb/${g.split}/${g.source}`), { replicates });
-        return { split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, bits_per_byte: b.estimate, block_bootstrap_95: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates } };
+        const num = g.windows.map((w) => w.totalNll / Math.LN2), den = g.windows.map((w) => w.bytes);
+        const bytes = den.reduce((s, d) => s + d, 0);
+        const b = bytes > 0 ? blockBootstrapRatio(num, den, boot.child(`bpb/${g.split}/${g.source}`), { replicates }) : null;
+        const why = bytes === 0 ? NO_BYTES : ONE_WINDOW;
+        return {
+          split: g.split, source: g.source, stride: g.stride, windows: g.windows.length,
+          ...reasoned("bits_per_byte", b?.estimate ?? NaN, NO_BYTES),
+          ...reasonedRecord("block_bootstrap_95", b && g.windows.length > 1 ? { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates } : null, why),
+        };
       }),
       next_token_accuracy: calibration.map((c) => ({ split: c.split, stride: calStride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),
     },
@@ -137,11 +171,11 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
         perplexity: evaluatorIdentity("windowed-perplexity", { stride, context_length: T }, 1),
         bits_per_byte: evaluatorIdentity("bits-per-byte", { stride, definition: BPB_DEFINITION }, 1),
         loss_by_position: evaluatorIdentity("loss-by-position", { stride: T }, 1),
-        calibration: evaluatorIdentity("next-token-calibration", { stride: calStride, bins, scheme: "equal-width" }, 1),
+        calibration: evaluatorIdentity("next-token-calibration", { stride: calStride, bins, scheme, min_ece_predictions: MIN_ECE_PREDICTIONS }, 1),
         generation: evaluatorIdentity("sampled-generation", { ...gen, seed }, 1),
         verbatim: evaluatorIdentity("verbatim-recall", { ...verb }, 1),
         canary: evaluatorIdentity("canary-probe", { text: opts.canary?.text ?? null, secret_tokens: opts.canary?.secretTokens ?? 2 }, 1),
-        baselines: evaluatorIdentity("count-baselines", { stride, k: 1 }, 1),
+        baselines: evaluatorIdentity("count-baselines", { stride, k: opts.baselineSmoothing?.k ?? 1, ...(opts.baselineSmoothing?.lambda !== undefined ? { lambda: opts.baselineSmoothing.lambda } : {}) }, 1),
         contamination: evaluatorIdentity("ngram-contamination", { n: CONTAMINATION_N, threshold: 0, words: "lowercased runs of letters, digits and _" }, 1),
         intervals: evaluatorIdentity("intervals", intervalSettings, 1),
       },
@@ -151,6 +185,9 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
 }
 
 export type Report = ReturnType<typeof buildReport>;
+
+const ONE_WINDOW = "one window: a bootstrap or standard error over windows needs at least two";
+const NO_BYTES = "the scored targets stand for no bytes (BOS, EOS and PAD count 0)";
 
 /**
  * The model, but each positionNll is read off one logProbs call whose top-1 predictions are kept for
@@ -185,7 +222,10 @@ function positionRecord(r: WindowedResult) {
 function baselineSection(baselines: readonly ScoringModel[], tokenizer: Tokenizer, splits: readonly (readonly Document[])[], stride: number) {
   const docs = splits.flat();
   const rows = baselines.flatMap((b) =>
-    groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, stride, { tokenizer }))).map((g) => ({ baseline: b.name, ...groupRecord(g), bits_per_byte: groupBpb(g, docs, tokenizer).bits_per_byte })),
+    groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, stride, { tokenizer }))).map((g) => {
+      const r = groupRecord(g);
+      return { baseline: b.name, ...r, ...reasoned("bits_per_byte", bitsPerByte(r.total_nll, groupBpb(g, docs, tokenizer).bytes), NO_BYTES) };
+    }),
   );
   return { stride, fitted_on: "train documents", groups: rows };
 }
@@ -194,7 +234,7 @@ const CONTAMINATION_N = 13;
 
 type ContaminationSection = { status: string } | {
   n: number; threshold: number; against: string; note: string;
-  splits: { split: Split; documents: number; flagged: readonly string[]; flagged_fraction: number; unauditable: number; all_documents: { targets: number; nll: number }; unflagged_documents: { targets: number; nll: number } }[];
+  splits: { split: Split; documents: number; flagged: readonly string[]; flagged_fraction: number; unauditable: number; all_documents: { targets: number; nll: number | null }; unflagged_documents: { targets: number; nll: number | null } }[];
 };
 
 /**
@@ -206,7 +246,7 @@ function contaminationSection(tokenizer: Tokenizer, train: readonly Document[], 
   const trainTexts = train.map((d) => tokenizer.decode(d.ids));
   const nllOf = (ws: readonly { totalNll: number; scored: number }[]) => {
     const sums = { totalNll: ws.reduce((t, w) => t + w.totalNll, 0), targets: ws.reduce((n, w) => n + w.scored, 0) };
-    return { targets: sums.targets, nll: meanNll(sums) };
+    return { targets: sums.targets, ...reasoned("nll", meanNll(sums), "no targets: every document is flagged") };
   };
   const splits = bySplit.flatMap(([split, docs], i) => {
     if (split === "train") return [];

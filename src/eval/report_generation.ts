@@ -7,7 +7,8 @@ import type { ScoringModel } from "../model/scoring.ts";
 import { distinctN, meanPairwiseJaccard, uniqueSequenceRatio } from "./diversity.ts";
 import { generate, greedyMargin } from "./generate.ts";
 import { overlapByOrder } from "./overlap.ts";
-import { promptOf } from "./verbatim.ts";
+import { noPromptReason, promptable, promptOf } from "./verbatim.ts";
+import { reasoned } from "./reasoned.ts";
 
 export interface GenerationSettings {
   readonly prompts: number;
@@ -31,7 +32,9 @@ function contentIds(d: Document, tokenizer: Tokenizer): number[] {
 
 /** Samples, overlap by order, diversity and greedy margins for up to `prompts` prompt documents. */
 export function generationSection(model: ScoringModel, tokenizer: Tokenizer, promptDocs: readonly Document[], train: readonly Document[], s: GenerationSettings, rng: Rng, tick: () => void) {
-  const docs = promptDocs.slice(0, s.prompts);
+  // documents too short to leave a continuation after the prompt are skipped and counted (verbatim.ts promptable)
+  const usable = promptable(promptDocs, s.promptTokens, tokenizer);
+  const docs = usable.docs.slice(0, s.prompts);
   const samples = docs.flatMap((d) => {
     const prompt = promptOf(d, s.promptTokens);
     return Array.from({ length: s.samplesPerPrompt }, (_, k) => {
@@ -51,20 +54,22 @@ export function generationSection(model: ScoringModel, tokenizer: Tokenizer, pro
   });
   const generated = samples.map((x) => x.tokens);
   const references = train.map((d) => contentIds(d, tokenizer));
+  const noSamples = `no samples: ${noPromptReason(promptDocs.length, s.promptTokens, "prompt")}`;
+  const noGrams = (n: number) => (generated.length === 0 ? noSamples : `no sample has ${n} tokens, so there is no ${n}-gram`);
   return {
-    generation: { unit: "tokens", prompt_source: docs.map((d) => d.split).filter((v, i, a) => a.indexOf(v) === i), samples, greedy_margins: margins },
+    generation: { unit: "tokens", prompt_source: docs.map((d) => d.split).filter((v, i, a) => a.indexOf(v) === i), prompt_documents_skipped_too_short: usable.skipped, samples, greedy_margins: margins },
     overlap: {
-      definition: "fraction of each sample's unique token n-grams found in any training document (no n-gram spans two documents), averaged over samples with at least one n-gram",
+      definition: "fraction of each sample's unique token n-grams found in any training document (no n-gram spans two documents), averaged over all samples; a sample with no n-gram of that order counts 0 (000)",
       samples: generated.length,
-      orders: overlapByOrder(generated, references, s.overlapOrders).map((o) => ({ n: o.n, mean_overlap: o.meanOverlap, samples_scored: o.scored })),
+      orders: overlapByOrder(generated, references, s.overlapOrders).map((o) => ({ n: o.n, ...reasoned("mean_overlap", o.meanOverlap, noSamples), samples_scored: o.scored, samples_with_ngrams: o.withNgrams })),
     },
     diversity: {
       unit: "token ids",
       samples: generated.length,
-      distinct_1: distinctN(generated, 1),
-      distinct_2: distinctN(generated, 2),
-      unique_sequence_ratio: uniqueSequenceRatio(generated),
-      mean_pairwise_jaccard_2: meanPairwiseJaccard(generated, 2),
+      ...reasoned("distinct_1", distinctN(generated, 1), noGrams(1)),
+      ...reasoned("distinct_2", distinctN(generated, 2), noGrams(2)),
+      ...reasoned("unique_sequence_ratio", uniqueSequenceRatio(generated), noSamples),
+      ...reasoned("mean_pairwise_jaccard_2", meanPairwiseJaccard(generated, 2), generated.length === 0 ? noSamples : "one sample: no pair to compare"),
     },
   };
 }

@@ -6,7 +6,9 @@ import { PALETTE } from "../util/svg.ts";
 import { reliabilityDiagram } from "./figures.ts";
 import type { Report } from "./report.ts";
 
-const r4 = (x: number): Cell => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null);
+// a quantity without a value is null in the report (reasoned.ts); the page says n/a, the JSON keeps the reason
+const r4 = (x: number | null): Cell => (x !== null && Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : "n/a");
+const ivl = (b: { lo: number; hi: number } | null, reason?: string): string => (b ? `[${r4(b.lo)}, ${r4(b.hi)}]` : `n/a (${reason ?? "undefined"})`);
 const pre = (x: unknown) => `<pre>${escapeHtml(JSON.stringify(x, null, 2))}</pre>`;
 const para = (s: string) => `<p>${escapeHtml(s)}</p>`;
 
@@ -26,11 +28,11 @@ export function reportHtml(r: Report): string {
       html:
         htmlTable(["split", "source", "documents", "windows", "targets", "NLL (nats/target)", "perplexity", "95% block bootstrap", "stride"],
           r.perplexity.groups.map((g, i) => {
-            const b = r.intervals.perplexity_by_group[i].block_bootstrap_95;
-            return [g.split, g.source, g.documents, g.windows, g.targets, r4(g.nll), r4(g.perplexity), `[${r4(b.lo)}, ${r4(b.hi)}]`, g.stride];
+            const iv = r.intervals.perplexity_by_group[i];
+            return [g.split, g.source, g.documents, g.windows, g.targets, r4(g.nll), r4(g.perplexity), ivl(iv.block_bootstrap_95, iv.block_bootstrap_95_reason), g.stride];
           })) +
         barChartWithIntervals(
-          r.intervals.perplexity_by_group.map((g) => ({ label: `${g.split} / ${g.source}`, value: g.nll, lo: g.block_bootstrap_95.lo, hi: g.block_bootstrap_95.hi, note: `n=${g.targets}` })),
+          r.intervals.perplexity_by_group.map((g) => ({ label: `${g.split} / ${g.source}`, value: g.nll, lo: g.block_bootstrap_95?.lo ?? g.nll, hi: g.block_bootstrap_95?.hi ?? g.nll, note: g.block_bootstrap_95 ? `n=${g.targets}` : `n=${g.targets}, one window: no interval` })),
           { title: `NLL per split and source, stride ${r.perplexity.stride}`, valueLabel: "NLL (nats per target)", notes: [`95% moving-block bootstrap over windows, ${r.intervals.settings.replicates} replicates; n = scored targets`] },
         ),
     },
@@ -38,8 +40,8 @@ export function reportHtml(r: Report): string {
       heading: `Bits per byte (stride ${r.bits_per_byte.stride})`,
       html: para(r.bits_per_byte.definition) + htmlTable(["split", "source", "targets", "bytes", "chars", "bytes/target", "bits per byte", "95% block bootstrap", "bits per char", "stride"],
         r.bits_per_byte.groups.map((g, i) => {
-          const b = r.intervals.bits_per_byte_by_group[i].block_bootstrap_95;
-          return [g.split, g.source, g.targets, g.bytes, g.chars, r4(g.bytes_per_target), r4(g.bits_per_byte), `[${r4(b.lo)}, ${r4(b.hi)}]`, r4(g.bits_per_char), g.stride];
+          const iv = r.intervals.bits_per_byte_by_group[i];
+          return [g.split, g.source, g.targets, g.bytes, g.chars, r4(g.bytes_per_target), r4(g.bits_per_byte), ivl(iv.block_bootstrap_95, iv.block_bootstrap_95_reason), r4(g.bits_per_char), g.stride];
         })),
     },
     {
@@ -53,11 +55,11 @@ export function reportHtml(r: Report): string {
       }),
     },
     {
-      heading: `Next-token calibration (stride ${r.calibration.stride}, ${r.calibration.bins} equal-width bins)`,
+      heading: `Next-token calibration (stride ${r.calibration.stride}, ${r.calibration.bins} ${r.calibration.scheme} bins)`,
       html: r.calibration.by_split.map((c, i) => {
         const w = r.intervals.next_token_accuracy[i].wilson95;
-        return `<h3>${escapeHtml(c.split)}</h3>` + para(`${c.definition}. Accuracy ${c.accuracy.correct}/${c.accuracy.predictions}${w ? ` (Wilson 95% [${r4(w.lo)}, ${r4(w.hi)}])` : ""}; ECE ${r4(c.report.ece)} over ${c.report.populatedBins} populated bins; Brier ${r4(c.report.brier)}.`) +
-          reliabilityDiagram(c.report.bins, { title: `Reliability, ${c.split} (stride ${c.stride})`, ece: c.report.ece }) +
+        return `<h3>${escapeHtml(c.split)}</h3>` + para(`${c.definition}. Accuracy ${c.accuracy.correct}/${c.accuracy.predictions}${w ? ` (Wilson 95% [${r4(w.lo)}, ${r4(w.hi)}])` : ""}; ECE ${c.report.ece === null ? `n/a (${c.report.ece_reason})` : r4(c.report.ece)} over ${c.report.populatedBins} populated bins; Brier ${r4(c.report.brier)}.`) +
+          reliabilityDiagram(c.report.bins, { title: `Reliability, ${c.split} (stride ${c.stride})`, ece: c.report.ece ?? undefined }) +
           htmlTable(["bin", "count", "mean confidence", "accuracy"], c.report.bins.map((b) => [`[${r4(b.lo)}, ${r4(b.hi)}]`, b.count, r4(b.meanConfidence), r4(b.accuracy)]));
       }).join("\n"),
     },

@@ -1,6 +1,8 @@
 // Summary of one number per seed (e.g. final validation NLL): count, mean, sample SD (K − 1), min, max.
 // It describes initialization variation only; it is not a confidence interval over data.
 
+import { reasoned } from "./reasoned.ts";
+
 export function seedSummary(values: readonly number[]) {
   if (values.length === 0) throw new Error("seed summary needs at least one value");
   for (const v of values) if (!Number.isFinite(v)) throw new Error(`seed summary got a non-finite value ${v}`);
@@ -9,7 +11,7 @@ export function seedSummary(values: readonly number[]) {
   return {
     count: values.length,
     mean,
-    sample_sd,
+    ...reasoned("sample_sd", sample_sd, "one seed: a sample SD needs at least two"),
     min: Math.min(...values),
     max: Math.max(...values),
     interpretation: "Spread across initialization seeds on this one fixed split and training policy only; not a confidence interval over documents or a population.",

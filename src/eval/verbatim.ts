@@ -5,6 +5,7 @@ import type { Document } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import { generate } from "./generate.ts";
+import { reasoned } from "./reasoned.ts";
 
 /**
  * Longest run of consecutive characters (Unicode code points) of `candidate` found inside one training
@@ -39,6 +40,28 @@ export function promptOf(doc: Document, n: number): number[] {
   return doc.ids.slice(0, Math.max(1, Math.min(1 + n, doc.ids.length - 1)));
 }
 
+/** Content tokens of a document: its ids without a leading BOS and a final EOS. */
+export function contentLength(doc: Document, tokenizer: Pick<Tokenizer, "bos" | "eos">): number {
+  const start = doc.ids[0] === tokenizer.bos ? 1 : 0;
+  const end = doc.ids.length > start && doc.ids[doc.ids.length - 1] === tokenizer.eos ? doc.ids.length - 1 : doc.ids.length;
+  return end - start;
+}
+
+/**
+ * Documents that leave a continuation after an n-token prompt (more than n content tokens), and how many do not.
+ * A shorter one would become its own prompt whole, so its "continuation" is only what follows the document's end:
+ * a memorized document would then score no recall, inverting the probe's signal. Those are skipped and counted.
+ */
+export function promptable(docs: readonly Document[], n: number, tokenizer: Pick<Tokenizer, "bos" | "eos">): { docs: Document[]; skipped: number } {
+  const ok = docs.filter((d) => contentLength(d, tokenizer) > n);
+  return { docs: ok, skipped: docs.length - ok.length };
+}
+
+/** Why a probe over `docs` has nothing to average: no documents, or all too short for the prompt. */
+export function noPromptReason(total: number, promptTokens: number, what: string): string {
+  return total === 0 ? `no ${what} documents` : `all ${total} ${what} documents have ≤ ${promptTokens} content tokens: a ${promptTokens}-token prompt leaves no continuation`;
+}
+
 export interface VerbatimRow {
   readonly doc: string;
   readonly split: string;
@@ -52,7 +75,7 @@ export interface VerbatimRow {
 export function verbatimProbe(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], heldOut: readonly Document[], settings: VerbatimSettings = VERBATIM_DEFAULTS, onRow?: () => void) {
   const trainingTexts = train.map((d) => tokenizer.decode(d.ids));
   const rows = (docs: readonly Document[]): VerbatimRow[] =>
-    docs.slice(0, settings.prompts).map((d) => {
+    promptable(docs, settings.promptTokens, tokenizer).docs.slice(0, settings.prompts).map((d) => {
       const prompt = promptOf(d, settings.promptTokens);
       const { tokens } = generate(model, prompt, { maxTokens: settings.continueTokens, decoding: { kind: "greedy" }, stopToken: tokenizer.eos });
       const continuation = tokenizer.decode(tokens);
@@ -60,11 +83,16 @@ export function verbatimProbe(model: ScoringModel, tokenizer: Tokenizer, train: 
       onRow?.();
       return { doc: d.id, split: d.split, prompt: tokenizer.decode(prompt), continuation, longest_match: m.length, match: m.match };
     });
-  const side = (r: VerbatimRow[]) => ({
-    prompts: r.length,
-    mean_longest_match: r.length === 0 ? NaN : r.reduce((s, x) => s + x.longest_match, 0) / r.length,
-    max_longest_match: r.length === 0 ? NaN : Math.max(...r.map((x) => x.longest_match)),
-    rows: r,
-  });
-  return { unit: "characters (Unicode code points)", settings, train_prompts: side(rows(train)), held_out_prompts: side(rows(heldOut)) };
+  const side = (docs: readonly Document[], what: string) => {
+    const r = rows(docs);
+    const why = noPromptReason(docs.length, settings.promptTokens, what);
+    return {
+      prompts: r.length,
+      skipped_too_short: promptable(docs, settings.promptTokens, tokenizer).skipped,
+      ...reasoned("mean_longest_match", r.length === 0 ? NaN : r.reduce((s, x) => s + x.longest_match, 0) / r.length, why),
+      ...reasoned("max_longest_match", r.length === 0 ? NaN : Math.max(...r.map((x) => x.longest_match)), why),
+      rows: r,
+    };
+  };
+  return { unit: "characters (Unicode code points)", settings, train_prompts: side(train, "train"), held_out_prompts: side(heldOut, "held-out") };
 }

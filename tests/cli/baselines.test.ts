@@ -121,3 +121,24 @@ describe("tinylab baselines (a separate process)", () => {
     expect(bad.stderr.trim()).toMatch(/^tinylab: error: data file not found: .*absent\.json$/);
   });
 });
+
+describe("smoothing k and λ as options, and the test split only with --final-test", () => {
+  it("takes k (add-k by hand) and λ (0 reproduces the unigram, 004), defaults k = 1 with no λ", () => {
+    const half = runBaselines({ data: TOY, k: 0.5 });
+    // add-0.5 on train [0 1 0 1], V = 2: P(1|0) = (2 + .5)/(2 + 1) = 5/6, P(0|1) = (1 + .5)/(1 + 1) = 3/4
+    expect(byName(half.splits.train!, "bigram (add-0.5)").nll).toBeCloseTo(-(2 * Math.log(5 / 6) + Math.log(3 / 4)) / 3, 12);
+    expect(half.smoothing).toMatchObject({ k: 0.5, lambda: null });
+    const lam0 = runBaselines({ data: TOY, lambda: 0 });
+    expect(byName(lam0.splits.validation!, "unigram-prior bigram (k=1, λ=0)").nll).toBeCloseTo(byName(lam0.splits.validation!, "unigram (add-one)").nll, 12);
+    expect(runBaselines({ data: TOY }).smoothing).toMatchObject({ k: 1, lambda: null });
+  });
+
+  it("leaves the test split unscored without finalTest and says so", () => {
+    const withTest = write("with-test.json", JSON.stringify({ train: [[0, 1, 0, 1]], validation: [[1, 0, 0]], test: [[0, 0, 1]] }));
+    const r = runBaselines({ data: withTest });
+    expect(Object.keys(r.splits)).toEqual(["train", "validation"]);
+    expect(r.test_documents_not_scored).toBe(1);
+    expect(formatBaselines(r)).toContain("test split: 1 documents not scored (pass --final-test for the final report)");
+    expect(Object.keys(runBaselines({ data: withTest, finalTest: true }).splits)).toEqual(["train", "validation", "test"]);
+  });
+});

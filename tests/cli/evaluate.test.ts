@@ -107,10 +107,93 @@ describe("evaluateModelFile on a documents file", () => {
     const fixtureLike = join(dir, "same.jsonl");
     writeFileSync(fixtureLike, '{"id":"v","split":"validation","source":"s","text":"abaa"}\n');
     expect(evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data: fixtureLike }).splits.validation!.total_nll).toBe(r.splits.validation!.total_nll);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data })).toThrow(/document "long" has 13 targets, more than the model's context 8; pass --stride S \(1\.\.8\)/);
-    const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4 });
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data, finalTest: true })).toThrow(/document "long" has 13 targets, more than the model's context 8; pass --stride S \(1\.\.8\)/);
+    const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4, finalTest: true });
     expect([strided.splits.test!.targets, strided.layout, strided.stride]).toEqual([13, "strided windows", 4]);
     expect(() => evaluateModelFile({ model: modelPath, batchRows: 0, split: "all" })).toThrow(/--batch-rows must be a positive integer, got 0/);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test" })).toThrow(/no test documents in overfit fixture/);
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", finalTest: true })).toThrow(/no test documents in overfit fixture/);
+  });
+});
+
+describe("the test split is reachable only with --final-test", () => {
+  const data = join(dir, "with-test.jsonl");
+  writeFileSync(data, [
+    '{"id":"t","split":"train","source":"s","text":"aab"}',
+    '{"id":"v","split":"validation","source":"s","text":"abaa"}',
+    '{"id":"x","split":"test","source":"s","text":"baa"}',
+  ].join("\n"));
+
+  it("refuses --split test without it, and --split all scores train and validation only", () => {
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data })).toThrow(/--split test .* add --final-test/);
+    const all = evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data });
+    expect(Object.keys(all.splits)).toEqual(["train", "validation"]);
+    expect([all.final_test, all.test_documents_not_scored]).toEqual([false, 1]);
+    const final = evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data, finalTest: true });
+    expect(Object.keys(final.splits)).toEqual(["train", "validation", "test"]);
+    expect([final.final_test, final.test_documents_not_scored]).toEqual([true, 0]);
+  });
+
+  it("says so in one line from the command, and prints the final-report banner with the flag", async () => {
+    const [refused, final] = await Promise.all([
+      tinylab(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]),
+      tinylab(["evaluate", "--model", modelPath, "--data", data, "--final-test"]),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/^tinylab: error: --split test scores the test split/);
+    expect(final.code).toBe(0);
+    expect(final.stdout.startsWith("FINAL REPORT: the test split is scored.")).toBe(true);
+    expect(final.stdout).toMatch(/\ntest +\d/);
+  });
+});
+
+describe("report.json holds no NaN, no Infinity and no number written as a string", () => {
+  /** Every offence in a parsed JSON value: numeric-looking strings outside text fields, and reasons without a null. */
+  const TEXT_KEYS = new Set(["prompt", "text", "continuation", "match", "token_text", "runner_up_text", "secret", "prefix", "name", "command", "id", "doc"]);
+  function offences(v: unknown, path = "$", key = ""): string[] {
+    if (typeof v === "string") return /^\s*[-+]?(NaN|Infinity|\d+(\.\d+)?(e[-+]?\d+)?)\s*$/i.test(v) && !TEXT_KEYS.has(key) ? [`${path} = ${JSON.stringify(v)}`] : [];
+    if (Array.isArray(v)) return v.flatMap((x, i) => offences(x, `${path}[${i}]`, key));
+    if (v === null || typeof v !== "object") return [];
+    const o = v as Record<string, unknown>;
+    return Object.entries(o).flatMap(([k, x]) => [
+      ...offences(x, `${path}.${k}`, k),
+      ...(k.endsWith("_reason") && o[k.slice(0, -"_reason".length)] !== null ? [`${path}.${k} beside a value that is not null`] : []),
+    ]);
+  }
+
+  it("on the README's fixture report and on a final report with one-window groups, --bins 5 --scheme equal-mass --smoothing 0.1", async () => {
+    const data = join(dir, "with-test.jsonl");
+    const [plain, final] = await Promise.all([
+      tinylab(["report", "--model", modelPath, "--out", join(dir, "r1"), "--replicates", "50"]),
+      tinylab(["report", "--model", modelPath, "--out", join(dir, "r2"), "--replicates", "50", "--data", data, "--final-test", "--bins", "5", "--scheme", "equal-mass", "--smoothing", "0.1"]),
+    ]);
+    expect([plain.code, final.code]).toEqual([0, 0]);
+    const { readFileSync } = await import("node:fs");
+    const r1 = JSON.parse(readFileSync(join(dir, "r1", "report.json"), "utf8"));
+    const r2 = JSON.parse(readFileSync(join(dir, "r2", "report.json"), "utf8"));
+    for (const r of [r1, r2]) expect(offences(r)).toEqual([]);
+    expect(plain.stdout).not.toMatch(/NaN|Infinity/);
+    // the fixture's documents are shorter than the prompts: skipped and said, never scored as recall 0
+    expect(plain.stdout).toMatch(/^verbatim recall: n\/a \(all 2 train documents have ≤ 24 content tokens/m);
+    expect(r1.memorization.verbatim.train_prompts).toMatchObject({ prompts: 0, skipped_too_short: 2, mean_longest_match: null });
+    expect(r1.overlap.orders[1]).toMatchObject({ n: 2, mean_overlap: null });
+    // the final report: banner first, test scored, calibration and baselines as asked
+    expect(final.stdout.startsWith("FINAL REPORT: the test split is scored.")).toBe(true);
+    expect(r2.final_test).toBe(true);
+    expect(r2.perplexity.groups.map((g: { split: string }) => g.split)).toContain("test");
+    expect([r2.calibration.bins, r2.calibration.scheme]).toEqual([5, "equal-mass"]);
+    expect(r2.baselines.groups.map((g: { baseline: string }) => g.baseline)).toContain("bigram (add-0.1)");
+    // one document per split: one window, so no interval, and the console says so instead of [x, x]
+    const one = r2.intervals.perplexity_by_group.find((g: { split: string }) => g.split === "train");
+    expect(one).toMatchObject({ windows: 1, block_bootstrap_95: null, independent_windows_se: null });
+    expect(one.block_bootstrap_95_reason).toMatch(/^one window/);
+    expect(final.stdout).toMatch(/train\/s +NLL \d+\.\d{4} \[n\/a \(one window/);
+  });
+
+  it("toJson refuses a non-finite number that reached it unexplained, naming where", async () => {
+    const { toJson } = await import("../../src/cli/common.ts");
+    expect(() => toJson({ a: { b: [1, NaN] } })).toThrow(/\$\.a\.b\[1\] is NaN/);
+    expect(() => toJson({ x: -Infinity })).toThrow(/\$\.x is -Infinity/);
+    expect(toJson({ x: null, x_reason: "no samples" })).toBe('{\n  "x": null,\n  "x_reason": "no samples"\n}\n');
   });
 });

@@ -86,7 +86,7 @@ describe("002's edge cases", () => {
     expect(expectedCalibrationError([], [])).toEqual({ ece: 0, populatedBins: 0 });
     expect(brierScore([], [])).toBe(0);
     expect(reliabilityBins([], [])).toEqual([]);
-    expect(calibrationReport([], [])).toEqual({ count: 0, scheme: "equal-width", binCount: 10, ece: 0, populatedBins: 0, brier: 0, bins: [] });
+    expect(calibrationReport([], [])).toEqual({ count: 0, scheme: "equal-width", binCount: 10, ece: 0, populatedBins: 0, brier: 0, bins: [], reliability: { confidence: new Array(10).fill(0), accuracy: new Array(10).fill(0), count: new Array(10).fill(0) } }); // 002: zero-filled arrays
     expect(brierDecomposition([], [])).toEqual({ brier: 0, reliability: 0, resolution: 0, uncertainty: 0, residual: 0 });
   });
 });
@@ -144,5 +144,38 @@ describe("calibrationReport and validation", () => {
     expect(() => reliabilityBins([0.1], [1], { bins: 0 })).toThrow(/bins must be a positive integer, got 0/);
     expect(() => reliabilityBins([0.1], [1], { bins: 2.5 })).toThrow(/bins must be a positive integer, got 2.5/);
     expect(() => reliabilityBins([0.1], [1], { scheme: "quantile" as "equal-mass" })).toThrow(/unknown bin scheme "quantile"/);
+  });
+});
+
+describe("calibration as the report computes it (nextTokenCalibration, what `tinylab report --bins --scheme` calls)", () => {
+  const predictions = (confidences: number[], correct: number[]) => ({ split: "validation" as const, stride: 1, confidences, correct: correct.map((c) => c === 1) });
+
+  it("reproduces 000's ECE 0.305 with --bins 5, and returns 002's zero-filled per-bin arrays", async () => {
+    const { nextTokenCalibration } = await import("../../src/eval/next_token.ts");
+    const c = nextTokenCalibration(predictions(conf000, correct000), { bins: 5 });
+    expect(c.report.ece).toBeCloseTo(0.305, 12);
+    expect([c.report.binCount, c.report.populatedBins, c.report.scheme]).toEqual([5, 4, "equal-width"]);
+    // 002: three arrays over every bin, the empty bin 2 as zeros
+    expect(c.report.reliability.count).toEqual([2, 2, 0, 2, 2]);
+    expect(c.report.reliability.accuracy).toEqual([0.5, 0.5, 0, 1, 0.5]);
+    [0.15, 0.35, 0, 0.65, 0.87].forEach((v, i) => expect(c.report.reliability.confidence[i]).toBeCloseTo(v, 12));
+    // 002's default, 10 equal-width bins: ten entries each, zeros where nothing fell
+    const ten = nextTokenCalibration(predictions(conf000, correct000), {});
+    expect(ten.report.reliability.count).toEqual([0, 2, 0, 2, 0, 0, 2, 0, 1, 1]);
+    expect(ten.report.reliability.confidence).toHaveLength(10);
+    // equal-mass: 4 bins of 2 predictions each
+    expect(nextTokenCalibration(predictions(conf000, correct000), { bins: 4, scheme: "equal-mass" }).report.reliability.count).toEqual([2, 2, 2, 2]);
+  });
+
+  it("declines the ECE below MIN_ECE_PREDICTIONS, with the reason, and keeps Brier and the bins", async () => {
+    const { nextTokenCalibration, MIN_ECE_PREDICTIONS } = await import("../../src/eval/next_token.ts");
+    expect(MIN_ECE_PREDICTIONS).toBe(8);
+    const few = nextTokenCalibration(predictions(conf000.slice(0, 7), correct000.slice(0, 7)), { bins: 5 });
+    expect(few.report.ece).toBeNull();
+    expect(few.report.ece_reason).toBe("declined: 7 predictions, fewer than 8 (MIN_ECE_PREDICTIONS)");
+    expect(few.report.brier).toBeGreaterThan(0);
+    const none = nextTokenCalibration(predictions([], []), {});
+    expect([none.report.ece, none.accuracy.rate, none.accuracy.rate_reason]).toEqual([null, null, "no predictions"]);
+    expect(none.report.reliability.count).toEqual(new Array(10).fill(0));
   });
 });

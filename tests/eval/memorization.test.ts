@@ -10,6 +10,11 @@ import { longestVerbatimMatch, promptOf, verbatimProbe } from "../../src/eval/ve
 import type { GPT } from "../../src/model/gpt.ts";
 import { tinyData, tinyDecoder } from "./tiny_model.ts";
 import { leakedBy, useBackend } from "../helpers.ts";
+import { encodeDocument } from "../../src/data/documents.ts";
+import { ByteTokenizer } from "../../src/data/tokenizer.ts";
+import type { ScoringModel } from "../../src/model/scoring.ts";
+import { GENERATION_DEFAULTS, generationSection } from "../../src/eval/report_generation.ts";
+import { Rng } from "../../src/util/rng.ts";
 
 // 000: base text, canary and control over the sorted alphabet of their characters; no BOS/EOS
 const base = "the model reads data and reports loss. ".repeat(6);
@@ -98,5 +103,51 @@ describe("verbatim probe on a decoder", () => {
       expect(r.longest_match).toBeLessThanOrEqual(Array.from(r.continuation).length);
       expect(r.match.length === 0 || docs.some((d) => tokenizer.decode(d.ids).includes(r.match))).toBe(true);
     }
+  });
+});
+
+describe("prompts longer than the document", () => {
+  // A stub that has memorized its training documents exactly: after any prefix of one it predicts that document's
+  // next token (EOS past its end), after anything else EOS. Its recall on train prompts must beat held-out.
+  const tokenizer = new ByteTokenizer(266);
+  const doc = (id: string, split: "train" | "validation", text: string): Document => encodeDocument(tokenizer, { id, split, source: "s", text });
+  const train = [doc("t-long", "train", "the cat sat on the mat and then it slept"), doc("t-short", "train", "hi")];
+  const held = [doc("v-long", "validation", "a dog ran in the park all day long"), doc("v-short", "validation", "yo")];
+  const V = 266;
+  const memorizer: ScoringModel = {
+    name: "memorizer",
+    binding: { vocabSize: V, contextLength: 128 },
+    positionNll: () => { throw new Error("not used"); },
+    logProbs: (input) => {
+      const out = new Float32Array(input.ids.length * V).fill(Math.log(1e-9));
+      for (let i = 0; i < input.ids.length; i++) {
+        const ctx = input.ids.slice(0, i + 1);
+        const d = train.find((x) => x.ids.length > i + 1 && ctx.every((t, j) => x.ids[j] === t));
+        out[i * V + (d ? d.ids[i + 1] : tokenizer.eos)] = 0;
+      }
+      return out;
+    },
+    stateFingerprint: () => "fixed",
+  };
+
+  it("verbatim recall skips documents too short to leave a continuation and counts them, so memorization shows on train", () => {
+    const p = verbatimProbe(memorizer, tokenizer, train, held, { promptTokens: 6, continueTokens: 10, prompts: 8 });
+    expect([p.train_prompts.prompts, p.train_prompts.skipped_too_short]).toEqual([1, 1]);
+    expect([p.held_out_prompts.prompts, p.held_out_prompts.skipped_too_short]).toEqual([1, 1]);
+    expect(p.train_prompts.mean_longest_match).toBe(10); // the memorized next 10 characters, verbatim
+    expect(p.held_out_prompts.mean_longest_match).toBe(0); // the memorizer knows nothing after a held-out prompt
+    const none = verbatimProbe(memorizer, tokenizer, [train[1]], [held[1]], { promptTokens: 6, continueTokens: 10, prompts: 8 });
+    expect(none.train_prompts).toMatchObject({ prompts: 0, skipped_too_short: 1, mean_longest_match: null, max_longest_match: null });
+    expect(none.train_prompts.mean_longest_match_reason).toBe("all 1 train documents have ≤ 6 content tokens: a 6-token prompt leaves no continuation");
+  });
+
+  it("generation skips them too and says how many; with no sample left every quantity is null with a reason", () => {
+    const s = { ...GENERATION_DEFAULTS, prompts: 8, promptTokens: 6, maxTokens: 4, samplesPerPrompt: 1 };
+    const g = generationSection(memorizer, tokenizer, held, train, s, Rng.fromSeed(1), () => {});
+    expect(g.generation.samples.map((x) => x.doc)).toEqual(["v-long"]);
+    expect(g.generation.prompt_documents_skipped_too_short).toBe(1);
+    const none = generationSection(memorizer, tokenizer, [held[1]], train, s, Rng.fromSeed(1), () => {});
+    expect(none.overlap.orders.every((o) => o.mean_overlap === null && /^no samples: all 1 prompt documents/.test(o.mean_overlap_reason!))).toBe(true);
+    expect([none.diversity.distinct_1, none.diversity.unique_sequence_ratio, none.diversity.mean_pairwise_jaccard_2]).toEqual([null, null, null]);
   });
 });

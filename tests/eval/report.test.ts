@@ -22,7 +22,7 @@ describe("buildReport on a briefly trained decoder", () => {
     const adapter = decoderAdapter(model, { name: "tiny" });
     const opts = {
       baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding),
-      stride: 4, seed: 3, replicates: 200,
+      stride: 4, seed: 3, replicates: 200, finalTest: true, // this suite reads every split, the test one included
       generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
       verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
       canary: { text: "the cat sat.", secretTokens: 3 },
@@ -60,7 +60,7 @@ describe("buildReport on a briefly trained decoder", () => {
     const quotes = report.bits_per_byte.groups.find((g) => g.source === "quotes")!;
     expect(quotes.bytes).toBe(new TextEncoder().encode("“the cat” — sat").length);
     expect(quotes.chars).toBe(Array.from("“the cat” — sat").length);
-    expect(quotes.bits_per_byte).toBeLessThan(quotes.bits_per_char);
+    expect(quotes.bits_per_byte).toBeLessThan(quotes.bits_per_char!);
   });
 
   it("keeps calibration, intervals and memorization separate and well-formed", () => {
@@ -69,17 +69,19 @@ describe("buildReport on a briefly trained decoder", () => {
       expect(c.report.bins.reduce((n, b) => n + b.count, 0)).toBe(c.accuracy.predictions);
     }
     for (const i of report.intervals.perplexity_by_group) {
-      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.nll + 1e-12);
-      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
+      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.nll + 1e-12);
+      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
     }
     report.intervals.bits_per_byte_by_group.forEach((i, k) => {
-      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte, 12); // the interval's estimate is the table's number
-      expect(i.block_bootstrap_95.lo).toBeLessThanOrEqual(i.bits_per_byte + 1e-12);
-      expect(i.block_bootstrap_95.hi).toBeGreaterThanOrEqual(i.bits_per_byte - 1e-12);
+      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte!, 12); // the interval's estimate is the table's number
+      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.bits_per_byte! + 1e-12);
+      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.bits_per_byte! - 1e-12);
     });
-    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate);
+    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate!);
     expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);
-    expect(report.diversity.samples).toBe(6);
+    // 3 held-out prompts × 2 samples, less v-code: its 14 characters leave no continuation after a 16-token prompt
+    expect(report.diversity.samples).toBe(4);
+    expect(report.generation.prompt_documents_skipped_too_short).toBe(1);
     const canary = report.memorization.canary;
     expect("evaluated" in canary && canary.occurrences_in_training_documents_given).toBe(1); // "the cat sat." ends t-cat once
     expect("train_prompts" in report.memorization.verbatim).toBe(true);
@@ -116,7 +118,7 @@ describe("calibration sharing the stride-T pass", () => {
     for (const c of shared.calibration.by_split) {
       const direct = nextTokenCalibration(nextTokenPredictions(adapter, docs.filter((d) => d.split === c.split), T), { bins: 10 });
       expect(c.accuracy).toEqual(direct.accuracy);
-      expect(c.report.ece).toBeCloseTo(direct.report.ece, 12);
+      expect(c.report.ece).toBeCloseTo(direct.report.ece!, 12);
       expect(c.stride).toBe(T);
     }
     // NLL read off log-softmax vs logsumexp: float32 rounding only
@@ -155,6 +157,19 @@ describe("the contamination namespace", () => {
     const copyTargets = docs.find((d) => d.id === "v-copy")!.ids.length - 1;
     expect(v.unflagged_documents.targets).toBe(group.targets - copyTargets);
     expect(reportHtml(r)).toContain("v-copy");
+  });
+
+  it("never reads the test split without finalTest: not scored, not a prompt, and refused if asked for", () => {
+    const { tokenizer, docs } = tinyData();
+    const adapter = decoderAdapter(model, { name: "tiny" });
+    const small = { baselines: [], stride: 4, replicates: 20, generation: { prompts: 8, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 8, promptTokens: 4, continueTokens: 2 } };
+    const r = buildReport(adapter, tokenizer, docs, small);
+    expect(r.final_test).toBe(false);
+    expect(r.perplexity.groups.some((g) => g.split === "test")).toBe(false);
+    expect(r.calibration.by_split.map((c) => c.split)).toEqual(["train", "validation"]);
+    expect(r.generation.samples.some((x) => x.doc === "x-dash")).toBe(false);
+    expect(r.test_split).toMatch(/^not scored: 1 test documents/);
+    expect(() => buildReport(adapter, tokenizer, docs, { ...small, scoreSplits: ["validation", "test"] })).toThrow(/test split is scored only in a final report/);
   });
 
   it("says why when there are no training documents", () => {

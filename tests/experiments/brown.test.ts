@@ -10,6 +10,8 @@ import { formatBrown } from "../../src/cli/views/brown.ts";
 import { ALL_SOURCES } from "../../src/eval/grouped.ts";
 import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
+import { baselineBar } from "../../experiments/brown_readings.ts";
+import type { Report } from "../../src/eval/report.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
@@ -17,6 +19,26 @@ const slice: Partial<BrownOptions> = {
   model: resolveModelConfig({ vocabSize: 300, contextLength: 32, nLayers: 1, dModel: 32, nHeads: 2, dFF: 64 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 3 },
 };
+
+describe("the Brown bar (004): model < bigram − 0.3 < unigram − 1.0 < uniform, every link", () => {
+  // a report reduced to what baselineBar reads: validation, all sources, one row per model and baseline
+  const fake = (model: number, prior: number, unigram: number, uniform: number) => {
+    const row = (nll: number, baseline?: string) => ({ split: "validation", source: ALL_SOURCES, nll, ...(baseline ? { baseline } : {}) });
+    return { perplexity: { stride: 64, groups: [row(model)] }, baselines: { groups: [row(uniform, "uniform"), row(unigram, "unigram (add-one)"), row(prior + 0.02, "bigram (add-1)"), row(prior, "unigram-prior bigram (k=1)")] } } as unknown as Report;
+  };
+  it("is met only when all three links hold, and the summary names the failing one", () => {
+    // 004's numbers: model 2.946, unigram-prior bigram 3.67, unigram 5.22, uniform ln 512 = 6.238
+    const met = baselineBar(fake(2.946, 3.67, 5.22, Math.log(512)));
+    expect(met.full_order).toMatchObject({ met: true, model_below_prior_bigram_minus_0_3: true, prior_bigram_minus_0_3_below_unigram_minus_1: true, unigram_minus_1_below_uniform: true });
+    // the README's default run: the model link fails, the rest hold
+    const brown = baselineBar(fake(3.9251, 3.8444, 5.2808, 6.2383));
+    expect(brown.full_order).toMatchObject({ met: false, model_below_prior_bigram_minus_0_3: false, prior_bigram_minus_0_3_below_unigram_minus_1: true });
+    // a unigram more than a nat worse than uniform (a broken count table) breaks the last link even with a strong model
+    expect(baselineBar(fake(1.0, 3.0, 7.5, 6.2)).full_order).toMatchObject({ met: false, model_below_prior_bigram_minus_0_3: true, unigram_minus_1_below_uniform: false });
+    // and a bigram above unigram − 1.0 + 0.3 breaks the middle one
+    expect(baselineBar(fake(1.0, 5.0, 5.5, 6.2)).full_order).toMatchObject({ met: false, prior_bigram_minus_0_3_below_unigram_minus_1: false });
+  });
+});
 
 describe("brown lab on a slice", () => {
   beforeAll(() => useBackend("wasm"));

@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { backendDefault, withOptions } from "../options.ts";
+import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 export const reportCommand: CommandModule = {
   command: "report",
@@ -10,19 +11,23 @@ export const reportCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       model: undefined, data: undefined, out: "results/report", stride: undefined, seed: 0, replicates: 1000,
-      canary: undefined, "canary-secret": 2, "canary-reference": undefined, json: false, backend: backendDefault(),
+      canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
+      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(),
     }, {
       out: "output directory: report.json and report.html are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"),
+    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const modelPath = requireFile(argv.model as string, "model file");
+    const finalTest = argv["final-test"] as boolean;
+    if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     await startEngine(argv.backend as string);
     const report = runReport({
+      finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
       model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
       canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
       progress: process.stderr,

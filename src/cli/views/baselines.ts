@@ -13,5 +13,6 @@ export function formatBaselines(r: BaselinesReport): string {
   for (const [split, rows] of Object.entries(r.splits)) {
     for (const b of rows) lines.push(`${split.padEnd(11)} ${b.baseline.padEnd(28)} ${f(b.nll).padStart(9)} ${f(b.perplexity).padStart(12)} ${String(b.targets).padStart(8)}`);
   }
+  if (r.test_documents_not_scored > 0) lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
   return lines.join("\n");
 }

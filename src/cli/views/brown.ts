@@ -4,7 +4,8 @@ import type { BrownResult } from "../../../experiments/brown.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {
-  const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+  // null is a quantity without a value (src/eval/reasoned.ts); the JSON beside it holds the reason
+  const f = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
   const rep = r.report;
   const lines: string[] = [];
   if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
@@ -16,7 +17,7 @@ export function formatBrown(r: BrownResult): string {
   const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   for (const g of rep.perplexity.groups) {
     const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
-    const range = (x: { lo: number; hi: number } | undefined) => `[${f(x?.lo ?? NaN)}, ${f(x?.hi ?? NaN)}]`;
+    const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "[n/a (one window)]");
     lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} ${range(iv)}  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)} ${range(b?.block_bootstrap_95)}  ${String(g.targets).padStart(7)} targets`);
   }
   if (rep.perplexity_at_stride_context) {
@@ -25,7 +26,9 @@ export function formatBrown(r: BrownResult): string {
   }
   const b = r.bar;
   lines.push("", `validation, all genres, stride ${b.stride} (nats per token): model ${f(b.model)}  unigram-prior bigram ${f(b.unigram_prior_bigram)}  add-one bigram ${f(b.bigram_add_one)}  unigram ${f(b.unigram)}  uniform ${f(b.uniform)}`);
-  lines.push(`  model vs unigram-prior bigram: margin ${f(b.margin_vs_unigram_prior_bigram)} nats (bar 0.3: ${b.model_beats_prior_bigram_by_0_3 ? "met" : "NOT met"}); bigram < unigram < uniform: ${b.bigram_below_unigram_below_uniform}`);
+  const o = b.full_order, holds = (x: boolean) => (x ? "holds" : "FAILS");
+  lines.push(`  bar (004) model < unigram-prior bigram − 0.3 < unigram − 1.0 < uniform: ${o.met ? "met" : "NOT met"}; ${f(b.model)} < ${f(b.unigram_prior_bigram - 0.3)} ${holds(o.model_below_prior_bigram_minus_0_3)}, ${f(b.unigram_prior_bigram - 0.3)} < ${f(b.unigram - 1)} ${holds(o.prior_bigram_minus_0_3_below_unigram_minus_1)}, ${f(b.unigram - 1)} < ${f(b.uniform)} ${holds(o.unigram_minus_1_below_uniform)}`);
+  lines.push(`  model vs unigram-prior bigram: margin ${f(b.margin_vs_unigram_prior_bigram)} nats (needs > 0.3); add-one bigram < unigram < uniform: ${b.bigram_below_unigram_below_uniform}`);
   if ("groups" in rep.baselines) {
     const groups = rep.baselines.groups;
     const merged = groups.some((y) => y.source === ALL_SOURCES);

@@ -2,6 +2,9 @@
 import { round6 } from "../../util/provenance.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
 
+/** Printed before any number of a run that may score the test split. */
+export const FINAL_REPORT_BANNER = "FINAL REPORT: the test split is scored. Numbers from here must not feed back into any choice.\n";
+
 export function formatEvaluation(r: EvaluateReport): string {
   const f = (x: number) => round6(x).toFixed(6);
   const t = r.trained as { seed: number; update: number; backend: string };
@@ -15,5 +18,6 @@ export function formatEvaluation(r: EvaluateReport): string {
   for (const [split, s] of Object.entries(r.splits)) {
     lines.push(`${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}  ${s.recorded_graphs}`);
   }
+  if (r.test_documents_not_scored > 0) lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
   return lines.join("\n");
 }

@@ -25,7 +25,7 @@ export function formatOverfit(r: OverfitResult): string {
     lines.push(`  lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}`);
   }
   const s = r.final_validation_seed_summary;
-  lines.push("", `final validation NLL over ${s.count} seeds: mean ${f(s.mean)}, sample SD ${f(s.sample_sd)}, min ${f(s.min)}, max ${f(s.max)}`);
+  lines.push("", `final validation NLL over ${s.count} seeds: mean ${f(s.mean)}, sample SD ${s.sample_sd === null ? `n/a (${s.sample_sd_reason})` : f(s.sample_sd)}, min ${f(s.min)}, max ${f(s.max)}`);
   lines.push(`  ${s.interpretation}`);
   return lines.join("\n");
 }
