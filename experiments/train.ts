@@ -16,10 +16,17 @@ export interface TrainRunResult {
   to: number;
   lastLoss: number;
   modelSha256?: string;
+  /** Set when `shouldStop` ended the run early: the last whole update, and where its state was saved (if anywhere). */
+  interrupted?: { at: number; state?: string };
 }
 
-/** Train (or resume) and save as asked; `log` receives every progress line, `warn` every warning. */
-export function runTraining(o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error): TrainRunResult {
+/**
+ * Train (or resume) and save as asked; `log` receives every progress line, `warn` every warning. `shouldStop` is
+ * asked between updates (Ctrl-C): the run then stops, its state saved when there is a checkpoint store.
+ */
+export async function runTraining(
+  o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
+): Promise<TrainRunResult> {
   if (o.checkpointEvery !== undefined && !o.checkpoints) throw new Error("--checkpoint-every needs --checkpoint-dir");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
@@ -42,21 +49,22 @@ export function runTraining(o: TrainRunOptions, log: (line: string) => void = co
     log(o.resume ? `  resumed from ${o.checkpoints!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     let lastLoss = NaN;
     const store = o.checkpoints;
-    const span = run.train(o.updates, {
+    const span = await run.trainAsync(o.updates, {
       checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn,
       onUpdate: (step, r) => {
         lastLoss = r.loss;
         if (step % o.logEvery === 0 || step === o.updates) log(`update ${String(step).padStart(5)}  loss ${r.loss.toFixed(6)}  grad-norm ${r.gradNorm.toFixed(4)}${r.clipped ? " (clipped)" : ""}`);
       },
       onCheckpoint: store ? (step) => log(`checkpoint update ${step} → ${saveState(run, store)}`) : undefined,
-    });
+    }, shouldStop);
+    if (span.stopped) return { from: span.from, to: span.to, lastLoss, interrupted: { at: run.step, state: store ? saveState(run, store) : undefined } };
     let modelSha256: string | undefined;
     if (o.saveModel) {
       modelSha256 = saveModel(run, o.saveModel.store, o.saveModel.name);
       log(`saved model (seed ${o.seed}, update ${run.step}) → ${o.saveModel.store.where(o.saveModel.name)}`);
       log(`model_sha256 ${modelSha256}`);
     }
-    return { ...span, lastLoss, modelSha256 };
+    return { from: span.from, to: span.to, lastLoss, modelSha256 };
   } finally {
     run.dispose();
   }

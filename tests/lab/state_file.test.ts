@@ -36,18 +36,18 @@ const stores = ({ checkpointDir, resume, saveModel: model, ...rest }: TrainRunOp
 
 /** Dropout, shuffling and one microbatch per update: the RNG streams and the cursor all move. */
 const NOISY: TrainRunOptions = { ...TRAIN_DEFAULTS, resume: undefined, saveModel: undefined, modelConfig: { dropout: 0.1 }, shuffle: true, microbatches: 1, logEvery: 1000 };
-const train = (o: Partial<TrainRunOptions>) => {
+const train = async (o: Partial<TrainRunOptions>) => {
   const lines: string[] = [];
-  const result = runTraining(stores({ ...NOISY, ...o }), (l) => lines.push(l));
+  const result = await runTraining(stores({ ...NOISY, ...o }), (l) => lines.push(l));
   return { ...result, lines };
 };
 
 beforeAll(() => initBackend("wasm"));
 
 describe("training state", () => {
-  it("round-trips bit-identically: re-encoding the loaded state gives the file's bytes", () => {
+  it("round-trips bit-identically: re-encoding the loaded state gives the file's bytes", async () => {
     const dir = fresh();
-    train({ updates: 3, checkpointDir: dir });
+    await train({ updates: 3, checkpointDir: dir });
     const path = join(dir, STATE_FILE);
     const s = loadTrainState(path);
     expect(encodeTrainState(s)).toEqual(fileBytes(path));
@@ -63,13 +63,13 @@ describe("training state", () => {
     expect(s.optimizer.m.get("wte")!.some((x) => x !== 0)).toBe(true);
   });
 
-  it("resumes bit-identically in process: 23 straight equals 9, then 14 more from the file, leaving no tensors", () => {
+  it("resumes bit-identically in process: 23 straight equals 9, then 14 more from the file, leaving no tensors", async () => {
     const tensorsBefore = tf.memory().numTensors;
-    const a = train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
+    const a = await train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
     const dir = fresh();
-    const first = train({ updates: 9, checkpointEvery: 4, checkpointDir: dir });
+    const first = await train({ updates: 9, checkpointEvery: 4, checkpointDir: dir });
     expect(first.lines.filter((l) => l.startsWith("checkpoint"))).toEqual([4, 8, 9].map((u) => `checkpoint update ${u} → ${join(dir, STATE_FILE)}`));
-    const b = train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
+    const b = await train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
     expect(b.from).toBe(9);
     expect(b.lines).toContain(`  resumed from ${join(dir, STATE_FILE)} at update 9; running to update 23`);
     expect(b.modelSha256).toBe(a.modelSha256);
@@ -77,9 +77,9 @@ describe("training state", () => {
     expect(tf.memory().numTensors).toBe(tensorsBefore);
   });
 
-  it("`train` with its defaults is the overfit experiment's trainer: same seed-39 model, same bytes", () => {
+  it("`train` with its defaults is the overfit experiment's trainer: same seed-39 model, same bytes", async () => {
     const dir = fresh();
-    const t = train({ ...TRAIN_DEFAULTS, resume: undefined, saveModel: join(dir, "train.safetensors") });
+    const t = await train({ ...TRAIN_DEFAULTS, resume: undefined, saveModel: join(dir, "train.safetensors") });
     let fromOverfit = "";
     runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
       fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(seed, 80));
@@ -88,27 +88,27 @@ describe("training state", () => {
     expect(t.modelSha256).toBe(fromOverfit);
   });
 
-  it("removes temp files left by a killed writer, and only those", () => {
+  it("removes temp files left by a killed writer, and only those", async () => {
     const dir = fresh();
-    train({ updates: 2, checkpointDir: dir });
+    await train({ updates: 2, checkpointDir: dir });
     const stale = join(dir, `.${STATE_FILE}.999999999.0a1b2c.tmp`); // above any pid_max: never a live process
     const live = join(dir, `.${STATE_FILE}.${process.pid}.0a1b2c.tmp`);
     writeFileSync(stale, "half");
     writeFileSync(live, "in progress");
-    train({ updates: 4, resume: dir, checkpointDir: dir });
+    await train({ updates: 4, resume: dir, checkpointDir: dir });
     expect([existsSync(stale), existsSync(live)]).toEqual([false, true]);
   });
 });
 
 describe("resume refusals", () => {
   let dir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = fresh();
-    train({ updates: 6, checkpointDir: dir });
+    await train({ updates: 6, checkpointDir: dir });
   });
-  const refusal = (o: Partial<TrainRunOptions>) => {
+  const refusal = async (o: Partial<TrainRunOptions>) => {
     try {
-      train({ updates: 8, resume: dir, ...o });
+      await train({ updates: 8, resume: dir, ...o });
     } catch (err) {
       return (err as Error).message;
     }
@@ -122,17 +122,17 @@ describe("resume refusals", () => {
     ["no shuffling", { shuffle: false }, /options\.shuffle: checkpoint true, this run false/],
     ["another seed", { seed: 40 }, /options\.seed: checkpoint 39, this run 40/],
     ["a target behind the checkpoint", { updates: 5 }, /is at update 6, past --updates 5/],
-  ])("refuses %s, naming the difference", (_, o, expected) => {
-    expect(refusal(o)).toMatch(expected);
+  ])("refuses %s, naming the difference", async (_, o, expected) => {
+    expect(await refusal(o)).toMatch(expected);
   });
 
-  it("lists every difference at once", () => {
+  it("lists every difference at once", async () => {
     expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
       "x.b.c: checkpoint 2, this run 4", "x.b.d: checkpoint 3, this run (absent)", "x.e: checkpoint (absent), this run 5",
     ]);
   });
 
-  it("refuses corrupted state files, naming the problem", () => {
+  it("refuses corrupted state files, naming the problem", async () => {
     const path = join(dir, STATE_FILE);
     const { tensors, metadata } = decodeSafetensors(fileBytes(path));
     const bad = join(dir, "bad.safetensors");
@@ -180,6 +180,6 @@ describe("resume refusals", () => {
     // a cursor from another data source is refused when the run restores it
     const cursor = JSON.stringify({ epoch: 0, position: 0, order: [0, 0], rng: null });
     writeFileSync(path, encodeSafetensors(tensors, signed(tensors, { ...metadata, cursor })));
-    expect(() => train({ updates: 8, resume: dir })).toThrow(/data cursor order is not a permutation/);
+    await expect(train({ updates: 8, resume: dir })).rejects.toThrow(/data cursor order is not a permutation/);
   });
 });

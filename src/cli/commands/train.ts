@@ -22,9 +22,9 @@ export const trainCommand: CommandModule = {
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
     }),
   handler: async (argv) => {
-    const [{ startEngine }, { runTraining }, { dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { lockDirectory, lockPath }] = await Promise.all([
+    const [{ startEngine }, { runTraining }, { dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { lockDirectory, lockPath }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"),
-      import("../../util/lock.ts"),
+      import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
     if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
     await startEngine(argv.backend as string);
@@ -39,8 +39,9 @@ export const trainCommand: CommandModule = {
       ...(checkpointDir ? [lockDirectory(checkpointDir, "checkpoint directory")] : []),
       ...(savePath ? [lockPath(savePath, "model path")] : []),
     ];
+    const interrupt = onInterrupt();
     try {
-      runTraining({
+      const result = await runTraining({
       seed: argv.seed as number, updates: argv.updates as number, lr, warmup: argv.warmup as number, cosineSteps: argv["cosine-steps"] as number,
       minLr: (argv["min-lr"] as number | undefined) ?? lr, clipNorm: argv.clip as number, weightDecay: argv["weight-decay"] as number,
       microbatches: argv.microbatches as number, batchRows: argv["batch-rows"] as number, shuffle: argv.shuffle as boolean,
@@ -50,8 +51,14 @@ export const trainCommand: CommandModule = {
       checkpoints, resume: argv.resume as boolean,
       saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
       logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop",
-      });
+      }, console.log, console.error, interrupt.requested);
+      if (result.interrupted) {
+        const { at, state } = result.interrupted;
+        console.error(`tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --checkpoint-dir)"}`);
+        process.exitCode = INTERRUPTED_EXIT_CODE;
+      }
     } finally {
+      interrupt.dispose();
       for (const l of locks) l.release();
     }
   },
