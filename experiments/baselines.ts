@@ -9,7 +9,7 @@ import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
-import { CheckpointError, decodeCheckpoint, parseConfig, parseTokenizer } from "../src/lab/model_file.ts";
+import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
@@ -56,11 +56,11 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
   const text = readFileSync(o.data, "utf8");
   let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
   if (o.model !== undefined) {
-    const where = `model file ${o.model}`;
-    const { metadata } = decodeCheckpoint(readFileBytes(o.model, "model file", CheckpointError), o.model).contents;
-    const config = parseConfig(metadata, where);
+    // the whole file is validated (format, integrity digest, weights), though only its config and tokenizer are used
+    const parts = decodeModelParts(readFileBytes(o.model, "model file", CheckpointError), o.model);
+    const config = parts.config;
     if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
-    tokenizer = parseTokenizer(metadata, config, where);
+    tokenizer = parts.tokenizer;
     [vocab, vocabFrom] = [config.vocabSize, `the model file's config (tokenizer ${tokenizer.kind})`];
   }
   if (looksLikeSplitFile(text)) {

@@ -39,6 +39,8 @@ export interface SplitScore extends ReturnType<typeof record> {
 export interface EvaluateReport {
   model: string;
   model_sha256: string;
+  /** Whether the file's integrity digest was checked ("verified") or the format has none. */
+  integrity: string;
   model_config: unknown;
   tokenizer: unknown;
   trained: unknown;
@@ -78,7 +80,7 @@ export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
       scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
     }
     return {
-      model: o.model, model_sha256: loaded.sha256, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
+      model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length }, batch_rows: o.batchRows,
       layout: o.stride === undefined ? "padded" : "strided windows", stride: o.stride ?? null,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,

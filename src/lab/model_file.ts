@@ -256,8 +256,17 @@ export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: 
   if (extra.length > 0) throw new CheckpointError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
 }
 
+/** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */
+export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays };
+
 /** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
 export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
+  const { weights, ...parts } = decodeModelParts(bytes, path);
+  return { model: new GPT(parts.config, weights), ...parts };
+}
+
+/** The validated contents of a model file (no engine needed: e.g. count baselines over its tokenizer). */
+export function decodeModelParts(bytes: Uint8Array, path: string): ModelFileParts {
   const { contents, sha256 } = decodeCheckpoint(bytes, path);
   const where = `model file ${path}`;
   const { metadata, tensors } = contents;
@@ -273,7 +282,7 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   const weights = takeTensors(tensors, shapes, "", where);
   refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
   refuseBadValues(weights, "", where);
-  return { model: new GPT(config, weights), tokenizer, config, provenance: prov, metadata, sha256, integrity };
+  return { weights, tokenizer, config, provenance: prov, metadata, sha256, integrity };
 }
 
 /** A /2 file must match its digest; a /1 file has none, and one claiming a digest is a /2 file with its format edited. */

@@ -10,7 +10,7 @@ export function formatEvaluation(r: EvaluateReport): string {
   const t = r.trained as { seed: number; update: number; backend: string };
   const lines = [
     `model ${r.model}`,
-    `model_sha256 ${r.model_sha256}`,
+    `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
     `trained: seed ${t.seed}, update ${t.update}, backend ${t.backend}; scored on ${r.provenance.backend}, no training`,
     `data: ${r.data.source} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
