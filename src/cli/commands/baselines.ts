@@ -15,9 +15,10 @@ export const baselinesCommand: CommandModule = {
       out: "also write baselines.json into this directory",
     }).demandOption("data"),
   handler: async (argv) => {
-    const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"),
+    const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }, { checkOutputDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../../util/disk.ts"),
     ]);
+    if (argv.out) checkOutputDir(argv.out as string, "--out");
     const report = runBaselines({ data: argv.data as string, vocab: argv.vocab as number | undefined, model: argv.model as string | undefined });
     process.stdout.write(argv.json ? toJson(report) : formatBaselines(report) + "\n");
     if (argv.out) writeOutput(join(argv.out as string, "baselines.json"), toJson(report));

@@ -17,10 +17,11 @@ export const reportCommand: CommandModule = {
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { requireFile }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"),
     ]);
     const modelPath = requireFile(argv.model as string, "model file");
+    checkOutputDir(argv.out as string, "--out");
     await startEngine(argv.backend as string);
     const report = runReport({
       model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
