@@ -35,6 +35,10 @@ const nonNegative: Check = (v, f) => (typeof v === "number" && Number.isFinite(v
 const probability: Check = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
 const nonEmpty: Check = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
 
+/** One of the listed values (`def`, the command's default, is passed through). */
+const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
+  v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
+
 /** An integer in [min, max], the bound stated in the message. */
 const intIn = (min: number, max: number, why = ""): Check => (v, f) =>
   typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? v : fail(f, `an integer in [${min}, ${max}]${why}`, v);
@@ -163,7 +167,10 @@ export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, 
     if (def !== undefined) o.default = def;
     else if (spec.type === "boolean") o.default = false;
     if (spec.choices) o.choices = [...spec.choices];
-    if (spec.check) o.coerce = (v: unknown) => (v === undefined ? v : spec.check!(v, name));
+    // choices are refused here too (as one line naming the option, like every other value), not only by yargs;
+    // a default is left to its owner (e.g. TINYLAB_BACKEND is refused by the backend parser, not on --help)
+    const check = spec.choices ? oneOf(spec.choices, def) : spec.check;
+    if (check) o.coerce = (v: unknown) => (v === undefined ? v : check(v, name));
     y = y.option(name, o) as Argv<T>;
     byGroup.set(group, [...(byGroup.get(group) ?? []), name]);
   }

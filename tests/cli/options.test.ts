@@ -54,6 +54,7 @@ describe("options", () => {
     [["--vocab", "1e14"], { vocab: undefined }, /^--vocab must be an integer in \[1, 1048576\], got 100000000000000$/],
     [["--context", "4097"], { context: undefined }, /^--context must be an integer in \[1, 4096\], got 4097$/],
     [["--data", ""], { data: undefined }, /^--data must be a non-empty string \(the option needs a value\), got ""$/],
+    [["--split", "dev"], { split: "all" }, /^--split must be one of train, validation, test, all, got "dev"$/],
   ])("refuses %j by name", (args, defaults, expected) => {
     expect(() => parse(args, defaults)).toThrow(expected);
   });
@@ -109,6 +110,8 @@ describe("refusals through the CLI", () => {
     [["report", "--model", "x", "--data"], "Not enough arguments following: data"],
     [["train", "--data", ""], '--data must be a non-empty string (the option needs a value), got ""'],
     [["evaluate", "--model", ""], '--model must be a non-empty string (the option needs a value), got ""'],
+    [["evaluate", "--model", "x", "--split", ""], '--split must be one of train, validation, test, all, got ""'],
+    [["gradcheck", "--config", "big"], '--config must be one of overfit, micro, got "big"'],
   ])("tinylab %j", async (args, message) => {
     const r = await tinylab(args);
     expect(r.stderr).toBe(`tinylab: error: ${message}\n`);
