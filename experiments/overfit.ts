@@ -26,9 +26,12 @@ type Split2 = { train: ReturnType<typeof record>; validation: ReturnType<typeof 
 /** Resolve options, refusing checkpoints outside [0, updates] and empty seed lists. */
 export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
   if (o.seeds.length === 0) throw new Error("at least one seed is needed");
-  for (const s of o.seeds) if (!Number.isInteger(s)) throw new Error(`seeds must be integers, got ${s}`);
+  for (const s of o.seeds) if (!Number.isSafeInteger(s)) throw new Error(`--seeds must be safe integers, got ${s}`);
+  // a repeated seed is the same run twice: its SD would be computed over copies (e.g. 0.000000 "over 2 seeds")
+  const repeated = o.seeds.find((s, i) => o.seeds.indexOf(s) !== i);
+  if (repeated !== undefined) throw new Error(`--seeds: seed ${repeated} is given twice (got ${o.seeds.join(",")})`);
   if (!Number.isInteger(o.updates) || o.updates < 1) throw new Error(`updates must be a positive integer, got ${o.updates}`);
-  for (const c of o.checkpoints) if (!Number.isInteger(c) || c < 0 || c > o.updates) throw new Error(`checkpoint ${c} is outside [0, ${o.updates}]`);
+  for (const c of o.checkpoints) if (!Number.isInteger(c) || c < 0 || c > o.updates) throw new Error(`--checkpoints: checkpoint ${c} is outside [0, ${o.updates}] (--updates ${o.updates})`);
   if (!(o.lr > 0)) throw new Error(`learning rate must be > 0, got ${o.lr}`);
   const checkpoints = [...new Set(o.checkpoints)].sort((a, b) => a - b);
   return { ...o, checkpoints };

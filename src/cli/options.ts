@@ -5,27 +5,64 @@
 import type { Argv, Options } from "yargs";
 import { BACKEND_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
+import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE } from "../model/config.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
 
+/**
+ * The value as the user typed it: yargs has already converted numbers (`NaN` or `abc` arrive as NaN, `1e14` as
+ * 100000000000000), so the last `--flag V` or `--flag=V` in process.argv is quoted when it is there; otherwise
+ * (a default, a camel-case spelling, a test parsing its own array) the value itself.
+ */
+export function typed(flag: string, v: unknown, argv: readonly string[] = process.argv.slice(2)): string {
+  let raw: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === `--${flag}` && i + 1 < argv.length) raw = argv[i + 1];
+    else if (argv[i].startsWith(`--${flag}=`)) raw = argv[i].slice(flag.length + 3);
+  }
+  if (raw !== undefined && (typeof v !== "string" || v === raw)) return typeof v === "string" ? JSON.stringify(raw) : raw;
+  return typeof v === "number" ? String(v) : (JSON.stringify(v) ?? String(v));
+}
+
 const fail = (flag: string, what: string, v: unknown): never => {
-  throw new Error(`--${flag} must be ${what}, got ${JSON.stringify(v) ?? String(v)}`);
+  throw new Error(`--${flag} must be ${what}, got ${typed(flag, v)}`);
 };
 const positiveInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
 const nonNegativeInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
-const safeInt: Check = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "an integer", v));
+const safeInt: Check = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "a safe integer (|n| ≤ 2^53 − 1)", v));
 const positive: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
 const nonNegative: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
 const probability: Check = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
 const nonEmpty: Check = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
 
-/** A comma-separated list of integers, e.g. `39,40,41`. */
-const intList: Check = (v, f) => {
+/** One of the listed values (`def`, the command's default, is passed through). */
+const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
+  v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
+
+/** An integer in [min, max], the bound stated in the message. */
+const intIn = (min: number, max: number, why = ""): Check => (v, f) =>
+  typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? v : fail(f, `an integer in [${min}, ${max}]${why}`, v);
+
+/**
+ * Most bootstrap replicates a report takes. Each replicate costs a pass over the documents and 8 bytes per
+ * statistic, so 1e9 exhausts the heap (V8 aborts); at 100,000 the Monte-Carlo error of a 95% percentile bound
+ * is far below the sampling error it describes, so more buys nothing.
+ */
+export const MAX_REPLICATES = 100_000;
+const REPLICATES_WHY = " (more replicates add no precision and exhaust memory)";
+
+/** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
+const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check => (v, f) => {
   const parts = String(v).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (parts.length === 0) fail(f, "a comma-separated list of integers", v);
+  const seen = new Set<number>();
   return parts.map((p) => {
     const n = Number(p);
-    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
+    if (!Number.isInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
+    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)`);
+    if (n < min) throw new Error(`--${f}: "${p}" is below ${min}`);
+    if (unique && seen.has(n)) throw new Error(`--${f}: "${p}" is given twice (each one run; a repeat would count one run as two)`);
+    seen.add(n);
     return n;
   });
 };
@@ -53,7 +90,7 @@ interface Spec {
 export const OPTION_GROUPS = {
   "Training:": {
     seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt },
-    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList },
+    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList({ unique: true }) },
     updates: { type: "number", describe: "optimizer updates in total (per seed)", check: positiveInt },
     lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive },
     warmup: { type: "number", describe: "linear warmup updates", check: nonNegativeInt },
@@ -64,7 +101,7 @@ export const OPTION_GROUPS = {
     microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
     "batch-rows": { type: "number", describe: "rows (documents or windows) per batch", check: positiveInt },
     shuffle: { type: "boolean", describe: "reshuffle the training microbatches every epoch (seeded)" },
-    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored", check: intList },
+    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored (each in [0, --updates])", check: intList({ min: 0 }) },
     "checkpoint-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: positiveInt },
     "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
     resume: { type: "boolean", describe: "continue from the training state in the checkpoint directory (refused if there is none, or if any setting differs)" },
@@ -77,9 +114,9 @@ export const OPTION_GROUPS = {
     "d-model": { type: "number", describe: "embedding width", check: positiveInt },
     heads: { type: "number", describe: "attention heads (must divide --d-model)", check: positiveInt },
     "d-ff": { type: "number", describe: "feed-forward width", check: positiveInt },
-    context: { type: "number", describe: "context length in tokens", check: positiveInt },
+    context: { type: "number", describe: "context length in tokens", check: intIn(1, MAX_CONTEXT_LENGTH) },
     dropout: { type: "number", describe: "dropout rate in training", check: probability },
-    vocab: { type: "number", describe: "vocabulary size", check: positiveInt },
+    vocab: { type: "number", describe: "vocabulary size", check: intIn(1, MAX_VOCAB_SIZE) },
     config: { type: "string", describe: "named model configuration (preset)", choices: ["overfit", "micro"] },
     "model-config": { type: "string", describe: 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'', check: jsonObject },
   },
@@ -93,7 +130,7 @@ export const OPTION_GROUPS = {
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
   "Report:": {
-    replicates: { type: "number", describe: "bootstrap replicates", check: positiveInt },
+    replicates: { type: "number", describe: `bootstrap replicates (1..${MAX_REPLICATES})`, check: intIn(1, MAX_REPLICATES, REPLICATES_WHY) },
     canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
@@ -138,7 +175,10 @@ export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, 
     if (def !== undefined) o.default = def;
     else if (spec.type === "boolean") o.default = false;
     if (spec.choices) o.choices = [...spec.choices];
-    if (spec.check) o.coerce = (v: unknown) => (v === undefined ? v : spec.check!(v, name));
+    // choices are refused here too (as one line naming the option, like every other value), not only by yargs;
+    // a default is left to its owner (e.g. TINYLAB_BACKEND is refused by the backend parser, not on --help)
+    const check = spec.choices ? oneOf(spec.choices, def) : spec.check;
+    if (check) o.coerce = (v: unknown) => (v === undefined ? v : check(v, name));
     y = y.option(name, o) as Argv<T>;
     byGroup.set(group, [...(byGroup.get(group) ?? []), name]);
   }

@@ -44,12 +44,31 @@ export function resolveModelConfig(overrides: Record<string, unknown> = {}, base
   return validateModelConfig(out as unknown as ModelConfig);
 }
 
+// Size limits, checked before anything is allocated: beyond them a typed array or a tfjs tensor fails deep inside
+// the engine ("Invalid typed array length") or the process runs out of memory. Far above anything this lab trains
+// (the Brown model has 0.46M parameters), low enough that a model, its AdamW moments and gradients fit in memory.
+/** 2^20 token ids: a byte-level BPE a hundred times larger than the Brown lab's 512 still fits. */
+export const MAX_VOCAB_SIZE = 2 ** 20;
+/** 4096 positions: attention allocates [B, heads, T, T] scores, 64 MiB per head and row at T = 4096. */
+export const MAX_CONTEXT_LENGTH = 4096;
+/** 2^27 parameters: 512 MiB of float32 weights, ×4 with gradients and AdamW's two moments (2 GiB in all). */
+export const MAX_PARAMETERS = 2 ** 27;
+
 /** Refuse configs the model cannot build, naming the field. */
 export function validateModelConfig(c: ModelConfig): ModelConfig {
   const positiveInts: (keyof ModelConfig)[] = ["vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF"];
   for (const key of positiveInts) {
     const v = c[key];
     if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error(`model config ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  }
+  if (c.vocabSize > MAX_VOCAB_SIZE) throw new Error(`model config vocabSize must be ≤ ${MAX_VOCAB_SIZE} (2^20), got ${c.vocabSize}`);
+  if (c.contextLength > MAX_CONTEXT_LENGTH) throw new Error(`model config contextLength must be ≤ ${MAX_CONTEXT_LENGTH}, got ${c.contextLength}`);
+  // closed form through the shapes of a 0- and a 1-block model, so a huge nLayers is never looped over
+  const base = parameterCount({ ...c, nLayers: 0 }), perBlock = parameterCount({ ...c, nLayers: 1 }) - base;
+  const count = base + c.nLayers * perBlock;
+  if (count > MAX_PARAMETERS) {
+    const shape = `vocabSize ${c.vocabSize}, contextLength ${c.contextLength}, nLayers ${c.nLayers}, dModel ${c.dModel}, dFF ${c.dFF}${c.tiedHead ? "" : ", untied head"}`;
+    throw new Error(`model config has ${count} parameters, more than the limit ${MAX_PARAMETERS} (2^27) (${shape})`);
   }
   if (c.dModel % c.nHeads !== 0) throw new Error(`model config dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
   if (!(c.dropout >= 0 && c.dropout < 1)) throw new Error(`model config dropout must be in [0, 1), got ${c.dropout}`);

@@ -1,8 +1,19 @@
 // The option catalogue: one definition per idea, parsed and refused by name before any work starts, model-shape
 // flags and --model-config combined without double definitions, and `--resume` meaning one thing.
-import yargs from "yargs";
-import { describe, expect, it } from "vitest";
-import { modelOverrides, OPTION_GROUPS, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import yargs, { type CommandModule } from "yargs";
+import { afterAll, describe, expect, it } from "vitest";
+import { modelOverrides, OPTION_GROUPS, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
+import { brownCommand } from "../../src/cli/commands/brown.ts";
+import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
+import { evaluateCommand } from "../../src/cli/commands/evaluate.ts";
+import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
+import { overfitCommand } from "../../src/cli/commands/overfit.ts";
+import { reportCommand } from "../../src/cli/commands/report.ts";
+import { trainCommand } from "../../src/cli/commands/train.ts";
 import { tinylab } from "./spawn.ts";
 
 const parse = (args: string[], defaults: Partial<Record<OptionName, unknown>>) =>
@@ -33,6 +44,17 @@ describe("options", () => {
     [["--dropout", "1"], { dropout: undefined }, /^--dropout must be a number in \[0, 1\), got 1$/],
     [["--data"], { data: undefined }, /Not enough arguments following: data/],
     [["--steps", "3"], { updates: 80 }, /Unknown argument: steps/],
+    [["--clip", "NaN"], { clip: 1 }, /^--clip must be a finite number > 0, got NaN$/],
+    [["--seeds", "39,39"], { seeds: "39" }, /^--seeds: "39" is given twice/],
+    [["--seeds", "9007199254740993"], { seeds: "39" }, /^--seeds: "9007199254740993" is not a safe integer/],
+    [["--seed", "1e20"], { seed: 1 }, /^--seed must be a safe integer \(\|n\| ≤ 2\^53 − 1\), got 100000000000000000000$/],
+    [["--checkpoints", "0,-10"], { checkpoints: "0" }, /^--checkpoints: "-10" is below 0$/],
+    [["--replicates", "1e9"], { replicates: 1000 }, /^--replicates must be an integer in \[1, 100000\] .*, got 1000000000$/],
+    [["--replicates", "0"], { replicates: 1000 }, /^--replicates must be an integer in \[1, 100000\]/],
+    [["--vocab", "1e14"], { vocab: undefined }, /^--vocab must be an integer in \[1, 1048576\], got 100000000000000$/],
+    [["--context", "4097"], { context: undefined }, /^--context must be an integer in \[1, 4096\], got 4097$/],
+    [["--data", ""], { data: undefined }, /^--data must be a non-empty string \(the option needs a value\), got ""$/],
+    [["--split", "dev"], { split: "all" }, /^--split must be one of train, validation, test, all, got "dev"$/],
   ])("refuses %j by name", (args, defaults, expected) => {
     expect(() => parse(args, defaults)).toThrow(expected);
   });
@@ -46,5 +68,80 @@ describe("options", () => {
     const r = await tinylab(["train", "--resume"]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe("tinylab: error: --resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
+  });
+
+  it("quotes a value as typed: the last --flag V or --flag=V on the command line, else the value itself", () => {
+    expect(typed("clip", NaN, ["train", "--clip", "abc"])).toBe("abc");
+    expect(typed("vocab", 1e14, ["--vocab=1e14"])).toBe("1e14");
+    expect(typed("clip", 0, ["--clip", "1", "--clip", "0x0"])).toBe("0x0");
+    expect(typed("data", "", ["--data", ""])).toBe('""');
+    expect(typed("clip", NaN, [])).toBe("NaN"); // JSON.stringify said null
+    expect(typed("seeds", "1,1", [])).toBe('"1,1"');
+  });
+});
+
+// Every refusal through the real command line: one line, the option's name and the value as typed, exit 1,
+// nothing written to stdout (no work started).
+describe("refusals through the CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tinylab-options-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const out = ["--out", join(dir, "out")];
+  it.each<[string[], string]>([
+    [["train", "--clip", "0"], "--clip must be a finite number > 0, got 0"],
+    [["train", "--clip", "NaN"], "--clip must be a finite number > 0, got NaN"],
+    [["train", "--clip", "abc"], "--clip must be a finite number > 0, got abc"],
+    [["train", "--warmup", "-1"], "--warmup must be a non-negative integer, got -1"],
+    [["train", "--warmup", "1.5"], "--warmup must be a non-negative integer, got 1.5"],
+    [["train", "--cosine-steps", "-2"], "--cosine-steps must be a non-negative integer, got -2"],
+    [["train", "--cosine-steps=0.5"], "--cosine-steps must be a non-negative integer, got 0.5"],
+    [["train", "--updates", "0"], "--updates must be a positive integer, got 0"],
+    [["overfit", "--seeds", "39,39", ...out], '--seeds: "39" is given twice (each one run; a repeat would count one run as two)'],
+    [["overfit", "--seeds", "9007199254740993", ...out], '--seeds: "9007199254740993" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)'],
+    [["train", "--seed", "9007199254740993"], "--seed must be a safe integer (|n| ≤ 2^53 − 1), got 9007199254740993"],
+    [["overfit", "--checkpoints", "0,10,100", "--updates", "80", ...out], "--checkpoints: checkpoint 100 is outside [0, 80] (--updates 80)"],
+    [["report", "--model", "x", "--replicates", "1e9"], "--replicates must be an integer in [1, 100000] (more replicates add no precision and exhaust memory), got 1e9"],
+    [["report", "--model", "x", "--replicates", "0"], "--replicates must be an integer in [1, 100000] (more replicates add no precision and exhaust memory), got 0"],
+    [["train", "--vocab", "1e14"], "--vocab must be an integer in [1, 1048576], got 1e14"],
+    [["train", "--model-config", '{"vocabSize":1e14}'], "model config vocabSize must be ≤ 1048576 (2^20), got 100000000000000"],
+    // C = F = 8192: per block 4C² + 2CF + 9C + F = 402,735,104; ×2 + V·C + T·C + 2C (2,260,992) = 807,731,200
+    [["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (vocabSize 266, contextLength 8, nLayers 2, dModel 8192, dFF 8192)"],
+    [["evaluate", "--model"], "Not enough arguments following: model"],
+    [["train", "--data"], "Not enough arguments following: data"],
+    [["report", "--model", "x", "--data"], "Not enough arguments following: data"],
+    [["train", "--data", ""], '--data must be a non-empty string (the option needs a value), got ""'],
+    [["evaluate", "--model", ""], '--model must be a non-empty string (the option needs a value), got ""'],
+    [["evaluate", "--model", "x", "--split", ""], '--split must be one of train, validation, test, all, got ""'],
+    [["gradcheck", "--config", "big"], '--config must be one of overfit, micro, got "big"'],
+  ])("tinylab %j", async (args, message) => {
+    const r = await tinylab(args);
+    expect(r.stderr).toBe(`tinylab: error: ${message}\n`);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+  });
+});
+
+// requiresArg for every string option of every command: `--name` with no value, or with "", is refused by name
+// (never a silent fallback to a default such as the built-in fixture).
+describe("string options need a value", () => {
+  const commands: CommandModule[] = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand];
+  const cases = commands.flatMap((c) => {
+    const y = (c.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
+    // getOptions() is yargs' own (untyped) view of what the builder declared
+    const o = (y as unknown as { getOptions(): { string: string[]; demandedOptions: Record<string, unknown> } }).getOptions();
+    const required = Object.keys(o.demandedOptions).flatMap((name) => [`--${name}`, "x"]);
+    return o.string.map((name) => [c.command as string, name, required] as const);
+  });
+  const parse = (c: string, args: string[]) => {
+    const command = commands.find((m) => m.command === c)!;
+    const y = (command.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
+    return () => y.strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(args);
+  };
+  it("covers the commands' string options", () => {
+    expect(cases.length).toBeGreaterThan(20);
+    expect(cases.some(([c, n]) => c === "evaluate" && n === "data")).toBe(true);
+  });
+  it.each(cases)("%s --%s", (c, name, required) => {
+    const rest = required.includes(`--${name}`) ? [] : required;
+    expect(parse(c, [...rest, `--${name}`])).toThrow(new RegExp(`Not enough arguments following: ${name}$`));
+    expect(parse(c, [...rest, `--${name}`, ""])).toThrow(new RegExp(`--${name}|Argument: ${name}`));
   });
 });

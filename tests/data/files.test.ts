@@ -1,10 +1,10 @@
 // Documents files (JSONL of text or token-id rows): what each row becomes, and a refusal naming the line for
 // every malformed row.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { parseDocumentsJsonl, readDocumentsFile } from "../../src/data/files.ts";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { MAX_FILE_BYTES, MAX_LINE_BYTES, parseDocumentsJsonl, readDocumentsFile } from "../../src/data/files.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 
 const tok = new ByteTokenizer(266);
@@ -58,5 +58,51 @@ describe("documents files", () => {
 
   it("refuses a file with no documents", () => {
     expect(() => parse("\n  \n")).toThrow(/docs\.jsonl: no documents/);
+  });
+
+  it("hints at the format when the first line is not a JSON object (e.g. plain text), and only then", () => {
+    const hint = '; a documents file has one JSON object per line: {"id": "...", "split": "train|validation|test", "source": "...", "text": "..."}';
+    expect(() => parse("It was a dark and stormy night.\nThe end.\n")).toThrow(/^docs\.jsonl line 1: not valid JSON \(.*\); a documents file has one JSON/);
+    expect(() => parse("\n[1, 2]\n")).toThrow(`docs.jsonl line 2: expected a JSON object {"id", "split", "source", "text" or "ids"}${hint}`);
+    expect(() => parse(`${ok}\nplain text`)).toThrow(/line 2: not valid JSON \([^)]*\)$/);
+  });
+
+  it("refuses a lone surrogate (a JSON \\ud800 escape) naming the line and the key; a surrogate pair is fine", () => {
+    expect(() => parse(`${ok}\n{"id":"b","split":"train","text":"ab\\ud800"}`)).toThrow('docs.jsonl line 2: "text" holds a lone surrogate U+D800 at index 2');
+    expect(() => parse(`${ok}\n{"id":"\\udc00","split":"train","text":"x"}`)).toThrow(/line 2: "id" holds a lone surrogate U\+DC00/);
+    expect(parse('{"id":"e","split":"train","text":"\\ud83d\\ude00"}')[0].ids).toEqual([0, 0xf0 + 2, 0x9f + 2, 0x98 + 2, 0x80 + 2, 1]);
+  });
+
+  it("refuses bytes that are not UTF-8 naming the line, never replacing them with U+FFFD", () => {
+    const path = join(dir, "latin1.jsonl");
+    const line2 = new TextEncoder().encode('{"id":"b","split":"train","text":"caf?"}');
+    line2[line2.indexOf(63)] = 0xe9; // "é" in Latin-1: a lone UTF-8 lead byte
+    writeFileSync(path, Buffer.concat([Buffer.from(`${ok}\n`), line2, Buffer.from(`\n${ok.replace('"a"', '"c"')}\n`)]));
+    expect(() => readDocumentsFile(path, tok)).toThrow(`${path} line 2: not valid UTF-8 (a documents file must be UTF-8 text)`);
+  });
+
+  it("refuses a line over 8 MiB naming it, before parsing it", () => {
+    expect(MAX_LINE_BYTES).toBe(8 * 2 ** 20);
+    const path = join(dir, "long.jsonl");
+    const long = `{"id":"b","split":"train","text":"${"a".repeat(MAX_LINE_BYTES)}"}`;
+    writeFileSync(path, `${ok}\n${long}\n`);
+    const jsonParse = vi.spyOn(JSON, "parse");
+    try {
+      expect(() => readDocumentsFile(path, tok)).toThrow(`${path} line 2: ${long.length} bytes, more than the 8388608 (8 MiB) a line may hold`);
+      expect(jsonParse).not.toHaveBeenCalled();
+      expect(() => parse(`${ok}\n${long}`)).toThrow(`docs.jsonl line 2: ${long.length} characters, more than the 8388608 (8 MiB) a line may hold`);
+      expect(jsonParse).toHaveBeenCalledTimes(1); // line 1 only
+    } finally {
+      jsonParse.mockRestore();
+    }
+  });
+
+  it("refuses a file over 256 MiB before reading it", () => {
+    expect(MAX_FILE_BYTES).toBe(256 * 2 ** 20);
+    const path = join(dir, "huge.jsonl");
+    const fd = openSync(path, "w");
+    ftruncateSync(fd, MAX_FILE_BYTES + 1); // sparse: no disk used
+    closeSync(fd);
+    expect(() => readDocumentsFile(path, tok)).toThrow(`documents file ${path} has 268435457 bytes, more than the 268435456 (256 MiB) limit`);
   });
 });

@@ -17,9 +17,10 @@ export const baselinesCommand: CommandModule = {
       "final-test": "also score the test split: a final report, never for choosing anything",
     }).demandOption("data"),
   handler: async (argv) => {
-    const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }, { FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../views/evaluate.ts"),
+    const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }, { FINAL_REPORT_BANNER }, { checkOutputDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../views/evaluate.ts"), import("../../util/disk.ts"),
     ]);
+    if (argv.out) checkOutputDir(argv.out as string, "--out");
     const finalTest = argv["final-test"] as boolean;
     if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     const report = runBaselines({ data: argv.data as string, vocab: argv.vocab as number | undefined, model: argv.model as string | undefined, k: argv.smoothing as number, lambda: argv.lambda as number | undefined, finalTest });

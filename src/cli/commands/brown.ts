@@ -24,12 +24,13 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { ensureDir }, { lockDirectory }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { checkOutputDir, ensureDir }, { lockDirectory }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
       import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
-    await startEngine(argv.backend as string);
+    checkOutputDir(argv.out as string, "--out");
     const model = resolveModelConfig(modelOverrides(argv), d.model);
+    await startEngine(argv.backend as string);
     const o = {
       ...d,
       outDir: argv.out as string, seed: argv.seed as number, splitSeed: argv["split-seed"] as number, vocab: argv.vocab as number,

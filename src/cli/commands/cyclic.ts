@@ -18,11 +18,12 @@ export const cyclicCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const t0 = performance.now();
-    const [{ startEngine, toJson, writeOutput }, { runCyclic }, view, { requireFile }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../util/disk.ts"),
     ]);
     const splitFile = argv["split-file"] as string | undefined;
     if (splitFile !== undefined) requireFile(splitFile, "split file");
+    checkOutputDir(argv.out as string, "--out");
     await startEngine(argv.backend as string);
     const engineSeconds = (performance.now() - t0) / 1000;
     const result = runCyclic({

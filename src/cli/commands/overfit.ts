@@ -16,20 +16,24 @@ export const overfitCommand: CommandModule = {
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runOverfit }, { formatOverfit, overfitFigure }, { dirStore }, { lockPath }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit, overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
     ]);
-    await startEngine(argv.backend as string);
+    const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number };
+    checkOverfitOptions({ ...d, ...options });
     const savePath = argv["save-model"] as string | undefined;
+    const out = argv.out as string;
+    checkOutputDir(out, "--out");
+    if (savePath) checkOutputFile(savePath, "--save-model");
+    await startEngine(argv.backend as string);
     const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
     const lock = savePath ? lockPath(savePath, "model path") : undefined;
     let result;
     try {
-      result = runOverfit({ seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number }, { save });
+      result = runOverfit(options, { save });
     } finally {
       lock?.release();
     }
-    const out = argv.out as string;
     if (argv.json) process.stdout.write(toJson(result));
     else console.log(formatOverfit(result));
     const s = result.saved_model;

@@ -19,10 +19,11 @@ export const reportCommand: CommandModule = {
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const modelPath = requireFile(argv.model as string, "model file");
+    checkOutputDir(argv.out as string, "--out");
     const finalTest = argv["final-test"] as boolean;
     if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     await startEngine(argv.backend as string);

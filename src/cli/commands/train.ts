@@ -22,16 +22,19 @@ export const trainCommand: CommandModule = {
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
     }),
   handler: async (argv) => {
-    const [{ startEngine }, { runTraining }, { dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { lockDirectory, lockPath }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"),
+    const [{ startEngine }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"), import("../../model/config.ts"),
       import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
     if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
-    await startEngine(argv.backend as string);
-    const lr = argv.lr as number;
+    resolveModelConfig(modelOverrides(argv), PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
     const dataPath = argv.data === undefined ? undefined : requireFile(argv.data as string, "documents file");
     const savePath = argv["save-model"] as string | undefined;
     const checkpointDir = argv["checkpoint-dir"] as string | undefined;
+    if (checkpointDir) checkOutputDir(checkpointDir, "--checkpoint-dir");
+    if (savePath) checkOutputFile(savePath, "--save-model");
+    await startEngine(argv.backend as string);
+    const lr = argv.lr as number;
     const checkpoints = checkpointDir ? dirStore(checkpointDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
     // one writer per checkpoint directory and per model path: a second run is refused, naming the holder's pid
