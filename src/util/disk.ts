@@ -5,6 +5,7 @@ import { constants } from "node:buffer";
 import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic.ts";
+import { isAlive } from "./process.ts";
 import { decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
 
 const { MAX_LENGTH } = constants;
@@ -173,14 +174,6 @@ export function removeStaleTemps(dir: string): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0); // signal 0: existence check only
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Refuse a path that must be an existing regular file, naming what it is for. */
 export function requireFile(path: string, what: string): string {
