@@ -18,14 +18,14 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName("tinylab")
     .usage("$0 <command> [options]\n\nA small GPT-style decoder on TensorFlow.js, trained and evaluated honestly.")
     .strict()
-    .demandCommand(1, "name a command (see the list above)")
+    .demandCommand(1, `name a command: ${commands.map((c) => String(c.command)).join(", ")}`)
     .recommendCommands()
     .help()
     .alias("h", "help")
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .fail((msg, err) => {
       if (err) throw err;
-      console.error(`tinylab: ${msg}\nrun tinylab --help for usage`);
+      console.error(`tinylab: error: ${msg} (run tinylab --help for usage)`); // one line, like every other refusal
       process.exit(2);
     });
   for (const c of commands) cli.command(c);
