@@ -9,6 +9,7 @@ import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
+import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
@@ -70,6 +71,8 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
       vocab = 2;
       for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2)) if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
       vocabFrom = "the file (largest id + 1; pass --vocab to set it)";
+      // refused before any count table of that size is allocated (today's "Invalid typed array length")
+      if (vocab > MAX_VOCAB_SIZE) throw new Error(`${o.data}: token id ${vocab - 1} implies a vocabulary of ${vocab}, more than the limit ${MAX_VOCAB_SIZE} (2^20)`);
     }
     const rows = checkSplitRows(JSON.parse(text), { vocabSize: vocab }, `split file ${o.data}`);
     return { docs: splitRowsToDocuments(rows), format: "split file", vocab, vocabFrom };

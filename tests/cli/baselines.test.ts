@@ -34,6 +34,11 @@ const DOCS = write("docs.jsonl", [
 describe("baselines on a split file", () => {
   const r = runBaselines({ data: TOY });
 
+  it("refuses an id that implies a vocabulary over the limit, before allocating counts for it", () => {
+    const huge = write("huge.json", JSON.stringify({ train: [[0, 5, 1e14, 1]], validation: [[0, 5, 1]], test: [] }));
+    expect(() => runBaselines({ data: huge })).toThrow(`${huge}: token id 100000000000000 implies a vocabulary of 100000000000001, more than the limit 1048576 (2^20)`);
+  });
+
   it("infers the vocabulary from the largest id and scores each split's targets once", () => {
     expect(r.data).toMatchObject({ format: "split file", vocab: 2, documents: { train: 1, validation: 1 } });
     expect(Object.keys(r.splits)).toEqual(["train", "validation"]);
