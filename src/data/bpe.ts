@@ -14,7 +14,7 @@ const CACHE_LIMIT = 100_000;
  * word). BPE runs inside one chunk only, so no token spans a word/number/punctuation boundary and
  * " the" is one token rather than "e t"-style fragments glued across words.
  */
-const CHUNK_RE = /'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+export const CHUNK_RE = /'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
 /** Splits `text` into the chunks BPE works within; their concatenation is always `text`. */
 export function splitChunks(text: string): string[] {

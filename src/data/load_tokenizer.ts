@@ -1,7 +1,8 @@
-// Rebuilds any tokenizer from its JSON form (checkpoints and results store tokenizers this way).
+// Rebuilds any tokenizer from its JSON form (checkpoints and results store tokenizers this way), and states the
+// id scheme they share.
 // Not a trainer: see bpe.ts for learning merges.
-import { BpeTokenizer } from "./bpe.ts";
-import { ByteTokenizer, type Tokenizer } from "./tokenizer.ts";
+import { BpeTokenizer, CHUNK_RE } from "./bpe.ts";
+import { BOS, BYTE_OFFSET, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "./tokenizer.ts";
 
 /** Tokenizer for `json` (`{kind: "byte" | "bpe", ...}`); throws a clear error on anything else. */
 export function tokenizerFromJSON(json: unknown): Tokenizer {
@@ -18,3 +19,26 @@ export function tokenizerFromJSON(json: unknown): Tokenizer {
       throw new Error(`unknown tokenizer kind ${JSON.stringify(kind)} (expected "byte" or "bpe")`);
   }
 }
+
+/** The id scheme and pre-split every tokenizer here shares, as a model file declares it (`tokenizer_scheme`). */
+export interface TokenizerScheme {
+  bos: number;
+  eos: number;
+  /** Byte b is id b + byte_offset. */
+  byte_offset: number;
+  /** BPE merge r is id merge_offset + r. */
+  merge_offset: number;
+  /** BPE merges apply within chunks of this pre-split only (a byte tokenizer does not split). */
+  pre_split: "gpt2";
+  /** CHUNK_RE as a JavaScript regex literal, flags included. */
+  pre_split_pattern: string;
+}
+
+export const TOKENIZER_SCHEME: Readonly<TokenizerScheme> = Object.freeze({
+  bos: BOS,
+  eos: EOS,
+  byte_offset: BYTE_OFFSET,
+  merge_offset: BYTE_VOCAB,
+  pre_split: "gpt2",
+  pre_split_pattern: String(CHUNK_RE),
+});

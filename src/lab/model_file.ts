@@ -1,18 +1,22 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
-// tokenizer, provenance and an integrity digest in `__metadata__`, enough alone to re-score. Bytes in, bytes
+// architecture, tokenizer and its id scheme, provenance and an integrity digest in `__metadata__`, enough alone
+// to re-score (docs/model-format.md is the spec). Bytes in, bytes
 // out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
-import { tokenizerFromJSON } from "../data/load_tokenizer.ts";
+import { architectureOf, type Architecture } from "../model/architecture.ts";
+import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
-/** What the writer writes: the /1 layout plus the `integrity` digest. */
-export const MODEL_FORMAT = "tinylab-model/2";
+/** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
+export const MODEL_FORMAT = "tinylab-model/3";
+/** The /1 layout plus the `integrity` digest; its architecture and scheme are implied (today's, as in /1). */
+export const MODEL_FORMAT_V2 = "tinylab-model/2";
 /** Files written before the digest: still read, with `integrity` saying they are unverified. */
 export const MODEL_FORMAT_V1 = "tinylab-model/1";
 
@@ -35,6 +39,8 @@ export interface ModelProvenance {
 export interface ModelMetadata {
   format: string;
   config: string;
+  architecture: string;
+  tokenizer_scheme: string;
   tokenizer: string;
   provenance: string;
   integrity: string;
@@ -45,6 +51,9 @@ export interface LoadedModel {
   model: GPT;
   tokenizer: Tokenizer;
   config: ModelConfig;
+  /** Declared by a /3 file (and checked to be this code's); implied for /1 and /2 files. */
+  architecture: Architecture;
+  tokenizerScheme: TokenizerScheme;
   provenance: ModelProvenance;
   metadata: Record<string, string>;
   sha256: string;
@@ -81,7 +90,14 @@ export function weightTensors(arrays: ParamArrays, config: ModelConfig, prefix =
 export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer: TokenizerJSON, prov: ModelProvenance): Uint8Array {
   refuseBadValues(weights, "", "cannot write a model file");
   const tensors = weightTensors(weights, config);
-  const metadata: ModelMetadata = signed(tensors, { format: MODEL_FORMAT, config: configJSON(config), tokenizer: JSON.stringify(tokenizer), provenance: JSON.stringify(prov) });
+  const metadata: ModelMetadata = signed(tensors, {
+    format: MODEL_FORMAT,
+    config: configJSON(config),
+    architecture: JSON.stringify(architectureOf(config)),
+    tokenizer: JSON.stringify(tokenizer),
+    tokenizer_scheme: JSON.stringify(TOKENIZER_SCHEME),
+    provenance: JSON.stringify(prov),
+  });
   return encodeSafetensors(tensors, { ...metadata });
 }
 
@@ -187,6 +203,26 @@ export function parseConfig(metadata: Record<string, string>, where: string): Mo
   }
 }
 
+/**
+ * A declared description (`architecture`, `tokenizer_scheme`) must be exactly what this code implements: the same
+ * keys, each the same JSON value. A file declaring anything else (say activation "gelu_erf") would be scored wrongly,
+ * so it is refused, naming the file, the key and the value.
+ */
+export function checkDeclared(metadata: Record<string, string>, key: string, implemented: object, where: string): void {
+  const raw = metaJSON(metadata, key, where);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new CheckpointError(`${where}: metadata "${key}" is not a JSON object`);
+  const want = implemented as Record<string, unknown>, got = raw as Record<string, unknown>;
+  const missing = Object.keys(want).filter((k) => !Object.hasOwn(got, k));
+  if (missing.length > 0) throw new CheckpointError(`${where}: metadata "${key}" lacks ${missing.join(", ")}`);
+  const unknown = Object.keys(got).filter((k) => !Object.hasOwn(want, k));
+  if (unknown.length > 0) throw new CheckpointError(`${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`);
+  for (const k of Object.keys(want)) {
+    if (JSON.stringify(got[k]) !== JSON.stringify(want[k])) {
+      throw new CheckpointError(`${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`);
+    }
+  }
+}
+
 /** The tokenizer from metadata; its ids must all be rows of the model's embedding. */
 export function parseTokenizer(metadata: Record<string, string>, config: ModelConfig, where: string): Tokenizer {
   let tokenizer: Tokenizer;
@@ -273,21 +309,32 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
   if (metadata.format?.startsWith("tinylab-train-state/")) {
     throw new CheckpointError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
   }
-  checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V1], where);
+  checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1], where);
   const integrity = modelIntegrity(contents, where);
   const config = parseConfig(metadata, where);
+  const architecture = architectureOf(config);
+  const tokenizerScheme = { ...TOKENIZER_SCHEME };
+  if (metadata.format === MODEL_FORMAT) {
+    checkDeclared(metadata, "architecture", architecture, where);
+    checkDeclared(metadata, "tokenizer_scheme", tokenizerScheme, where);
+  } else {
+    // /1 and /2 predate the declarations: the code that wrote them computed exactly today's architecture and scheme
+    for (const key of ["architecture", "tokenizer_scheme"]) {
+      if (Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
+    }
+  }
   const tokenizer = parseTokenizer(metadata, config, where);
   const prov = parseProvenance(metadata, where);
   const shapes = parameterShapes(config);
   const weights = takeTensors(tensors, shapes, "", where);
   refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
   refuseBadValues(weights, "", where);
-  return { weights, tokenizer, config, provenance: prov, metadata, sha256, integrity };
+  return { weights, tokenizer, config, architecture, tokenizerScheme, provenance: prov, metadata, sha256, integrity };
 }
 
-/** A /2 file must match its digest; a /1 file has none, and one claiming a digest is a /2 file with its format edited. */
+/** A /2 or /3 file must match its digest; a /1 file has none, and one claiming a digest is a later file with its format edited. */
 function modelIntegrity(contents: SafetensorsContents, where: string): Integrity {
-  if (contents.metadata.format === MODEL_FORMAT) {
+  if (contents.metadata.format === MODEL_FORMAT || contents.metadata.format === MODEL_FORMAT_V2) {
     checkIntegrity(contents, where);
     return "verified";
   }

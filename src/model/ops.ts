@@ -85,7 +85,11 @@ export const layerNorm: (x: T, g: T, b: T) => T = fused((x: T, g: T, b: T, save?
   };
 });
 export const LN_EPS = 1e-5;
+/** The variance layerNorm divides by: mean of squares over C (biased, as PyTorch), not over C − 1. */
+export const LN_VARIANCE = "biased";
 
+/** The activation `gelu` computes: GPT-2's tanh approximation, not the exact erf form. */
+export const ACTIVATION = "gelu_tanh";
 const GELU_K = Math.sqrt(2 / Math.PI);
 const GELU_C = 0.044715;
 
@@ -103,13 +107,16 @@ export const gelu: (x: T) => T = fused((x: T, save?: T) => {
   };
 });
 
+/** How `attend` scales the scores q·kᵀ before the mask and softmax. */
+export const ATTENTION_SCALE = "1/sqrt(d_head)";
+
 /**
  * Causal multi-head attention core: softmax(q·kᵀ/√D + mask)·v from q, k, v [B, S, C] and an additive mask
  * [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
  */
 export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
   const [B, S, C] = q.shape;
-  const D = C / nHeads, scale = 1 / Math.sqrt(D);
+  const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
   // 4-D transposes only: tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
   const toHeads = (x: T) => tf.transpose(tf.reshape(x, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
   const fromHeads = (x: T) => tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [B, S, C]); // [B, S, C]

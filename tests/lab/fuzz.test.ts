@@ -9,7 +9,7 @@ import { PRESETS } from "../../src/model/config.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1 } from "../../src/lab/model_file.ts";
+import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../../src/lab/model_file.ts";
 import { decodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
 import { SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
 import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
@@ -118,7 +118,7 @@ const CORRUPTIONS: Record<string, Corruption> = {
   }, rng.next() < 0.5),
   "missing tensor": (rng, s) => reencode(s.bytes, (t) => { delete t[pick(rng, Object.keys(t).sort())]; }, rng.next() < 0.5),
   "format relabelled, re-signed": (rng, s) => reencode(s.bytes, (_, m) => {
-    m.format = pick(rng, [MODEL_FORMAT, MODEL_FORMAT_V1, TRAIN_STATE_FORMAT, "tinylab-train-state/1", "tinylab-model/3", "safetensors"].filter((f) => f !== m.format));
+    m.format = pick(rng, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1, TRAIN_STATE_FORMAT, "tinylab-train-state/1", "tinylab-model/4", "safetensors"].filter((f) => f !== m.format));
   }, true),
   "forged, re-signed": (rng, s) => reencode(s.bytes, (t, m) => pick(rng, s.forgeries)(t, m, rng), true),
   garbage: (rng) => Uint8Array.from({ length: rng.int(300) }, () => rng.int(256)),
@@ -171,6 +171,10 @@ beforeAll(async () => {
       (_, m) => { m.config = m.config.replace('"nLayers":1', '"nLayers":2'); },
       (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; },
       (_, m) => { m.provenance = '{"seed":"7","update":3}'; },
+      (_, m) => { m.architecture = m.architecture.replace('"gelu_tanh"', '"gelu_erf"'); },
+      (_, m) => { m.architecture = m.architecture.replace('"head":"tied"', '"head":"untied"'); },
+      (_, m) => { m.tokenizer_scheme = m.tokenizer_scheme.replace('"byte_offset":2', '"byte_offset":3'); },
+      (_, m) => { delete m.architecture; },
     ],
   };
   state = {

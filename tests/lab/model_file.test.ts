@@ -17,7 +17,9 @@ import { paddedBatches } from "../../src/data/batches.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
-import { CheckpointError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { CheckpointError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { architectureOf } from "../../src/model/architecture.ts";
+import { CHUNK_RE } from "../../src/data/bpe.ts";
 import { evaluateModelFile } from "../../experiments/evaluate.ts";
 import { formatEvaluation } from "../../src/cli/views/evaluate.ts";
 import { loadModel, saveModel } from "../helpers.ts";
@@ -53,6 +55,16 @@ describe("model file round trip", () => {
       expect(loaded.metadata).toEqual({
         format: MODEL_FORMAT,
         config: JSON.stringify(config),
+        // written out by hand, so a change in ops.ts (LN_EPS, ACTIVATION) or bpe.ts (CHUNK_RE) shows up here
+        architecture: JSON.stringify({
+          family: "gpt2", activation: "gelu_tanh", layer_norm: "pre", layer_norm_eps: 1e-5, layer_norm_variance: "biased",
+          weight_layout: "in_out", qkv_packing: "q|k|v", attention_scale: "1/sqrt(d_head)", positions: "per_row",
+          attention: "causal_within_row", head: "tied", biases: true,
+        }),
+        tokenizer_scheme: JSON.stringify({
+          bos: 0, eos: 1, byte_offset: 2, merge_offset: 258, pre_split: "gpt2",
+          pre_split_pattern: String.raw`/'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu`,
+        }),
         tokenizer: JSON.stringify(overfitTokenizer().toJSON()),
         provenance: JSON.stringify(prov),
         integrity: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -70,6 +82,18 @@ describe("model file round trip", () => {
     } finally {
       loaded.model.dispose();
     }
+  });
+
+  it("declares the architecture and tokenizer scheme from the code that implements them", () => {
+    const { metadata } = decodeSafetensors(fileBytes(path));
+    expect(JSON.parse(metadata.architecture)).toEqual(architectureOf(config));
+    expect(JSON.parse(metadata.tokenizer_scheme).pre_split_pattern).toBe(String(CHUNK_RE));
+    // the pattern round-trips to the very regex bpe.ts splits with
+    const literal = JSON.parse(metadata.tokenizer_scheme).pre_split_pattern as string;
+    const re = new RegExp(literal.slice(1, literal.lastIndexOf("/")), literal.slice(literal.lastIndexOf("/") + 1));
+    expect([re.source, re.flags]).toEqual([CHUNK_RE.source, CHUNK_RE.flags]);
+    expect(JSON.parse(metadata.architecture).head).toBe("tied");
+    expect(architectureOf({ ...config, tiedHead: false }).head).toBe("untied");
   });
 
   it("carries the integrity digest its definition gives, recomputed from the raw bytes with node:crypto", () => {
@@ -136,7 +160,7 @@ describe("model file round trip", () => {
     const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { name?: string; shape?: number[]; metadata_keys?: string[] });
     const shapes = Object.fromEntries(lines.filter((l) => l.name).map((l) => [l.name, l.shape]));
     expect(shapes).toEqual(Object.fromEntries(parameterShapes(config)));
-    expect(lines[lines.length - 1].metadata_keys).toEqual(["config", "format", "integrity", "provenance", "tokenizer"]);
+    expect(lines[lines.length - 1].metadata_keys).toEqual(["architecture", "config", "format", "integrity", "provenance", "tokenizer", "tokenizer_scheme"]);
   });
 });
 
@@ -171,8 +195,17 @@ describe("model file refusals", () => {
     ["a weight stored as F64", (t) => { t.wte = { dtype: "F64", shape: [266, 8], data: new Float64Array(266 * 8) }; }, /tensor "wte" is F64, expected F32/],
     ["metadata without the config", (_, m) => delete m.config, /metadata has no "config"/],
     ["metadata without the tokenizer", (_, m) => delete m.tokenizer, /metadata has no "tokenizer"/],
-    ["metadata without a format", (_, m) => delete m.format, /metadata has no "format" \(expected "tinylab-model\/2" or "tinylab-model\/1"\)/],
-    ["another format version", (_, m) => { m.format = "tinylab-model/3"; }, /format is "tinylab-model\/3", expected "tinylab-model\/2" or "tinylab-model\/1"/],
+    ["metadata without a format", (_, m) => delete m.format, /metadata has no "format" \(expected "tinylab-model\/3" or "tinylab-model\/2" or "tinylab-model\/1"\)/],
+    ["another format version", (_, m) => { m.format = "tinylab-model/4"; }, /format is "tinylab-model\/4", expected "tinylab-model\/3" or "tinylab-model\/2" or "tinylab-model\/1"/],
+    ["an activation this code does not implement", (_, m) => { m.architecture = m.architecture.replace('"gelu_tanh"', '"gelu_erf"'); }, /model file .*bad\.safetensors: metadata "architecture" declares "activation": "gelu_erf", which this code does not implement \(it implements "gelu_tanh"\)/],
+    ["another LayerNorm eps", (_, m) => { m.architecture = m.architecture.replace('"layer_norm_eps":0.00001', '"layer_norm_eps":1e-6'); }, /metadata "architecture" declares "layer_norm_eps": 0\.000001, which this code does not implement \(it implements 0\.00001\)/],
+    ["a head that contradicts the config", (_, m) => { m.architecture = m.architecture.replace('"head":"tied"', '"head":"untied"'); }, /metadata "architecture" declares "head": "untied", which this code does not implement \(it implements "tied"\)/],
+    ["an architecture key this code does not know", (_, m) => { m.architecture = m.architecture.replace("{", '{"rotary":true,'); }, /metadata "architecture" declares "rotary", which this code does not implement/],
+    ["an architecture lacking a key", (_, m) => { m.architecture = m.architecture.replace('"biases":true', '"x":1').replace(',"x":1', ""); }, /metadata "architecture" lacks biases/],
+    ["metadata without the architecture", (_, m) => delete m.architecture, /metadata has no "architecture"/],
+    ["another byte offset", (_, m) => { m.tokenizer_scheme = m.tokenizer_scheme.replace('"byte_offset":2', '"byte_offset":3'); }, /metadata "tokenizer_scheme" declares "byte_offset": 3, which this code does not implement \(it implements 2\)/],
+    ["another pre-split pattern", (_, m) => { m.tokenizer_scheme = JSON.stringify({ ...JSON.parse(m.tokenizer_scheme), pre_split_pattern: "/\\S+/gu" }); }, /metadata "tokenizer_scheme" declares "pre_split_pattern": .*which this code does not implement/],
+    ["a tokenizer scheme that is not an object", (_, m) => { m.tokenizer_scheme = "[]"; }, /metadata "tokenizer_scheme" is not a JSON object/],
     ["a config that is not JSON", (_, m) => { m.config = "{vocab"; }, /metadata "config" is not valid JSON/],
     ["a config lacking a key", (_, m) => { m.config = JSON.stringify({ ...config, dModel: undefined }); }, /metadata "config" lacks dModel/],
     ["a config the model cannot build", (_, m) => { m.config = JSON.stringify({ ...config, nHeads: 3 }); }, /dModel \(8\) must be divisible by nHeads \(3\)/],
@@ -211,7 +244,7 @@ describe("model file refusals", () => {
     expect(refusalOf(reencode(bytes, (_, m) => { m.config = JSON.stringify({ ...config, nHeads: 1 }); }, false))).toMatch(changed);
     expect(refusalOf(reencode(bytes, (t) => { (t.wte.data as Float32Array)[0] += 1e-3; }, false))).toMatch(changed);
     expect(refusalOf(reencode(bytes, (_, m) => { m.integrity = "0".repeat(64); }, false))).toMatch(changed);
-    expect(refusalOf(reencode(bytes, (_, m) => { delete m.integrity; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/2" needs metadata "integrity", which is missing/);
+    expect(refusalOf(reencode(bytes, (_, m) => { delete m.integrity; }, false))).toMatch(/bad\.safetensors: format "tinylab-model\/3" needs metadata "integrity", which is missing/);
     // JSON whitespace other than the writer's spaces in the padding: the decoded contents (and digest) would not show it
     const tabbed = bytes.slice();
     tabbed[8 + Number(new DataView(tabbed.buffer).getBigUint64(0, true)) - 1] = 0x09;
@@ -221,7 +254,7 @@ describe("model file refusals", () => {
   });
 
   it("still reads a tinylab-model/1 file, saying its integrity is unverified (a swap there goes unseen)", () => {
-    const v1 = reencode(fileBytes(path), (_, m) => { m.format = MODEL_FORMAT_V1; delete m.integrity; }, false);
+    const v1 = reencode(fileBytes(path), (_, m) => { m.format = MODEL_FORMAT_V1; delete m.integrity; delete m.architecture; delete m.tokenizer_scheme; }, false);
     const old = join(dir, "v1.safetensors");
     writeFileSync(old, swapOffsets(v1, "h0.ln1.g", "h0.ln1.b"));
     const before = tf.memory().numTensors;
@@ -234,6 +267,36 @@ describe("model file refusals", () => {
       loaded.model.dispose();
     }
     expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("still loads the committed tinylab-model/2 fixture and scores exactly what it scored when made", () => {
+    const fixture = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
+    const made = JSON.parse(readFileSync(resolve(import.meta.dirname, "../fixtures/seed39-format2.json"), "utf8")) as {
+      model_sha256: string; scored_when_made: Record<"train" | "validation", { nll_printed: string; targets: number }>;
+    };
+    const loaded = loadModel(fixture);
+    try {
+      expect(loaded.metadata.format).toBe(MODEL_FORMAT_V2);
+      expect(loaded.integrity).toBe("verified");
+      expect(loaded.sha256).toBe(made.model_sha256);
+      expect(loaded.architecture).toEqual(architectureOf(config)); // implied: what the /2 writer's code computed
+      expect(loaded.tokenizerScheme.pre_split_pattern).toBe(String(CHUNK_RE));
+    } finally {
+      loaded.model.dispose();
+    }
+    const report = evaluateModelFile({ model: fixture, batchRows: 1, split: "all" });
+    for (const split of ["train", "validation"] as const) {
+      // the printed six decimals are the published numbers (train 0.156560, validation 4.364098)
+      expect(report.splits[split]!.nll.toFixed(6), split).toBe(made.scored_when_made[split].nll_printed);
+      expect(report.splits[split]!.targets, split).toBe(made.scored_when_made[split].targets);
+    }
+    expect(made.scored_when_made.validation.nll_printed).toBe("4.364098");
+  });
+
+  it("refuses a /3 file relabelled /2, re-signed or not (its declarations do not belong to /2)", () => {
+    const bytes = fileBytes(path);
+    expect(refusalOf(reencode(bytes, (_, m) => { m.format = MODEL_FORMAT_V2; }, false))).toMatch(/integrity digest does not match/);
+    expect(refusalOf(reencode(bytes, (_, m) => { m.format = MODEL_FORMAT_V2; }, true))).toMatch(/bad\.safetensors: format "tinylab-model\/2" has no "architecture", yet the file carries one/);
   });
 
   it("refuses to write a non-finite weight, naming the tensor and the index", () => {
