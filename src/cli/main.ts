@@ -10,8 +10,9 @@ import { cyclicCommand } from "./commands/cyclic.ts";
 import { baselinesCommand } from "./commands/baselines.ts";
 import { reportCommand } from "./commands/report.ts";
 import { brownCommand } from "./commands/brown.ts";
+import { exportCommand } from "./commands/export.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

@@ -148,6 +148,7 @@ export const OPTION_GROUPS = {
     json: { type: "boolean", describe: "print the result as JSON instead of the table" },
     figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
     "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
+    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json)", choices: ["hf-gpt2"] },
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },

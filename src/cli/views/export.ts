@@ -1,0 +1,12 @@
+// Console summary of `tinylab export` (experiments/export.ts). Presentation only.
+import type { ExportReport } from "../../../experiments/export.ts";
+
+export function formatExport(r: ExportReport): string {
+  return [
+    `model ${r.model}`,
+    `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
+    `exported as ${r.format} → ${r.out}`,
+    ...r.files.map((f) => `  ${f.name.padEnd(24)} ${String(f.bytes).padStart(9)} bytes  sha256 ${f.sha256}`),
+    `load it with transformers: GPT2LMHeadModel.from_pretrained("${r.out}") (not run here)`,
+  ].join("\n");
+}

@@ -1,0 +1,87 @@
+// Test helper, not a test: three small models of different shapes trained a few updates through src/lab and
+// written as model files with a documents file each, and a runner for tools/tinylab_torch.py under Python.
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { trainingBatches } from "../../src/data/batches.ts";
+import { trainBpe } from "../../src/data/bpe.ts";
+import { encodeDocument, type Split } from "../../src/data/documents.ts";
+import { ByteTokenizer, type Tokenizer } from "../../src/data/tokenizer.ts";
+import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
+import { trainOptions } from "../../src/lab/config.ts";
+import { Run } from "../../src/lab/run.ts";
+import { EpochSource } from "../../src/train/loop.ts";
+
+export const TOOL = resolve(import.meta.dirname, "../../tools/tinylab_torch.py");
+/** The Python CI installs (Debian's python3-numpy and python3-torch); TINYLAB_PYTHON overrides it. */
+export const PYTHON = process.env.TINYLAB_PYTHON ?? "/usr/bin/python3";
+
+/** Texts that exercise the pre-split: contractions, digits, punctuation runs, whitespace runs, non-ASCII letters. */
+export const TEXTS = [
+  "the cat sat.", "the dog's bed", "we'll see 42 cats", "don't stop!!", "a  b   c", "tab\there", "new\nline",
+  "café au lait", "naïve 3.14", "日本語 text", "x — y", "end  ", "'ve 'll 're", "A1b2 C3", "hello, world",
+  "the the the", "émoji 😀 ok", "sat on the mat",
+  "a cat", "it's", "x  y", "é!", "1 22", "go.", "ab\tc", "dog's", "a\n b",
+];
+
+export interface TestModel {
+  name: string;
+  path: string;
+  /** A JSONL documents file of TEXTS that fit the context, train and validation alternating. */
+  data: string;
+  tokenizer: Tokenizer;
+  config: ModelConfig;
+}
+
+/** Fails the suite, naming the fix, when Python, numpy or torch is missing (never a skip). */
+export function requireTorch(): void {
+  const r = spawnSync(PYTHON, ["-c", "import numpy, torch; print(torch.__version__)"], { encoding: "utf8" });
+  if (r.status !== 0) {
+    throw new Error(`tests/tools need ${PYTHON} with numpy and torch (Debian: apt-get install -y python3-numpy python3-torch): ${r.error?.message ?? r.stderr.trim()}`);
+  }
+}
+
+/** Run tools/tinylab_torch.py; a non-zero exit throws with its stderr. Returns parsed JSON stdout. */
+export function torchTool(args: string[]): any {
+  const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+  if (r.status !== 0) throw new Error(`tinylab_torch.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The same call, expected to fail: its exit code and stderr. */
+export function torchToolFails(args: string[]): { status: number | null; stderr: string } {
+  const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8" });
+  return { status: r.status, stderr: r.stderr };
+}
+
+function build(dir: string, name: string, config: ModelConfig, tokenizer: Tokenizer, seed: number, updates: number): TestModel {
+  const fits = TEXTS.filter((t) => tokenizer.encode(t).length + 1 <= config.contextLength);
+  const rows = fits.map((text, i) => ({ id: `${name}-${i}`, split: (i % 2 === 0 ? "train" : "validation") as Split, source: "tools-test", text }));
+  const train = rows.filter((r) => r.split === "train").map((r) => encodeDocument(tokenizer, r));
+  if (train.length < 2 || rows.length - train.length < 2) throw new Error(`${name}: too few texts fit context ${config.contextLength}`);
+  const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
+  const run = Run.create({
+    config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed, lr: 0.02, data: `tools-test-${name}` }),
+    data: () => new EpochSource(mbs, 1),
+  });
+  try {
+    run.train(updates);
+    const path = join(dir, `${name}.safetensors`), data = join(dir, `${name}.jsonl`);
+    writeFileSync(path, run.modelBytes());
+    writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    return { name, path, data, tokenizer, config };
+  } finally {
+    run.dispose();
+  }
+}
+
+/** Byte 1 layer tied (the overfit shape); BPE 2 layers untied; byte 2 layers tied, context 16. Needs an initialised backend. */
+export function makeModels(dir: string): TestModel[] {
+  const bpe = trainBpe(TEXTS.filter((_, i) => i % 2 === 0), 300, { minCount: 1 });
+  return [
+    build(dir, "byte-1L-tied", resolveModelConfig({}), new ByteTokenizer(266), 5, 12),
+    build(dir, "bpe-2L-untied", resolveModelConfig({ vocabSize: bpe.vocabSize, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead: false }), bpe, 6, 12),
+    build(dir, "byte-2L-ctx16", resolveModelConfig({ vocabSize: 258, contextLength: 16, nLayers: 2, dModel: 12, nHeads: 3, dFF: 24 }), new ByteTokenizer(258), 7, 12),
+  ];
+}
+

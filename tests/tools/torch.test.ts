@@ -1,0 +1,93 @@
+// tools/tinylab_torch.py against tinylab: the PyTorch module built from a model file scores the same documents
+// with the same NLL (float64 and float32) and the same target counts as `tinylab evaluate`, on three shapes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../../src/util/backend.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
+import { encodeDocument } from "../../src/data/documents.ts";
+import type { EvaluateReport } from "../../experiments/evaluate.ts";
+import { tinylab } from "../cli/spawn.ts";
+import { makeModels, requireTorch, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
+
+/**
+ * tinylab scores in float32 (wasm); a float64 forward of the same float32 weights differs from it only by
+ * float32 rounding, ~1e-7 relative per operation over a few dozen operations: 1e-5 is the engine-vs-reference
+ * agreement the README states for logits, applied to mean NLLs.
+ */
+const FLOAT64_TOL = 1e-5;
+/** Two float32 engines (tfjs wasm, torch CPU) summing in different orders: an order of magnitude wider. */
+const FLOAT32_TOL = 1e-4;
+
+const dir = mkdtempSync(join(tmpdir(), "tinylab-tools-torch-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let models: TestModel[] = [];
+
+beforeAll(async () => {
+  requireTorch();
+  await initBackend("wasm");
+  models = makeModels(dir);
+});
+
+async function evaluate(model: string, data?: string): Promise<EvaluateReport> {
+  const r = await tinylab(["evaluate", "--model", model, ...(data ? ["--data", data] : []), "--json"]);
+  if (r.code !== 0) throw new Error(`tinylab evaluate failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as EvaluateReport;
+}
+
+describe("tools/tinylab_torch.py", () => {
+  it("scores every shape as tinylab evaluate does: float64 within 1e-5, float32 within 1e-4, the same target counts", async () => {
+    const table: Record<string, unknown>[] = [];
+    const cases: [TestModel, string | undefined][] = [...models.map((m) => [m, m.data] as [TestModel, string]), [models[0], undefined]];
+    for (const [m, data] of cases) {
+      const ours = await evaluate(m.path, data);
+      const args = ["score", "--model", m.path, ...(data ? ["--data", data] : [])];
+      const f64 = torchTool(args).splits, f32 = torchTool([...args, "--dtype", "float32"]).splits;
+      expect(Object.keys(f64).sort()).toEqual(Object.keys(ours.splits).sort());
+      for (const [split, s] of Object.entries(ours.splits)) {
+        table.push({
+          model: m.name, data: data ? "jsonl" : "fixture", split, targets: s!.targets, tinylab: s!.nll.toFixed(8),
+          torch_f64: f64[split].nll.toFixed(8), d64: Math.abs(f64[split].nll - s!.nll).toExponential(1),
+          torch_f32: f32[split].nll.toFixed(8), d32: Math.abs(f32[split].nll - s!.nll).toExponential(1),
+        });
+        expect(f64[split].targets).toBe(s!.targets);
+        expect(f32[split].targets).toBe(s!.targets);
+        expect(Math.abs(f64[split].nll - s!.nll)).toBeLessThan(FLOAT64_TOL);
+        expect(Math.abs(f32[split].nll - s!.nll)).toBeLessThan(FLOAT32_TOL);
+      }
+    }
+    console.log("tinylab evaluate vs tools/tinylab_torch.py (mean NLL per split)");
+    console.table(table);
+  });
+
+  it("encodes text to tinylab's ids with its byte and BPE tokenizers (BOS + content + EOS)", () => {
+    const rows = TEXTS.map((text, i) => ({ id: `t${i}`, split: "train", source: "s", text }));
+    const data = join(dir, "texts.jsonl");
+    writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
+    for (const m of models) {
+      const got = torchTool(["encode", "--model", m.path, "--data", data]);
+      for (const r of rows) expect(got[r.id], `${m.name} "${r.text}"`).toEqual(encodeDocument(m.tokenizer, { ...r, split: "train" }).ids);
+    }
+  });
+
+  it("reads format /1 and a /3 file with extra metadata keys (config and tokenizer only)", () => {
+    const m = models[1];
+    const base = torchTool(["score", "--model", m.path, "--data", m.data]).splits;
+    const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(m.path)));
+    for (const [format, extra] of [["tinylab-model/1", {}], ["tinylab-model/3", { architecture: "{}", tokenizer_scheme: "{}" }]] as const) {
+      const { integrity: _, ...rest } = metadata;
+      const path = join(dir, `${format.replace("/", "-")}.safetensors`);
+      writeFileSync(path, encodeSafetensors(tensors, { ...rest, ...extra, format }));
+      expect(torchTool(["score", "--model", path, "--data", m.data]).splits).toEqual(base);
+    }
+  });
+
+  it("refuses a document longer than the context, naming it", () => {
+    const data = join(dir, "long.jsonl");
+    writeFileSync(data, JSON.stringify({ id: "too-long", split: "train", text: "abcdefghijklmnop" }) + "\n");
+    const r = torchToolFails(["score", "--model", models[0].path, "--data", data]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('document "too-long" has 17 targets, more than the model\'s context 8');
+  });
+});
