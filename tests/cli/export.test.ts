@@ -11,7 +11,7 @@ import { encodeDocument } from "../../src/data/documents.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { EXPORT_FILES } from "../../experiments/export.ts";
-import { makeModels, requireTorch, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
+import { makeModels, requireTorch, SKIP_TORCH, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
 import { tinylab } from "./spawn.ts";
 
 /** The export copies float32 weights unchanged, so a float64 GPT-2 forward agrees with tinylab as tinylab_torch does (tests/tools/torch.test.ts). */
@@ -22,6 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let models: TestModel[] = [];
 
 beforeAll(async () => {
+  if (SKIP_TORCH) return;
   requireTorch();
   await initBackend("wasm");
   models = makeModels(dir);
@@ -48,7 +49,7 @@ function gpt2Shapes(m: TestModel): Record<string, number[]> {
   return out;
 }
 
-describe("tinylab export --format hf-gpt2", () => {
+describe.skipIf(SKIP_TORCH)("tinylab export --format hf-gpt2", () => {
   it("writes GPT-2's files, names and shapes; the GPT-2 reader scores the documents as tinylab evaluate does (float64, 1e-5)", async () => {
     const table: Record<string, unknown>[] = [];
     for (const m of models) {

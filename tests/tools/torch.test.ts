@@ -9,7 +9,7 @@ import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors
 import { encodeDocument } from "../../src/data/documents.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { tinylab } from "../cli/spawn.ts";
-import { makeModels, requireTorch, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
+import { makeModels, requireTorch, SKIP_TORCH, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
 
 /**
  * tinylab scores in float32 (wasm); a float64 forward of the same float32 weights differs from it only by
@@ -25,6 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let models: TestModel[] = [];
 
 beforeAll(async () => {
+  if (SKIP_TORCH) return;
   requireTorch();
   await initBackend("wasm");
   models = makeModels(dir);
@@ -36,7 +37,7 @@ async function evaluate(model: string, data?: string): Promise<EvaluateReport> {
   return JSON.parse(r.stdout) as EvaluateReport;
 }
 
-describe("tools/tinylab_torch.py", () => {
+describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
   it("scores every shape as tinylab evaluate does: float64 within 1e-5, float32 within 1e-4, the same target counts", async () => {
     const table: Record<string, unknown>[] = [];
     const cases: [TestModel, string | undefined][] = [...models.map((m) => [m, m.data] as [TestModel, string]), [models[0], undefined]];
