@@ -8,9 +8,9 @@ import { createProgress } from "../src/util/progress.ts";
 import { lossCurve, type LossHistory } from "../src/util/charts.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
-import { brownManifest, loadBrown, sliceBrown, verifyManifest } from "../src/data/brown.ts";
+import { brownSplit, loadBrown, sliceBrown } from "../src/data/brown.ts";
 import { trainBpe } from "../src/data/bpe.ts";
-import { encodeDocument, type Document, type Split, type TextDocument } from "../src/data/documents.ts";
+import { encodeDocument, targetCount, type Document, type Split, type TextDocument } from "../src/data/documents.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
@@ -31,7 +31,7 @@ export type History = LossHistory;
 /** The split, tokenizer and documents of a run: manifest created or verified, BPE on train text only, canary inserted after. */
 function brownData(o: BrownOptions, store: DirStore) {
   const all = o.slice ? sliceBrown(loadBrown(), o.slice) : loadBrown();
-  const bySplit = verifyManifest(brownManifest(all, store.where(MANIFEST), o.splitSeed), all);
+  const bySplit = brownSplit(all, store.where(MANIFEST), o.splitSeed);
   const texts: TextDocument[] = (["train", "val", "test"] as const).flatMap((s) => bySplit[s].map((d) => ({ id: d.id, split: SPLIT_OF[s], source: d.source, text: d.text })));
   const tokenizer = trainBpe(texts.filter((d) => d.split === "train").map((d) => d.text), o.vocab);
   const docs = insertCanary(texts, { text: o.canary.text, repetitions: o.canary.repetitions }).map((d) => encodeDocument(tokenizer, d));
@@ -118,7 +118,6 @@ export async function runBrown(o: BrownOptions) {
   }
 }
 
-const sum = (docs: readonly Document[]) => docs.reduce((n, d) => n + d.ids.length - 1, 0);
-
+const sum = (docs: readonly Document[]) => docs.reduce((n, d) => n + targetCount(d), 0);
 
 export type BrownResult = Exclude<Awaited<ReturnType<typeof runBrown>>, { stopped: number }>;

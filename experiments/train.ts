@@ -1,6 +1,7 @@
 // `tinylab train` as a recipe: the overfit model (or a shape given) on the overfit fixture or a documents file's
 // train split, with checkpoints, exact resume and a model file, all through src/lab. Prints nothing itself.
 import { trainingBatches } from "../src/data/batches.ts";
+import { targetCount } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer } from "../src/data/tokenizer.ts";
 import { PRESETS, resolveModelConfig } from "../src/model/config.ts";
@@ -43,7 +44,7 @@ export async function runTraining(
   const run = openRun({ config, options, tokenizer: tokenizer.toJSON(), data }, o.checkpoints, o.resume);
   try {
     if (run.step > o.updates) throw new Error(`${o.checkpoints!.where(STATE_FILE)} is at update ${run.step}, past --updates ${o.updates}`);
-    const targets = train.reduce((n, d) => n + d.ids.length - 1, 0);
+    const targets = train.reduce((n, d) => n + targetCount(d), 0);
     log(`train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`);
     log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${config.dropout}, backend ${run.provenance().backend}`);
     log(o.resume ? `  resumed from ${o.checkpoints!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);

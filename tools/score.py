@@ -77,16 +77,23 @@ def meta_json(metadata, key, where):
         raise Refusal(f'{where}: metadata "{key}" is not valid JSON: {err}') from None
 
 
-def check_declared(metadata, key, implemented, where):
+def json_object_with_keys(metadata, key, expected, where, unknown_says):
+    """The JSON object under `key`, refused when it is not one, lacks an expected key or has another."""
     got = meta_json(metadata, key, where)
     if not isinstance(got, dict):
         raise Refusal(f'{where}: metadata "{key}" is not a JSON object')
-    missing = [k for k in implemented if k not in got]
+    missing = [k for k in expected if k not in got]
     if missing:
         raise Refusal(f'{where}: metadata "{key}" lacks {", ".join(missing)}')
-    unknown = [k for k in got if k not in implemented]
+    unknown = [k for k in got if k not in expected]
     if unknown:
-        raise Refusal(f'{where}: metadata "{key}" declares {", ".join(unknown)}, which score.py does not implement')
+        raise Refusal(unknown_says(", ".join(unknown)))
+    return got
+
+
+def check_declared(metadata, key, implemented, where):
+    got = json_object_with_keys(metadata, key, implemented, where,
+                                lambda u: f'{where}: metadata "{key}" declares {u}, which score.py does not implement')
     for k, want in implemented.items():
         if type(got[k]) is not type(want) or got[k] != want:
             raise Refusal(f'{where}: metadata "{key}" declares "{k}": {json.dumps(got[k])}, which score.py does not implement (it implements {json.dumps(want)})')
@@ -107,15 +114,7 @@ def parameter_shapes(c):
 
 
 def parse_config(metadata, where):
-    c = meta_json(metadata, "config", where)
-    if not isinstance(c, dict):
-        raise Refusal(f'{where}: metadata "config" is not a JSON object')
-    missing = [k for k in CONFIG_KEYS if k not in c]
-    if missing:
-        raise Refusal(f'{where}: metadata "config" lacks {", ".join(missing)}')
-    unknown = [k for k in c if k not in CONFIG_KEYS]
-    if unknown:
-        raise Refusal(f'{where}: metadata "config" has unknown key {", ".join(unknown)}')
+    c = json_object_with_keys(metadata, "config", CONFIG_KEYS, where, lambda u: f'{where}: metadata "config" has unknown key {u}')
     for k in CONFIG_KEYS[:6]:
         if type(c[k]) is not int or c[k] <= 0:
             raise Refusal(f'{where}: metadata "config" {k} must be a positive integer, got {json.dumps(c[k])}')

@@ -244,17 +244,19 @@ export function verifyManifest(manifest: SplitManifest, docs: readonly BrownDoc[
   return out;
 }
 
-/** The split manifest: created on first use, then verified (sha256 of every document) on every later run. */
-export function brownManifest(docs: readonly BrownDoc[], path: string, splitSeed: number): SplitManifest {
+/**
+ * The documents by split under the manifest at `path`: created on first use, then verified (sha256 of every
+ * document) on every later run. Each run hashes the documents once.
+ */
+export function brownSplit(docs: readonly BrownDoc[], path: string, splitSeed: number): Record<SplitName, BrownDoc[]> {
   if (existsSync(path)) {
     const m = readManifest(path);
     if (m.seed !== splitSeed) throw new Error(`${path} was made with split seed ${m.seed}, this run asks for ${splitSeed}; use another --out directory`);
-    verifyManifest(m, docs);
-    return m;
+    return verifyManifest(m, docs);
   }
   const m = splitBrown(docs, { seed: splitSeed });
   writeManifest(path, m);
-  return m;
+  return verifyManifest(m, docs);
 }
 
 /** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */

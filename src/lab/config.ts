@@ -1,6 +1,5 @@
 // A training run's typed config: model shape plus the options that decide every update (seed, optimizer,
 // schedule, clip, batch shape, data identity), with the defaults every recipe starts from. Not the run (run.ts).
-import type { ModelConfig } from "../model/config.ts";
 import { DEFAULT_ADAMW } from "../train/adamw_config.ts";
 import type { Schedule } from "../train/schedule.ts";
 
@@ -19,12 +18,6 @@ export interface TrainOptions {
 
 /** PyTorch-style global-norm clip every recipe uses unless told otherwise. */
 export const DEFAULT_CLIP_NORM = 1;
-
-/** A run's whole config. */
-export interface RunConfig {
-  model: ModelConfig;
-  options: TrainOptions;
-}
 
 /** The options a recipe gives; everything else takes the defaults above and AdamW's β, ε. */
 export interface TrainSettings {

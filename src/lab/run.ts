@@ -1,6 +1,6 @@
 // The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
 // data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
-// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/util/disk.ts).
+// restored in memory, and turned into state-file and model-file bytes. Not a file system (checkpoint.ts, src/util/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { ModelConfig } from "../model/config.ts";
@@ -117,11 +117,10 @@ export class Run {
 
   /** The whole state as copies (later updates do not change it): what a state file stores. */
   snapshot(): TrainSnapshot {
-    const copy = (m: ParamArrays) => new Map([...m].map(([k, v]) => [k, Float32Array.from(v)]));
-    const o = this.optimizer.state();
     return {
       config: this.spec.config, tokenizer: this.spec.tokenizer, options: this.spec.options,
-      weights: copy(this.model.read()), optimizer: { step: o.step, m: copy(o.m), v: copy(o.v) },
+      // both already copy: GPT.read() out of the variables, AdamW.state() out of its moment arrays
+      weights: this.model.read(), optimizer: this.optimizer.state(),
       rngs: { [STREAMS.dropout]: this.dropout.state() }, cursor: structuredClone(this.data.state()),
       provenance: this.provenance(),
     };

@@ -26,14 +26,19 @@ export function readFileBytes(path: string, what: string, Refusal: new (message:
   try {
     const size = fstatSync(fd).size;
     if (size > MAX_LENGTH) throw new Error(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
-    const bytes = new Uint8Array(size);
-    let got = 0;
-    for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, bytes, got, size - got, got);
-    if (got !== size) throw new Error(`${path}: file shrank while being read (${got} of ${size} bytes)`);
-    return bytes;
+    return readOpen(fd, size, path);
   } finally {
     closeSync(fd);
   }
+}
+
+/** All `size` bytes of an open file, refusing one that shrank while being read. */
+function readOpen(fd: number, size: number, path: string): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let got = 0;
+  for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, bytes, got, size - got, got);
+  if (got !== size) throw new Error(`${path}: file shrank while being read (${got} of ${size} bytes)`);
+  return bytes;
 }
 
 /**
@@ -42,6 +47,7 @@ export function readFileBytes(path: string, what: string, Refusal: new (message:
  */
 export function readSafetensorsFile(path: string): SafetensorsContents {
   const fd = openSync(path, "r");
+  let bytes: Uint8Array;
   try {
     const size = fstatSync(fd).size;
     if (size > MAX_LENGTH) throw new SafetensorsError(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
@@ -52,11 +58,12 @@ export function readSafetensorsFile(path: string): SafetensorsContents {
     } catch (err) {
       throw new SafetensorsError(`${path}: ${(err as Error).message}`);
     }
+    bytes = readOpen(fd, size, path);
   } finally {
     closeSync(fd);
   }
   try {
-    return decodeSafetensors(readFileBytes(path, "safetensors file"));
+    return decodeSafetensors(bytes);
   } catch (err) {
     throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${err.message}`) : err;
   }

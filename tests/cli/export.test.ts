@@ -1,32 +1,21 @@
 // `tinylab export --format hf-gpt2` in a separate process, read back by the GPT-2-layout reader in
 // tools/tinylab_torch.py (from_hf_dir): GPT-2's names and shapes, the same NLLs as tinylab evaluate, the same
 // token ids from tokenizer.json as from tinylab's tokenizer, and the rule for --out.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initBackend } from "../../src/util/backend.ts";
+import { describe, expect, it } from "vitest";
 import { decodeSafetensors } from "../../src/util/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { EXPORT_FILES } from "../../experiments/export.ts";
-import { makeModels, requireTorch, SKIP_TORCH, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
+import { useModels, SKIP_TORCH, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
 import { tinylab } from "./spawn.ts";
 
 /** The export copies float32 weights unchanged, so a float64 GPT-2 forward agrees with tinylab as tinylab_torch does (tests/tools/torch.test.ts). */
 const FLOAT64_TOL = 1e-5;
 
-const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-export-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let models: TestModel[] = [];
-
-beforeAll(async () => {
-  if (SKIP_TORCH) return;
-  requireTorch();
-  await initBackend("wasm");
-  models = makeModels(dir);
-});
+const { dir, models } = useModels("tinylab-cli-export-");
 
 async function exportTo(model: string, out: string): Promise<void> {
   const r = await tinylab(["export", "--format", "hf-gpt2", "--model", model, "--out", out]);

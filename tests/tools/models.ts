@@ -1,7 +1,8 @@
 // Test helper, not a test: three small models of different shapes trained a few updates through src/lab and
 // written as model files with a documents file each, and a runner for tools/tinylab_torch.py under Python.
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { trainBpe } from "../../src/data/bpe.ts";
@@ -11,6 +12,8 @@ import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts"
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
 import { EpochSource } from "../../src/train/loop.ts";
+import { initBackend } from "../../src/util/backend.ts";
+import { afterAll, beforeAll } from "vitest";
 
 export const TOOL = resolve(import.meta.dirname, "../../tools/tinylab_torch.py");
 /** The Python CI installs (Debian's python3-numpy and python3-torch); TINYLAB_PYTHON overrides it. */
@@ -100,3 +103,19 @@ export function makeModels(dir: string): TestModel[] {
   ];
 }
 
+/**
+ * A test file's temp directory and the three models, trained once before its tests (on wasm) and removed after;
+ * nothing is trained when the torch tests are skipped. `models` is filled in place by the beforeAll hook.
+ */
+export function useModels(prefix: string): { dir: string; models: TestModel[] } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const models: TestModel[] = [];
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  beforeAll(async () => {
+    if (SKIP_TORCH) return;
+    requireTorch();
+    await initBackend("wasm");
+    models.push(...makeModels(dir));
+  });
+  return { dir, models };
+}

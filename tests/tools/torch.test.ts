@@ -1,16 +1,14 @@
 // tools/tinylab_torch.py against tinylab: the PyTorch module built from a model file scores the same documents
 // with the same NLL (float64 and float32) and the same target counts as `tinylab evaluate`, on three shapes.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initBackend } from "../../src/util/backend.ts";
+import { describe, expect, it } from "vitest";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { tinylab } from "../cli/spawn.ts";
-import { makeModels, PYTHON, requireTorch, SKIP_TORCH, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
+import { useModels, PYTHON, SKIP_TORCH, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
 
 /**
  * tinylab scores in float32 (wasm); a float64 forward of the same float32 weights differs from it only by
@@ -21,16 +19,7 @@ const FLOAT64_TOL = 1e-5;
 /** Two float32 engines (tfjs wasm, torch CPU) summing in different orders: an order of magnitude wider. */
 const FLOAT32_TOL = 1e-4;
 
-const dir = mkdtempSync(join(tmpdir(), "tinylab-tools-torch-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let models: TestModel[] = [];
-
-beforeAll(async () => {
-  if (SKIP_TORCH) return;
-  requireTorch();
-  await initBackend("wasm");
-  models = makeModels(dir);
-});
+const { dir, models } = useModels("tinylab-tools-torch-");
 
 async function evaluate(model: string, data?: string): Promise<EvaluateReport> {
   const r = await tinylab(["evaluate", "--model", model, ...(data ? ["--data", data] : []), "--json"]);

@@ -24,7 +24,7 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { checkOutputDir, ensureDir }, { lockDirectory }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { checkOutputDir, ensureDir }, { lockDirectory }, { onInterrupt, reportInterrupted }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
       import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
@@ -48,10 +48,7 @@ export const brownCommand: CommandModule = {
     try {
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });
       if ("stopped" in result) {
-        if (interrupt.requested()) {
-          console.error(`tinylab: interrupted at update ${result.stopped}; training state saved → ${result.state} (continue with --resume)`);
-          process.exitCode = INTERRUPTED_EXIT_CODE;
-        }
+        if (interrupt.requested()) reportInterrupted(result.stopped!, result.state); // "stopped" in result: both are set
         return;
       }
       if (argv.json) process.stdout.write(toJson(result));

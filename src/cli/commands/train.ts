@@ -22,7 +22,7 @@ export const trainCommand: CommandModule = {
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
     }),
   handler: async (argv) => {
-    const [{ startEngine }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, INTERRUPTED_EXIT_CODE }] = await Promise.all([
+    const [{ startEngine }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"), import("../../model/config.ts"),
       import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
@@ -45,21 +45,17 @@ export const trainCommand: CommandModule = {
     const interrupt = onInterrupt();
     try {
       const result = await runTraining({
-      seed: argv.seed as number, updates: argv.updates as number, lr, warmup: argv.warmup as number, cosineSteps: argv["cosine-steps"] as number,
-      minLr: (argv["min-lr"] as number | undefined) ?? lr, clipNorm: argv.clip as number, weightDecay: argv["weight-decay"] as number,
-      microbatches: argv.microbatches as number, batchRows: argv["batch-rows"] as number, shuffle: argv.shuffle as boolean,
-      modelConfig: modelOverrides(argv),
-      data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
-      checkpointEvery: argv["checkpoint-every"] as number | undefined,
-      checkpoints, resume: argv.resume as boolean,
-      saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-      logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop",
+        seed: argv.seed as number, updates: argv.updates as number, lr, warmup: argv.warmup as number, cosineSteps: argv["cosine-steps"] as number,
+        minLr: (argv["min-lr"] as number | undefined) ?? lr, clipNorm: argv.clip as number, weightDecay: argv["weight-decay"] as number,
+        microbatches: argv.microbatches as number, batchRows: argv["batch-rows"] as number, shuffle: argv.shuffle as boolean,
+        modelConfig: modelOverrides(argv),
+        data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
+        checkpointEvery: argv["checkpoint-every"] as number | undefined,
+        checkpoints, resume: argv.resume as boolean,
+        saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
+        logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop",
       }, console.log, console.error, interrupt.requested);
-      if (result.interrupted) {
-        const { at, state } = result.interrupted;
-        console.error(`tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --checkpoint-dir)"}`);
-        process.exitCode = INTERRUPTED_EXIT_CODE;
-      }
+      if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
     } finally {
       interrupt.dispose();
       for (const l of locks) l.release();
