@@ -42,15 +42,16 @@ function finiteArray(name: string, xs: readonly number[]): void {
   });
 }
 
-function resampling(name: string, opts: BootstrapOptions): { replicates: number; level: number } {
+/** Replicates and level with their defaults (2000, 0.95), refused by name when out of range. */
+export function resampling(name: string, opts: BootstrapOptions): { replicates: number; level: number } {
   const { replicates = 2000, level = 0.95 } = opts;
   if (!Number.isInteger(replicates) || replicates < 2) throw new Error(`${name}: replicates must be an integer ≥ 2, got ${replicates}`);
   if (!(level > 0 && level < 1)) throw new Error(`${name}: level must be in (0, 1), got ${level}`);
   return { replicates, level };
 }
 
-/** Percentile interval (linear interpolation between order statistics) plus the replicates' SD. */
-function summarize(estimate: number, reps: number[], level: number): BootstrapInterval {
+/** Percentile interval (linear interpolation between order statistics) plus the replicates' SD: the one summary every resampler here uses. */
+export function summarize(estimate: number, reps: number[], level: number): BootstrapInterval {
   const sorted = reps.slice().sort((a, b) => a - b);
   const at = (q: number) => {
     const h = (sorted.length - 1) * q;
