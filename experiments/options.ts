@@ -13,9 +13,12 @@ export interface OverfitOptions {
   checkpoints: number[];
   lr: number;
   clipNorm: number;
+  /** Multi-Bootstrap replicates at each checkpoint, and the seed of its "bootstrap" stream (fixed: not a training seed). */
+  replicates: number;
+  bootstrapSeed: number;
 }
 
-export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM };
+export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM, replicates: 2000, bootstrapSeed: 0 };
 
 export interface TrainRunOptions {
   seed: number;

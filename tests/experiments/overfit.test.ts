@@ -25,12 +25,31 @@ describe("overfit experiment", () => {
     expect(a.layout_comparison.rows.map((r) => [r.layout, r.batches, r.rows, r.targets])).toEqual([["separate", 2, 2, 9], ["padded", 1, 2, 9], ["packed", 1, 2, 9]]);
     expect(a.layout_comparison.largest_nll_difference).toBeLessThan(1e-6);
     expect(a.final_validation_seed_summary.count).toBe(3);
+    // the published finals (README) are untouched by the per-document scoring the Multi-Bootstrap adds
+    expect(a.runs.map((r) => r.checkpoints[4].validation.nll.toFixed(6))).toEqual(["4.364098", "4.621237", "4.733466"]);
+    // Multi-Bootstrap at every checkpoint: its estimate is the seeds' mean validation NLL (equal targets per seed)
+    const m = a.multi_bootstrap;
+    expect([m.seeds, m.documents, m.replicates]).toEqual([3, 2, 2000]);
+    expect(m.checkpoints.map((c) => c.update)).toEqual([0, 10, 20, 40, 80]);
+    for (const c of m.checkpoints) {
+      const mean = a.runs.reduce((s, r) => s + r.checkpoints.find((k) => k.update === c.update)!.validation.nll, 0) / 3;
+      expect(c.both.estimate).toBeCloseTo(mean, 9);
+      for (const iv of [c.both, c.seeds_only, c.documents_only]) expect(iv.lo <= c.both.estimate + 1e-12 && c.both.estimate - 1e-12 <= iv.hi).toBe(true);
+      // seeds only can reach no further than the lowest and highest seed's NLL
+      const nlls = a.runs.map((r) => r.checkpoints.find((k) => k.update === c.update)!.validation.nll);
+      expect(c.seeds_only.lo).toBeGreaterThanOrEqual(Math.min(...nlls) - 1e-12);
+      expect(c.seeds_only.hi).toBeLessThanOrEqual(Math.max(...nlls) + 1e-12);
+    }
+    expect(a.final_validation_seed_summary.mean).toBeCloseTo(m.checkpoints[4].both.estimate, 9);
     expect(a.provenance.backend).toBe("wasm");
     const b = runOverfit();
     expect(withoutDate(b)).toBe(withoutDate(a));
     const table = formatOverfit(a);
     expect(table).toContain("correct merged mean 0.924196 nats, perplexity 2.519842 over 6 targets");
     expect(table).toContain("4.402665 (  81.668227)   5.044970 ( 155.239620)");
+    expect(table).toMatch(/Multi-Bootstrap of validation NLL over 3 seeds × 2 documents/);
+    expect(table.match(/^ +(0|10|20|40|80) +\d\.\d{6} +\[\d\.\d{6}, \d\.\d{6}\] +\[/gm)).toHaveLength(5);
+    expect(table).toContain("Only 2 validation documents");
     const svg = await overfitFigure(a);
     expect(svg.startsWith("<svg")).toBe(true);
     expect(svg).toContain("seed 41 validation");
@@ -41,5 +60,6 @@ describe("overfit experiment", () => {
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, seeds: [] })).toThrow(/at least one seed/);
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, updates: 0 })).toThrow(/updates must be a positive integer/);
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, lr: -1 })).toThrow(/learning rate/);
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, replicates: 1 })).toThrow(/--replicates must be an integer ≥ 2/);
   });
 });

@@ -9,17 +9,18 @@ export const overfitCommand: CommandModule = {
   describe: "Train on two documents per seed; show training loss falling while validation loss rises",
   builder: (y) =>
     withOptions(y, {
-      seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr,
+      seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
       out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(),
     }, {
       out: "output directory: overfit.json and overfit.svg are written into it",
+      replicates: `Multi-Bootstrap replicates at each checkpoint (2..100000; the resampling seed is fixed at ${d.bootstrapSeed})`,
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit, overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
     ]);
-    const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number };
+    const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number, replicates: argv.replicates as number };
     checkOverfitOptions({ ...d, ...options });
     const savePath = argv["save-model"] as string | undefined;
     const out = argv.out as string;

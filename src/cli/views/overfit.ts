@@ -27,6 +27,12 @@ export function formatOverfit(r: OverfitResult): string {
   const s = r.final_validation_seed_summary;
   lines.push("", `final validation NLL over ${s.count} seeds: mean ${f(s.mean)}, sample SD ${s.sample_sd === null ? `n/a (${s.sample_sd_reason})` : f(s.sample_sd)}, min ${f(s.min)}, max ${f(s.max)}`);
   lines.push(`  ${s.interpretation}`);
+  const m = r.multi_bootstrap;
+  const iv = (x: { lo: number; hi: number }) => `[${f(x.lo)}, ${f(x.hi)}]`;
+  lines.push("", `Multi-Bootstrap of validation NLL over ${m.seeds} seeds × ${m.documents} documents (${m.replicates} replicates, 95% percentile intervals, bootstrap seed ${m.bootstrap_seed}):`);
+  lines.push(`  ${"update".padStart(6)}   ${"NLL".padStart(8)}   ${"seeds and documents".padEnd(22)}   ${"seeds only".padEnd(22)}   documents only`);
+  for (const c of m.checkpoints) lines.push(`  ${String(c.update).padStart(6)}   ${f(c.both.estimate)}   ${iv(c.both).padEnd(22)}   ${iv(c.seeds_only).padEnd(22)}   ${iv(c.documents_only)}`);
+  lines.push(`  ${m.note}`);
   return lines.join("\n");
 }
 
