@@ -1,6 +1,6 @@
 // Every recipe's typed options with their defaults, in a module that loads no engine, so `tinylab --help` can
 // show each default without importing tfjs. The recipes (overfit.ts, train.ts, cyclic.ts, brown.ts) own them.
-import type { Document } from "../src/data/documents.ts";
+import type { Document, Split } from "../src/data/documents.ts";
 import type { ByteTokenizer } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { Store } from "../src/lab/checkpoint.ts";
@@ -123,3 +123,40 @@ export const BROWN_DEFAULTS: BrownOptions = {
   onDivergence: "warn",
 };
 
+
+/** The baselines `compare --baseline` accepts: the count baselines of src/baselines/ngram.ts at smoothing k = 1. */
+export const COMPARE_BASELINES = ["uniform", "unigram-add1", "bigram-add1", "unigram-prior-bigram"] as const;
+
+export interface CompareOptions {
+  /** Model file A; B is a second model file or a baseline fitted on the data's train split. */
+  a: string;
+  b?: string;
+  baseline?: (typeof COMPARE_BASELINES)[number];
+  /** A documents file (JSONL); the overfit fixture when absent. */
+  data?: string;
+  split: Split;
+  /** The test split may be compared only in a final report. */
+  finalTest: boolean;
+  /** Window stride (default: the context, so a document that fits is one window). */
+  stride?: number;
+  /** Seed of the "bootstrap" stream and its replicates. */
+  seed: number;
+  replicates: number;
+  /** Required to compare models with different tokenizers: only bits per byte are then comparable. */
+  bitsPerByte: boolean;
+}
+
+export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> = { split: "validation", finalTest: false, seed: 0, replicates: 2000, bitsPerByte: false };
+
+export interface SampleOptions {
+  model: string;
+  prompt: string;
+  /** 0 = greedy; > 0 samples from softmax(log p / temperature). */
+  temperature: number;
+  topK?: number;
+  seed: number;
+  maxTokens: number;
+  samples: number;
+}
+
+export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = { temperature: 0, seed: 0, maxTokens: 32, samples: 1 };

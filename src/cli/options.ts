@@ -6,6 +6,7 @@ import type { Argv, Options } from "yargs";
 import { BACKEND_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE } from "../model/config.ts";
+import { COMPARE_BASELINES } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
 
@@ -127,6 +128,7 @@ export const OPTION_GROUPS = {
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
     stride: { type: "number", describe: "score in strided windows of the context (1..context)", check: positiveInt },
+    strides: { type: "string", describe: "comma-separated window strides (each 1..context), perplexity scored at each", check: intList({ min: 1, unique: true }) },
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
   "Report:": {
@@ -135,6 +137,8 @@ export const OPTION_GROUPS = {
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
     "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
+    baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
+    "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
     bins: { type: "number", describe: "calibration bins (reliability table and ECE)", check: positiveInt },
     scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: ["equal-width", "equal-mass"] },
     smoothing: { type: "number", describe: "the count baselines' smoothing k: add-k bigram (C_uv + k)/(C_u + kV), and the unigram-prior bigram's kV pseudo-counts", check: positive },
@@ -142,6 +146,13 @@ export const OPTION_GROUPS = {
       type: "number", describe: "unigram-prior bigram as the fixed mixture λ·add-k + (1 − λ)·unigram (0 = unigram, 1 = plain add-k); default: per-context weight C_u/(C_u + kV)",
       check: (v, f) => (typeof v === "number" && v >= 0 && v <= 1 ? v : fail(f, "a number in [0, 1]", v)),
     },
+  },
+  "Generation:": {
+    prompt: { type: "string", describe: "text to continue (encoded after BOS with the model file's tokenizer)", check: (v, f) => (typeof v === "string" ? v : fail(f, "a string (the option needs a value)", v)) },
+    temperature: { type: "number", describe: "sampling temperature: 0 = greedy (top token, lowest id on ties), > 0 = sample from softmax(log p / T)", check: nonNegative },
+    "top-k": { type: "number", describe: "sample only among the k most probable tokens (1..vocabulary)", check: positiveInt },
+    "max-tokens": { type: "number", describe: "tokens to generate at most (stops early after EOS)", check: positiveInt },
+    samples: { type: "number", describe: "continuations to draw; sample i uses the seed's sampling stream i, so it does not depend on --samples", check: positiveInt },
   },
   "Output:": {
     out: { type: "string", describe: "output directory (results are written into it under fixed names)", check: nonEmpty },

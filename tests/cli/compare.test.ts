@@ -1,0 +1,68 @@
+// `tinylab compare` in a separate process: a model against itself is exactly 0 with p = 1; the seed-39 overfit
+// model against the add-one bigram is the difference of the two published overfit-table NLLs; tokenizer and input refusals.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { reencode } from "../lab/file_edits.ts";
+import { tinylab } from "./spawn.ts";
+
+const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
+const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-compare-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("tinylab compare", () => {
+  it("of a model against itself: difference exactly 0, p = 1, no discordant targets; JSON and HTML written", async () => {
+    const out = join(dir, "self");
+    const r = await tinylab(["compare", FIXTURE, FIXTURE, "--json", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    for (const d of [j.nll.difference, j.bits_per_byte.difference]) expect(d).toMatchObject({ estimate: 0, lo: 0, hi: 0, p_one_sided: 1 });
+    expect(j.accuracy.mcnemar).toMatchObject({ a_only: 0, b_only: 0, p_two_sided: 1 });
+    expect(JSON.parse(readFileSync(join(out, "compare.json"), "utf8")).nll.difference.estimate).toBe(0);
+    const html = readFileSync(join(out, "compare.html"), "utf8");
+    expect(html.match(/class="tok"/g)).toHaveLength(9); // one span per validation target (5 + 4)
+    expect(html).toContain('title="target 1 b: A ');
+  });
+
+  it("of the seed-39 overfit model against the add-one bigram: 5.044970 − 4.364098 = 0.680872, as in the overfit table", async () => {
+    const r = await tinylab(["compare", FIXTURE, "--baseline", "bigram-add1", "--out", join(dir, "bigram")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/NLL \(nats\/target\) +4\.364098 5\.044970/);
+    expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 +95% \[/);
+    expect(r.stdout).toContain("2 documents, 9 targets");
+    expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: p \d/);
+  });
+
+  it("refuses different tokenizers unless --bits-per-byte, and then compares bits per byte only", async () => {
+    // the same weights under a BPE tokenizer that merges "aa" (ids 99, 99): other targets, the same bytes
+    const bpe = join(dir, "bpe.safetensors");
+    writeFileSync(bpe, reencode(readFileSync(FIXTURE), (_t, m) => { m.tokenizer = JSON.stringify({ kind: "bpe", vocabSize: 259, merges: [[99, 99]] }); }, true));
+    const refused = await tinylab(["compare", FIXTURE, bpe, "--out", join(dir, "bpe")]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/different tokenizers .*pass --bits-per-byte/);
+    const bpb = await tinylab(["compare", FIXTURE, bpe, "--bits-per-byte", "--json", "--out", join(dir, "bpe")]);
+    expect(bpb.code, bpb.stderr).toBe(0);
+    const j = JSON.parse(bpb.stdout);
+    expect([j.same_tokenizer, j.nll, j.accuracy, j.data.bytes]).toEqual([false, null, null, 7]);
+    expect(j.nll_reason).toMatch(/different tokenizers/);
+    expect(Number.isFinite(j.bits_per_byte.difference.estimate)).toBe(true);
+  });
+
+  it("refuses bad input by name before any scoring", async () => {
+    const cases: [string[], RegExp][] = [
+      [["compare", join(dir, "missing.safetensors"), "--baseline", "uniform"], /model file A not found/],
+      [["compare", FIXTURE], /exactly one of a second model file \(B\) or --baseline/],
+      [["compare", FIXTURE, FIXTURE, "--baseline", "uniform"], /exactly one of/],
+      [["compare", FIXTURE, "--baseline", "trigram"], /--baseline must be one of uniform, unigram-add1, bigram-add1, unigram-prior-bigram/],
+      [["compare", FIXTURE, "--baseline", "uniform", "--split", "test"], /--final-test/],
+      [["compare", FIXTURE, "--baseline", "uniform", "--replicates", "0"], /--replicates must be an integer in \[1, 100000\]/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await tinylab([...args, "--out", join(dir, "refused")]);
+      expect(r.code, args.join(" ")).not.toBe(0);
+      expect(r.stderr, args.join(" ")).toMatch(pattern);
+    }
+  });
+});
