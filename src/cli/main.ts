@@ -12,8 +12,9 @@ import { reportCommand } from "./commands/report.ts";
 import { brownCommand } from "./commands/brown.ts";
 import { exportCommand } from "./commands/export.ts";
 import { compareCommand } from "./commands/compare.ts";
+import { sampleCommand } from "./commands/sample.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

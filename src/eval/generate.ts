@@ -17,6 +17,8 @@ export interface GenerateOptions {
 
 export interface Generation {
   readonly tokens: number[];
+  /** ln p of each emitted token under the model (before temperature or top-k), one per token. */
+  readonly logProbs: number[];
   readonly stopped: "stop-token" | "length";
 }
 
@@ -55,16 +57,17 @@ export function sampleToken(logProbs: Float32Array, temperature: number, rng: Rn
 export function generate(model: ScoringModel, prompt: readonly number[], opts: GenerateOptions): Generation {
   if (!Number.isInteger(opts.maxTokens) || opts.maxTokens < 0) throw new Error(`maxTokens must be a non-negative integer, got ${opts.maxTokens}`);
   const context = [...prompt];
-  const tokens: number[] = [];
+  const tokens: number[] = [], logProbs: number[] = [];
   for (let t = 0; t < opts.maxTokens; t++) {
     const lp = nextLogProbs(model, context);
     const d = opts.decoding;
     const next = d.kind === "greedy" ? topIndices(lp, 1)[0] : sampleToken(lp, d.temperature, d.rng, d.topK);
     tokens.push(next);
+    logProbs.push(lp[next]);
     context.push(next);
-    if (opts.stopToken !== undefined && opts.stopToken !== null && next === opts.stopToken) return { tokens, stopped: "stop-token" };
+    if (opts.stopToken !== undefined && opts.stopToken !== null && next === opts.stopToken) return { tokens, logProbs, stopped: "stop-token" };
   }
-  return { tokens, stopped: "length" };
+  return { tokens, logProbs, stopped: "length" };
 }
 
 /** The greedy choice after `context` and its lead over the runner-up in logits (= in log-probabilities). */

@@ -66,7 +66,10 @@ describe("sampling with an explicit Rng", () => {
   it("stops after the stop token and crops the context on the left to the model's context length", () => {
     const m = fixedLogits([[0, 5, 0], [0, 0, 5], [9, 0, 0]], 4); // 0 → 1 → 2 → 0 …
     const g = generate(m, [0, 1, 2, 0, 1, 2], { maxTokens: 10, decoding: { kind: "greedy" }, stopToken: 1 });
-    expect(g).toEqual({ tokens: [0, 1], stopped: "stop-token" });
+    expect(g).toMatchObject({ tokens: [0, 1], stopped: "stop-token" });
+    // ln p of each emitted token: after 2 the logits are [9, 0, 0], after 0 they are [0, 5, 0] (float32 log-softmax)
+    expect(g.logProbs[0]).toBeCloseTo(9 - Math.log(Math.exp(9) + 2), 6);
+    expect(g.logProbs[1]).toBeCloseTo(5 - Math.log(Math.exp(5) + 2), 6);
     expect(m.seen.every((x) => x.cols <= 4)).toBe(true);
     expect(Array.from(m.seen[0].ids)).toEqual([2, 0, 1, 2]);
   });
