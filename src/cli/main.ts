@@ -13,8 +13,9 @@ import { brownCommand } from "./commands/brown.ts";
 import { exportCommand } from "./commands/export.ts";
 import { compareCommand } from "./commands/compare.ts";
 import { sampleCommand } from "./commands/sample.ts";
+import { choiceCommand } from "./commands/choice.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

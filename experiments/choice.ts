@@ -1,0 +1,48 @@
+// `tinylab choice` as a recipe: multiple-choice questions from a JSONL file (src/data/choice_file.ts) scored by a
+// model file's candidate log-likelihoods (src/eval/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
+import { readFileSync } from "node:fs";
+import { parseChoiceJsonl } from "../src/data/choice_file.ts";
+import { decoderAdapter } from "../src/eval/adapter.ts";
+import { wilsonInterval } from "../src/eval/intervals.ts";
+import { continuationLogProb } from "../src/eval/memorization.ts";
+import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
+import { CheckpointError, decodeModelFile } from "../src/lab/model_file.ts";
+import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { provenance, type Provenance } from "../src/util/provenance.ts";
+
+export interface ChoiceOptions {
+  model: string;
+  data: string;
+}
+
+export interface ChoiceReport {
+  model: string;
+  model_sha256: string;
+  data: string;
+  questions: number;
+  acc: { value: number; correct: number; wilson: { lo: number; hi: number } };
+  acc_norm: { value: number; correct: number; wilson: { lo: number; hi: number }; normalised_by: string };
+  chance: number;
+  items: { id: string; gold: number; predicted: number; predicted_norm: number; sum_log_lik: readonly number[]; per_token_log_lik: readonly number[] }[];
+  provenance: Provenance;
+}
+
+export function runChoice(o: ChoiceOptions): ChoiceReport {
+  const loaded = decodeModelFile(readFileBytes(requireFile(o.model, "model file"), "model file", CheckpointError), o.model);
+  try {
+    const questions = parseChoiceJsonl(readFileSync(requireFile(o.data, "choice file"), "utf8"), loaded.tokenizer, o.data);
+    const model = decoderAdapter(loaded.model);
+    const r = scoreMultipleChoice(questions, (ctx, cont) => continuationLogProb(model, ctx, cont).perToken);
+    const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
+    return {
+      model: o.model, model_sha256: loaded.sha256, data: o.data, questions: r.count,
+      acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
+      acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
+      chance: r.chance,
+      items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
+      provenance: provenance(),
+    };
+  } finally {
+    loaded.model.dispose();
+  }
+}
