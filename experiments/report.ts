@@ -8,6 +8,11 @@ import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
+import { groupRecord, groupWindowsWithOverall, type GroupRecord } from "../src/eval/grouped.ts";
+import { evaluateWindows } from "../src/eval/windowed.ts";
+import { SPLITS } from "../src/data/documents.ts";
+import type { ScoringModel } from "../src/model/scoring.ts";
+import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
@@ -19,6 +24,8 @@ export interface ReportRunOptions {
   /** A documents file (JSONL); the overfit fixture when absent. */
   data?: string;
   stride?: number;
+  /** Extra strides at which perplexity is scored (each 1..context), beside the report's headline stride. */
+  strides?: number[];
   seed: number;
   replicates: number;
   canary?: { text: string; secretTokens: number; reference?: string };
@@ -35,8 +42,22 @@ export interface ReportRunOptions {
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
 
+/** Perplexity by split/source at each stride: every target once per stride, only the context before it changes. */
+export interface PerplexityByStride {
+  note: string;
+  strides: { stride: number; groups: GroupRecord[] }[];
+}
+
+function perplexityByStride(model: ScoringModel, tokenizer: Tokenizer, docs: readonly Document[], strides: readonly number[], finalTest: boolean): PerplexityByStride {
+  const splits = SPLITS.filter((s) => s !== "test" || finalTest).map((s) => docs.filter((d) => d.split === s)).filter((d) => d.length > 0);
+  return {
+    note: "the same targets at every stride; a smaller stride gives each target more preceding context (stride = context: non-overlapping windows)",
+    strides: strides.map((stride) => ({ stride, groups: groupWindowsWithOverall(splits.map((d) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: 16 }))).map(groupRecord) })),
+  };
+}
+
 /** The report of one model file; every model loaded is disposed before returning. */
-export function runReport(o: ReportRunOptions): Report {
+export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?: PerplexityByStride } {
   const loaded: LoadedModel[] = [];
   try {
     const main = load(o.model, "model file");
@@ -49,7 +70,11 @@ export function runReport(o: ReportRunOptions): Report {
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    return buildReport(decoderAdapter(main.model, { name: o.model }), main.tokenizer, docs, {
+    // refused before the report's passes start, not after them
+    const bad = o.strides?.find((s) => s > binding.contextLength);
+    if (bad !== undefined) throw new Error(`--strides: stride ${bad} is outside [1, ${binding.contextLength}] (the model's context)`);
+    const adapter = decoderAdapter(main.model, { name: o.model });
+    const report = buildReport(adapter, main.tokenizer, docs, {
       baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
       baselineSmoothing: { k: o.k, lambda: o.lambda },
       stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
@@ -58,6 +83,7 @@ export function runReport(o: ReportRunOptions): Report {
       data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
       progress: o.progress,
     });
+    return o.strides ? { ...report, perplexity_by_stride: perplexityByStride(adapter, main.tokenizer, docs, o.strides, o.finalTest === true) } : report;
   } finally {
     for (const l of loaded) l.model.dispose();
   }

@@ -10,12 +10,13 @@ export const reportCommand: CommandModule = {
   describe: "Compose the evaluation report of a model file: JSON plus an HTML page with SVG figures",
   builder: (y) =>
     withOptions(y, {
-      model: undefined, data: undefined, out: "results/report", stride: undefined, seed: 0, replicates: 1000,
+      model: undefined, data: undefined, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
       bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(),
     }, {
       out: "output directory: report.json and report.html are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
+      strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
@@ -29,7 +30,7 @@ export const reportCommand: CommandModule = {
     await startEngine(argv.backend as string);
     const report = runReport({
       finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
-      model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
+      model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
       canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
       progress: process.stderr,
     });

@@ -3,6 +3,7 @@
 import { round6 } from "../../util/provenance.ts";
 import { reasonOf } from "../../eval/reasoned.ts";
 import type { Report } from "../../eval/report.ts";
+import type { PerplexityByStride } from "../../../experiments/report.ts";
 
 const f = (x: number) => round6(x).toFixed(4);
 /** `record[key]` to 4 decimals, or "n/a (reason)" when it is null. */
@@ -17,7 +18,7 @@ export function interval(record: object, key: string): string {
 }
 
 /** The readable summary printed on stdout; every number sits beside its stride and its count. */
-export function formatReport(r: Report): string {
+export function formatReport(r: Report & { perplexity_by_stride?: PerplexityByStride }): string {
   const m = r.identities.model;
   const lines = [
     `model ${m.name}${m.sha256 ? `  sha256 ${m.sha256}` : ""}`,
@@ -54,6 +55,12 @@ export function formatReport(r: Report): string {
   } else lines.push(`contamination: ${k.status}`);
   const c = r.memorization.canary;
   lines.push("evaluated" in c ? `canary: log p(secret | prefix) ${f(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f(c.log_prob_gain)}` : ""}` : `canary: ${c.status}`);
+  if (r.perplexity_by_stride) {
+    lines.push(`perplexity by stride (${r.perplexity_by_stride.note}):`);
+    for (const { stride, groups } of r.perplexity_by_stride.strides) {
+      lines.push(`  stride ${String(stride).padStart(4)}: ${groups.map((g) => `${g.split}/${g.source} NLL ${f(g.nll)} (${g.targets} targets, ${g.windows} windows)`).join("; ")}`);
+    }
+  }
   if (!r.final_test && r.test_split.startsWith("not scored: ")) lines.push(`test split: ${r.test_split.slice("not scored: ".length)}`);
   return lines.join("\n");
 }
