@@ -160,3 +160,17 @@ export interface SampleOptions {
 }
 
 export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = { temperature: 0, seed: 0, maxTokens: 32, samples: 1 };
+
+export interface CanaryOptions {
+  /** A documents file (JSONL) whose train split is fitted; 000's base text when absent. */
+  data?: string;
+  canary: string;
+  /** Never inserted: the same probe on it measures what the model gives an unseen string of the same shape. */
+  control: string;
+  secretTokens: number;
+  repetitions: number[];
+  /** The add-k bigram's k (000 used 0.05). */
+  smoothing: number;
+}
+
+export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra|X9>", control: "<Q7|zebra|K4>", secretTokens: 2, repetitions: [0, 1, 3, 8], smoothing: 0.05 };

@@ -14,8 +14,9 @@ import { exportCommand } from "./commands/export.ts";
 import { compareCommand } from "./commands/compare.ts";
 import { sampleCommand } from "./commands/sample.ts";
 import { choiceCommand } from "./commands/choice.ts";
+import { canaryCommand } from "./commands/canary.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

@@ -136,6 +136,8 @@ export const OPTION_GROUPS = {
     canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
+    "canary-control": { type: "string", describe: "control canary: never inserted, probed the same way, to show what an unseen string of the same shape gets", check: nonEmpty },
+    "canary-sweep": { type: "string", describe: "comma-separated repetition counts of the canary, one fitted model each (0 = never inserted)", check: intList({ min: 0, unique: true }) },
     "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
     baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
     "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },

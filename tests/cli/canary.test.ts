@@ -1,0 +1,39 @@
+// `tinylab canary`: the exposure sweep against hand-worked add-0.05 bigram values, the control flat, refusals by name.
+import { describe, expect, it } from "vitest";
+import { tinylab } from "./spawn.ts";
+
+describe("tinylab canary", () => {
+  it("equals the hand-worked sweep: canary X→9→> rises with r, the control K→4→> stays uniform", async () => {
+    const r = await tinylab(["canary", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.rows.map((x: { repetitions: number }) => x.repetitions)).toEqual([0, 1, 3, 8]);
+    // with r copies, X and 9 each occur r times, always followed by 9 and > (the base text has neither):
+    // p(9 | X) = p(> | 9) = (r + 0.05) / (r + 0.05 · 258), so ln p(secret | prefix) = 2 ln((r + 0.05) / (r + 12.9));
+    // at r = 0 that is 2 ln(1/258) = −11.1059, and the control's unseen contexts stay there for every r
+    for (const row of j.rows) {
+      const n = row.repetitions;
+      expect(row.canary.log_prob).toBeCloseTo(2 * Math.log((n + 0.05) / (n + 12.9)), 5); // float32 log-probs
+      expect(row.control.log_prob).toBeCloseTo(-2 * Math.log(258), 5);
+      expect(row.gap).toBeCloseTo(row.canary.log_prob - row.control.log_prob, 12);
+      expect(row.canary.recovered).toBe(n > 0);
+      expect(row.control.recovered).toBe(false);
+    }
+    const table = await tinylab(["canary", "--canary-sweep", "0,2"]);
+    expect(table.stdout).toMatch(/^ +2 +-3\.9\d{3} true/m);
+  });
+
+  it("refuses a control equal to the canary, a secret with no prefix and a control already in the data", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--canary-control", "<Q7|zebra|X9>"], /--canary-control must differ from --canary/],
+      [["--canary-secret", "13"], /--canary-secret 13 leaves no prefix of --canary/],
+      [["--canary-sweep", "1,1"], /--canary-sweep: "1" is given twice/],
+      [["--canary-control", "reads"], /the control canary already occurs in train document "base"/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => tinylab(["canary", ...args])));
+    results.forEach((r, i) => {
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(cases[i][1]);
+    });
+  });
+});
