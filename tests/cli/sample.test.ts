@@ -34,15 +34,11 @@ describe("tinylab sample", () => {
     expect(r.stdout).toContain("prompt: ⟨bos⟩a\\tb\\x01");
   });
 
-  it("refuses bad input by name", async () => {
+  it("refuses bad input by name, one line each (the value checks themselves: tests/experiments/compare.test.ts)", async () => {
     const cases: [string[], RegExp][] = [
       [["--model", "/nonexistent/m.safetensors", "--prompt", "a"], /model file not found: \/nonexistent\/m\.safetensors/],
       [["--model", FIXTURE, "--prompt", ""], /--prompt "" encodes to no tokens/],
       [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"], /--top-k must be a positive integer, got 0/],
-      [["--model", FIXTURE, "--prompt", "a", "--top-k", "3"], /--top-k needs --temperature > 0/],
-      [["--model", FIXTURE, "--prompt", "a", "--temperature", "-1"], /--temperature must be a finite number ≥ 0, got -1/],
-      [["--model", FIXTURE, "--prompt", "a", "--samples", "2"], /with greedy decoding .* repeats one continuation/],
-      [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "300"], /--top-k 300 is more than the model's vocabulary 266/],
     ];
     const results = await Promise.all(cases.map(([args]) => tinylab(["sample", ...args])));
     results.forEach((r, i) => {

@@ -1,11 +1,12 @@
-// The compare, sample and choice recipes in process: per-token scores add up to the evaluator's total at any stride,
-// the seed-39 fixture re-scores as its fixture says, and none of them leaves a tensor behind.
+// The compare, sample, choice and canary recipes in process: per-token scores add up to the evaluator's total at any
+// stride, the seed-39 fixture re-scores as its fixture says, value refusals, and no tensor left behind.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCompare, scoreTokens } from "../../experiments/compare.ts";
 import { runSample } from "../../experiments/sample.ts";
+import { runCanary, CANARY_DEFAULTS } from "../../experiments/canary.ts";
 import { runChoice } from "../../experiments/choice.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
@@ -42,6 +43,21 @@ describe("compare, sample and choice recipes", () => {
     const total = r!.result.documents.reduce((s, d) => s + d.a_total_nll, 0);
     expect(total).toBeCloseTo(39.27688026428223, 5); // tests/fixtures/seed39-format2.json, scored in float32
     expect(r!.result.nll!.b).toBeCloseTo(Math.log(266), 12); // uniform over the 266 ids
+  });
+
+  it("sample refuses values generation cannot use, naming the option", () => {
+    const o = { model: FIXTURE, prompt: "a", temperature: 1, seed: 0, maxTokens: 4, samples: 1 };
+    expect(() => runSample({ ...o, temperature: 0, topK: 3 })).toThrow(/--top-k needs --temperature > 0/);
+    expect(() => runSample({ ...o, temperature: -1 })).toThrow(/--temperature must be a finite number ≥ 0, got -1/);
+    expect(() => runSample({ ...o, temperature: 0, samples: 2 })).toThrow(/with greedy decoding .* repeats one continuation/);
+    expect(() => runSample({ ...o, topK: 300 })).toThrow(/--top-k 300 is more than the model's vocabulary 266/);
+    expect(() => runSample({ ...o, maxTokens: 0 })).toThrow(/--max-tokens must be a positive integer/);
+  });
+
+  it("canary refuses a control equal to the canary, a secret with no prefix and a control already in the data", () => {
+    expect(() => runCanary({ ...CANARY_DEFAULTS, control: CANARY_DEFAULTS.canary })).toThrow(/--canary-control must differ from --canary/);
+    expect(() => runCanary({ ...CANARY_DEFAULTS, secretTokens: 13 })).toThrow(/--canary-secret 13 leaves no prefix of --canary/);
+    expect(() => runCanary({ ...CANARY_DEFAULTS, control: "reads" })).toThrow(/the control canary already occurs in train document "base"/);
   });
 
   it("sample and choice leave no tensor behind", () => {
