@@ -29,7 +29,7 @@ export function formatCompare(r: CompareResult): string {
   lines.push(diffLine("bits per byte", r.bits_per_byte.difference));
   if (r.accuracy) {
     const m = r.accuracy.mcnemar;
-    lines.push(`  next-token accuracy: ${m.a_only} targets only A got right, ${m.b_only} only B; ${m.test}: p ${m.p_two_sided.toPrecision(4)}`);
+    lines.push(`  next-token accuracy: of the targets, ${m.a_only} only A got right and ${m.b_only} only B; ${m.test}: p ${m.p_two_sided.toPrecision(4)}`);
   } else lines.push(`  accuracy: not compared (${r.accuracy_reason})`);
   lines.push(`  ${r.bootstrap.note}`);
   if (r.data.documents < 10) lines.push(`  only ${r.data.documents} documents: the document bootstrap has few distinct resamples, so these intervals are rough`);
