@@ -1,5 +1,5 @@
 // Provenance recorded with every result: engine, versions, command and date. Not configuration.
-import { engineInfo, type EngineInfo } from "./backend.ts";
+import { engineInfo, nodeProcess, type EngineInfo } from "./backend.ts";
 // a JSON import, not a file read, so the core can record the version in any runtime
 import pkg from "../../package.json" with { type: "json" };
 
@@ -9,8 +9,8 @@ export interface Provenance extends EngineInfo {
   date: string;
 }
 
-/** `command` is what the user ran (argv after node), so a reader can rerun it. */
-export function provenance(command = ["tinylab", ...process.argv.slice(2)].join(" ")): Provenance {
+/** `command` is what the user ran (argv after node), so a reader can rerun it; a browser caller passes its own. */
+export function provenance(command = ["tinylab", ...(nodeProcess()?.argv.slice(2) ?? [])].join(" ")): Provenance {
   return { ...engineInfo(), tinylab: pkg.version, command, date: new Date().toISOString() };
 }
 
