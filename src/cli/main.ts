@@ -11,8 +11,9 @@ import { baselinesCommand } from "./commands/baselines.ts";
 import { reportCommand } from "./commands/report.ts";
 import { brownCommand } from "./commands/brown.ts";
 import { exportCommand } from "./commands/export.ts";
+import { labCommand } from "./commands/lab.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, labCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

@@ -14,7 +14,5 @@ export function provenance(command = ["tinylab", ...(nodeProcess()?.argv.slice(2
   return { ...engineInfo(), tinylab: pkg.version, command, date: new Date().toISOString() };
 }
 
-/** Round for display only: comparisons and statistics use unrounded values. */
-export function round6(x: number): number {
-  return Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : x;
-}
+// display rounding lives apart from the engine, so a page can show the CLI's digits without loading tfjs
+export { round6 } from "./round.ts";
