@@ -1,4 +1,4 @@
-// Benchmark: compute time of the default overfit experiment in the lab page (wasm single-thread, and threaded) against
+// Benchmark: compute time of the default overfit experiment in the lab page (wasm single-thread and threaded) against
 // Node (the CLI's runOverfit on wasm), in interleaved rounds, one fresh process or page per measurement. Not a test.
 // Usage: npx tsx bench/lab.ts [--rounds 3] [--threads 2]; prints JSON with per-round page/Node ratios and their medians.
 import { spawnSync } from "node:child_process";
@@ -34,7 +34,9 @@ const dir = mkdtempSync(join(tmpdir(), "tinylab-bench-lab-"));
 await buildLab(dir);
 const server = await serveLab(dir, 0);
 const browser = await launch();
-const variants = { single: "?threads=0", threaded: `?nthreads=${values.threads}` } as const;
+// single: the single-thread SIMD binary; default: the page as it opens (threaded binary, tfjs-wasm's own thread count,
+// hardwareConcurrency / 2); threaded: the threaded binary with --threads XNNPACK threads
+const variants = { single: "?threads=0", default: "", threaded: `?nthreads=${values.threads}` } as const;
 const rounds: Record<string, number | string>[] = [];
 try {
   for (let i = 0; i < Number(values.rounds); i++) {

@@ -55,8 +55,8 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     cli = [...(await runs)];
     server = await serveLab(join(dir, "page"), 0);
     browser = await launch();
-    // two XNNPACK threads asked for explicitly, so the threaded path runs whatever the core count
-    ({ page, errors } = await openLab(browser, `${server.url}?nthreads=2`));
+    // the page as it opens: threads on, as many as tfjs-wasm picks (hardwareConcurrency / 2: one on 2 cores)
+    ({ page, errors } = await openLab(browser, server.url));
   }, 300_000);
 
   afterAll(async () => {
@@ -65,11 +65,12 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("is cross-origin isolated and shows its engine: wasm with 2 threads", async () => {
+  it("is cross-origin isolated and shows its engine: wasm with threads", async () => {
     expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(true);
     const e = await pageEngine(page);
-    expect(e).toMatchObject({ backend: "wasm", threads: 2 });
-    expect(e.text).toMatch(/engine: wasm, 2 threads, SIMD on; cross-origin isolated: yes/);
+    const expected = Math.min(8, Math.max(1, Math.floor((await page.evaluate(() => navigator.hardwareConcurrency)) / 2)));
+    expect(e).toMatchObject({ backend: "wasm", threads: expected });
+    expect(e.text).toMatch(/^engine: wasm, \d+ threads?, SIMD on; cross-origin isolated: yes/);
   });
 
   it("runs the overfit experiment with its defaults: the published numbers, and the CLI's doubles bit for bit", async () => {
@@ -98,28 +99,44 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     const cliResult = json(cli[0]);
     const extra = ["runtime", "threads", "simd", "cross_origin_isolated", "user_agent"].map((k) => `$.provenance.${k}`);
     expect(shape(got).filter((p) => !extra.some((e) => p.startsWith(e)))).toEqual(shape(cliResult));
-    expect(got.provenance).toMatchObject({ runtime: "browser", backend: "wasm", threads: 2, simd: true, cross_origin_isolated: true, node: "none (browser)" });
+    expect(got.provenance).toMatchObject({ runtime: "browser", backend: "wasm", threads: (await pageEngine(page)).threads, simd: true, cross_origin_isolated: true, node: "none (browser)" });
     expect(got.provenance.command).toMatch(/^tinylab overfit --seeds 39,40,41 --updates 80 --checkpoints 0,10,20,40,80 --lr 0.02/);
     expect(got.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll)).toEqual(cliResult.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll));
   });
 
-  it("re-scores the dropped seed-39 model file exactly as tinylab evaluate does, and shows its sha256", async () => {
+  /** Drop the fixture on the page's drop zone, press Re-score, and compare with `tinylab evaluate --batch-rows 1`. */
+  async function rescoreMatchesEvaluate(p: Page): Promise<void> {
     const bytes = [...readFileSync(FIXTURE)];
-    await page.evaluate((b) => {
+    await p.evaluate((b) => {
       const dt = new DataTransfer();
       dt.items.add(new File([new Uint8Array(b)], "seed39-format2.safetensors"));
       document.getElementById("drop")!.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, bytes);
-    await page.click("#rescore");
-    await page.waitForSelector("#rescore-status[data-done], #rescore-status.error");
-    const shown = await shownNumbers(page);
+    await p.click("#rescore");
+    await p.waitForSelector("#rescore-status[data-done], #rescore-status.error");
+    const shown = await shownNumbers(p);
     const evaluate = json(cli[1]);
-    expect(await page.textContent("#model-sha256")).toBe(evaluate.model_sha256);
+    expect(await p.textContent("#model-sha256")).toBe(evaluate.model_sha256);
     for (const split of ["train", "validation"]) {
       expect(shown[`rescore:${split}:nll`]?.exact, split).toBe(evaluate.splits[split].nll);
       expect(shown[`rescore:${split}:perplexity`]?.exact, split).toBe(evaluate.splits[split].perplexity);
     }
     expect(shown["rescore:validation:nll"].text).toBe("4.364098");
+  }
+
+  it("re-scores the dropped seed-39 model file exactly as tinylab evaluate does, and shows its sha256", async () => {
+    await rescoreMatchesEvaluate(page);
+  });
+
+  it("re-scores it to the same doubles with two XNNPACK threads (threads split work, not sums)", async () => {
+    const two = await openLab(browser, `${server.url}?nthreads=2`);
+    try {
+      expect(await pageEngine(two.page)).toMatchObject({ backend: "wasm", threads: 2 });
+      await rescoreMatchesEvaluate(two.page);
+      expect(two.errors).toEqual([]);
+    } finally {
+      await two.page.close();
+    }
   });
 
   it("checks every gradient of the overfit config and shows the per-tensor table", async () => {
