@@ -1,22 +1,23 @@
-// `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file alone and score documents
-// without training. Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
+// `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file's bytes alone and score
+// documents without training. Pure (the CLI and the web page hand it bytes; evaluate_file.ts reads them from disk).
+// Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
 import { paddedBatches } from "../src/data/batches.ts";
 import { encodeDocument, SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { readDocumentsFile } from "../src/data/files.ts";
+import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
-import { CheckpointError, decodeModelFile } from "../src/lab/model_file.ts";
-import { readFileBytes } from "../src/util/disk.ts";
+import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface EvaluateOptions {
+  /** The model file's path (or, in the page, its name): reported and named in errors. */
   model: string;
   batchRows: number;
   split: Split | "all";
-  /** A documents file (src/data/files.ts); the overfit fixture's texts when absent. */
+  /** A documents file's path or name (src/data/documents_jsonl.ts); the overfit fixture's texts when absent. */
   data?: string;
   /** Score in strided windows of the context length (src/eval/windows.ts); needed for documents longer than the context. */
   stride?: number;
@@ -57,14 +58,21 @@ export interface EvaluateReport {
   provenance: Provenance;
 }
 
+/** The bytes evaluateModel scores: the model file's, and the documents file's when `data` names one. */
+export interface EvaluateInputs {
+  modelBytes: Uint8Array;
+  dataBytes?: Uint8Array;
+}
+
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
-export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
+export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
-  const loaded = decodeModelFile(readFileBytes(o.model, "model file", CheckpointError), o.model);
+  if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
+  const loaded = decodeModelFile(input.modelBytes, o.model);
   try {
     const { model, tokenizer, config } = loaded;
-    const docs: Document[] = o.data ? readDocumentsFile(o.data, tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));
+    const docs: Document[] = o.data !== undefined ? parseDocumentsBytes(input.dataBytes!, tokenizer, o.data) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));
     const source = o.data ?? "overfit fixture";
     const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
     const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };

@@ -87,17 +87,27 @@ function byDocument(model: ScoringModel, docs: readonly Document[], binding: Bin
   });
 }
 
+/** What a live view is told as the experiment runs (the web page draws curves from it); the result is unchanged. */
+export type OverfitProgress =
+  | { kind: "setup"; weighting_probe: ReturnType<typeof weightingProbe>; layout_comparison: ReturnType<typeof layoutComparison>; baselines: ({ name: string } & Split2)[] }
+  | { kind: "update"; seed: number; update: number; loss: number }
+  | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
+
 /** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
-function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>) {
+function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, onProgress?: (p: OverfitProgress) => void) {
   const run = Run.create(overfitRun(seed, o, docs, binding));
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
   const validation = docs.filter((d) => d.split === "validation");
   for (let update = 0; update <= o.updates; update++) {
-    if (update > 0) trainLoss.push(run.update().loss);
+    if (update > 0) {
+      trainLoss.push(run.update().loss);
+      onProgress?.({ kind: "update", seed, update, loss: trainLoss[update - 1] });
+    }
     if (o.checkpoints.includes(update)) {
       const adapter = decoderAdapter(run.model);
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
+      onProgress?.({ kind: "checkpoint", seed, ...checkpoints[checkpoints.length - 1] });
     }
   }
   const at = (u: number) => checkpoints.find((c) => c.update === u);
@@ -162,9 +172,13 @@ export interface SaveTo {
 
 /**
  * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
- * `onModel` sees each seed's trained model before it is disposed.
+ * `onModel` sees each seed's trained model before it is disposed; `onProgress` sees the set-up blocks, each
+ * update's loss and each checkpoint's scores as they are computed.
  */
-export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void } = {}): OverfitResult {
+export function runOverfit(
+  options: Partial<OverfitOptions> = {},
+  hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void } = {},
+): OverfitResult {
   const { save } = hooks;
   const o = checkOverfitOptions({ ...OVERFIT_DEFAULTS, ...options });
   const tokenizer = overfitTokenizer();
@@ -175,9 +189,12 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?
   const initial = Run.create(overfitRun(o.seeds[0], o, docs, binding));
   const layouts = layoutComparison(initial.model, bySplit("validation"), binding);
   initial.dispose();
+  const probe = weightingProbe();
+  const baselines = allBaselines(bySplit("train"), binding).map((b) => ({ name: b.name, ...scoreSplits(b, data) }));
+  hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines });
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
-    const { run, result } = runSeed(seed, o, docs, binding, data);
+    const { run, result } = runSeed(seed, o, docs, binding, data, hooks.onProgress);
     if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
     hooks.onModel?.(seed, run.model);
     run.dispose();
@@ -193,9 +210,9 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?
       documents: docs.map((d) => ({ id: d.id, split: d.split, ids: d.ids, targets: d.ids.length - 1 })),
       targets: { train: data.train.reduce((n, b) => n + b.targetCount, 0), validation: data.validation.reduce((n, b) => n + b.targetCount, 0) },
     },
-    weighting_probe: weightingProbe(),
+    weighting_probe: probe,
     layout_comparison: layouts,
-    baselines: allBaselines(bySplit("train"), binding).map((b) => ({ name: b.name, ...scoreSplits(b, data) })),
+    baselines,
     runs,
     final_validation_seed_summary: seedSummary(finals),
     multi_bootstrap: overfitMultiBootstrap(runs, o),

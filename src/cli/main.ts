@@ -15,8 +15,9 @@ import { compareCommand } from "./commands/compare.ts";
 import { sampleCommand } from "./commands/sample.ts";
 import { choiceCommand } from "./commands/choice.ts";
 import { canaryCommand } from "./commands/canary.ts";
+import { labCommand } from "./commands/lab.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

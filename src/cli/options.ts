@@ -15,7 +15,7 @@ type Check = (v: unknown, flag: string) => unknown;
  * 100000000000000), so the last `--flag V` or `--flag=V` in process.argv is quoted when it is there; otherwise
  * (a default, a camel-case spelling, a test parsing its own array) the value itself.
  */
-export function typed(flag: string, v: unknown, argv: readonly string[] = process.argv.slice(2)): string {
+export function typed(flag: string, v: unknown, argv: readonly string[] = typeof process === "undefined" ? [] : process.argv.slice(2)): string {
   let raw: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === `--${flag}` && i + 1 < argv.length) raw = argv[i + 1];
@@ -163,6 +163,10 @@ export const OPTION_GROUPS = {
     "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
     format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json)", choices: ["hf-gpt2"] },
   },
+  "Lab page:": {
+    port: { type: "number", describe: "localhost port the lab page is served on (0 = any free port)", check: intIn(0, 65535) },
+    "build-only": { type: "boolean", describe: "build the page into --out and exit without serving it" },
+  },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
   },
@@ -198,6 +202,19 @@ export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, 
   }
   for (const [group, names] of byGroup) y = y.group(names, group) as Argv<T>;
   return y;
+}
+
+/**
+ * One option's value from the text of a form field, converted by its type and checked by the same parser as on
+ * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
+ */
+export function parseOptionText(name: OptionName, text: string): unknown {
+  const [, spec] = find(name);
+  const t = text.trim();
+  if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  const v = spec.type === "number" ? Number(t) : spec.type === "boolean" ? t === "true" : t;
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return check ? check(v, name) : v;
 }
 
 /** The engine option every command that computes takes. */

@@ -40,7 +40,7 @@ async function tryNative(): Promise<string | undefined> {
  * `auto` prefers tensorflow (if a native package loads), then wasm, then cpu. An explicit choice that
  * cannot be satisfied is an error, never a silent fallback.
  */
-export async function initBackend(choice: BackendChoice = parseBackendChoice(process.env.TINYLAB_BACKEND)): Promise<EngineInfo> {
+export async function initBackend(choice: BackendChoice = parseBackendChoice(nodeProcess()?.env.TINYLAB_BACKEND)): Promise<EngineInfo> {
   tf.enableProdMode();
   const order: string[] = choice === "auto" ? ["tensorflow", "wasm", "cpu"] : [choice];
   for (const name of order) {
@@ -61,7 +61,15 @@ export async function initBackend(choice: BackendChoice = parseBackendChoice(pro
 }
 
 export function engineInfo(): EngineInfo {
-  return { backend: tf.getBackend(), tfjs: tf.version_core, node: process.version };
+  return { backend: tf.getBackend(), tfjs: tf.version_core, node: nodeProcess()?.version ?? NO_NODE };
+}
+
+/** What `node` says where there is no Node (the lab's web page runs this module in a browser worker). */
+export const NO_NODE = "none (browser)";
+
+/** Node's `process` global, or undefined in a browser (where reading it would throw a ReferenceError). */
+export function nodeProcess(): NodeJS.Process | undefined {
+  return typeof process === "undefined" ? undefined : process;
 }
 
 /**

@@ -69,7 +69,8 @@ export function progressLine(
 }
 
 export function createProgress(opts: ProgressOptions): Progress {
-  const stream = opts.stream ?? process.stderr;
+  // stderr in Node; in a browser (no process global) nothing is printed unless a stream is given
+  const stream = opts.stream ?? (typeof process === "undefined" ? { write: () => true } : process.stderr);
   const now = opts.now ?? (() => performance.now());
   const tty = stream.isTTY === true;
   const interval = tty ? TTY_INTERVAL_MS : (opts.every ?? 5) * 1000;

@@ -1,5 +1,5 @@
 // Provenance recorded with every result: engine, versions, command and date. Not configuration.
-import { engineInfo, type EngineInfo } from "./backend.ts";
+import { engineInfo, nodeProcess, type EngineInfo } from "./backend.ts";
 // a JSON import, not a file read, so the core can record the version in any runtime
 import pkg from "../../package.json" with { type: "json" };
 
@@ -9,12 +9,10 @@ export interface Provenance extends EngineInfo {
   date: string;
 }
 
-/** `command` is what the user ran (argv after node), so a reader can rerun it. */
-export function provenance(command = ["tinylab", ...process.argv.slice(2)].join(" ")): Provenance {
+/** `command` is what the user ran (argv after node), so a reader can rerun it; a browser caller passes its own. */
+export function provenance(command = ["tinylab", ...(nodeProcess()?.argv.slice(2) ?? [])].join(" ")): Provenance {
   return { ...engineInfo(), tinylab: pkg.version, command, date: new Date().toISOString() };
 }
 
-/** Round for display only: comparisons and statistics use unrounded values. */
-export function round6(x: number): number {
-  return Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : x;
-}
+// display rounding lives apart from the engine, so a page can show the CLI's digits without loading tfjs
+export { round6 } from "./round.ts";

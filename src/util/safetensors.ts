@@ -52,7 +52,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 const isDims = (v: unknown): v is number[] =>
   Array.isArray(v) && v.every((d) => Number.isSafeInteger(d) && d >= 0);
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
-const byteOrder = (a: string, b: string): number => Buffer.compare(utf8(a), utf8(b)); // Rust String order
+/** Rust String order: by UTF-8 bytes, then length (Buffer.compare's order, without Node's Buffer so the core runs in a browser). */
+function byteOrder(a: string, b: string): number {
+  const x = utf8(a), y = utf8(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  return x.length === y.length ? 0 : x.length < y.length ? -1 : 1;
+}
 
 /** Reverses each element's bytes in place: the file is little-endian whatever the host is. */
 function toLittleEndian<T extends Uint8Array>(bytes: T, size: number): T {

@@ -13,7 +13,8 @@ import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { meanNll, type MetricSummary } from "../../src/eval/summary.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
-import { evaluateModelFile, type EvaluateReport } from "../../experiments/evaluate.ts";
+import type { EvaluateReport } from "../../experiments/evaluate.ts";
+import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-evaluate-"));

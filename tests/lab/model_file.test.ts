@@ -20,7 +20,7 @@ import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntr
 import { CheckpointError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
 import { architectureOf } from "../../src/model/architecture.ts";
 import { CHUNK_RE } from "../../src/data/bpe.ts";
-import { evaluateModelFile } from "../../experiments/evaluate.ts";
+import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { formatEvaluation } from "../../src/cli/views/evaluate.ts";
 import { loadModel, saveModel } from "../helpers.ts";
 import { reencode, swapOffsets } from "./file_edits.ts";

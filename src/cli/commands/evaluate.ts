@@ -14,7 +14,7 @@ export const evaluateCommand: CommandModule = {
     }).demandOption("model"),
   handler: async (argv) => {
     const [{ startEngine, toJson }, { chosenSplits, evaluateModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/evaluate.ts"), import("../views/evaluate.ts"),
+      import("../common.ts"), import("../../../experiments/evaluate_file.ts"), import("../views/evaluate.ts"),
     ]);
     const finalTest = argv["final-test"] as boolean;
     const scored = chosenSplits(argv.split as "all", finalTest); // refused before the engine starts

@@ -1,0 +1,297 @@
+// The lab page: forms, live curves and tables over results the Web Worker (worker.ts) computes with the CLI's recipes.
+// Presentation only: no training, scoring or metric here, and no engine on this thread (the page stays responsive).
+import { OVERFIT_DEFAULTS, type OverfitOptions } from "../experiments/options.ts";
+import type { OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
+import type { EvaluateReport } from "../experiments/evaluate.ts";
+import type { GradcheckReport } from "../src/model/gradcheck.ts";
+import type { Report } from "../src/eval/report.ts";
+import { reportHtml } from "../src/eval/report_page.ts";
+import { lineChart } from "../src/util/charts.ts";
+import { PALETTE } from "../src/util/svg.ts";
+import { escapeHtml } from "../src/util/html.ts";
+import { toJson } from "../src/util/json.ts";
+import { round6 } from "../src/util/round.ts";
+import { parseOptionText } from "../src/cli/options.ts";
+import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const f6 = (x: number) => round6(x).toFixed(6);
+/** A shown number: 6 decimals on the page, the full double in data-exact (the browser test compares both). */
+const num = (metric: string, x: number) => `<td class="n" data-metric="${escapeHtml(metric)}" data-exact="${x}">${f6(x)}</td>`;
+const cell = (s: string | number) => `<td>${escapeHtml(String(s))}</td>`;
+const table = (head: string[], rows: string[]) => `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+
+// ---- the worker: one per engine choice, restarted when the choice changes ----
+let worker: Worker | undefined;
+let nextId = 1;
+const pending = new Map<number, { onReply: (r: Reply) => void }>();
+let engine: BrowserEngine | undefined;
+
+/** A request without its id (distributed over the union, which a plain Omit would collapse). */
+type Ask = Request extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never;
+
+function call(req: Ask, onProgress?: (p: OverfitProgress, figure?: string) => void): Promise<Reply> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, {
+      onReply: (r) => {
+        if (r.type === "progress") return onProgress?.(r.progress, r.figure);
+        pending.delete(id);
+        if (r.type === "error") reject(new Error(r.message));
+        else resolve(r);
+      },
+    });
+    worker!.postMessage({ ...req, id } as Request);
+  });
+}
+
+function engineRequest(): EngineRequest {
+  const backend = $<HTMLSelectElement>("backend").value as EngineRequest["backend"];
+  const n = Number(new URLSearchParams(location.search).get("nthreads"));
+  return { backend, threads: $<HTMLInputElement>("threads").checked, ...(Number.isInteger(n) && n > 0 ? { threadsCount: n } : {}), wasmBase: new URL("wasm/", document.baseURI).href };
+}
+
+async function startWorker(): Promise<void> {
+  worker?.terminate();
+  for (const p of pending.values()) p.onReply({ id: 0, type: "error", message: "the engine was restarted" });
+  pending.clear();
+  engine = undefined;
+  setBusy(true);
+  $("engine").textContent = "starting the engine…";
+  worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
+  worker.onmessage = (ev: MessageEvent<Reply>) => pending.get(ev.data.id)?.onReply(ev.data);
+  worker.onerror = (ev) => showError("engine", ev.message || "the worker failed to load");
+  try {
+    const r = await call({ type: "init", engine: engineRequest() });
+    if (r.type !== "ready") throw new Error(`unexpected reply ${r.type}`);
+    engine = r.engine;
+    const e = $("engine");
+    e.dataset.backend = engine.backend;
+    e.dataset.threads = String(engine.threads);
+    e.textContent = `engine: ${engine.backend}` + (engine.backend === "wasm" ? `, ${engine.threads} thread${engine.threads === 1 ? "" : "s"}, SIMD ${engine.simd ? "on" : "off"}` : "") +
+      `; cross-origin isolated: ${engine.cross_origin_isolated ? "yes" : "no (wasm threads need it: serve with tinylab lab)"}; tfjs ${engine.tfjs}`;
+    setBusy(false);
+  } catch (err) {
+    showError("engine", (err as Error).message);
+  }
+}
+
+function setBusy(busy: boolean) {
+  for (const id of ["run-overfit", "run-gradcheck", "rescore"]) $<HTMLButtonElement>(id).disabled = busy || (id === "rescore" && !modelFile);
+  document.body.dataset.busy = String(busy);
+}
+
+function showError(where: string, message: string) {
+  const el = $(`${where}-status`);
+  el.textContent = `error: ${message}`;
+  el.classList.add("error");
+  setBusy(false);
+}
+
+// ---- 1. the overfitting experiment ----
+let lastResult: OverfitResult | undefined;
+
+function overfitOptions(): Partial<OverfitOptions> {
+  return {
+    seeds: parseOptionText("seeds", $<HTMLInputElement>("seeds").value) as number[],
+    updates: parseOptionText("updates", $<HTMLInputElement>("updates").value) as number,
+    checkpoints: parseOptionText("checkpoints", $<HTMLInputElement>("checkpoints").value) as number[],
+    lr: parseOptionText("lr", $<HTMLInputElement>("lr").value) as number,
+  };
+}
+
+type Live = { setup?: Extract<OverfitProgress, { kind: "setup" }>; runs: Map<number, { checkpoints: OverfitResult["runs"][number]["checkpoints"]; losses: number[] }> };
+
+function drawLive(live: Live, figure: string | undefined) {
+  if (figure !== undefined) $("curves").innerHTML = figure;
+  const series = [...live.runs].map(([seed, r], i) => ({ name: `seed ${seed}`, points: r.losses.map((l, k) => [k + 1, l] as [number, number]), color: PALETTE[i % PALETTE.length] }));
+  $("loss-curves").innerHTML = series.some((s) => s.points.length > 1)
+    ? lineChart({ title: "Training loss of each update (the update's own forward pass, before it is applied)", xLabel: "update", yLabel: "loss (nats per target)", series })
+    : "";
+}
+
+function showSetup(s: Extract<OverfitProgress, { kind: "setup" }>) {
+  const w = s.weighting_probe;
+  $("probe").innerHTML = table(["quantity", "value"], [
+    `<tr>${cell("correct: merged mean NLL over " + w.correct.targets + " targets")}${num("probe:correct:mean_nll", w.correct.mean_nll)}</tr>`,
+    `<tr>${cell("correct: perplexity of the merged mean")}${num("probe:correct:perplexity", w.correct.perplexity)}</tr>`,
+    `<tr>${cell("wrong: unweighted mean of the two batch means")}${num("probe:wrong:mean_nll", w.wrong_unweighted_mean_nll)}</tr>`,
+    `<tr>${cell("wrong: mean of the two batch perplexities")}${num("probe:wrong:perplexity", w.wrong_mean_perplexity)}</tr>`,
+  ]);
+  const l = s.layout_comparison;
+  $("layouts").innerHTML = table(["layout", "batches", "rows", "targets", "validation NLL", "recorded graphs"],
+    l.rows.map((r) => `<tr>${cell(r.layout)}${cell(r.batches)}${cell(r.rows)}${cell(r.targets)}${num(`layout:${r.layout}:nll`, r.nll)}${cell(r.recorded_graphs)}</tr>`)) +
+    `<p>largest NLL difference <span data-metric="layout:largest_difference" data-exact="${l.largest_nll_difference}">${l.largest_nll_difference.toExponential(3)}</span></p>`;
+  $("baselines").innerHTML = table(["baseline (fitted on train)", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets"],
+    s.baselines.map((b) => `<tr>${cell(b.name)}${num(`baseline:${b.name}:train:nll`, b.train.nll)}${num(`baseline:${b.name}:train:perplexity`, b.train.perplexity)}${num(`baseline:${b.name}:validation:nll`, b.validation.nll)}${num(`baseline:${b.name}:validation:perplexity`, b.validation.perplexity)}${cell(`${b.train.targets}/${b.validation.targets}`)}</tr>`));
+}
+
+function showRuns(r: OverfitResult) {
+  $("seeds-tables").innerHTML = r.runs.map((run) =>
+    `<h4>seed ${run.seed}</h4>` + table(["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
+      run.checkpoints.map((c) => `<tr>${cell(c.update)}${num(`run:${run.seed}:${c.update}:train:nll`, c.train.nll)}${num(`run:${run.seed}:${c.update}:train:perplexity`, c.train.perplexity)}${num(`run:${run.seed}:${c.update}:validation:nll`, c.validation.nll)}${num(`run:${run.seed}:${c.update}:validation:perplexity`, c.validation.perplexity)}</tr>`)) +
+    `<ul>${run.intervals.map((i) => `<li>${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}</li>`).join("")}<li>lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}</li></ul>`).join("");
+  const s = r.final_validation_seed_summary;
+  $("summary").innerHTML = table(["final validation NLL over seeds", "value"], [
+    `<tr>${cell("count")}${cell(s.count)}</tr>`, `<tr>${cell("mean")}${num("summary:mean", s.mean)}</tr>`,
+    `<tr>${cell("sample SD (K − 1)")}${s.sample_sd === null ? cell(`n/a (${s.sample_sd_reason})`) : num("summary:sd", s.sample_sd)}</tr>`,
+    `<tr>${cell("min")}${num("summary:min", s.min)}</tr>`, `<tr>${cell("max")}${num("summary:max", s.max)}</tr>`,
+  ]) + `<p>${escapeHtml(s.interpretation)}</p>`;
+}
+
+async function runOverfitClicked() {
+  const status = $("overfit-status");
+  status.classList.remove("error");
+  let options: Partial<OverfitOptions>;
+  try {
+    options = overfitOptions();
+  } catch (err) {
+    return showError("overfit", (err as Error).message);
+  }
+  setBusy(true);
+  $("download-json").hidden = true;
+  for (const id of ["probe", "layouts", "baselines", "seeds-tables", "summary", "curves", "loss-curves"]) $(id).innerHTML = "";
+  const live: Live = { runs: new Map() };
+  status.textContent = "running…";
+  try {
+    const r = await call({ type: "overfit", options }, (p, figure) => {
+      if (p.kind === "setup") { live.setup = p; showSetup(p); return; }
+      if (!live.runs.has(p.seed)) live.runs.set(p.seed, { checkpoints: [], losses: [] });
+      const run = live.runs.get(p.seed)!;
+      if (p.kind === "update") run.losses.push(p.loss);
+      else run.checkpoints.push({ update: p.update, train: p.train, validation: p.validation, validation_by_document: p.validation_by_document });
+      status.textContent = `seed ${p.seed}: update ${p.update} of ${options.updates}`;
+      drawLive(live, figure);
+    });
+    if (r.type !== "overfit") throw new Error(`unexpected reply ${r.type}`);
+    lastResult = r.result;
+    showRuns(r.result);
+    status.textContent = `done: ${r.result.runs.length} seeds × ${r.result.options.updates} updates in ${r.seconds.toFixed(2)} s on ${engine?.backend} (${engine?.threads} threads)`;
+    status.dataset.seconds = String(r.seconds);
+    status.dataset.done = "true";
+    $("download-json").hidden = false;
+    setBusy(false);
+  } catch (err) {
+    showError("overfit", (err as Error).message);
+  }
+}
+
+function download(name: string, text: string) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// ---- 2. gradient check ----
+async function runGradcheckClicked() {
+  const status = $("gradcheck-status");
+  status.classList.remove("error");
+  setBusy(true);
+  status.textContent = "checking every coordinate…";
+  try {
+    const r = await call({ type: "gradcheck" });
+    if (r.type !== "gradcheck") throw new Error(`unexpected reply ${r.type}`);
+    const g: GradcheckReport = r.report;
+    const e = (x: number) => x.toExponential(2);
+    $("gradcheck").innerHTML = table(["tensor", "size", "max abs", "max rel", "worst coordinate (index: analytic vs numeric)", ""],
+      g.tensors.map((t) => `<tr>${cell(t.name)}${cell(t.size)}${cell(e(t.maxAbsError))}${cell(e(t.maxRelError))}${cell(`${t.worst.index}: ${t.worst.analytic.toExponential(6)} vs ${t.worst.numeric.toExponential(6)}`)}<td data-metric="gradcheck:${t.name}">${t.passed ? "ok" : "FAIL"}</td></tr>`));
+    const tol = r.tolerances;
+    status.textContent = `${g.passed ? "PASSED" : "FAILED"}: ${g.coordinates} coordinates, loss ${g.loss.toFixed(6)}, pass if |Δ| ≤ ${tol.atol} + ${tol.rtol}·|numeric| (eps ${tol.eps}), ${g.seconds.toFixed(2)} s on ${r.provenance.backend}`;
+    status.dataset.passed = String(g.passed);
+    setBusy(false);
+  } catch (err) {
+    showError("gradcheck", (err as Error).message);
+  }
+}
+
+// ---- 3. re-score a model file ----
+let modelFile: File | undefined;
+let docsFile: File | undefined;
+
+function chooseFiles(files: FileList | File[]) {
+  for (const file of files) {
+    if (file.name.endsWith(".jsonl")) docsFile = file;
+    else modelFile = file;
+  }
+  $("chosen").textContent = `model: ${modelFile?.name ?? "none"}; documents: ${docsFile?.name ?? "the overfit fixture (4 documents)"}`;
+  setBusy(engine === undefined);
+}
+
+async function rescoreClicked() {
+  const status = $("rescore-status");
+  status.classList.remove("error");
+  if (!modelFile) return showError("rescore", "drop or choose a .safetensors model file first");
+  setBusy(true);
+  status.textContent = `re-scoring ${modelFile.name}…`;
+  try {
+    const modelBytes = new Uint8Array(await modelFile.arrayBuffer());
+    const dataBytes = docsFile ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
+    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: docsFile?.name, dataBytes, batchRows: 1 });
+    if (r.type !== "rescore") throw new Error(`unexpected reply ${r.type}`);
+    const rep: EvaluateReport = r.report;
+    $("rescore-result").innerHTML =
+      `<p>model_sha256 <code id="model-sha256">${escapeHtml(rep.model_sha256)}</code> (integrity ${escapeHtml(rep.integrity)})</p>` +
+      `<p>trained: ${escapeHtml(JSON.stringify(rep.trained))}; data: ${escapeHtml(rep.data.source)} (${rep.data.documents} documents), ${rep.batch_rows} row per batch, ${rep.layout}</p>` +
+      table(["split", "NLL", "perplexity", "targets", "batches", "recorded graphs"],
+        Object.entries(rep.splits).map(([split, s]) => `<tr>${cell(split)}${num(`rescore:${split}:nll`, s!.nll)}${num(`rescore:${split}:perplexity`, s!.perplexity)}${cell(s!.targets)}${cell(s!.batches)}${cell(s!.recorded_graphs)}</tr>`));
+    status.textContent = `scored on ${rep.provenance.backend}, no training`;
+    status.dataset.done = "true";
+    setBusy(false);
+  } catch (err) {
+    showError("rescore", (err as Error).message);
+  }
+}
+
+// ---- 4. a CLI report.json, drawn by the same code as report.html ----
+async function showReport(file: File) {
+  const status = $("report-status");
+  status.classList.remove("error");
+  try {
+    const r = JSON.parse(await file.text()) as Report;
+    if (typeof r !== "object" || r === null || !("identities" in r) || !("perplexity" in r)) throw new Error(`${file.name} is not a report.json from tinylab report (no "identities" or "perplexity")`);
+    $<HTMLIFrameElement>("report-frame").srcdoc = reportHtml(r);
+    $("report-frame").hidden = false;
+    status.textContent = `${file.name}: drawn by src/eval/report_page.ts, as report.html is`;
+  } catch (err) {
+    showError("report", (err as Error).message);
+  }
+}
+
+function dropZone(id: string, onFiles: (files: FileList) => void) {
+  const zone = $(id);
+  zone.addEventListener("dragover", (ev) => { ev.preventDefault(); zone.classList.add("over"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    zone.classList.remove("over");
+    if (ev.dataTransfer?.files.length) onFiles(ev.dataTransfer.files);
+  });
+}
+
+// ---- wiring ----
+function init() {
+  const q = new URLSearchParams(location.search);
+  $<HTMLInputElement>("seeds").value = OVERFIT_DEFAULTS.seeds.join(",");
+  $<HTMLInputElement>("updates").value = String(OVERFIT_DEFAULTS.updates);
+  $<HTMLInputElement>("checkpoints").value = OVERFIT_DEFAULTS.checkpoints.join(",");
+  $<HTMLInputElement>("lr").value = String(OVERFIT_DEFAULTS.lr);
+  if (q.get("backend") === "webgl") $<HTMLSelectElement>("backend").value = "webgl";
+  const threads = $<HTMLInputElement>("threads");
+  threads.disabled = !self.crossOriginIsolated;
+  threads.checked = self.crossOriginIsolated && q.get("threads") !== "0";
+  $("backend").addEventListener("change", startWorker);
+  threads.addEventListener("change", startWorker);
+  $("run-overfit").addEventListener("click", runOverfitClicked);
+  $("download-json").addEventListener("click", () => lastResult && download("overfit.json", toJson(lastResult)));
+  $("run-gradcheck").addEventListener("click", runGradcheckClicked);
+  $("rescore").addEventListener("click", rescoreClicked);
+  $<HTMLInputElement>("model-file").addEventListener("change", (ev) => chooseFiles((ev.target as HTMLInputElement).files!));
+  dropZone("drop", chooseFiles);
+  $<HTMLInputElement>("report-file").addEventListener("change", (ev) => { const f = (ev.target as HTMLInputElement).files?.[0]; if (f) void showReport(f); });
+  dropZone("report-drop", (files) => void showReport(files[0]));
+  void startWorker();
+}
+
+init();
