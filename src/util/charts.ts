@@ -46,6 +46,8 @@ export interface LineChartSpec {
   readonly logY?: boolean;
   /** A discrete x axis (positions, layers): integer ticks only, every integer when they fit. */
   readonly xInteger?: boolean;
+  /** Explicit x ticks (e.g. the checkpoints that were scored); the range still spans the data. */
+  readonly xTicks?: readonly number[];
   /** Counts per x drawn under the plot (e.g. targets per position). */
   readonly counts?: CountStrip;
   readonly width?: number;
@@ -209,9 +211,9 @@ export function lineChart(spec: LineChartSpec): string {
   let [x0, x1] = extent(allPts.map((p) => p[0]));
   if (x0 === x1) [x0, x1] = [x0 - padFor(x0), x1 + padFor(x1)];
   const within = (t: number) => t >= x0 - 1e-9 * Math.abs(x1 - x0) && t <= x1 + 1e-9 * Math.abs(x1 - x0);
-  const xTicks = spec.xInteger ? integerTicks(x0, x1, Math.max(2, Math.floor(box.w / 28))) : niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter(within);
+  const xTicks = spec.xTicks ? spec.xTicks.filter(within) : spec.xInteger ? integerTicks(x0, x1, Math.max(2, Math.floor(box.w / 28))) : niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter(within);
   const xScale = linearScale([x0, x1], [box.x, box.x + box.w]);
-  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: spec.xInteger ? String : tickFormat(xTicks), label: spec.xLabel };
+  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: spec.xInteger || spec.xTicks ? formatNumber : tickFormat(xTicks), label: spec.xLabel };
 
   const at = (p: Point) => [xScale(p[0]), yScale(p[1])] as const;
   const refSvg = refs

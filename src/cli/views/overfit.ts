@@ -1,7 +1,7 @@
 // Console table and SVG figure of the overfitting experiment (experiments/overfit.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
 import { lineChart } from "../../util/charts.ts";
-import { PALETTE } from "../../util/svg.ts";
+import { dashFor, paletteColor } from "../../util/svg.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
 
 /** The readable table printed on stdout (values rounded to 6 decimals for display only). */
@@ -30,12 +30,32 @@ export function formatOverfit(r: OverfitResult): string {
   return lines.join("\n");
 }
 
-/** Training and validation NLL against update, one line pair per seed, baselines as horizontal lines. */
+/** The sentence the figure shows, worked out from the runs (not fixed text: a run that does not overfit says so). */
+export function overfitTitle(r: OverfitResult): string {
+  const n = r.runs.length;
+  const last = r.runs.filter((run) => { const i = run.intervals.at(-1); return i !== undefined && i.train_fell && i.validation_rose; }).length;
+  const lows = [...new Set(r.runs.map((run) => run.lowest_validation_checkpoint))];
+  const seeds = `${n} ${n === 1 ? "seed" : "seeds"}`;
+  if (last === 0) return `Training and validation NLL by update (${seeds}): validation NLL did not rise in the last interval`;
+  const at = lows.length === 1 ? ` after update ${lows[0]}` : "";
+  return `Overfitting: training NLL falls while validation NLL rises${at} (${last} of ${seeds})`;
+}
+
+/** Training and validation NLL against update, one line pair per seed, each baseline its own labelled line. */
 export function overfitFigure(r: OverfitResult): string {
+  const k = r.runs.length;
   const series = r.runs.flatMap((run, i) => [
-    { name: `seed ${run.seed} train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: PALETTE[i % PALETTE.length], marker: true },
-    { name: `seed ${run.seed} validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: PALETTE[i % PALETTE.length], dash: "6 4", marker: true },
+    { name: `seed ${run.seed}, train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: paletteColor(i), marker: true },
+    { name: `seed ${run.seed}, validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: paletteColor(i), dash: dashFor(1), marker: true },
   ]);
-  const refLines = r.baselines.map((b) => ({ name: b.name.replace(/ \(.*\)$/, ""), y: b.validation.nll, color: "#888888", dash: "2 3" }));
-  return lineChart({ title: "Overfitting: training vs validation NLL by update (baselines: validation)", xLabel: "update", yLabel: "NLL (nats per target)", series, refLines });
+  // baselines take the palette after the seeds' colours and their own dash patterns: no two lines look alike
+  const refLines = r.baselines.map((b, i) => ({ name: `${b.name}, validation`, y: b.validation.nll, color: paletteColor(k + i), dash: dashFor(2 + i) }));
+  const updates = r.runs[0]?.checkpoints.map((c) => c.update) ?? [];
+  return lineChart({
+    title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates,
+    notes: [
+      `Dots are the checkpoints scored (updates ${updates.join(", ")}); straight segments join them, no update in between was scored.`,
+      `Horizontal lines: count baselines fitted on the ${r.data.targets.train} training targets, scored on the ${r.data.targets.validation} validation targets.`,
+    ],
+  });
 }
