@@ -92,9 +92,13 @@ describe("buildReport on a briefly trained decoder", () => {
     const html = reportHtml(report);
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
     expect((html.match(/<svg/g) ?? []).length).toBe(2 + report.calibration.by_split.length);
+    // the headline comes first, identities and provenance last
+    expect(html.indexOf("id=\"headline\"")).toBeLessThan(html.indexOf("<svg"));
+    expect(html.indexOf("<h2>Provenance")).toBeGreaterThan(html.indexOf("<h2>Identities"));
+    expect(html).not.toContain("<pre>");
     expect(html).toContain('class="diagonal"');
     expect(html).toContain("Loss by position");
-    expect(html).toContain("NLL per split and source, stride 4");
+    expect(html).toContain("Model NLL per split and source (stride 4)");
   });
 
   it("writes progress to the given stream and leaks no tensors", () => {
