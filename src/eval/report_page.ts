@@ -78,8 +78,8 @@ export function reportFigures(r: Report): { name: string; title: string; svg: st
       name: s.split, points: s.positions.map((p) => [p.position, p.nll] as [number, number]), color: paletteColor(i), dash: dashFor(i), marker: true,
       tips: s.positions.map((p) => `${s.split}, position ${p.position}: ${fixed(p.nll)} nats over ${p.targets} targets`),
     })),
-    // the first split's counts (train, when scored): a spike resting on two or three targets shows as a short bar
-    counts: splits.length > 0 ? { name: `targets per position (${splits[0].split})`, points: splits[0].positions.map((p) => [p.position, p.targets] as [number, number]) } : undefined,
+    // the last split's counts (held out, when scored): a spike resting on two or three targets shows as a short bar
+    counts: splits.length > 0 ? { name: `targets per position (${splits.at(-1)!.split})`, points: splits.at(-1)!.positions.map((p) => [p.position, p.targets] as [number, number]) } : undefined,
     notes: [r.loss_by_position.note],
   });
   return [

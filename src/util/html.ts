@@ -49,7 +49,7 @@ export function flatEntries(x: unknown, prefix = ""): [string, string][] {
 }
 
 const CSS = `
-body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: .3em; }
 h2 { font-size: 1.25em; margin-top: 2em; }
 section svg { max-width: 100%; height: auto; }
@@ -57,6 +57,7 @@ table { border-collapse: collapse; margin: 1em 0; font-size: .92em; }
 th, td { border: 1px solid #ddd; padding: .3em .7em; text-align: left; vertical-align: top; }
 th { background: #f5f5f5; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+#headline td { white-space: nowrap; }
 p.lead { font-size: 1.05em; margin: .4em 0 .8em; }
 figure { margin: 1em 0; }
 figcaption { color: #555; font-size: .9em; }
