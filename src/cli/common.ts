@@ -31,3 +31,11 @@ export function toJson(value: unknown): string {
   walk(value, "$");
   return JSON.stringify(value, null, 2) + "\n";
 }
+
+/**
+ * The one timing every command prints, measured the same way everywhere: wall-clock seconds since the process
+ * started (module loading, engine start-up, the work and writing files), so it matches a stopwatch around the command.
+ */
+export function wallTimeLine(): string {
+  return `wall time ${process.uptime().toFixed(1)} s (since the process started: start-up, work and writing files)`;
+}

@@ -130,7 +130,8 @@ export interface CountStrip {
   readonly name: string;
   readonly points: readonly Point[];
 }
-const STRIP_H = 44;
+// caption line (14 px), number line (13 px), bars up to 25 px, base rule
+const STRIP_H = 56;
 
 /**
  * Multiple series, reference lines and scatter sets on shared axes. Every solid series and every reference
@@ -264,7 +265,7 @@ function countStrip(c: CountStrip, xScale: (v: number) => number, top: number, b
   const fits = c.points.every((p) => textWidth(String(p[1]), 10) + 3 < spacing);
   const base = top + STRIP_H - 4;
   const bars = c.points.map((p, i) => {
-    const h = ((STRIP_H - 18) * p[1]) / max;
+    const h = ((STRIP_H - 31) * p[1]) / max;
     const bar = el("rect", { x: xs[i] - barW / 2, y: base - h, width: barW, height: h, fill: "#999999" }, el("title", {}, escapeXml(`${formatNumber(p[0])}: ${p[1]} ${c.name}`)));
     return bar + (fits ? text(xs[i], base - h - 3, String(p[1]), { "text-anchor": "middle", "font-size": 10, fill: "#333" }) : "");
   });

@@ -42,7 +42,6 @@ export function formatCyclic(r: CyclicResult): string {
     const banner = "=".repeat(100);
     lines.push("", banner, "FINAL REPORT: the test split is scored below. Report it once; choosing anything by it turns it into validation.", banner, ...table("test"), banner);
   } else lines.push("", "test split: not scored (pass --final-test for the final report)");
-  lines.push("", `run time ${r.seconds.toFixed(1)} s`);
   return lines.join("\n");
 }
 
