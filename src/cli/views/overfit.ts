@@ -1,5 +1,6 @@
 // Console table and SVG figure of the overfitting experiment (experiments/overfit.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
+import { formatTable } from "./table.ts";
 import { lineChart } from "../../util/charts.ts";
 import { dashFor, paletteColor } from "../../util/svg.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
@@ -14,13 +15,22 @@ export function formatOverfit(r: OverfitResult): string {
   lines.push(`  correct merged mean ${f(w.correct.mean_nll)} nats, perplexity ${f(w.correct.perplexity)} over ${w.correct.targets} targets`);
   lines.push(`  wrong unweighted mean ${f(w.wrong_unweighted_mean_nll)}, wrong mean perplexity ${f(w.wrong_mean_perplexity)}`);
   lines.push("", `layouts at seed ${r.options.seeds[0]}'s initial weights, validation:`);
-  for (const l of r.layout_comparison.rows) lines.push(`  ${l.layout.padEnd(8)} batches ${l.batches} rows ${l.rows} targets ${l.targets} NLL ${f(l.nll)} recorded graphs ${l.recorded_graphs}`);
-  lines.push(`  largest NLL difference ${r.layout_comparison.largest_nll_difference.toExponential(3)}`);
-  lines.push("", "baselines (fitted on train):                 train NLL (ppl)              validation NLL (ppl)");
-  for (const b of r.baselines) lines.push(`  ${b.name.padEnd(30)} ${f(b.train.nll)} (${f(b.train.perplexity).padStart(11)})   ${f(b.validation.nll)} (${f(b.validation.perplexity).padStart(11)})   [${b.train.targets}/${b.validation.targets} targets]`);
+  lines.push(...formatTable(["layout", "batches", "rows", "targets", "NLL", "recorded graphs"],
+    r.layout_comparison.rows.map((l) => [l.layout, String(l.batches), String(l.rows), String(l.targets), f(l.nll), String(l.recorded_graphs)]), ["l", "r", "r", "r", "r", "r"]));
+  lines.push(`  largest NLL difference ${r.layout_comparison.largest_nll_difference.toExponential(3)} nats per target`);
+  lines.push("", "baselines (fitted on train; NLL in nats per target, perplexity = exp NLL):");
+  lines.push(...formatTable(
+    ["baseline", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets train/validation"],
+    r.baselines.map((b) => [b.name, f(b.train.nll), f(b.train.perplexity), f(b.validation.nll), f(b.validation.perplexity), `${b.train.targets}/${b.validation.targets}`]),
+    ["l", "r", "r", "r", "r", "r"],
+  ));
   for (const run of r.runs) {
-    lines.push("", `seed ${run.seed}:  update   train NLL (ppl)            validation NLL (ppl)`);
-    for (const c of run.checkpoints) lines.push(`  ${String(c.update).padStart(12)}   ${f(c.train.nll)} (${f(c.train.perplexity).padStart(10)})   ${f(c.validation.nll)} (${f(c.validation.perplexity).padStart(10)})`);
+    lines.push("", `seed ${run.seed}:`);
+    lines.push(...formatTable(
+      ["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
+      run.checkpoints.map((c) => [String(c.update), f(c.train.nll), f(c.train.perplexity), f(c.validation.nll), f(c.validation.perplexity)]),
+      ["r", "r", "r", "r", "r"],
+    ));
     for (const i of run.intervals) lines.push(`  ${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}`);
     lines.push(`  lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}`);
   }
