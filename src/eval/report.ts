@@ -99,7 +99,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const shared = calStride === T && stride !== T;
   const total = batchesAt(stride) + (shared ? 0 : batchesAt(calStride)) + (stride === T ? 0 : batchesAt(T)) + usable(promptDocs, gen.promptTokens, gen.prompts) * (gen.samplesPerPrompt + 1) +
     (train.length > 0 ? usable(train, verb.promptTokens, verb.prompts) + usable(heldOut, verb.promptTokens, verb.prompts) : 0);
-  const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
+  const progress = opts.progress ? createProgress({ total, label: "report", unit: "steps", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
 
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));

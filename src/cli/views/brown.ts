@@ -1,5 +1,6 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only.
 import { ALL_SOURCES } from "../../eval/grouped.ts";
+import { count } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
@@ -9,7 +10,7 @@ export function formatBrown(r: BrownResult): string {
   const rep = r.report;
   const lines: string[] = [];
   if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
-  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${r.model_config.nLayers} layers, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
+  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
   lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
   lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}) in ${f(r.training.seconds, 1)} s, ${Math.round(r.training.tokens_per_second)} tokens/s; model_sha256 ${r.model_sha256}`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
@@ -36,7 +37,7 @@ export function formatBrown(r: BrownResult): string {
     for (const g of groups.filter((x) => !merged || x.source === ALL_SOURCES)) lines.push(`    ${g.baseline.padEnd(30)} ${g.split.padEnd(11)} bpb ${f(g.bits_per_byte)}`);
   }
   lines.push("", "loss by position (stride = context): " + rep.loss_by_position.by_split.map((s) => `${s.split}: p0 ${f(s.positions[0]?.nll ?? NaN, 2)}, p7 ${f(s.positions[7]?.nll ?? NaN, 2)}, p${s.positions.length - 1} ${f(s.positions[s.positions.length - 1]?.nll ?? NaN, 2)}`).join("; "));
-  for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
+  for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f(c.report.brier)}`);
   const canary = rep.memorization.canary as { evaluated?: { log_prob: number; recovered?: boolean }; status?: string };
   lines.push(`canary ×${r.options.canary.repetitions}: ${canary.evaluated ? `log p(secret | prefix) ${f(canary.evaluated.log_prob)}, greedy recovery ${JSON.stringify(canary.evaluated.recovered ?? null)}` : canary.status}`);
   lines.push(`13-gram contamination of validation against train: ${r.contamination.flagged.length} of ${r.contamination.items} documents flagged`);

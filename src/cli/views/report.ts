@@ -1,6 +1,7 @@
 // Console summary of `tinylab report` (experiments/report.ts). Presentation only; the HTML page is src/eval/report_page.ts.
 // A quantity without a value (null in report.json, src/eval/reasoned.ts) prints as "n/a (its reason)".
 import { round6 } from "../../util/provenance.ts";
+import { count } from "./table.ts";
 import { reasonOf } from "../../eval/reasoned.ts";
 import type { Report } from "../../eval/report.ts";
 
@@ -29,7 +30,7 @@ export function formatReport(r: Report): string {
     lines.push(`  ${`${g.split}/${g.source}`.padEnd(28)} NLL ${f(g.nll)} ${interval(r.intervals.perplexity_by_group[i], "block_bootstrap_95")}  ppl ${f(g.perplexity).padStart(9)}  ${g.targets} targets  bpb ${shown(bpb, "bits_per_byte")} ${interval(r.intervals.bits_per_byte_by_group[i], "block_bootstrap_95")} (${bpb.bytes} bytes)  bpc ${shown(bpb, "bits_per_char")} (${bpb.chars} chars)  stride ${g.stride}`);
   });
   for (const c of r.calibration.by_split) {
-    lines.push(`calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
+    lines.push(`calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f(c.report.brier)}`);
   }
   const d = r.diversity, skippedGen = r.generation.prompt_documents_skipped_too_short;
   if (r.overlap.samples === 0) {
