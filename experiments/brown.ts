@@ -22,7 +22,7 @@ import { baselineBar, nextTokenRow, validationContamination, validationProbe } f
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", HISTORY = "history.json", MODEL = "model.safetensors", CURVE = "loss_curve.svg";
-const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
+export const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
 
 const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", test: "test" };
 

@@ -28,9 +28,16 @@ export interface HeadlineRow {
   readonly best: boolean;
 }
 
+/** More sources than this and the headline keeps the merged groups only; the by-source table holds the rest. */
+export const HEADLINE_MAX_SOURCES = 3;
+
+const sourcesOf = (r: Report) => new Set(r.perplexity.groups.map((g) => g.source).filter((x) => x !== "(all sources)"));
+
 /** Model and baselines per (split, source), the merged "(all sources)" group of each split first. */
 export function headlineRows(r: Report): HeadlineRow[] {
-  const groups = r.perplexity.groups.map((g, i) => ({ g, i })).sort((a, b) => Number(b.g.source === "(all sources)") - Number(a.g.source === "(all sources)") || a.i - b.i);
+  const mergedOnly = sourcesOf(r).size > HEADLINE_MAX_SOURCES && r.perplexity.groups.some((g) => g.source === "(all sources)");
+  const groups = r.perplexity.groups.map((g, i) => ({ g, i })).filter(({ g }) => !mergedOnly || g.source === "(all sources)")
+    .sort((a, b) => Number(b.g.source === "(all sources)") - Number(a.g.source === "(all sources)") || a.i - b.i);
   return groups.flatMap(({ g, i }) => {
     const bpb = r.bits_per_byte.groups[i];
     const rows: Omit<HeadlineRow, "best">[] = [{
@@ -55,6 +62,21 @@ export function headlineCells(row: HeadlineRow): [string, string, string, string
 }
 
 export const HEADLINE_NOTE = "Intervals: 95% moving-block bootstrap over windows (model only; the count baselines are fixed functions of the training split and get none). Bold: the lowest NLL of its split and source.";
+
+/**
+ * Source × scorer: one row per (split, source), the model's NLL with its interval beside each baseline's, the
+ * lowest in bold (for Brown: genre × model and baselines, instead of one long table per baseline).
+ */
+export function bySourceHtml(r: Report): string {
+  const baselines = "groups" in r.baselines ? [...new Set(r.baselines.groups.map((g) => g.baseline))] : [];
+  const rows = r.perplexity.groups.map((g, i): Cell[] => {
+    const base = baselines.map((b) => ("groups" in r.baselines ? r.baselines.groups.find((x) => x.baseline === b && x.split === g.split && x.source === g.source)?.nll ?? null : null));
+    const best = Math.min(g.nll, ...base.map((x) => x ?? Infinity));
+    return [g.split, g.source, g.targets, { num: withIv(g.nll, r.intervals.perplexity_by_group[i].block_bootstrap_95), bold: g.nll === best }, ...base.map((x): Cell => ({ num: fixed(x), bold: x === best }))];
+  });
+  return htmlTable(["split", "source", "targets", "model NLL [95%]", ...baselines], rows, "by-source") +
+    para(`NLL in nats per target at stride ${r.perplexity.stride}; bold: the lowest of its row.`);
+}
 
 function headlineHtml(r: Report): string {
   const rows = headlineRows(r).map((row): Cell[] => {
@@ -89,12 +111,20 @@ export function reportFigures(r: Report): { name: string; title: string; svg: st
   ];
 }
 
-export function reportHtml(r: Report): string {
+/** What a lab adds to its page (the Brown lab: verdict, loss curve): sections placed right after the headline. */
+export interface PageExtras {
+  readonly title?: string;
+  readonly afterHeadline?: readonly HtmlSection[];
+}
+
+export function reportHtml(r: Report, extras: PageExtras = {}): string {
   const ids = r.identities;
   const figures = reportFigures(r);
   const figure = (f: { title: string; svg: string }) => `<figure>${f.svg}<figcaption>${escapeHtml(f.title)}</figcaption></figure>`;
   const sections: HtmlSection[] = [
     { heading: "Headline: the model beside every baseline", html: headlineHtml(r) },
+    ...(extras.afterHeadline ?? []),
+    { heading: "By source: the model beside each baseline", html: bySourceHtml(r) },
     { heading: "Figures", html: figures.map(figure).join("\n") },
     {
       heading: `Perplexity by split and source (stride ${r.perplexity.stride}, context ${r.perplexity.context_length})`,
@@ -151,7 +181,7 @@ export function reportHtml(r: Report): string {
     { heading: "Provenance", html: keyValueTable(flatEntries(r.provenance)) },
   ];
   const name = ids.model.path ?? ids.model.name;
-  return htmlPage({ title: `tinylab evaluation report: ${name}`, lead: leadSentence(r), sections });
+  return htmlPage({ title: extras.title ?? `tinylab evaluation report: ${name}`, lead: leadSentence(r), sections });
 }
 
 /** The one line under the title: the merged validation result (or the first group) against the best baseline. */

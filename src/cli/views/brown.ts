@@ -2,6 +2,41 @@
 import { ALL_SOURCES } from "../../eval/grouped.ts";
 import { count } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
+import { reportHtml } from "../../eval/report_page.ts";
+import { lossCurve } from "../../util/charts.ts";
+import { escapeHtml } from "../../util/html.ts";
+import { tokenText, visibleText } from "../../util/text_view.ts";
+
+const fx = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
+
+/** The bar (004) as one sentence with its numbers: met or not, and which link of the chain fails. */
+export function barVerdict(b: BrownResult["bar"]): string {
+  const o = b.full_order;
+  const links = [
+    [`model ${fx(b.model)} < unigram-prior bigram − 0.3 = ${fx(b.unigram_prior_bigram - 0.3)}`, o.model_below_prior_bigram_minus_0_3],
+    [`${fx(b.unigram_prior_bigram - 0.3)} < unigram − 1.0 = ${fx(b.unigram - 1)}`, o.prior_bigram_minus_0_3_below_unigram_minus_1],
+    [`${fx(b.unigram - 1)} < uniform ${fx(b.uniform)}`, o.unigram_minus_1_below_uniform],
+  ] as const;
+  const failed = links.filter(([, ok]) => !ok).map(([s]) => s);
+  return `The bar (model < unigram-prior bigram − 0.3 < unigram − 1.0 < uniform, validation, all genres, stride ${b.stride}, nats per token) is ${o.met ? "met" : "NOT met"}: ` +
+    `the model is ${fx(b.margin_vs_unigram_prior_bigram)} nats below the unigram-prior bigram (${fx(b.unigram_prior_bigram)}; needs more than 0.3)` +
+    (failed.length > 0 ? `; failing: ${failed.join("; ")}.` : `; ${links.map(([s]) => s).join("; ")}.`);
+}
+
+/** The Brown lab's page: the report page with the verdict and the loss curve right after the headline. */
+export function brownPageHtml(r: BrownResult, curveNote: string): string {
+  const title = `Brown lab: training loss and validation probe over ${r.training.updates} updates (${r.parameters.toLocaleString("en-US")} parameters)`;
+  const curve = lossCurve(r.training.history as { train: [number, number][]; validation: [number, number][] }, title, curveNote);
+  const next = r.next_tokens.map((row) => `<tr><td>${escapeHtml(visibleText(row.prompt))}</td><td>${escapeHtml(row.top.map((t) => `${tokenText(t.id, t.token)} ${t.p.toFixed(3)}`).join("   "))}</td></tr>`).join("");
+  return reportHtml(r.report, {
+    title: `tinylab Brown lab: ${r.parameters.toLocaleString("en-US")} parameters, ${r.training.updates} updates`,
+    afterHeadline: [
+      { heading: "Verdict against the bar", html: `<p id="bar-verdict">${escapeHtml(barVerdict(r.bar))}</p>` },
+      { heading: "Training and validation loss", html: `<figure>${curve}</figure>` },
+      { heading: "Next tokens after BOS + prompt (top 5, probability)", html: `<table><thead><tr><th>prompt</th><th>top tokens</th></tr></thead><tbody>${next}</tbody></table>` },
+    ],
+  });
+}
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {
@@ -12,7 +47,7 @@ export function formatBrown(r: BrownResult): string {
   if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
   lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
   lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
-  lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}) in ${f(r.training.seconds, 1)} s, ${Math.round(r.training.tokens_per_second)} tokens/s; model_sha256 ${r.model_sha256}`);
+  lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}), ${Math.round(r.training.tokens_per_second)} training tokens/s; model_sha256 ${r.model_sha256}`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
   const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
@@ -42,7 +77,6 @@ export function formatBrown(r: BrownResult): string {
   lines.push(`canary ×${r.options.canary.repetitions}: ${canary.evaluated ? `log p(secret | prefix) ${f(canary.evaluated.log_prob)}, greedy recovery ${JSON.stringify(canary.evaluated.recovered ?? null)}` : canary.status}`);
   lines.push(`13-gram contamination of validation against train: ${r.contamination.flagged.length} of ${r.contamination.items} documents flagged`);
   lines.push("", "next-token table (top 5 after BOS + prompt):");
-  for (const row of r.next_tokens) lines.push(`  ${JSON.stringify(row.prompt).padEnd(20)} ${row.top.map((t) => `${JSON.stringify(t.token)} ${t.p.toFixed(3)}`).join("  ")}   margin ${f(row.greedy_margin.margin, 2)}`);
-  lines.push("", `wall time ${f(r.timings.total_seconds, 1)} s (evaluation ${f(r.timings.evaluation_seconds, 1)} s)`);
+  for (const row of r.next_tokens) lines.push(`  ${visibleText(row.prompt).padEnd(20)} ${row.top.map((t) => `${tokenText(t.id, t.token)} ${t.p.toFixed(3)}`).join("  ")}   margin ${f(row.greedy_margin.margin, 2)} logits`);
   return lines.join("\n");
 }
