@@ -76,7 +76,8 @@ describe("brown lab on a slice", () => {
     const pos = (s: string) => page.indexOf(s);
     expect(pos('id="headline"')).toBeGreaterThan(-1);
     expect(pos('id="bar-verdict"')).toBeGreaterThan(pos('id="headline"'));
-    expect(page).toContain(`is ${b.full_order.met ? "met" : "NOT met"}: the model is ${b.margin_vs_unigram_prior_bigram.toFixed(4)} nats below`);
+    const m = b.margin_vs_unigram_prior_bigram;
+    expect(page).toContain(`is ${b.full_order.met ? "met" : "NOT met"}: the model (${b.model.toFixed(4)}) is ${Math.abs(m).toFixed(4)} nats ${m >= 0 ? "below" : "above"} the unigram-prior bigram`);
     expect(pos("Training and validation loss")).toBeGreaterThan(pos('id="bar-verdict"'));
     const bySource = page.split('id="by-source"')[1].split("</table>")[0];
     expect(bySource).toContain("<th>unigram-prior bigram (k=1)</th>");

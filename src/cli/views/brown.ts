@@ -17,9 +17,11 @@ export function barVerdict(b: BrownResult["bar"]): string {
     [`${fx(b.unigram_prior_bigram - 0.3)} < unigram − 1.0 = ${fx(b.unigram - 1)}`, o.prior_bigram_minus_0_3_below_unigram_minus_1],
     [`${fx(b.unigram - 1)} < uniform ${fx(b.uniform)}`, o.unigram_minus_1_below_uniform],
   ] as const;
-  const failed = links.filter(([, ok]) => !ok).map(([s]) => s);
+  const failed = links.filter(([, ok]) => !ok).map(([s]) => `${s} is false`);
+  const m = b.margin_vs_unigram_prior_bigram;
+  const where = m >= 0 ? `${fx(m)} nats below` : `${fx(-m)} nats above`;
   return `The bar (model < unigram-prior bigram − 0.3 < unigram − 1.0 < uniform, validation, all genres, stride ${b.stride}, nats per token) is ${o.met ? "met" : "NOT met"}: ` +
-    `the model is ${fx(b.margin_vs_unigram_prior_bigram)} nats below the unigram-prior bigram (${fx(b.unigram_prior_bigram)}; needs more than 0.3)` +
+    `the model (${fx(b.model)}) is ${where} the unigram-prior bigram (${fx(b.unigram_prior_bigram)}; the bar needs more than 0.3 below)` +
     (failed.length > 0 ? `; failing: ${failed.join("; ")}.` : `; ${links.map(([s]) => s).join("; ")}.`);
 }
 
