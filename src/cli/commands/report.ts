@@ -19,7 +19,7 @@ export const reportCommand: CommandModule = {
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const modelPath = requireFile(argv.model as string, "model file");
@@ -40,6 +40,6 @@ export const reportCommand: CommandModule = {
     for (const [name, content] of card) writeOutput(join(out, name), content);
     if (argv.json) process.stdout.write(toJson(report));
     else console.log(formatReport(report));
-    (argv.json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})`);
+    (argv.json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
   },
 };
