@@ -81,7 +81,7 @@ export function bySourceHtml(r: Report): string {
 function headlineHtml(r: Report): string {
   const rows = headlineRows(r).map((row): Cell[] => {
     const c = headlineCells(row);
-    return [c[0], c[1], row.best ? { num: c[2], bold: true } : c[2], row.targets, { num: c[4], bold: row.best }, { num: c[5], bold: row.best }, { num: c[6], bold: row.best }];
+    return [c[0], c[1], { text: c[2], bold: row.best }, row.targets, { num: c[4], bold: row.best }, { num: c[5], bold: row.best }, { num: c[6], bold: row.best }];
   });
   return htmlTable(HEADLINE_COLUMNS, rows, "headline") + para(`${HEADLINE_NOTE} Stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; ${r.test_split}.`);
 }
@@ -187,7 +187,7 @@ export function reportHtml(r: Report, extras: PageExtras = {}): string {
 /** The one line under the title: the merged validation result (or the first group) against the best baseline. */
 function leadSentence(r: Report): string {
   const rows = headlineRows(r);
-  const first = rows.find((x) => x.split === "validation" && x.source === "(all sources)") ?? rows[0];
+  const first = rows.find((x) => x.split === "validation" && x.source === "(all sources)") ?? rows.find((x) => x.split === "validation") ?? rows[0];
   if (!first) return "";
   const same = rows.filter((x) => x.split === first.split && x.source === first.source);
   const model = same.find((x) => x.scorer === "model")!;

@@ -19,12 +19,19 @@ export interface NumCell {
   readonly bold?: boolean;
 }
 
+/** Text, optionally bold, left-aligned. */
+export interface TextCell {
+  readonly text: string;
+  readonly bold?: boolean;
+}
+
 /** A table cell: text is escaped, numbers are right-aligned, null and non-finite print visibly. */
-export type Cell = string | number | NumCell | null | undefined;
+export type Cell = string | number | NumCell | TextCell | null | undefined;
 
 function cell(c: Cell, tag: "td" | "th"): string {
   if (c === null || c === undefined) return `<${tag} class="na">—</${tag}>`;
   if (typeof c === "number") return `<${tag} class="num">${escapeHtml(String(c))}</${tag}>`;
+  if (typeof c === "object" && "text" in c) return `<${tag}>${c.bold ? `<strong>${escapeHtml(c.text)}</strong>` : escapeHtml(c.text)}</${tag}>`;
   if (typeof c === "object") return `<${tag} class="num">${c.bold ? `<strong>${escapeHtml(c.num)}</strong>` : escapeHtml(c.num)}</${tag}>`;
   return `<${tag}>${escapeHtml(c)}</${tag}>`;
 }

@@ -62,7 +62,7 @@ export function overfitFigure(r: OverfitResult): string {
   const refLines = r.baselines.map((b, i) => ({ name: `${b.name}, validation`, y: b.validation.nll, color: paletteColor(k + i), dash: dashFor(2 + i) }));
   const updates = r.runs[0]?.checkpoints.map((c) => c.update) ?? [];
   return lineChart({
-    title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates,
+    title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates, width: 960, height: 460,
     notes: [
       `Dots are the checkpoints scored (updates ${updates.join(", ")}); straight segments join them, no update in between was scored.`,
       `Horizontal lines: count baselines fitted on the ${r.data.targets.train} training targets, scored on the ${r.data.targets.validation} validation targets.`,
