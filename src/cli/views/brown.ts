@@ -1,6 +1,6 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only.
 import { ALL_SOURCES } from "../../eval/grouped.ts";
-import { count } from "./table.ts";
+import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
 import { reportHtml } from "../../eval/report_page.ts";
 import { lossCurve } from "../../util/charts.ts";
@@ -53,11 +53,15 @@ export function formatBrown(r: BrownResult): string {
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
   const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
-  for (const g of rep.perplexity.groups) {
-    const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
-    const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "[n/a (one window)]");
-    lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} ${range(iv)}  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)} ${range(b?.block_bootstrap_95)}  ${String(g.targets).padStart(7)} targets`);
-  }
+  const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "n/a (one window)");
+  lines.push(...formatTable(
+    ["split/genre", "NLL", "NLL 95%", "perplexity", "bits/byte", "bits/byte 95%", "targets"],
+    rep.perplexity.groups.map((g) => {
+      const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
+      return [`${g.split}/${g.source}`, f(g.nll), range(iv), f(g.perplexity, 2), f(b?.bits_per_byte ?? NaN), range(b?.block_bootstrap_95), String(g.targets)];
+    }),
+    ["l", "r", "l", "r", "r", "l", "r"],
+  ));
   if (rep.perplexity_at_stride_context) {
     const all = rep.perplexity_at_stride_context.groups.filter((g) => g.source === ALL_SOURCES);
     for (const g of all) lines.push(`  ${g.split} overall at stride ${rep.perplexity_at_stride_context.stride}: NLL ${f(g.nll)} over ${g.targets} targets (not comparable with stride ${rep.perplexity.stride} numbers)`);
@@ -71,7 +75,7 @@ export function formatBrown(r: BrownResult): string {
     const groups = rep.baselines.groups;
     const merged = groups.some((y) => y.source === ALL_SOURCES);
     lines.push("  baselines in bits per byte (same targets):");
-    for (const g of groups.filter((x) => !merged || x.source === ALL_SOURCES)) lines.push(`    ${g.baseline.padEnd(30)} ${g.split.padEnd(11)} bpb ${f(g.bits_per_byte)}`);
+    lines.push(...formatTable(["baseline", "split", "bits/byte"], groups.filter((x) => !merged || x.source === ALL_SOURCES).map((g) => [g.baseline, g.split, f(g.bits_per_byte)]), ["l", "l", "r"], "    "));
   }
   lines.push("", "loss by position (stride = context): " + rep.loss_by_position.by_split.map((s) => `${s.split}: p0 ${f(s.positions[0]?.nll ?? NaN, 2)}, p7 ${f(s.positions[7]?.nll ?? NaN, 2)}, p${s.positions.length - 1} ${f(s.positions[s.positions.length - 1]?.nll ?? NaN, 2)}`).join("; "));
   for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f(c.report.brier)}`);
