@@ -22,7 +22,7 @@ import { baselineBar, nextTokenRow, validationContamination, validationProbe } f
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", HISTORY = "history.json", MODEL = "model.safetensors", CURVE = "loss_curve.svg";
-const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
+export const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
 
 const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", test: "test" };
 
@@ -56,7 +56,7 @@ export async function runBrown(o: BrownOptions) {
     const h: History = o.resume && saved ? JSON.parse(new TextDecoder().decode(saved)) : { train: [], validation: [] };
     const history: History = { train: h.train.filter(([s]) => s <= from), validation: h.validation.filter(([s]) => s <= from) };
     if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${from}\n`);
-    const progress = createProgress({ total: o.updates - from, label: "brown train", stream: o.progress });
+    const progress = createProgress({ total: o.updates - from, label: "brown train", unit: "updates", stream: o.progress });
     const tTrain = performance.now();
     let tokensSeen = 0;
     if (from < o.updates) {

@@ -1,5 +1,7 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
-// file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it.
+// file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it;
+// then the report card (report.md with its figures), with the git state read here, outside the core.
+import { spawnSync } from "node:child_process";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import type { BinScheme } from "../src/eval/calibration.ts";
 import { encodeDocument, type Document } from "../src/data/documents.ts";
@@ -13,6 +15,8 @@ import { evaluateWindows } from "../src/eval/windowed.ts";
 import { SPLITS } from "../src/data/documents.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
+import { reportCard, type CardContext } from "../src/eval/report_card.ts";
+import { reportFigures } from "../src/eval/report_page.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
@@ -87,4 +91,19 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
   } finally {
     for (const l of loaded) l.model.dispose();
   }
+}
+
+/** The checkout's commit and whether it has uncommitted changes; null when `dir` is not in a git checkout (or git is absent). */
+export function gitState(dir = process.cwd()): CardContext["git"] {
+  const git = (...args: string[]) => spawnSync("git", ["-C", dir, ...args], { encoding: "utf8" });
+  const head = git("rev-parse", "HEAD");
+  if (head.status !== 0) return null;
+  const status = git("status", "--porcelain", "--untracked-files=no");
+  return { commit: head.stdout.trim(), dirty: status.status !== 0 || status.stdout.trim() !== "" };
+}
+
+/** The report card and its figures as [file name relative to the output directory, content]; the caller writes them. */
+export function reportCardFiles(report: Report, git: CardContext["git"]): [string, string][] {
+  const figures = reportFigures(report).map((f) => ({ file: `figures/${f.name}`, title: f.title, svg: f.svg }));
+  return [...figures.map((f): [string, string] => [f.file, f.svg]), ["report.md", reportCard(report, { git, figures })]];
 }

@@ -19,3 +19,10 @@ export function writeOutput(path: string, content: string | Uint8Array): void {
 }
 
 export { toJson } from "../util/json.ts";
+/**
+ * The one timing every command prints, measured the same way everywhere: wall-clock seconds since the process
+ * started (module loading, engine start-up, the work and writing files), so it matches a stopwatch around the command.
+ */
+export function wallTimeLine(): string {
+  return `wall time ${process.uptime().toFixed(1)} s (since the process started: start-up, work and writing files)`;
+}

@@ -1,7 +1,7 @@
 // Figures specific to evaluation metrics, drawn with the generic SVG primitives of src/util: the reliability
 // diagram of the calibration report. Not metric code (src/eval/calibration.ts computes the bins).
 import { MARGIN_TOP } from "../util/charts.ts";
-import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText } from "../util/svg.ts";
+import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText, wrapNotes } from "../util/svg.ts";
 import type { ReliabilityBin } from "./calibration.ts";
 
 export interface ReliabilityOptions {
@@ -14,7 +14,8 @@ export interface ReliabilityOptions {
 
 /** Accuracy bars per confidence bin against the y = x diagonal, with a count histogram underneath. */
 export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: ReliabilityOptions = {}): string {
-  const W = opts.width ?? 700;
+  const legendW0 = legendWidth([{ label: "perfect calibration (y = x)", color: GRAY, kind: "line" }]);
+  const W = Math.max(opts.width ?? 700, 70 + 300 + legendW0 + 40);
   const H = opts.height ?? 560;
   const total = bins.reduce((a, b) => a + (Number.isFinite(b.count) ? b.count : 0), 0);
   const title = [opts.title ?? "Reliability diagram", opts.ece !== undefined ? `ECE = ${opts.ece.toFixed(4)}` : "", `n = ${total}`]
@@ -27,7 +28,7 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
     { label: "predictions per bin", color: "#999999", kind: "bar" },
   ];
   const legendW = legendWidth(items);
-  const notes = opts.notes ?? [];
+  const notes = wrapNotes(opts.notes ?? [], W);
   const stripH = 70;
   const gap = 14;
   const bottom = 52 + notes.length * 15;
@@ -37,7 +38,7 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const main: Box = { x: left, y: MARGIN_TOP, w, h: w };
   const strip: Box = { x: left, y: main.y + main.h + gap, w, h: stripH };
   const notesSvg = notesText(W, H, notes);
-  const legendSvg = legend(items, main.x + main.w + 20, main.y, legendW);
+  const legendSvg = legend(items, main.x + main.w + 20, main.y);
 
   const shown = bins.filter((b) => b.count > 0 && [b.lo, b.hi, b.accuracy, b.meanConfidence].every(Number.isFinite));
   if (shown.length === 0) {

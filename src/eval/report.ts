@@ -4,6 +4,7 @@
 import { checkDocuments, SPLITS, type Document, type Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
 import { provenance } from "../util/provenance.ts";
 import type { ScoringModel } from "../model/scoring.ts";
@@ -98,7 +99,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const shared = calStride === T && stride !== T;
   const total = batchesAt(stride) + (shared ? 0 : batchesAt(calStride)) + (stride === T ? 0 : batchesAt(T)) + usable(promptDocs, gen.promptTokens, gen.prompts) * (gen.samplesPerPrompt + 1) +
     (train.length > 0 ? usable(train, verb.promptTokens, verb.prompts) + usable(heldOut, verb.promptTokens, verb.prompts) : 0);
-  const progress = opts.progress ? createProgress({ total, label: "report", stream: opts.progress }) : undefined;
+  const progress = opts.progress ? createProgress({ total, label: "report", unit: "steps", stream: opts.progress }) : undefined;
   const tick = () => progress?.tick();
 
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
@@ -124,6 +125,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
     data: {
       description: opts.data?.description ?? "documents passed in memory",
       path: opts.data?.path ?? null,
+      // identity of what was scored: sha256 of the JSON [[id, token ids], …] per split in input order; an unscored split is not read
+      split_sha256: Object.fromEntries(SPLITS.map((s) => [s, scored.includes(s) || s === "train" ? splitHash(documents.filter((d) => d.split === s)) : null])),
       groups: groups.map((g) => ({ split: g.split, source: g.source, documents: new Set(g.windows.map((w) => w.doc)).size, targets: g.windows.reduce((n, w) => n + w.scored, 0) })),
     },
     perplexity: { stride, context_length: T, unit: "nats per target", groups: groups.map(groupRecord) },
@@ -185,6 +188,11 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
 }
 
 export type Report = ReturnType<typeof buildReport>;
+
+/** The sha256 of a split's documents (ids and token ids, in order), or null when it has none. */
+export function splitHash(docs: readonly Document[]): string | null {
+  return docs.length === 0 ? null : sha256Hex(JSON.stringify(docs.map((d) => [d.id, Array.from(d.ids)])));
+}
 
 const ONE_WINDOW = "one window: a bootstrap or standard error over windows needs at least two";
 const NO_BYTES = "the scored targets stand for no bytes (BOS, EOS and PAD count 0)";

@@ -25,8 +25,12 @@ export interface TensorGradReport {
   size: number;
   maxAbsError: number;
   maxRelError: number;
-  /** Flat index, analytic and numeric values of the coordinate with the largest tolerance ratio. */
+  /** Flat index, analytic and numeric values of the coordinate with the largest tolerance ratio (closest to, or past, its bound). */
   worst: { index: number; analytic: number; numeric: number };
+  /** |Δ| / (atol + rtol·|numeric|) at `worst`: at most 1 passes. */
+  worstBoundRatio: number;
+  /** The coordinate with the largest relative error (often another one: a near-zero gradient passes on atol). */
+  maxRelAt: { index: number; analytic: number; numeric: number };
   passed: boolean;
 }
 
@@ -83,6 +87,7 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
     const g = analytic.get(name)!;
     let maxAbs = 0, maxRel = 0, worstRatio = -1;
     let worst = { index: 0, analytic: 0, numeric: 0 };
+    let maxRelAt = worst;
     for (let i = 0; i < values.length; i++) {
       const keep = values[i];
       values[i] = keep + GRADCHECK_EPS;
@@ -93,11 +98,12 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
       const numeric = (up - down) / (2 * GRADCHECK_EPS);
       const abs = Math.abs(g[i] - numeric);
       maxAbs = Math.max(maxAbs, abs);
-      maxRel = Math.max(maxRel, abs / Math.max(Math.abs(numeric), Math.abs(g[i]), Number.MIN_VALUE));
+      const rel = abs / Math.max(Math.abs(numeric), Math.abs(g[i]), Number.MIN_VALUE);
+      if (rel > maxRel || i === 0) { maxRel = rel; maxRelAt = { index: i, analytic: g[i], numeric }; }
       const ratio = abs / (GRADCHECK_ATOL + GRADCHECK_RTOL * Math.abs(numeric));
       if (ratio > worstRatio) { worstRatio = ratio; worst = { index: i, analytic: g[i], numeric }; }
     }
-    tensors.push({ name, size: values.length, maxAbsError: maxAbs, maxRelError: maxRel, worst, passed: worstRatio <= 1 });
+    tensors.push({ name, size: values.length, maxAbsError: maxAbs, maxRelError: maxRel, worst, worstBoundRatio: worstRatio, maxRelAt, passed: worstRatio <= 1 });
   }
   return {
     loss,

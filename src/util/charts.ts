@@ -2,9 +2,9 @@
 // standalone SVG string built from the primitives in svg.ts; nothing here computes a metric or knows one
 // (metric-specific figures such as the reliability diagram live with their metric, in src/eval/figures.ts).
 import {
-  type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, el, escapeXml, fitText, formatNumber, legend,
-  legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, notesText, paletteColor, pathData, px, svgDocument, text,
-  textWidth, tickFormat, tickLabelWidth, titleText,
+  type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, dashFor, el, escapeXml, formatNumber, integerTicks, legend,
+  legendLayout, legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, notesText, paletteColor, pathData, px, svgDocument, text,
+  textWidth, tickFormat, tickLabelWidth, titleText, titleWidth, wrapNotes,
 } from "./svg.ts";
 
 type Point = readonly [number, number];
@@ -15,8 +15,11 @@ export interface Series {
   readonly points: readonly Point[];
   readonly color?: string;
   readonly dash?: string;
+  /** Dots at the measured points; default on for series of at most 40 points (checkpoints), off for curves. */
   readonly marker?: boolean;
   readonly opacity?: number;
+  /** Tooltip per point (same order as `points`), e.g. "position 7: 2.31 nats over 3 targets". */
+  readonly tips?: readonly string[];
 }
 
 /** A horizontal line across the plot, e.g. a baseline's loss. */
@@ -41,6 +44,12 @@ export interface LineChartSpec {
   readonly xLabel?: string;
   readonly yLabel?: string;
   readonly logY?: boolean;
+  /** A discrete x axis (positions, layers): integer ticks only, every integer when they fit. */
+  readonly xInteger?: boolean;
+  /** Explicit x ticks (e.g. the checkpoints that were scored); the range still spans the data. */
+  readonly xTicks?: readonly number[];
+  /** Counts per x drawn under the plot (e.g. targets per position). */
+  readonly counts?: CountStrip;
   readonly width?: number;
   readonly height?: number;
   /** Extra lines printed under the chart (e.g. how the data were produced). */
@@ -99,44 +108,84 @@ function extent(values: readonly number[]): [number, number] {
 /** Room above every chart's plot box for its title; shared by the figures built on these primitives. */
 export const MARGIN_TOP = 40;
 
-/** Multiple series, reference lines and scatter sets on shared axes, legend to the right of the plot. */
+/** Gap between end-of-line labels: the 12 px font's line height. */
+const LABEL_GAP = 14;
+
+/**
+ * Vertical centres for labels wanted at `ys`, at least `gap` apart and within [lo, hi] when there is room,
+ * keeping their order (ties by index, so the layout is the same on every run).
+ */
+export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi: number): number[] {
+  const order = ys.map((y, i) => [y, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i);
+  const out = ys.slice();
+  let prev = -Infinity;
+  for (const i of order) prev = out[i] = Math.max(ys[i], lo, prev + gap);
+  let next = Infinity;
+  for (const i of [...order].reverse()) next = out[i] = Math.min(out[i], hi, next - gap);
+  return out;
+}
+
+/** Counts per x drawn as small bars under a chart (e.g. targets per position, so a spike's support shows). */
+export interface CountStrip {
+  readonly name: string;
+  readonly points: readonly Point[];
+}
+// caption line (14 px), number line (13 px), bars up to 25 px, base rule
+const STRIP_H = 56;
+
+/**
+ * Multiple series, reference lines and scatter sets on shared axes. Every solid series and every reference
+ * line is labelled at its right end (labels nudged apart, a leader line where one moved); the legend sits
+ * under the plot and wraps; the chart widens for its title and labels rather than cutting them.
+ */
 export function lineChart(spec: LineChartSpec): string {
-  const W = spec.width ?? 760;
   const logY = spec.logY ?? false;
   const okY = (y: number) => Number.isFinite(y) && (!logY || y > 0);
   const ok = (p: Point) => Number.isFinite(p[0]) && okY(p[1]);
-  const series = spec.series.map((s, i) => ({ ...s, color: s.color ?? paletteColor(i), ...splitRuns(s.points, ok) }));
+  const series = spec.series.map((s, i) => ({
+    ...s, color: s.color ?? paletteColor(i), dash: s.color || s.dash ? s.dash : dashFor(i), marker: s.marker ?? s.points.length <= 40, ...splitRuns(s.points, ok),
+  }));
   const scatter = (spec.scatter ?? []).map((s, i) => ({
     ...s, color: s.color ?? paletteColor(series.length + i), pts: s.points.filter(ok), dropped: s.points.length - s.points.filter(ok).length,
   }));
-  const refs = (spec.refLines ?? []).map((r) => ({ ...r, color: r.color ?? GRAY, drawn: okY(r.y) }));
+  const refs = (spec.refLines ?? []).map((r) => ({ ...r, color: r.color ?? GRAY, dash: r.dash ?? "6 4", drawn: okY(r.y) }));
 
-  const notes = [...(spec.notes ?? [])];
+  const rawNotes = [...(spec.notes ?? [])];
   const dropped = [...series, ...scatter].filter((s) => s.dropped > 0).map((s) => `${s.name} (${s.dropped})`);
   if (dropped.length > 0) {
     const what = logY ? "non-finite or non-positive (log scale)" : "non-finite";
-    notes.push(`Omitted ${what} points, lines broken there: ${dropped.join(", ")}`);
+    rawNotes.push(`Omitted ${what} points, lines broken there: ${dropped.join(", ")}`);
   }
   const hidden = refs.filter((r) => !r.drawn).map((r) => `${r.name} = ${formatNumber(r.y)}`);
-  if (hidden.length > 0) notes.push(`Reference lines not drawable on this axis: ${hidden.join(", ")}`);
+  if (hidden.length > 0) rawNotes.push(`Reference lines not drawable on this axis: ${hidden.join(", ")}`);
 
   const empty = (n: number) => (n === 0 ? " (no data)" : "");
   const items: LegendItem[] = [
     ...series.map((s) => ({ label: s.name + empty(s.runs.length), color: s.color, kind: "line" as const, dash: s.dash, marker: s.marker, opacity: s.opacity })),
-    ...refs.map((r) => ({ label: `${r.name} (${formatNumber(r.y)})`, color: r.color, kind: "line" as const, dash: r.dash ?? "6 4" })),
+    ...refs.map((r) => ({ label: `${r.name} (${formatNumber(r.y)})`, color: r.color, kind: "line" as const, dash: r.dash })),
     ...scatter.map((s) => ({ label: s.name + empty(s.pts.length), color: s.color, kind: "dot" as const })),
   ];
-  const legendW = Math.min(legendWidth(items), W * 0.3);
-  const bottom = 28 + (spec.xLabel ? 22 : 0) + 8 + notes.length * 15;
-  // Grow rather than let the legend run off the bottom.
-  const H = Math.max(spec.height ?? 420, MARGIN_TOP + items.length * LEGEND_ROW + bottom);
+  // faded series (the raw curve under its EMA) are not labelled at their end: their smoothed twin is
+  const ends = [
+    ...series.filter((s) => s.runs.length > 0 && (s.opacity ?? 1) >= 1).map((s) => ({ label: s.name, color: s.color, y: s.runs[s.runs.length - 1].at(-1)![1] })),
+    ...refs.filter((r) => r.drawn).map((r) => ({ label: `${r.name} ${formatNumber(r.y)}`, color: r.color, y: r.y })),
+  ];
+  const gutter = ends.length > 0 ? 14 + Math.max(...ends.map((e) => textWidth(e.label))) : 0;
+  // 70 px is the widest left margin (y title plus five-character ticks); the plot keeps at least 320 px
+  const W = Math.max(spec.width ?? 760, titleWidth(spec.title), 70 + 320 + gutter + 16, legendWidth(items) + 40);
+  const notes = wrapNotes(rawNotes, W);
+  const legendRows = legendLayout(items, W - 24, false).rows;
+  const strip = spec.counts && spec.counts.points.length > 0 ? spec.counts : undefined;
+  const bottom = 28 + (spec.xLabel ? 22 : 0) + (strip ? STRIP_H + 24 : 0) + 10 + legendRows * LEGEND_ROW + 6 + notes.length * 15;
+  const H = Math.max(spec.height ?? 420, MARGIN_TOP + Math.max(200, ends.length * LABEL_GAP + 10) + bottom);
   const plotH = H - MARGIN_TOP - bottom;
   const notesSvg = notesText(W, H, notes);
+  const legendAt = (box: Box) => legend(items, 12, box.y + box.h + 28 + (spec.xLabel ? 22 : 0) + (strip ? STRIP_H + 24 : 0) + 6, W - 24);
 
   const allPts = [...series.flatMap((s) => s.runs.flat()), ...scatter.flatMap((s) => s.pts)];
   if (allPts.length === 0) {
-    const box = { x: 50, y: MARGIN_TOP, w: W - 50 - legendW - 30, h: plotH };
-    return svgDocument(W, H, titleText(W, spec.title) + noData(box) + legend(items, box.x + box.w + 16, box.y, legendW) + notesSvg, spec.title);
+    const box = { x: 50, y: MARGIN_TOP, w: W - 50 - 30, h: plotH };
+    return svgDocument(W, H, titleText(W, spec.title) + noData(box) + legendAt(box) + notesSvg, spec.title);
   }
 
   // y first: its tick labels decide the left margin, which decides the x layout.
@@ -157,35 +206,71 @@ export function lineChart(spec: LineChartSpec): string {
   const yScale = (logY ? logScale : linearScale)([y0, y1], [MARGIN_TOP + plotH, MARGIN_TOP]);
   const yAxis: AxisSpec = { ticks: yTicks, scale: yScale, format: tickFormat(yTicks), label: spec.yLabel };
   const left = 16 + (spec.yLabel ? 20 : 0) + tickLabelWidth(yAxis);
-  const box: Box = { x: left, y: MARGIN_TOP, w: W - left - legendW - 36, h: plotH };
+  const box: Box = { x: left, y: MARGIN_TOP, w: W - left - gutter - 16, h: plotH };
 
   // x spans the data exactly (training curves start at step 0 or 1; padding would suggest missing steps).
   let [x0, x1] = extent(allPts.map((p) => p[0]));
   if (x0 === x1) [x0, x1] = [x0 - padFor(x0), x1 + padFor(x1)];
-  const xTicks = niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter((t) => t >= x0 - 1e-9 * Math.abs(x1 - x0) && t <= x1 + 1e-9 * Math.abs(x1 - x0));
+  const within = (t: number) => t >= x0 - 1e-9 * Math.abs(x1 - x0) && t <= x1 + 1e-9 * Math.abs(x1 - x0);
+  const xTicks = spec.xTicks ? spec.xTicks.filter(within) : spec.xInteger ? integerTicks(x0, x1, Math.max(2, Math.floor(box.w / 28))) : niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter(within);
   const xScale = linearScale([x0, x1], [box.x, box.x + box.w]);
-  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: tickFormat(xTicks), label: spec.xLabel };
+  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: spec.xInteger || spec.xTicks ? formatNumber : tickFormat(xTicks), label: spec.xLabel };
 
   const at = (p: Point) => [xScale(p[0]), yScale(p[1])] as const;
   const refSvg = refs
     .filter((r) => r.drawn)
-    .map((r) => el("line", { x1: box.x, x2: box.x + box.w, y1: yScale(r.y), y2: yScale(r.y), stroke: r.color, "stroke-width": 1.5, "stroke-dasharray": r.dash ?? "6 4" }));
+    .map((r) => el("line", { x1: box.x, x2: box.x + box.w, y1: yScale(r.y), y2: yScale(r.y), stroke: r.color, "stroke-width": 1.5, "stroke-dasharray": r.dash }));
   const lineSvg = series.map((s) => {
     const common = { stroke: s.color, "stroke-width": 1.8, "stroke-dasharray": s.dash, fill: "none", "stroke-linejoin": "round", "stroke-linecap": "round" };
     // A run of one point has no segment to draw, so it always gets a dot.
     const paths = s.runs.map((run) => (run.length > 1 ? el("path", { d: pathData(run.map(at)), ...common }) : ""));
+    const tip = (p: Point) => {
+      const k = s.points.indexOf(p);
+      return el("title", {}, escapeXml(s.tips?.[k] ?? `${s.name}: ${formatNumber(p[1])} at ${formatNumber(p[0])}`));
+    };
     const dots = s.runs
       .flatMap((run) => (run.length === 1 || s.marker ? run : []))
-      .map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 3, fill: s.color }));
+      .map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 3, fill: s.color }, tip(p)));
     return el("g", { opacity: s.opacity }, el("title", {}, escapeXml(s.name)) + paths.join("") + dots.join(""));
   });
   const scatterSvg = scatter.map((s) =>
     el("g", {}, el("title", {}, escapeXml(s.name)) + s.pts.map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 4, fill: s.color, stroke: "#fff", "stroke-width": 1 })).join("")),
   );
+  const endSvg = endLabels(ends.map((e) => ({ ...e, y: yScale(e.y) })), box);
+  const stripSvg = strip ? countStrip(strip, xScale, box.y + box.h + 28 + (spec.xLabel ? 22 : 0) + 14, box) : "";
   const body =
-    titleText(W, spec.title) + axes(box, xAxis, yAxis) + refSvg.join("") + lineSvg.join("") + scatterSvg.join("") +
-    legend(items, box.x + box.w + 20, box.y, legendW) + notesSvg;
+    titleText(W, spec.title) + axes(box, xAxis, yAxis) + refSvg.join("") + lineSvg.join("") + scatterSvg.join("") + endSvg + stripSvg +
+    legendAt(box) + notesSvg;
   return svgDocument(W, H, body, spec.title);
+}
+
+/** Labels in the gutter right of the plot, each at its line's last y, nudged apart, with a leader when moved. */
+function endLabels(ends: readonly { label: string; color: string; y: number }[], box: Box): string {
+  const ys = spreadLabels(ends.map((e) => e.y), LABEL_GAP, box.y + 6, box.y + box.h - 2);
+  const x = box.x + box.w + 10;
+  return `<g class="end-labels">${ends
+    .map((e, i) => {
+      const leader = Math.abs(ys[i] - e.y) > 2 ? el("path", { d: `M${px(box.x + box.w + 1)} ${px(e.y)}L${px(x - 2)} ${px(ys[i])}`, stroke: e.color, "stroke-width": 0.8, fill: "none" }) : "";
+      return leader + text(x, ys[i] + 4, e.label, { fill: e.color === "#F0E442" ? "#8a7f00" : e.color });
+    })
+    .join("")}</g>`;
+}
+
+/** Bars of counts under the plot, aligned with its x scale, each number printed above its bar when it fits. */
+function countStrip(c: CountStrip, xScale: (v: number) => number, top: number, box: Box): string {
+  const max = Math.max(1, ...c.points.map((p) => p[1]).filter(Number.isFinite));
+  const xs = c.points.map((p) => xScale(p[0]));
+  const spacing = xs.length > 1 ? Math.min(...xs.slice(1).map((x, i) => x - xs[i])) : box.w;
+  const barW = Math.max(2, Math.min(18, spacing * 0.6));
+  const fits = c.points.every((p) => textWidth(String(p[1]), 10) + 3 < spacing);
+  const base = top + STRIP_H - 4;
+  const bars = c.points.map((p, i) => {
+    const h = ((STRIP_H - 31) * p[1]) / max;
+    const bar = el("rect", { x: xs[i] - barW / 2, y: base - h, width: barW, height: h, fill: "#999999" }, el("title", {}, escapeXml(`${formatNumber(p[0])}: ${p[1]} ${c.name}`)));
+    return bar + (fits ? text(xs[i], base - h - 3, String(p[1]), { "text-anchor": "middle", "font-size": 10, fill: "#333" }) : "");
+  });
+  const caption = text(box.x, top, `${c.name}${fits ? "" : ` (max ${max}; hover a bar for its count)`}`, { "font-size": 11, fill: GRAY });
+  return `<g class="counts">${caption}${el("line", { x1: box.x, x2: box.x + box.w, y1: base, y2: base, stroke: "#999" })}${bars.join("")}</g>`;
 }
 
 /** A bar's value with an optional interval [lo, hi] (e.g. a bootstrap interval) and a short note. */
@@ -228,13 +313,17 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const zero = opts.includeZero ?? true;
   const fmt = opts.format ?? barFormat(items);
   const color = opts.color ?? paletteColor(0);
-  const W = opts.width ?? 760;
-  const notes = opts.notes ?? [];
   const finite = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
   const valueText = (it: BarItem) =>
     finite(it.value) ? fmt(it.value) + (finite(it.lo) && finite(it.hi) ? ` [${fmt(it.lo)}, ${fmt(it.hi)}]` : "") : "n/a";
   const labelText = (it: BarItem) => valueText(it) + (it.note ? `  ${it.note}` : "");
-  const H = opts.height ?? (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : 420);
+  // widen for whole category and value labels (a cut genre name cannot be read back), and for the title
+  const catW = Math.max(0, ...items.map((it) => textWidth(it.label)));
+  const valW = Math.max(0, ...items.map((it) => textWidth(labelText(it))));
+  const W = Math.max(opts.width ?? 760, titleWidth(opts.title), horizontal ? catW + valW + 48 + 260 : 0);
+  const notes = wrapNotes(opts.notes ?? [], W);
+  const catH = horizontal ? 0 : Math.max(0, ...items.map((it) => textWidth(it.note ? `${it.label} · ${it.note}` : it.label))) * 0.6; // rotated labels' depth
+  const H = opts.height ?? (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : Math.max(420, 300 + catH + notes.length * 15));
   const bottomPad = (horizontal ? 50 : 36) + notes.length * 15;
   const notesSvg = notesText(W, H, notes);
 
@@ -261,8 +350,7 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   };
 
   if (horizontal) {
-    const labelW = Math.min(Math.max(...items.map((it) => textWidth(it.label))), W * 0.3);
-    const valueW = Math.min(Math.max(...items.map((it) => textWidth(labelText(it)))), W * 0.35);
+    const [labelW, valueW] = [catW, valW];
     const box: Box = { x: labelW + 24, y: MARGIN_TOP + 10, w: W - labelW - valueW - 48, h: H - MARGIN_TOP - 10 - bottomPad };
     const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(box.w / 90)));
     const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.x, box.x + box.w]);
@@ -272,8 +360,8 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
       const pos = box.y + (i + 0.5) * row;
       return (
         mark(pos, Math.min(20, row * 0.6), it, scale) +
-        text(box.x - 8, pos + 4, fitText(it.label, labelW), { "text-anchor": "end" }) +
-        text(box.x + box.w + 10, pos + 4, fitText(labelText(it), valueW), { fill: "#222" })
+        text(box.x - 8, pos + 4, it.label, { "text-anchor": "end" }) +
+        text(box.x + box.w + 10, pos + 4, labelText(it), { fill: "#222" })
       );
     });
     const body = titleText(W, opts.title) + axes(box, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }, yAxis) + parts.join("") + notesSvg;
@@ -285,11 +373,12 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const maxLabel = Math.max(...items.map((it) => textWidth(catLabel(it))));
   const slot = (W - 120) / Math.max(1, items.length);
   const rotate = maxLabel > slot - 6; // long category names tilt rather than collide
-  const labelH = rotate ? Math.min(maxLabel * 0.6, 120) : 0; // sin(35°) ≈ 0.57 of the text's length
+  const labelH = rotate ? maxLabel * 0.6 : 0; // sin(35°) ≈ 0.57 of the text's length: the whole label fits
   // Height first: it fixes the ticks, whose labels fix the left margin.
   const boxH = H - MARGIN_TOP - 24 - bottomPad - labelH;
   const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(boxH / 55)));
-  const left = 20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks, format: tickFormat(ticks) });
+  // a label tilted at 35° reaches 0.82 of its length to the left of its bar: the first one must stay inside
+  const left = Math.max(20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks, format: tickFormat(ticks) }), rotate ? 0.82 * textWidth(catLabel(items[0])) - slot / 2 + 12 : 0);
   const box: Box = { x: left, y: MARGIN_TOP + 24, w: W - left - 20, h: boxH };
   const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.y + box.h, box.y]);
   const col = box.w / Math.max(1, items.length);
@@ -299,7 +388,7 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
     const top = Math.min(...[it.value, it.hi].filter(finite).map(scale), box.y + box.h);
     const ly = box.y + box.h + 16;
     const label = rotate
-      ? text(pos, ly, fitText(catLabel(it), 200), { "text-anchor": "end", transform: `rotate(-35 ${px(pos)} ${px(ly)})` })
+      ? text(pos, ly, catLabel(it), { "text-anchor": "end", transform: `rotate(-35 ${px(pos)} ${px(ly)})` })
       : text(pos, ly, catLabel(it), { "text-anchor": "middle" });
     const interval = finite(it.lo) && finite(it.hi) ? `[${fmt(it.lo)}, ${fmt(it.hi)}]` : "";
     const fits = textWidth(interval, 10) < col - 4;

@@ -11,6 +11,8 @@ export interface ProgressStream {
 export interface ProgressOptions {
   readonly total: number;
   readonly label?: string;
+  /** What is counted, shown in the rate ("12.5 updates/s"); default "items". */
+  readonly unit?: string;
   readonly stream?: ProgressStream;
   /** Seconds between lines when the stream is not a terminal (default 5), so logs are not flooded. */
   readonly every?: number;
@@ -49,19 +51,26 @@ export function formatField(v: string | number): string {
   return v.toExponential(2);
 }
 
-/** Everything one line shows, computed from counts and times alone. */
+/**
+ * Everything one line shows, computed from counts and times alone. The rate (and so the ETA) is measured from
+ * `since`, the first finished item, when given: the first item carries one-off start-up (kernel compilation,
+ * warm-up), and an ETA that includes it starts far too long. Before a second item there is no ETA ("?").
+ */
 export function progressLine(
-  state: { label?: string; done: number; total: number; elapsedMs: number; fields?: Fields; final?: boolean },
+  state: { label?: string; unit?: string; done: number; total: number; elapsedMs: number; fields?: Fields; final?: boolean; since?: { done: number; elapsedMs: number } },
 ): string {
   const { done, total, elapsedMs } = state;
   const secs = elapsedMs / 1000;
-  const rate = secs > 0 ? done / secs : NaN;
+  const from = state.since && !state.final ? state.since : { done: 0, elapsedMs: 0 };
+  const span = (elapsedMs - from.elapsedMs) / 1000;
+  const rate = span > 0 && done > from.done ? (done - from.done) / span : NaN;
   const known = Number.isFinite(total) && total > 0;
+  const unit = state.unit ?? "items";
   const parts = [
     state.label ?? "",
-    known ? `${done}/${total}` : `${done}`,
+    known ? `${done}/${total} ${unit}` : `${done} ${unit}`,
     known ? `${((100 * done) / total).toFixed(1)}%` : "",
-    Number.isFinite(rate) ? `${formatField(rate)} it/s` : "? it/s",
+    Number.isFinite(rate) ? `${formatField(rate)} ${unit}/s` : `? ${unit}/s`,
     state.final ? `elapsed ${formatDuration(secs)}` : known ? `ETA ${formatDuration(rate > 0 ? (total - done) / rate : NaN)}` : "",
     ...Object.entries(state.fields ?? {}).map(([k, v]) => `${k}=${formatField(v)}`),
   ];
@@ -79,9 +88,10 @@ export function createProgress(opts: ProgressOptions): Progress {
   let lastPrint = -Infinity;
   let fields: Fields = {};
   let finished = false;
+  let since: { done: number; elapsedMs: number } | undefined; // the first tick: rates are measured from it
 
   const line = (final: boolean) => {
-    const s = progressLine({ label: opts.label, done, total: opts.total, elapsedMs: now() - start, fields, final });
+    const s = progressLine({ label: opts.label, unit: opts.unit, done, total: opts.total, elapsedMs: now() - start, fields, final, since });
     // Cut to the terminal width: a wrapped line cannot be redrawn in place with \r.
     return tty && stream.columns ? s.slice(0, stream.columns - 1) : s;
   };
@@ -94,6 +104,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       done += n;
       if (f) fields = f;
       const t = now();
+      since ??= { done, elapsedMs: t - start };
       if (t - lastPrint < interval) return;
       lastPrint = t;
       emit(false);

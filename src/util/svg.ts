@@ -50,15 +50,50 @@ export function text(x: number, y: number, s: string, attrs: Record<string, stri
   return el("text", { x, y, ...attrs }, escapeXml(s));
 }
 
-/** Rough width of a label: no font metrics without a DOM, so layout budgets use an average glyph width. */
-export function textWidth(s: string, size = FONT_SIZE): number {
-  return s.length * size * 0.6;
+// Advance widths (em) of DejaVu Sans, the face Debian's Chromium resolves "sans-serif" to; other sans faces
+// (Helvetica, Arial, Liberation) are narrower, so budgets made from these hold there too. The browser test
+// (tests/browser/) measures the rendered boxes and fails on any overlap or clipping these estimates cause.
+const NARROW = "iljI.,:;'|!`"; // about 0.28–0.34 em
+const WIDE_LOWER = "mw"; // about 0.82–0.97 em
+const EM: Record<string, number> = {
+  " ": 0.318, "(": 0.39, ")": 0.39, "[": 0.39, "]": 0.39, "-": 0.361, "/": 0.337, f: 0.352, r: 0.411, t: 0.392,
+  s: 0.521, c: 0.55, z: 0.525, "=": 0.838, "+": 0.838, "×": 0.838, "<": 0.838, ">": 0.838, "%": 0.95, "—": 1, "…": 1, M: 0.863, W: 0.989,
+};
+
+/** Width of one character in em, from the table above (wide guesses for anything it lacks). */
+function charEm(c: string): number {
+  if (c in EM) return EM[c];
+  if (NARROW.includes(c)) return 0.34;
+  if (WIDE_LOWER.includes(c)) return 0.98;
+  if (c >= "0" && c <= "9") return 0.636;
+  if (c >= "a" && c <= "z") return 0.636;
+  if (c >= "A" && c <= "Z") return 0.78;
+  return c.charCodeAt(0) < 128 ? 0.7 : 0.9; // punctuation; then Greek, arrows, ⟨⟩ and the like
+}
+
+/**
+ * Estimated rendered width of a label in pixels: no font metrics without a DOM, so layout uses a table of
+ * per-character widths; bold text is about 8% wider in DejaVu Sans Bold, rounded up to 12%.
+ */
+export function textWidth(s: string, size = FONT_SIZE, bold = false): number {
+  let em = 0;
+  for (const c of s) em += charEm(c);
+  return em * size * (bold ? 1.12 : 1);
 }
 
 /** Shortens a label to fit `maxPx`, marking the cut with an ellipsis rather than silently overflowing. */
 export function fitText(s: string, maxPx: number, size = FONT_SIZE): string {
-  const maxChars = Math.max(1, Math.floor(maxPx / (size * 0.6) + 1e-6)); // epsilon: textWidth's own product must fit
-  return s.length <= maxChars ? s : `${s.slice(0, Math.max(0, maxChars - 1))}…`;
+  if (textWidth(s, size) <= maxPx + 1e-6) return s;
+  const chars = Array.from(s);
+  while (chars.length > 0 && textWidth(`${chars.join("")}…`, size) > maxPx) chars.pop();
+  return `${chars.join("")}…`;
+}
+
+/** Dash patterns paired with the palette, so two series never differ by colour alone (solid first). */
+export const DASHES: readonly (string | undefined)[] = [undefined, "7 4", "2 3", "9 3 2 3", "4 4", "12 4", "1 3", "6 2 2 2"];
+
+export function dashFor(i: number): string | undefined {
+  return DASHES[((i % DASHES.length) + DASHES.length) % DASHES.length];
 }
 
 /** How far to widen a degenerate range [v, v] so a flat series still has an axis. */
@@ -86,6 +121,19 @@ export function niceTicks(lo: number, hi: number, target = 5): number[] {
   const decimals = Math.min(100, Math.max(0, -Math.floor(Math.log10(step)) + 1));
   const out: number[] = [];
   for (let k = first; k <= last; k++) out.push(Number((k * step).toFixed(decimals)) + 0); // + 0 turns -0 into 0
+  return out;
+}
+
+/**
+ * Ticks on a discrete axis (positions, counts): integers only, every integer when at most `maxTicks` fit,
+ * otherwise a nice integer step; never a fractional tick such as 2.5.
+ */
+export function integerTicks(lo: number, hi: number, maxTicks = 20): number[] {
+  const [a, b] = [Math.ceil(lo - 1e-9), Math.floor(hi + 1e-9)];
+  if (!(b >= a)) return [Math.round(lo)];
+  const step = b - a + 1 <= maxTicks ? 1 : Math.max(1, Math.round(niceStep(b - a, maxTicks)));
+  const out: number[] = [];
+  for (let v = Math.ceil(a / step) * step; v <= b; v += step) out.push(v + 0); // + 0 turns -0 into 0
   return out;
 }
 
@@ -212,24 +260,48 @@ export interface LegendItem {
 export const LEGEND_ROW = 18;
 const SWATCH = 26;
 
-export function legendWidth(items: readonly LegendItem[]): number {
-  return items.length === 0 ? 0 : SWATCH + 8 + Math.max(...items.map((i) => textWidth(i.label)));
+/** Width of one legend entry: swatch, gap, measured label. */
+export function legendItemWidth(item: LegendItem): number {
+  return SWATCH + 8 + textWidth(item.label);
 }
 
-/** A vertical legend from (x, y); long labels are cut to `maxWidth` with the full text kept as a tooltip. */
-export function legend(items: readonly LegendItem[], x: number, y: number, maxWidth: number): string {
+export function legendWidth(items: readonly LegendItem[]): number {
+  return items.length === 0 ? 0 : Math.max(...items.map(legendItemWidth));
+}
+
+/** Where each legend entry goes: a vertical list, or rows that wrap within `width` (entries are never cut). */
+export function legendLayout(items: readonly LegendItem[], width: number, vertical: boolean): { at: [number, number][]; rows: number } {
+  const at: [number, number][] = [];
+  let [cx, row] = [0, 0];
+  for (const it of items) {
+    const w = legendItemWidth(it) + 18;
+    if (vertical) at.push([0, at.length]);
+    else {
+      if (cx > 0 && cx + w > width) [cx, row] = [0, row + 1];
+      at.push([cx, row]);
+      cx += w;
+    }
+  }
+  return { at, rows: items.length === 0 ? 0 : vertical ? items.length : row + 1 };
+}
+
+/**
+ * A legend from (x, y): vertical, or wrapped into rows when `wrapWidth` is given. Labels are drawn whole;
+ * the caller sizes the chart from legendWidth / legendLayout so they fit.
+ */
+export function legend(items: readonly LegendItem[], x: number, y: number, wrapWidth?: number): string {
+  const { at } = legendLayout(items, wrapWidth ?? Infinity, wrapWidth === undefined);
   const rows = items.map((it, i) => {
-    const cy = y + i * LEGEND_ROW + LEGEND_ROW / 2;
+    const cy = y + at[i][1] * LEGEND_ROW + LEGEND_ROW / 2;
+    const x0 = x + at[i][0];
     const swatch =
       it.kind === "line"
-        ? el("line", { x1: x, x2: x + SWATCH, y1: cy, y2: cy, stroke: it.color, "stroke-width": 2, "stroke-dasharray": it.dash, opacity: it.opacity }) +
-          (it.marker ? el("circle", { cx: x + SWATCH / 2, cy, r: 3, fill: it.color }) : "")
+        ? el("line", { x1: x0, x2: x0 + SWATCH, y1: cy, y2: cy, stroke: it.color, "stroke-width": 2, "stroke-dasharray": it.dash, opacity: it.opacity }) +
+          (it.marker ? el("circle", { cx: x0 + SWATCH / 2, cy, r: 3, fill: it.color }) : "")
         : it.kind === "dot"
-          ? el("circle", { cx: x + SWATCH / 2, cy, r: 4, fill: it.color, opacity: it.opacity })
-          : el("rect", { x: x + 4, y: cy - 6, width: SWATCH - 8, height: 12, fill: it.color, opacity: it.opacity });
-    const label = fitText(it.label, maxWidth - SWATCH - 8);
-    const tip = label === it.label ? "" : el("title", {}, escapeXml(it.label));
-    return el("g", {}, tip + swatch + text(x + SWATCH + 6, cy + 4, label));
+          ? el("circle", { cx: x0 + SWATCH / 2, cy, r: 4, fill: it.color, opacity: it.opacity })
+          : el("rect", { x: x0 + 4, y: cy - 6, width: SWATCH - 8, height: 12, fill: it.color, opacity: it.opacity });
+    return el("g", {}, swatch + text(x0 + SWATCH + 6, cy + 4, it.label));
   });
   return `<g class="legend">${rows.join("")}</g>`;
 }
@@ -246,9 +318,16 @@ export function svgDocument(width: number, height: number, body: string, title?:
   );
 }
 
-/** Centred chart title. */
+export const TITLE_SIZE = 15;
+
+/** Width a chart needs for its title to show whole (charts widen rather than cut a title that states the message). */
+export function titleWidth(title: string): number {
+  return textWidth(title, TITLE_SIZE, true) + 24;
+}
+
+/** Centred chart title; cut only if the caller did not make room (see titleWidth). */
 export function titleText(width: number, title: string): string {
-  return text(width / 2, 22, fitText(title, width - 20, 15), { "text-anchor": "middle", "font-size": 15, "font-weight": "bold" });
+  return text(width / 2, 22, fitText(title, width - 20, TITLE_SIZE * 1.12), { "text-anchor": "middle", "font-size": TITLE_SIZE, "font-weight": "bold" });
 }
 
 /** Frame and "no data" message for a chart with nothing finite to plot. */
@@ -259,8 +338,30 @@ export function noData(box: Box): string {
   );
 }
 
-/** Small grey lines along the bottom edge (omitted points, how intervals were made), one per note. */
-export function notesText(width: number, height: number, notes: readonly string[]): string {
-  const y = (i: number) => height - 10 - (notes.length - 1 - i) * 15;
-  return notes.map((n, i) => text(12, y(i), fitText(n, width - 24, 11), { "font-size": 11, fill: GRAY })).join("");
+export const NOTE_SIZE = 11;
+
+/** Words of `s` broken into lines no wider than `maxPx` (a single over-long word is cut with an ellipsis). */
+export function wrapText(s: string, maxPx: number, size = FONT_SIZE): string[] {
+  const lines: string[] = [];
+  let cur = "";
+  for (const word of s.split(/\s+/).filter(Boolean)) {
+    const next = cur ? `${cur} ${word}` : word;
+    if (cur && textWidth(next, size) > maxPx) {
+      lines.push(cur);
+      cur = word;
+    } else cur = next;
+  }
+  if (cur) lines.push(cur);
+  return lines.map((l) => fitText(l, maxPx, size));
+}
+
+/** Notes wrapped to the chart's width: charts size their height from the number of lines this returns. */
+export function wrapNotes(notes: readonly string[], width: number): string[] {
+  return notes.flatMap((n) => wrapText(n, width - 24, NOTE_SIZE));
+}
+
+/** Small grey lines along the bottom edge (omitted points, how intervals were made), one per wrapped line. */
+export function notesText(width: number, height: number, lines: readonly string[]): string {
+  const y = (i: number) => height - 10 - (lines.length - 1 - i) * 15;
+  return lines.map((n, i) => text(12, y(i), fitText(n, width - 24, NOTE_SIZE), { "font-size": NOTE_SIZE, fill: GRAY })).join("");
 }

@@ -188,7 +188,8 @@ describe("report.json holds no NaN, no Infinity and no number written as a strin
     const one = r2.intervals.perplexity_by_group.find((g: { split: string }) => g.split === "train");
     expect(one).toMatchObject({ windows: 1, block_bootstrap_95: null, independent_windows_se: null });
     expect(one.block_bootstrap_95_reason).toMatch(/^one window/);
-    expect(final.stdout).toMatch(/train\/s +NLL \d+\.\d{4} \[n\/a \(one window/);
+    expect(final.stdout).toMatch(/^ {2}train\/s +\d+\.\d{4} +n\/a \(one window\) /m);
+    expect(final.stdout).toMatch(/^ {2}n\/a interval: one window: a bootstrap or standard error over windows needs at least two$/m);
   });
 
   it("toJson refuses a non-finite number that reached it unexplained, naming where", async () => {

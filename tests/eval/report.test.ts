@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allBaselines } from "../../src/baselines/ngram.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { buildReport, type Report } from "../../src/eval/report.ts";
-import { reportHtml } from "../../src/eval/report_page.ts";
+import { HEADLINE_COLUMNS, reportHtml } from "../../src/eval/report_page.ts";
+import { reportCard } from "../../src/eval/report_card.ts";
 import type { GPT } from "../../src/model/gpt.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { tinyData, tinyDecoder } from "./tiny_model.ts";
@@ -92,9 +93,28 @@ describe("buildReport on a briefly trained decoder", () => {
     const html = reportHtml(report);
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
     expect((html.match(/<svg/g) ?? []).length).toBe(2 + report.calibration.by_split.length);
+    // the headline comes first, identities and provenance last
+    expect(html.indexOf("id=\"headline\"")).toBeLessThan(html.indexOf("<svg"));
+    expect(html.indexOf("<h2>Provenance")).toBeGreaterThan(html.indexOf("<h2>Identities"));
+    expect(html).not.toContain("<pre>");
     expect(html).toContain('class="diagonal"');
     expect(html).toContain("Loss by position");
-    expect(html).toContain("NLL per split and source, stride 4");
+    expect(html).toContain("Model NLL per split and source (stride 4)");
+  });
+
+  it("writes a report card: provenance with the git state, the headline with every baseline, linked figures, evaluator ids", () => {
+    const md = reportCard(report, { git: { commit: "abc123", dirty: true }, figures: [{ file: "figures/loss_by_position.svg", title: "Loss by position" }] });
+    expect(md).toContain("| git commit | abc123 (dirty: uncommitted changes in the checkout) |");
+    expect(reportCard(report, { git: null, figures: [] })).toContain("| git commit | not run from a git checkout |");
+    expect(md).toContain("[![Loss by position](figures/loss_by_position.svg)](figures/loss_by_position.svg)");
+    for (const e of Object.values(report.identities.evaluators)) expect(md).toContain(e.id);
+    const headline = md.split("## Headline")[1].split("\n\n")[1].split("\n");
+    // header, rule, then per group the model and each of the 4 baselines: 7 groups × 5 rows
+    expect(headline.length).toBe(2 + 7 * 5);
+    for (const line of headline) expect(line.split(/(?<!\\)\|/).length).toBe(HEADLINE_COLUMNS.length + 2);
+    // exactly one bold scorer per group: the lowest NLL
+    expect(headline.filter((l) => /^ \*\*/.test(l.split("|")[3])).length).toBe(7);
+    for (const [split, h] of Object.entries(report.data.split_sha256)) expect(md).toContain(`| ${split} split sha256 | ${h} |`);
   });
 
   it("writes progress to the given stream and leaks no tensors", () => {

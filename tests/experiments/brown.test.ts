@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveModelConfig } from "../../src/model/config.ts";
-import { BROWN_DEFAULTS, runBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
-import { formatBrown } from "../../src/cli/views/brown.ts";
+import { BROWN_DEFAULTS, CURVE_NOTE, runBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
+import { brownPageHtml, formatBrown } from "../../src/cli/views/brown.ts";
 import { ALL_SOURCES } from "../../src/eval/grouped.ts";
 import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
@@ -71,6 +71,18 @@ describe("brown lab on a slice", () => {
     expect(manifest.documents.every((d: { sha256: string }) => /^[0-9a-f]{64}$/.test(d.sha256))).toBe(true);
     expect(existsSync(join(dir, "a", "model.safetensors"))).toBe(true);
     expect(readFileSync(join(dir, "a", "loss_curve.svg"), "utf8")).toContain("validation (probe)");
+    // the page: headline, then the bar's verdict with its numbers and the loss curve, and genre × (model, baselines)
+    const page = brownPageHtml(result, CURVE_NOTE);
+    const pos = (s: string) => page.indexOf(s);
+    expect(pos('id="headline"')).toBeGreaterThan(-1);
+    expect(pos('id="bar-verdict"')).toBeGreaterThan(pos('id="headline"'));
+    const m = b.margin_vs_unigram_prior_bigram;
+    expect(page).toContain(`is ${b.full_order.met ? "met" : "NOT met"}: the model (${b.model.toFixed(4)}) is ${Math.abs(m).toFixed(4)} nats ${m >= 0 ? "below" : "above"} the unigram-prior bigram`);
+    expect(pos("Training and validation loss")).toBeGreaterThan(pos('id="bar-verdict"'));
+    const bySource = page.split('id="by-source"')[1].split("</table>")[0];
+    expect(bySource).toContain("<th>unigram-prior bigram (k=1)</th>");
+    const genres = new Set(result.report.perplexity.groups.map((g) => `${g.split}/${g.source}`));
+    expect((bySource.match(/<tr>/g) ?? []).length).toBe(1 + genres.size); // header + one row per split and genre
   });
 
   it("the saved slice checkpoint, loaded from disk: causality, same-seed sampling, margin-gated prediction", () => {

@@ -46,13 +46,14 @@ describe("overfit experiment", () => {
     expect(withoutDate(b)).toBe(withoutDate(a));
     const table = formatOverfit(a);
     expect(table).toContain("correct merged mean 0.924196 nats, perplexity 2.519842 over 6 targets");
-    expect(table).toContain("4.402665 (  81.668227)   5.044970 ( 155.239620)");
+    expect(table).toMatch(/^ {2}bigram \(add-1\) +4\.402665 +81\.668227 +5\.044970 +155\.239620 +9\/9$/m);
     expect(table).toMatch(/Multi-Bootstrap of validation NLL over 3 seeds × 2 documents/);
     expect(table.match(/^ +(0|10|20|40|80) +\d\.\d{6} +\[\d\.\d{6}, \d\.\d{6}\] +\[/gm)).toHaveLength(5);
     expect(table).toContain("Only 2 validation documents");
     const svg = await overfitFigure(a);
     expect(svg.startsWith("<svg")).toBe(true);
-    expect(svg).toContain("seed 41 validation");
+    expect(svg).toContain("seed 41, validation");
+    expect(svg).toContain("Overfitting: training NLL falls while validation NLL rises after update 20 (3 of 3 seeds)");
   });
 
   it("refuses bad options with a named error", () => {

@@ -22,13 +22,19 @@ describe("formatDuration", () => {
 
 describe("progressLine", () => {
   it("shows count, percentage, rate, ETA and fields", () => {
-    // 50 of 200 items in 5 s: 10 it/s, 150 left → 15 s.
-    const s = progressLine({ label: "train", done: 50, total: 200, elapsedMs: 5000, fields: { loss: 3.21, "tok/s": 1234.6 } });
-    expect(s).toBe("train  50/200  25.0%  10 it/s  ETA 0:15  loss=3.210  tok/s=1235");
+    // 50 of 200 updates in 5 s: 10 updates/s, 150 left → 15 s.
+    const s = progressLine({ label: "train", unit: "updates", done: 50, total: 200, elapsedMs: 5000, fields: { loss: 3.21, "tok/s": 1234.6 } });
+    expect(s).toBe("train  50/200 updates  25.0%  10 updates/s  ETA 0:15  loss=3.210  tok/s=1235");
   });
 
   it("does not invent a rate or ETA before any time has passed", () => {
-    expect(progressLine({ done: 0, total: 10, elapsedMs: 0 })).toBe("0/10  0.0%  ? it/s  ETA ?");
+    expect(progressLine({ done: 0, total: 10, elapsedMs: 0 })).toBe("0/10 items  0.0%  ? items/s  ETA ?");
+  });
+
+  it("measures the rate from the first item, so its start-up cost does not inflate the first ETA", () => {
+    // the first of 100 items took 10 s (warm-up), the next 9 took 1 s: 9 items/s, 90 left → ETA 0:10, not 1:30
+    expect(progressLine({ done: 10, total: 100, elapsedMs: 11_000, since: { done: 1, elapsedMs: 10_000 } })).toBe("10/100 items  10.0%  9 items/s  ETA 0:10");
+    expect(progressLine({ done: 1, total: 100, elapsedMs: 10_000, since: { done: 1, elapsedMs: 10_000 } })).toBe("1/100 items  1.0%  ? items/s  ETA ?");
   });
 });
 
@@ -44,11 +50,12 @@ describe("createProgress", () => {
     // Printed at t = 0 (first tick), 5 s and 10 s only.
     expect(stream.writes.length).toBe(3);
     expect(stream.writes.every((w) => w.endsWith("\n") && !w.includes("\r") && !w.includes("\x1b"))).toBe(true);
-    // At 5 s: 30 items done (ticks at 0..5 s), 6 it/s, 70 left → ETA 0:12 (11.67 s rounded).
-    expect(stream.writes[1]).toBe("eval  30/100  30.0%  6 it/s  ETA 0:12  loss=2\n");
+    // At 5 s: 30 items done (ticks at 0..5 s); from the first tick (5 items at 0 s) 25 items in 5 s = 5 items/s,
+    // 70 left → ETA 0:14.
+    expect(stream.writes[1]).toBe("eval  30/100 items  30.0%  5 items/s  ETA 0:14  loss=2\n");
     clock.set(12_000);
     p.done();
-    expect(stream.writes[3]).toMatch(/^eval {2}55\/100 {2}55\.0% .* elapsed 0:12 {2}loss=2\n$/);
+    expect(stream.writes[3]).toMatch(/^eval {2}55\/100 items {2}55\.0% .* elapsed 0:12 {2}loss=2\n$/);
   });
 
   it("on a terminal, redraws one line with \\r at most every 100 ms and ends with a newline", () => {
@@ -65,13 +72,13 @@ describe("createProgress", () => {
     p.done();
     p.tick();
     expect(stream.writes.length).toBe(4);
-    expect(stream.writes[3]).toMatch(/^\r5\/10 .*elapsed 0:00\x1b\[K\n$/);
+    expect(stream.writes[3]).toMatch(/^\r5\/10 items .*elapsed 0:00\x1b\[K\n$/);
   });
 
   it("cuts a terminal line to the width so \\r can redraw it", () => {
     const stream = fakeStream(true, 20);
     const p = createProgress({ total: 1000, label: "a-long-label", stream, now: () => 0 });
     p.tick(1, { loss: 1.5, extra: "something long" });
-    expect(stream.writes[0]).toBe(`\r${"a-long-label  1/1000  0.1%".slice(0, 19)}\x1b[K`);
+    expect(stream.writes[0]).toBe(`\r${"a-long-label  1/1000 items  0.1%".slice(0, 19)}\x1b[K`);
   });
 });

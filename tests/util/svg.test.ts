@@ -1,8 +1,8 @@
 // Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
-// lines broken at non-finite points, legend beside the data. How a chart looks is checked by eye, not here.
+// lines broken at non-finite points, end labels and legend placed whole. Rendered overlap is tests/browser's.
 import { describe, expect, it } from "vitest";
-import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma } from "../../src/util/charts.ts";
-import { escapeXml, logTicks, niceTicks, tickFormat } from "../../src/util/svg.ts";
+import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../src/util/charts.ts";
+import { escapeXml, integerTicks, logTicks, niceTicks, textWidth, tickFormat, wrapText } from "../../src/util/svg.ts";
 import { assertWellFormed } from "./xml.ts";
 
 /** All "x" coordinates of path data inside the chart's <path> elements. */
@@ -94,12 +94,58 @@ describe("lineChart", () => {
     expect(svg).not.toContain("NaN");
   });
 
-  it("keeps the legend to the right of every plotted point", () => {
-    const svg = lineChart({ title: "t", series });
-    const legendX = Math.min(...[...svg.split('<g class="legend">')[1].matchAll(/x1="([\d.]+)"/g)].map((m) => Number(m[1])));
-    expect(Math.max(...pathXs(svg))).toBeLessThan(legendX);
+  it("labels each solid line at its end, right of every plotted point, and puts the whole legend under the plot", () => {
+    const svg = lineChart({ title: "t", series, refLines: [{ name: "a very long baseline name (fitted on train)", y: 4.5 }] });
+    const ends = svg.split('<g class="end-labels">')[1].split("</g>")[0];
+    const endXs = [...ends.matchAll(/<text x="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(endXs.length).toBe(3); // two series and the reference line
+    expect(Math.max(...pathXs(svg))).toBeLessThan(Math.min(...endXs));
+    expect(ends).toContain("a very long baseline name (fitted on train) 4.5");
+    const legendYs = [...svg.split('<g class="legend">')[1].matchAll(/y1="([\d.]+)"/g)].map((m) => Number(m[1]));
+    const pathYs = [...svg.matchAll(/<path d="([^"]*)"/g)].flatMap(([, d]) => [...d.matchAll(/[ML][\d.]+ (-?[\d.]+)/g)].map((m) => Number(m[1])));
+    expect(Math.min(...legendYs)).toBeGreaterThan(Math.max(...pathYs));
+    expect(svg).toContain("a very long baseline name (fitted on train) (4.5)"); // never cut with an ellipsis
+    expect(svg).not.toContain("…");
   });
 
+  it("widens for a title that states the message instead of cutting it", () => {
+    const title = "Training NLL keeps falling after update 20 while validation NLL rises: the model memorises two documents";
+    const svg = lineChart({ title, series });
+    expect(svg).toContain(title);
+    expect(Number(svg.match(/width="([\d.]+)"/)![1])).toBeGreaterThanOrEqual(textWidth(title, 15, true));
+  });
+
+  it("puts integer ticks on a discrete axis, every position when they fit, and draws the counts strip", () => {
+    const pts = Array.from({ length: 8 }, (_, t) => [t, 1 + t / 10] as [number, number]);
+    const svg = lineChart({ title: "by position", series: [{ name: "nll", points: pts }], xInteger: true, counts: { name: "targets", points: pts.map(([t]) => [t, 10 - t]) } });
+    const axis = svg.split('<g class="axes">')[1].split("</g>")[0];
+    const labels = [...axis.matchAll(/text-anchor="middle" font-size="11" fill="#333">([^<]*)</g)].map((m) => m[1]);
+    expect(labels).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
+    expect(svg).toContain('<g class="counts">');
+    expect((svg.split('<g class="counts">')[1].match(/<rect/g) ?? []).length).toBe(8);
+  });
+});
+
+describe("label layout helpers", () => {
+  it("spreadLabels keeps order, keeps the gap and stays inside the band when there is room", () => {
+    // wanted 50, 51, 52 with gap 14 → 50, 64, 78; near the bottom (hi 60) they are pushed up to 32, 46, 60
+    expect(spreadLabels([50, 51, 52], 14, 0, 100)).toEqual([50, 64, 78]);
+    expect(spreadLabels([52, 50, 51], 14, 0, 60)).toEqual([60, 32, 46]);
+    expect(spreadLabels([10, 90], 14, 0, 100)).toEqual([10, 90]); // far apart: untouched
+  });
+
+  it("integerTicks never returns a fraction", () => {
+    expect(integerTicks(0, 7)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(integerTicks(0, 100, 10).every(Number.isInteger)).toBe(true);
+    expect(integerTicks(0.5, 2.5)).toEqual([1, 2]);
+  });
+
+  it("measures wide glyphs wider than narrow ones and wraps notes instead of cutting them", () => {
+    expect(textWidth("mmmm")).toBeGreaterThan(2 * textWidth("iiii"));
+    const lines = wrapText("one two three four five six seven", textWidth("one two three"));
+    expect(lines.join(" ")).toBe("one two three four five six seven");
+    for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(textWidth("one two three"));
+  });
   it("draws a single point as a dot and a flat series on a padded axis", () => {
     const single = lineChart({ title: "one", series: [{ name: "s", points: [[3, 1]] }] });
     assertWellFormed(single);

@@ -24,8 +24,8 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runBrown }, view, { reportHtml }, { resolveModelConfig }, { checkOutputDir, ensureDir }, { lockDirectory }, { onInterrupt, reportInterrupted }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../eval/report_page.ts"), import("../../model/config.ts"),
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { resolveModelConfig }, { checkOutputDir, ensureDir }, { lockDirectory }, { onInterrupt, reportInterrupted }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../model/config.ts"),
       import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"),
     ]);
     checkOutputDir(argv.out as string, "--out");
@@ -54,8 +54,9 @@ export const brownCommand: CommandModule = {
       if (argv.json) process.stdout.write(toJson(result));
       else console.log(view.formatBrown(result));
       writeOutput(join(o.outDir, "brown.json"), toJson(result));
-      writeOutput(join(o.outDir, "report.html"), reportHtml(result.report));
+      writeOutput(join(o.outDir, "report.html"), view.brownPageHtml(result, CURVE_NOTE));
       log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
+      log(wallTimeLine());
     } finally {
       interrupt.dispose();
       lock.release();

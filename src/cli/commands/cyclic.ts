@@ -17,15 +17,13 @@ export const cyclicCommand: CommandModule = {
       out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it",
     }),
   handler: async (argv) => {
-    const t0 = performance.now();
-    const [{ startEngine, toJson, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../util/disk.ts"),
     ]);
     const splitFile = argv["split-file"] as string | undefined;
     if (splitFile !== undefined) requireFile(splitFile, "split file");
     checkOutputDir(argv.out as string, "--out");
     await startEngine(argv.backend as string);
-    const engineSeconds = (performance.now() - t0) / 1000;
     const result = runCyclic({
       seed: argv.seed as number, splitSeed: argv["split-seed"] as number, splitFile, updates: argv.updates as number, lr: argv.lr as number, finalTest: argv["final-test"] as boolean,
     });
@@ -41,7 +39,7 @@ export const cyclicCommand: CommandModule = {
         log(`wrote ${join(out, name)}`);
       }
     }
-    log(`wall time ${process.uptime().toFixed(1)} s since the process started (engine start-up ${engineSeconds.toFixed(1)} s)`);
+    log(wallTimeLine());
     if (!result.resume_check.bit_identical) process.exitCode = 1;
   },
 };

@@ -12,7 +12,7 @@ export const gradcheckCommand: CommandModule = {
       seed: "seed of the check's parameters and data",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { runGradcheck }, { formatGradcheck }, { provenance }, g] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine }, { runGradcheck }, { formatGradcheck }, { provenance }, g] = await Promise.all([
       import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/provenance.ts"), import("../../model/gradcheck.ts"),
     ]);
     const info = await startEngine(argv.backend as string);
@@ -20,6 +20,7 @@ export const gradcheckCommand: CommandModule = {
     const report = runGradcheck(name, argv.seed as number);
     if (argv.json) process.stdout.write(toJson({ config: name, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance() }));
     else console.log(formatGradcheck(name, report, info.backend));
+    (argv.json ? console.error : console.log)(wallTimeLine());
     if (!report.passed) process.exitCode = 1;
   },
 };

@@ -17,7 +17,7 @@ export const overfitCommand: CommandModule = {
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit, overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit, overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
     ]);
     const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number, replicates: argv.replicates as number };
@@ -46,5 +46,6 @@ export const overfitCommand: CommandModule = {
       writeOutput(join(out, "overfit.svg"), overfitFigure(result));
       log(`wrote ${join(out, "overfit.svg")}`);
     }
+    log(wallTimeLine());
   },
 };

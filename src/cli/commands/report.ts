@@ -14,13 +14,13 @@ export const reportCommand: CommandModule = {
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
       bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(),
     }, {
-      out: "output directory: report.json and report.html are written into it",
+      out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
     }).demandOption("model"),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const modelPath = requireFile(argv.model as string, "model file");
@@ -37,8 +37,10 @@ export const reportCommand: CommandModule = {
     const out = argv.out as string;
     writeOutput(join(out, "report.json"), toJson(report));
     writeOutput(join(out, "report.html"), reportHtml(report));
+    const card = reportCardFiles(report, gitState());
+    for (const [name, content] of card) writeOutput(join(out, name), content);
     if (argv.json) process.stdout.write(toJson(report));
     else console.log(formatReport(report));
-    (argv.json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}`);
+    (argv.json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
   },
 };

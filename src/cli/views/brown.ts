@@ -1,6 +1,44 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only.
 import { ALL_SOURCES } from "../../eval/grouped.ts";
+import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
+import { reportHtml } from "../../eval/report_page.ts";
+import { lossCurve } from "../../util/charts.ts";
+import { escapeHtml } from "../../util/html.ts";
+import { tokenText, visibleText } from "../../util/text_view.ts";
+
+const fx = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
+
+/** The bar (004) as one sentence with its numbers: met or not, and which link of the chain fails. */
+export function barVerdict(b: BrownResult["bar"]): string {
+  const o = b.full_order;
+  const links = [
+    [`model ${fx(b.model)} < unigram-prior bigram − 0.3 = ${fx(b.unigram_prior_bigram - 0.3)}`, o.model_below_prior_bigram_minus_0_3],
+    [`${fx(b.unigram_prior_bigram - 0.3)} < unigram − 1.0 = ${fx(b.unigram - 1)}`, o.prior_bigram_minus_0_3_below_unigram_minus_1],
+    [`${fx(b.unigram - 1)} < uniform ${fx(b.uniform)}`, o.unigram_minus_1_below_uniform],
+  ] as const;
+  const failed = links.filter(([, ok]) => !ok).map(([s]) => `${s} is false`);
+  const m = b.margin_vs_unigram_prior_bigram;
+  const where = m >= 0 ? `${fx(m)} nats below` : `${fx(-m)} nats above`;
+  return `The bar (model < unigram-prior bigram − 0.3 < unigram − 1.0 < uniform, validation, all genres, stride ${b.stride}, nats per token) is ${o.met ? "met" : "NOT met"}: ` +
+    `the model (${fx(b.model)}) is ${where} the unigram-prior bigram (${fx(b.unigram_prior_bigram)}; the bar needs more than 0.3 below)` +
+    (failed.length > 0 ? `; failing: ${failed.join("; ")}.` : `; ${links.map(([s]) => s).join("; ")}.`);
+}
+
+/** The Brown lab's page: the report page with the verdict and the loss curve right after the headline. */
+export function brownPageHtml(r: BrownResult, curveNote: string): string {
+  const title = `Brown lab: training loss and validation probe over ${r.training.updates} updates (${r.parameters.toLocaleString("en-US")} parameters)`;
+  const curve = lossCurve(r.training.history as { train: [number, number][]; validation: [number, number][] }, title, curveNote);
+  const next = r.next_tokens.map((row) => `<tr><td>${escapeHtml(visibleText(row.prompt))}</td><td>${escapeHtml(row.top.map((t) => `${tokenText(t.id, t.token)} ${t.p.toFixed(3)}`).join("   "))}</td></tr>`).join("");
+  return reportHtml(r.report, {
+    title: `tinylab Brown lab: ${r.parameters.toLocaleString("en-US")} parameters, ${r.training.updates} updates`,
+    afterHeadline: [
+      { heading: "Verdict against the bar", html: `<p id="bar-verdict">${escapeHtml(barVerdict(r.bar))}</p>` },
+      { heading: "Training and validation loss", html: `<figure>${curve}</figure>` },
+      { heading: "Next tokens after BOS + prompt (top 5, probability)", html: `<table><thead><tr><th>prompt</th><th>top tokens</th></tr></thead><tbody>${next}</tbody></table>` },
+    ],
+  });
+}
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {
@@ -9,17 +47,21 @@ export function formatBrown(r: BrownResult): string {
   const rep = r.report;
   const lines: string[] = [];
   if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
-  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${r.model_config.nLayers} layers, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
+  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
   lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
-  lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}) in ${f(r.training.seconds, 1)} s, ${Math.round(r.training.tokens_per_second)} tokens/s; model_sha256 ${r.model_sha256}`);
+  lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}), ${Math.round(r.training.tokens_per_second)} training tokens/s; model_sha256 ${r.model_sha256}`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
   const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
-  for (const g of rep.perplexity.groups) {
-    const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
-    const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "[n/a (one window)]");
-    lines.push(`  ${`${g.split}/${g.source}`.padEnd(44)} NLL ${f(g.nll)} ${range(iv)}  ppl ${f(g.perplexity, 2).padStart(7)}  bpb ${f(b?.bits_per_byte ?? NaN)} ${range(b?.block_bootstrap_95)}  ${String(g.targets).padStart(7)} targets`);
-  }
+  const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "n/a (one window)");
+  lines.push(...formatTable(
+    ["split/genre", "NLL", "NLL 95%", "perplexity", "bits/byte", "bits/byte 95%", "targets"],
+    rep.perplexity.groups.map((g) => {
+      const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
+      return [`${g.split}/${g.source}`, f(g.nll), range(iv), f(g.perplexity, 2), f(b?.bits_per_byte ?? NaN), range(b?.block_bootstrap_95), String(g.targets)];
+    }),
+    ["l", "r", "l", "r", "r", "l", "r"],
+  ));
   if (rep.perplexity_at_stride_context) {
     const all = rep.perplexity_at_stride_context.groups.filter((g) => g.source === ALL_SOURCES);
     for (const g of all) lines.push(`  ${g.split} overall at stride ${rep.perplexity_at_stride_context.stride}: NLL ${f(g.nll)} over ${g.targets} targets (not comparable with stride ${rep.perplexity.stride} numbers)`);
@@ -33,15 +75,14 @@ export function formatBrown(r: BrownResult): string {
     const groups = rep.baselines.groups;
     const merged = groups.some((y) => y.source === ALL_SOURCES);
     lines.push("  baselines in bits per byte (same targets):");
-    for (const g of groups.filter((x) => !merged || x.source === ALL_SOURCES)) lines.push(`    ${g.baseline.padEnd(30)} ${g.split.padEnd(11)} bpb ${f(g.bits_per_byte)}`);
+    lines.push(...formatTable(["baseline", "split", "bits/byte"], groups.filter((x) => !merged || x.source === ALL_SOURCES).map((g) => [g.baseline, g.split, f(g.bits_per_byte)]), ["l", "l", "r"], "    "));
   }
   lines.push("", "loss by position (stride = context): " + rep.loss_by_position.by_split.map((s) => `${s.split}: p0 ${f(s.positions[0]?.nll ?? NaN, 2)}, p7 ${f(s.positions[7]?.nll ?? NaN, 2)}, p${s.positions.length - 1} ${f(s.positions[s.positions.length - 1]?.nll ?? NaN, 2)}`).join("; "));
-  for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
+  for (const c of rep.calibration.by_split) lines.push(`calibration ${c.split} (stride ${rep.calibration.stride}): accuracy ${f(c.accuracy.rate)} (${c.accuracy.correct}/${c.accuracy.predictions}), ECE ${f(c.report.ece)} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f(c.report.brier)}`);
   const canary = rep.memorization.canary as { evaluated?: { log_prob: number; recovered?: boolean }; status?: string };
   lines.push(`canary ×${r.options.canary.repetitions}: ${canary.evaluated ? `log p(secret | prefix) ${f(canary.evaluated.log_prob)}, greedy recovery ${JSON.stringify(canary.evaluated.recovered ?? null)}` : canary.status}`);
   lines.push(`13-gram contamination of validation against train: ${r.contamination.flagged.length} of ${r.contamination.items} documents flagged`);
   lines.push("", "next-token table (top 5 after BOS + prompt):");
-  for (const row of r.next_tokens) lines.push(`  ${JSON.stringify(row.prompt).padEnd(20)} ${row.top.map((t) => `${JSON.stringify(t.token)} ${t.p.toFixed(3)}`).join("  ")}   margin ${f(row.greedy_margin.margin, 2)}`);
-  lines.push("", `wall time ${f(r.timings.total_seconds, 1)} s (evaluation ${f(r.timings.evaluation_seconds, 1)} s)`);
+  for (const row of r.next_tokens) lines.push(`  ${visibleText(row.prompt).padEnd(20)} ${row.top.map((t) => `${tokenText(t.id, t.token)} ${t.p.toFixed(3)}`).join("  ")}   margin ${f(row.greedy_margin.margin, 2)} logits`);
   return lines.join("\n");
 }

@@ -1,6 +1,8 @@
 // Console report and SVG figures of the cyclic-permutation experiment (experiments/cyclic.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
+import { count, formatTable } from "./table.ts";
 import { lineChart, rawAndSmoothed } from "../../util/charts.ts";
+import { dashFor, paletteColor } from "../../util/svg.ts";
 import type { Split } from "../../data/documents.ts";
 import type { CyclicResult, Score } from "../../../experiments/cyclic.ts";
 
@@ -11,24 +13,22 @@ export function formatCyclic(r: CyclicResult): string {
   const lines = [
     ...(r.scores.test ? ["FINAL REPORT (--final-test): the test split is scored at the end of this report."] : []),
     `cyclic permutations: rows train ${r.data.rows.train} / validation ${r.data.rows.validation} / test ${r.data.rows.test} (${r.data.split_from}), ${r.data.targets_per_row} targets per row`,
-    `decoder: ${c.nLayers} layers, d_model ${c.dModel}, ${c.nHeads} heads, d_ff ${c.dFF}, context ${c.contextLength}, vocab ${c.vocabSize}, ${r.parameters} parameters; seed ${o.seed}`,
+    `decoder: ${count(c.nLayers, "layer")}, d_model ${c.dModel}, ${count(c.nHeads, "head")}, d_ff ${c.dFF}, context ${c.contextLength}, vocab ${c.vocabSize}, ${r.parameters} parameters; seed ${o.seed}`,
     `training: ${o.updates} updates × ${o.batchRows} rows drawn with replacement, Adam β ${r.optimizer.beta1}/${r.optimizer.beta2} ε ${r.optimizer.eps}, lr ${o.lr}, clip ${o.clipNorm} (${r.training.clipped_updates} updates clipped); backend ${r.provenance.backend}`,
-    "", "  update   train NLL   validation NLL",
-    ...r.training.checkpoints.map((k) => `  ${String(k.update).padStart(6)}   ${f(k.train)}    ${f(k.validation)}`),
+    "", ...formatTable(["update", "train NLL", "validation NLL"], r.training.checkpoints.map((k) => [String(k.update), f(k.train), f(k.validation)]), ["r", "r", "r"]),
   ];
   const last = r.data.targets_per_row - 1;
-  // one row: name, NLL, perplexity, NLL at the determined positions, then NLL at each position
-  const row = (name: string, nll: number, determined: number, byPosition: number[]) =>
-    `  ${name.padEnd(28)} ${f(nll)} ${f(Math.exp(nll)).padStart(11)} ${f(determined).padStart(11)}   ${byPosition.map((x) => x.toFixed(4).padStart(7)).join(" ")}`;
+  // one row: name, NLL, perplexity, NLL at the determined positions, then NLL at each position (nats per target)
+  const row = (name: string, nll: number, determined: number, byPosition: number[]) => [name, f(nll), f(Math.exp(nll)), f(determined), ...byPosition.map((x) => x.toFixed(4))];
   const table = (split: Split) => {
     const rows = r.scores[split]!;
-    const pos = Array.from({ length: r.data.targets_per_row }, (_, t) => `p${t}`.padStart(7)).join(" ");
     const floor = r.task_entropy_by_position;
-    return [
-      `${`${split} (${rows[0].targets} targets)`.padEnd(30)} ${"NLL".padStart(8)} ${"perplexity".padStart(11)} ${`p${r.first_determined_position}-${last} NLL`.padStart(11)}   ${pos}`,
-      ...rows.map((m) => row(m.name, m.nll, m.determined_positions.nll, m.by_position.map((p) => p.nll))),
-      row("task entropy (all 120 rows)", floor.reduce((a, b) => a + b, 0) / floor.length, 0, floor),
-    ];
+    const positions = Array.from({ length: r.data.targets_per_row }, (_, t) => `p${t}`);
+    return [...formatTable(
+      [`${split} (${rows[0].targets} targets)`, "NLL", "perplexity", `p${r.first_determined_position}-${last} NLL`, ...positions],
+      [...rows.map((m) => row(m.name, m.nll, m.determined_positions.nll, m.by_position.map((p) => p.nll))), row(`task entropy (all ${r.data.rows.train + r.data.rows.validation + r.data.rows.test} rows)`, floor.reduce((a, b) => a + b, 0) / floor.length, 0, floor)],
+      ["l", ...Array(4 + positions.length - 1).fill("r")], "",
+    ), `  NLL in nats per target; ${rows[0].by_position[0].targets} targets at each position p0-p${last}`];
   };
   lines.push("", ...table("train"), "", ...table("validation"));
   const v = r.scores.validation!;
@@ -42,25 +42,31 @@ export function formatCyclic(r: CyclicResult): string {
     const banner = "=".repeat(100);
     lines.push("", banner, "FINAL REPORT: the test split is scored below. Report it once; choosing anything by it turns it into validation.", banner, ...table("test"), banner);
   } else lines.push("", "test split: not scored (pass --final-test for the final report)");
-  lines.push("", `run time ${r.seconds.toFixed(1)} s`);
   return lines.join("\n");
 }
 
 /** Loss by position: the decoder (validation and train) against the count baselines and the task's entropy. */
 export function cyclicPositionFigure(r: CyclicResult): string {
   const line = (m: Score) => m.by_position.map((p, t) => [t, p.nll] as [number, number]);
+  const tips = (m: Score, what: string) => m.by_position.map((p, t) => `${what}, position ${t}: ${p.nll.toFixed(4)} nats over ${p.targets} targets`);
   const v = r.scores.validation!;
   const [decoder, unigram, bigram] = [v[0], v.find((m) => m.name.startsWith("unigram (")), v.find((m) => m.name.startsWith("bigram"))].map((m) => m!);
+  const k = r.first_determined_position;
+  const [dec, big] = [decoder.determined_positions.nll, bigram.determined_positions.nll];
+  const verdict = dec < big ? "beats" : "does not beat";
+  // five series, five colours and five dash patterns: no two differ by one cue only
   return lineChart({
-    title: `Cyclic permutations: loss by position after ${r.options.updates} updates`, xLabel: "input position (the target is the next token)", yLabel: "NLL (nats per target)",
+    title: `Cyclic permutations: from position ${k} the decoder ${verdict} the bigram on validation (${dec.toFixed(3)} vs ${big.toFixed(3)} nats)`,
+    xLabel: "input position (the target is the next token)", yLabel: "NLL (nats per target)", xInteger: true,
     series: [
-      { name: "decoder, validation", points: line(decoder), marker: true },
-      { name: "decoder, train", points: line(r.scores.train![0]), marker: true, dash: "6 4" },
-      { name: "bigram (add-1), validation", points: line(bigram), marker: true },
-      { name: "unigram, validation", points: line(unigram), dash: "3 3" },
-      { name: "task entropy (floor)", points: r.task_entropy_by_position.map((h, t) => [t, h] as [number, number]), marker: true, dash: "2 3" },
+      { name: "decoder, validation", points: line(decoder), color: paletteColor(0), marker: true, tips: tips(decoder, "decoder, validation") },
+      { name: "decoder, train", points: line(r.scores.train![0]), color: paletteColor(1), dash: dashFor(1), marker: true, tips: tips(r.scores.train![0], "decoder, train") },
+      { name: `${bigram.name}, validation`, points: line(bigram), color: paletteColor(2), dash: dashFor(3), marker: true, tips: tips(bigram, "bigram, validation") },
+      { name: `${unigram.name}, validation`, points: line(unigram), color: paletteColor(4), dash: dashFor(2), marker: true, tips: tips(unigram, "unigram, validation") },
+      { name: "task entropy (floor)", points: r.task_entropy_by_position.map((h, t) => [t, h] as [number, number]), color: paletteColor(6), dash: dashFor(6), marker: true },
     ],
-    notes: [`From position ${r.first_determined_position} one full cycle has been seen and the target is determined (entropy 0).`],
+    counts: { name: "validation targets per position", points: decoder.by_position.map((p, t) => [t, p.targets] as [number, number]) },
+    notes: [`From position ${k} one full cycle has been seen and the target is determined (entropy 0).`],
   });
 }
 

@@ -1,15 +1,24 @@
 // Console table of `tinylab gradcheck` (experiments/gradcheck.ts). Presentation only.
+// Per tensor it shows two coordinates, each labelled: the largest relative error, and the one closest to its bound.
 import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL, type GradcheckReport } from "../../model/gradcheck.ts";
+import { formatTable } from "./table.ts";
+
+const e = (x: number, d = 2) => x.toExponential(d);
+const coordinate = (c: { index: number; analytic: number; numeric: number }) => `[${c.index}] ${e(c.analytic, 6)} vs ${e(c.numeric, 6)}`;
 
 export function formatGradcheck(name: string, r: GradcheckReport, backend: string): string {
-  const e = (x: number) => x.toExponential(2).padStart(9);
-  const lines = [
-    `gradcheck ${name} on ${backend}: ${r.coordinates} coordinates, loss ${r.loss.toFixed(6)}, eps ${GRADCHECK_EPS}, pass if |Δ| ≤ ${GRADCHECK_ATOL} + ${GRADCHECK_RTOL}·|numeric|`,
-    `${"tensor".padEnd(14)} ${"size".padStart(5)} ${"max abs".padStart(9)} ${"max rel".padStart(9)}  worst coordinate (index: analytic vs numeric)`,
-  ];
-  for (const t of r.tensors) {
-    lines.push(`${t.name.padEnd(14)} ${String(t.size).padStart(5)} ${e(t.maxAbsError)} ${e(t.maxRelError)}  ${t.worst.index}: ${t.worst.analytic.toExponential(6)} vs ${t.worst.numeric.toExponential(6)}  ${t.passed ? "ok" : "FAIL"}`);
-  }
-  lines.push(`${r.passed ? "PASSED" : "FAILED"} in ${r.seconds.toFixed(2)} s`);
-  return lines.join("\n");
+  const rows = r.tensors.map((t) => [
+    t.name, String(t.size), e(t.maxAbsError), e(t.maxRelError), coordinate(t.maxRelAt), t.worstBoundRatio.toFixed(3), coordinate(t.worst), t.passed ? "ok" : "FAIL",
+  ]);
+  const worst = r.tensors.reduce((a, b) => (b.worstBoundRatio > a.worstBoundRatio ? b : a), r.tensors[0]);
+  const failed = r.tensors.filter((t) => !t.passed).length;
+  return [
+    `gradcheck ${name} on ${backend}: ${r.coordinates} coordinates, loss ${r.loss.toFixed(6)} nats per target, eps ${GRADCHECK_EPS}; a coordinate passes if |Δ| ≤ bound = ${GRADCHECK_ATOL} + ${GRADCHECK_RTOL}·|numeric|`,
+    ...formatTable(
+      ["tensor", "size", "max |Δ|", "max rel", "max rel at [index] analytic vs numeric", "max |Δ|/bound", "closest to bound at [index] analytic vs numeric", ""],
+      rows, ["l", "r", "r", "r", "l", "r", "l", "l"], "",
+    ),
+    "rel = |Δ| / max(|analytic|, |numeric|); a near-zero gradient can have rel near 1 and still pass on the absolute term.",
+    `${r.passed ? "PASSED" : `FAILED (${failed} of ${r.tensors.length} tensors)`}: largest |Δ|/bound ${worst ? worst.worstBoundRatio.toFixed(3) : "n/a"}${worst ? ` at ${worst.name}[${worst.worst.index}]` : ""} (pass ≤ 1)`,
+  ].join("\n");
 }

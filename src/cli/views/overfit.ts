@@ -1,7 +1,8 @@
 // Console table and SVG figure of the overfitting experiment (experiments/overfit.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
+import { formatTable } from "./table.ts";
 import { lineChart } from "../../util/charts.ts";
-import { PALETTE } from "../../util/svg.ts";
+import { dashFor, paletteColor } from "../../util/svg.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
 
 /** The readable table printed on stdout (values rounded to 6 decimals for display only). */
@@ -14,13 +15,22 @@ export function formatOverfit(r: OverfitResult): string {
   lines.push(`  correct merged mean ${f(w.correct.mean_nll)} nats, perplexity ${f(w.correct.perplexity)} over ${w.correct.targets} targets`);
   lines.push(`  wrong unweighted mean ${f(w.wrong_unweighted_mean_nll)}, wrong mean perplexity ${f(w.wrong_mean_perplexity)}`);
   lines.push("", `layouts at seed ${r.options.seeds[0]}'s initial weights, validation:`);
-  for (const l of r.layout_comparison.rows) lines.push(`  ${l.layout.padEnd(8)} batches ${l.batches} rows ${l.rows} targets ${l.targets} NLL ${f(l.nll)} recorded graphs ${l.recorded_graphs}`);
-  lines.push(`  largest NLL difference ${r.layout_comparison.largest_nll_difference.toExponential(3)}`);
-  lines.push("", "baselines (fitted on train):                 train NLL (ppl)              validation NLL (ppl)");
-  for (const b of r.baselines) lines.push(`  ${b.name.padEnd(30)} ${f(b.train.nll)} (${f(b.train.perplexity).padStart(11)})   ${f(b.validation.nll)} (${f(b.validation.perplexity).padStart(11)})   [${b.train.targets}/${b.validation.targets} targets]`);
+  lines.push(...formatTable(["layout", "batches", "rows", "targets", "NLL", "recorded graphs"],
+    r.layout_comparison.rows.map((l) => [l.layout, String(l.batches), String(l.rows), String(l.targets), f(l.nll), String(l.recorded_graphs)]), ["l", "r", "r", "r", "r", "r"]));
+  lines.push(`  largest NLL difference ${r.layout_comparison.largest_nll_difference.toExponential(3)} nats per target`);
+  lines.push("", "baselines (fitted on train; NLL in nats per target, perplexity = exp NLL):");
+  lines.push(...formatTable(
+    ["baseline", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets train/validation"],
+    r.baselines.map((b) => [b.name, f(b.train.nll), f(b.train.perplexity), f(b.validation.nll), f(b.validation.perplexity), `${b.train.targets}/${b.validation.targets}`]),
+    ["l", "r", "r", "r", "r", "r"],
+  ));
   for (const run of r.runs) {
-    lines.push("", `seed ${run.seed}:  update   train NLL (ppl)            validation NLL (ppl)`);
-    for (const c of run.checkpoints) lines.push(`  ${String(c.update).padStart(12)}   ${f(c.train.nll)} (${f(c.train.perplexity).padStart(10)})   ${f(c.validation.nll)} (${f(c.validation.perplexity).padStart(10)})`);
+    lines.push("", `seed ${run.seed}:`);
+    lines.push(...formatTable(
+      ["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
+      run.checkpoints.map((c) => [String(c.update), f(c.train.nll), f(c.train.perplexity), f(c.validation.nll), f(c.validation.perplexity)]),
+      ["r", "r", "r", "r", "r"],
+    ));
     for (const i of run.intervals) lines.push(`  ${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}`);
     lines.push(`  lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}`);
   }
@@ -36,12 +46,32 @@ export function formatOverfit(r: OverfitResult): string {
   return lines.join("\n");
 }
 
-/** Training and validation NLL against update, one line pair per seed, baselines as horizontal lines. */
+/** The sentence the figure shows, worked out from the runs (not fixed text: a run that does not overfit says so). */
+export function overfitTitle(r: OverfitResult): string {
+  const n = r.runs.length;
+  const last = r.runs.filter((run) => { const i = run.intervals.at(-1); return i !== undefined && i.train_fell && i.validation_rose; }).length;
+  const lows = [...new Set(r.runs.map((run) => run.lowest_validation_checkpoint))];
+  const seeds = `${n} ${n === 1 ? "seed" : "seeds"}`;
+  if (last === 0) return `Training and validation NLL by update (${seeds}): validation NLL did not rise in the last interval`;
+  const at = lows.length === 1 ? ` after update ${lows[0]}` : "";
+  return `Overfitting: training NLL falls while validation NLL rises${at} (${last} of ${seeds})`;
+}
+
+/** Training and validation NLL against update, one line pair per seed, each baseline its own labelled line. */
 export function overfitFigure(r: OverfitResult): string {
+  const k = r.runs.length;
   const series = r.runs.flatMap((run, i) => [
-    { name: `seed ${run.seed} train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: PALETTE[i % PALETTE.length], marker: true },
-    { name: `seed ${run.seed} validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: PALETTE[i % PALETTE.length], dash: "6 4", marker: true },
+    { name: `seed ${run.seed}, train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: paletteColor(i), marker: true },
+    { name: `seed ${run.seed}, validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: paletteColor(i), dash: dashFor(1), marker: true },
   ]);
-  const refLines = r.baselines.map((b) => ({ name: b.name.replace(/ \(.*\)$/, ""), y: b.validation.nll, color: "#888888", dash: "2 3" }));
-  return lineChart({ title: "Overfitting: training vs validation NLL by update (baselines: validation)", xLabel: "update", yLabel: "NLL (nats per target)", series, refLines });
+  // baselines take the palette after the seeds' colours and their own dash patterns: no two lines look alike
+  const refLines = r.baselines.map((b, i) => ({ name: `${b.name}, validation`, y: b.validation.nll, color: paletteColor(k + i), dash: dashFor(2 + i) }));
+  const updates = r.runs[0]?.checkpoints.map((c) => c.update) ?? [];
+  return lineChart({
+    title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates, width: 960, height: 460,
+    notes: [
+      `Dots are the checkpoints scored (updates ${updates.join(", ")}); straight segments join them, no update in between was scored.`,
+      `Horizontal lines: count baselines fitted on the ${r.data.targets.train} training targets, scored on the ${r.data.targets.validation} validation targets.`,
+    ],
+  });
 }

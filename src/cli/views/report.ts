@@ -1,6 +1,7 @@
 // Console summary of `tinylab report` (experiments/report.ts). Presentation only; the HTML page is src/eval/report_page.ts.
 // A quantity without a value (null in report.json, src/eval/reasoned.ts) prints as "n/a (its reason)".
 import { round6 } from "../../util/provenance.ts";
+import { count, formatTable } from "./table.ts";
 import { reasonOf } from "../../eval/reasoned.ts";
 import type { Report } from "../../eval/report.ts";
 import type { PerplexityByStride } from "../../../experiments/report.ts";
@@ -23,14 +24,29 @@ export function formatReport(r: Report & { perplexity_by_stride?: PerplexityBySt
   const lines = [
     `model ${m.name}${m.sha256 ? `  sha256 ${m.sha256}` : ""}`,
     `data: ${r.data.description}`,
-    `perplexity by split/source (stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; 95% moving-block bootstrap over windows):`,
+    `perplexity by split/source (stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; NLL in nats per target, bits per byte of UTF-8 text; 95% moving-block bootstrap over windows):`,
   ];
-  r.perplexity.groups.forEach((g, i) => {
-    const bpb = r.bits_per_byte.groups[i];
-    lines.push(`  ${`${g.split}/${g.source}`.padEnd(28)} NLL ${f(g.nll)} ${interval(r.intervals.perplexity_by_group[i], "block_bootstrap_95")}  ppl ${f(g.perplexity).padStart(9)}  ${g.targets} targets  bpb ${shown(bpb, "bits_per_byte")} ${interval(r.intervals.bits_per_byte_by_group[i], "block_bootstrap_95")} (${bpb.bytes} bytes)  bpc ${shown(bpb, "bits_per_char")} (${bpb.chars} chars)  stride ${g.stride}`);
-  });
+  // in the table an interval without a value shows the first clause of its reason; the whole reason follows once
+  const reasons = new Set<string>();
+  const cellOf = (record: object, key: string) => {
+    const s = interval(record, key);
+    if (!s.startsWith("[n/a (")) return s;
+    const why = reasonOf(record, key);
+    reasons.add(why);
+    return `n/a (${why.split(":")[0]})`;
+  };
+  lines.push(...formatTable(
+    ["split/source", "NLL", "NLL 95%", "perplexity", "targets", "bits/byte", "bits/byte 95%", "bytes", "bits/char", "chars"],
+    r.perplexity.groups.map((g, i) => {
+      const bpb = r.bits_per_byte.groups[i];
+      return [`${g.split}/${g.source}`, f(g.nll), cellOf(r.intervals.perplexity_by_group[i], "block_bootstrap_95"), f(g.perplexity), String(g.targets),
+        shown(bpb, "bits_per_byte"), cellOf(r.intervals.bits_per_byte_by_group[i], "block_bootstrap_95"), String(bpb.bytes), shown(bpb, "bits_per_char"), String(bpb.chars)];
+    }),
+    ["l", "r", "l", "r", "r", "r", "l", "r", "r", "r"],
+  ));
+  for (const why of reasons) lines.push(`  n/a interval: ${why}`);
   for (const c of r.calibration.by_split) {
-    lines.push(`calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${c.report.populatedBins} bins, Brier ${f(c.report.brier)}`);
+    lines.push(`calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f(c.report.brier)}`);
   }
   const d = r.diversity, skippedGen = r.generation.prompt_documents_skipped_too_short;
   if (r.overlap.samples === 0) {
