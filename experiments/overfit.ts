@@ -89,7 +89,7 @@ function byDocument(model: ScoringModel, docs: readonly Document[], binding: Bin
 
 /** What a live view is told as the experiment runs (the web page draws curves from it); the result is unchanged. */
 export type OverfitProgress =
-  | { kind: "setup"; weighting_probe: ReturnType<typeof weightingProbe>; layout_comparison: ReturnType<typeof layoutComparison>; baselines: ({ name: string } & Split2)[] }
+  | { kind: "setup"; weighting_probe: ReturnType<typeof weightingProbe>; layout_comparison: ReturnType<typeof layoutComparison>; baselines: ({ name: string } & Split2)[]; targets: { train: number; validation: number } }
   | { kind: "update"; seed: number; update: number; loss: number }
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
@@ -191,7 +191,8 @@ export function runOverfit(
   initial.dispose();
   const probe = weightingProbe();
   const baselines = allBaselines(bySplit("train"), binding).map((b) => ({ name: b.name, ...scoreSplits(b, data) }));
-  hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines });
+  const targets = { train: data.train.reduce((n, b) => n + b.targetCount, 0), validation: data.validation.reduce((n, b) => n + b.targetCount, 0) };
+  hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines, targets });
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
     const { run, result } = runSeed(seed, o, docs, binding, data, hooks.onProgress);
@@ -208,7 +209,7 @@ export function runOverfit(
     data: {
       tokenizer: tokenizer.toJSON(),
       documents: docs.map((d) => ({ id: d.id, split: d.split, ids: d.ids, targets: d.ids.length - 1 })),
-      targets: { train: data.train.reduce((n, b) => n + b.targetCount, 0), validation: data.validation.reduce((n, b) => n + b.targetCount, 0) },
+      targets,
     },
     weighting_probe: probe,
     layout_comparison: layouts,

@@ -56,17 +56,18 @@ function overfitCommand(o: Partial<OverfitOptions>): string {
   return `${parts.join(" ")} (in the browser: tinylab lab)`;
 }
 
-/** The CLI's overfit figure from what has arrived so far (the figure reads only runs[].seed/checkpoints and baselines). */
+/** The CLI's overfit figure from what has arrived so far (OverfitFigureData: the runs' checkpoints, the baselines, the target counts). */
 function liveFigure(): (p: OverfitProgress) => string | undefined {
   let baselines: OverfitResult["baselines"] = [];
+  let targets = { train: 0, validation: 0 };
   const runs: Pick<OverfitResult["runs"][number], "seed" | "checkpoints">[] = [];
   return (p) => {
-    if (p.kind === "setup") baselines = p.baselines;
+    if (p.kind === "setup") ({ baselines, targets } = p);
     if (p.kind !== "checkpoint") return undefined;
     let run = runs.find((r) => r.seed === p.seed);
     if (!run) runs.push((run = { seed: p.seed, checkpoints: [] }));
     run.checkpoints.push({ update: p.update, train: p.train, validation: p.validation, validation_by_document: p.validation_by_document });
-    return overfitFigure({ runs, baselines } as unknown as OverfitResult);
+    return overfitFigure({ runs, baselines, targets });
   };
 }
 

@@ -90,7 +90,7 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     expect(shown["layout:largest_difference"].exact).toBe(0);
     // the live figure is the CLI's: one solid and one dashed line per seed, baselines as labelled lines
     const figure = await page.$eval("#curves svg", (s) => s.outerHTML);
-    for (const label of ["seed 39 validation", "seed 41 train", "bigram"]) expect(figure).toContain(label);
+    for (const label of ["seed 39, validation", "seed 41, train", "bigram"]) expect(figure).toContain(label);
   });
 
   it("downloads the run's JSON in the CLI's shape, with provenance saying browser, backend and threads", async () => {

@@ -43,7 +43,7 @@ export const overfitCommand: CommandModule = {
     writeOutput(join(out, "overfit.json"), toJson(result));
     log(`\nwrote ${join(out, "overfit.json")}`);
     if (argv.figures) {
-      writeOutput(join(out, "overfit.svg"), overfitFigure(result));
+      writeOutput(join(out, "overfit.svg"), overfitFigure({ ...result, targets: result.data.targets }));
       log(`wrote ${join(out, "overfit.svg")}`);
     }
     log(wallTimeLine());

@@ -46,19 +46,30 @@ export function formatOverfit(r: OverfitResult): string {
   return lines.join("\n");
 }
 
-/** The sentence the figure shows, worked out from the runs (not fixed text: a run that does not overfit says so). */
-export function overfitTitle(r: OverfitResult): string {
+/** What the figure draws: each seed's checkpoints, the baselines and the target counts (a live view has only these). */
+export type OverfitFigureData = {
+  runs: readonly Pick<OverfitResult["runs"][number], "seed" | "checkpoints">[];
+  baselines: OverfitResult["baselines"];
+  targets: OverfitResult["data"]["targets"];
+};
+
+/** The sentence the figure shows, worked out from the checkpoints (not fixed text: a run that does not overfit says so). */
+export function overfitTitle(r: Pick<OverfitFigureData, "runs">): string {
   const n = r.runs.length;
-  const last = r.runs.filter((run) => { const i = run.intervals.at(-1); return i !== undefined && i.train_fell && i.validation_rose; }).length;
-  const lows = [...new Set(r.runs.map((run) => run.lowest_validation_checkpoint))];
+  const rose = r.runs.filter((run) => {
+    const [a, b] = run.checkpoints.slice(-2);
+    return b !== undefined && b.train.nll < a.train.nll && b.validation.nll > a.validation.nll;
+  }).length;
+  const lowest = (run: OverfitFigureData["runs"][number]) => run.checkpoints.reduce((m, c) => (c.validation.nll < m.validation.nll ? c : m)).update;
+  const lows = [...new Set(r.runs.filter((run) => run.checkpoints.length > 0).map(lowest))];
   const seeds = `${n} ${n === 1 ? "seed" : "seeds"}`;
-  if (last === 0) return `Training and validation NLL by update (${seeds}): validation NLL did not rise in the last interval`;
+  if (rose === 0) return `Training and validation NLL by update (${seeds}): validation NLL did not rise in the last interval`;
   const at = lows.length === 1 ? ` after update ${lows[0]}` : "";
-  return `Overfitting: training NLL falls while validation NLL rises${at} (${last} of ${seeds})`;
+  return `Overfitting: training NLL falls while validation NLL rises${at} (${rose} of ${seeds})`;
 }
 
 /** Training and validation NLL against update, one line pair per seed, each baseline its own labelled line. */
-export function overfitFigure(r: OverfitResult): string {
+export function overfitFigure(r: OverfitFigureData): string {
   const k = r.runs.length;
   const series = r.runs.flatMap((run, i) => [
     { name: `seed ${run.seed}, train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: paletteColor(i), marker: true },
@@ -71,7 +82,7 @@ export function overfitFigure(r: OverfitResult): string {
     title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates, width: 960, height: 460,
     notes: [
       `Dots are the checkpoints scored (updates ${updates.join(", ")}); straight segments join them, no update in between was scored.`,
-      `Horizontal lines: count baselines fitted on the ${r.data.targets.train} training targets, scored on the ${r.data.targets.validation} validation targets.`,
+      `Horizontal lines: count baselines fitted on the ${r.targets.train} training targets, scored on the ${r.targets.validation} validation targets.`,
     ],
   });
 }
