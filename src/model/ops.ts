@@ -2,11 +2,24 @@
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
 import { batchMatMul } from "../util/wasm_matmul.ts";
+import { columnSum, gatherRows, scatterAddRows, transpose2d } from "../util/wasm_kernels.ts";
 
 type T = tf.Tensor;
 
-/** Swap the last two axes with an explicit Transpose kernel. */
+/** Swap the last two axes with an explicit transpose (a JS copy on wasm for a matrix); differentiable. */
 export function swapLast(x: T): T {
+  if (x.rank === 2) return transposeMatrix(x);
+  return swapLastNoGrad(x);
+}
+
+const transposeMatrix: (x: T) => T = tf.customGrad(((x: T) => ({
+  value: transpose2d(x),
+  gradFunc: (dy: T) => transpose2d(dy),
+})) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: T) => T;
+
+/** swapLast for use inside custom gradients (not taped): the JS copy for a matrix, else tfjs's Transpose. */
+function swapLastNoGrad(x: T): T {
+  if (x.rank === 2) return transpose2d(x);
   const r = x.rank;
   const perm = [...Array(r).keys()];
   [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
@@ -21,7 +34,7 @@ export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.Gr
   save([a, b]);
   return {
     value: batchMatMul(a, b),
-    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLast(saved[1])), batchMatMul(swapLast(saved[0]), dy)],
+    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLastNoGrad(saved[1])), batchMatMul(swapLastNoGrad(saved[0]), dy)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
@@ -42,7 +55,7 @@ export const linear: (x: T, w: T, b: T) => T = fused((x: T, w: T, b: T, save?: T
     value: tf.reshape(tf.add(tf.matMul(x2, w), b), [...x.shape.slice(0, -1), outDim]),
     gradFunc: (dy: T, [xs, ws]: T[]) => {
       const dy2 = tf.reshape(dy, [-1, outDim]); // [N, out]
-      return [tf.reshape(tf.matMul(dy2, swapLast(ws)), x.shape), tf.matMul(swapLast(xs), dy2), tf.sum(dy2, 0)];
+      return [tf.reshape(tf.matMul(dy2, transpose2d(ws)), x.shape), tf.matMul(transpose2d(xs), dy2), columnSum(dy2)];
     },
   };
 });
@@ -57,10 +70,12 @@ export function embed(table: T, ids: tf.Tensor1D): tf.Tensor2D {
     // tensors only captured by a closure are disposed before backprop: ids must be saved
     save([ids]);
     return {
-      value: tf.gather(w, ids),
+      value: gatherRows(w, ids),
       gradFunc: (dy: T, saved: T[]) => {
-        const onehotT = swapLast(oneHotFloat(saved[0] as tf.Tensor1D, rowsInTable)); // [rowsInTable, N]
-        return matmul(onehotT, tf.reshape(dy, [-1, width]));
+        const dy2 = tf.reshape(dy, [-1, width]) as tf.Tensor2D; // [N, width]
+        const ids1 = saved[0] as tf.Tensor1D;
+        // off wasm: oneHot(ids)ᵀ @ dy, which adds each id's rows in the same order as the scatter-add
+        return scatterAddRows(dy2, ids1, rowsInTable, () => batchMatMul(transpose2d(oneHotFloat(ids1, rowsInTable)), dy2));
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
@@ -76,11 +91,10 @@ export const layerNorm: (x: T, g: T, b: T) => T = fused((x: T, g: T, b: T, save?
   return {
     value: tf.add(tf.mul(xhat, g), b),
     gradFunc: (dy: T, [xh, rs, gs]: T[]) => {
-      const lead = [...Array(dy.rank - 1).keys()];
       const dxhat = tf.mul(dy, gs);
       // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), the LayerNorm backward over the normalised axis
       const dx = tf.mul(rs, tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))));
-      return [dx, tf.sum(tf.mul(dy, xh), lead), tf.sum(dy, lead)];
+      return [dx, columnSum(tf.mul(dy, xh)), columnSum(dy)];
     },
   };
 });

@@ -1,0 +1,115 @@
+// JS kernels over tfjs-wasm's heap for memory-bound ops its own kernels do slowly: column sums, 2-D transposes,
+// row gathers and their scatter-add. Not math kernels: each is a copy or a float32 sum in a fixed order.
+//
+// Each one computes bit for bit what the tfjs op it replaces computes on wasm (tests/util/wasm_kernels.test.ts
+// checks that): a transpose or gather is a copy; a column sum adds rows first to last in float32, as wasm's Sum
+// does; a scatter-add adds the rows of each id in row order, as the one-hot matmul it replaces does (its zero
+// terms add nothing). Off wasm (or without the 4.22 internals they need) every function is the tfjs op.
+import * as tf from "@tensorflow/tfjs-core";
+
+type Info = tf.TensorInfo;
+
+/** The parts of tfjs-wasm 4.22's BackendWasm these kernels rely on (checked before use). */
+interface WasmHeapBackend {
+  makeOutput: (shape: number[], dtype: "float32") => Info;
+  typedArrayFromHeap: (t: Info) => Float32Array | Int32Array;
+}
+
+function isHeapBackend(b: unknown): b is WasmHeapBackend {
+  return typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" && typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function";
+}
+
+/** Whether the current backend runs the JS heap kernels (else each function is its tfjs op). */
+export function usesHeapKernels(): boolean {
+  return tf.getBackend() === "wasm" && isHeapBackend(tf.backend());
+}
+
+type KernelArgs = { inputs: Record<string, Info>; backend: unknown; attrs: Record<string, unknown> };
+
+function register(name: string, f: (be: WasmHeapBackend, inputs: Record<string, Info>, attrs: Record<string, unknown>) => Info) {
+  tf.registerKernel({
+    kernelName: name, backendName: "wasm",
+    kernelFunc: (({ inputs, backend, attrs }: KernelArgs) => {
+      if (!isHeapBackend(backend)) throw new Error(`${name}: the wasm backend does not expose what this kernel needs (tfjs-wasm 4.22.0 expected)`);
+      return f(backend, inputs, attrs);
+    }) as unknown as tf.KernelFunc,
+  });
+}
+
+// Views are taken after makeOutput: allocating may grow the heap, which detaches earlier views.
+register("TinylabColumnSum", (be, { x }) => {
+  const [N, C] = x.shape;
+  const out = be.makeOutput([C], "float32");
+  const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
+  o.fill(0);
+  for (let n = 0; n < N; n++) {
+    const row = n * C;
+    for (let c = 0; c < C; c++) o[c] += xs[row + c]; // each += rounds to float32, as wasm's float accumulator
+  }
+  return out;
+});
+
+register("TinylabTranspose2D", (be, { x }) => {
+  const [R, C] = x.shape;
+  const out = be.makeOutput([C, R], "float32");
+  const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
+  // blocks of 32×32 keep both the rows read and the rows written in cache
+  for (let r0 = 0; r0 < R; r0 += 32) for (let c0 = 0; c0 < C; c0 += 32) {
+    const r1 = Math.min(R, r0 + 32), c1 = Math.min(C, c0 + 32);
+    for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) o[c * R + r] = xs[r * C + c];
+  }
+  return out;
+});
+
+register("TinylabGatherRows", (be, { table, ids }) => {
+  const [V, C] = table.shape, N = ids.shape[0];
+  const out = be.makeOutput([N, C], "float32");
+  const [t, id, o] = [be.typedArrayFromHeap(table), be.typedArrayFromHeap(ids), be.typedArrayFromHeap(out)];
+  for (let n = 0; n < N; n++) {
+    const r = id[n];
+    if (!(r >= 0 && r < V)) throw new Error(`TinylabGatherRows: id ${r} at position ${n} is outside the table's ${V} rows`);
+    o.set(t.subarray(r * C, r * C + C), n * C);
+  }
+  return out;
+});
+
+register("TinylabScatterAddRows", (be, { dy, ids }, { rows }) => {
+  const [N, C] = dy.shape, V = rows as number;
+  const out = be.makeOutput([V, C], "float32");
+  const [d, id, o] = [be.typedArrayFromHeap(dy), be.typedArrayFromHeap(ids), be.typedArrayFromHeap(out)];
+  o.fill(0);
+  for (let n = 0; n < N; n++) {
+    const r = id[n];
+    if (!(r >= 0 && r < V)) throw new Error(`TinylabScatterAddRows: id ${r} at position ${n} is outside the table's ${V} rows`);
+    for (let c = 0; c < C; c++) o[r * C + c] += d[n * C + c];
+  }
+  return out;
+});
+
+const run = (name: string, inputs: Record<string, tf.Tensor>, attrs: Record<string, unknown> = {}) =>
+  tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs as tf.NamedAttrMap) as tf.Tensor;
+
+/** Σ over the leading axes of x [..., C], shape [C]: tf.sum(x, leading axes). No gradient (use inside custom gradients). */
+export function columnSum(x: tf.Tensor): tf.Tensor1D {
+  const C = x.shape[x.rank - 1];
+  if (x.rank < 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.sum(x, [...Array(x.rank - 1).keys()]) as tf.Tensor1D;
+  return tf.tidy(() => run("TinylabColumnSum", { x: tf.reshape(x, [-1, C]) })) as tf.Tensor1D;
+}
+
+/** x [R, C] → [C, R]: tf.transpose of a matrix. No gradient (use inside custom gradients). */
+export function transpose2d(x: tf.Tensor): tf.Tensor2D {
+  if (x.rank !== 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.transpose(x) as tf.Tensor2D;
+  return run("TinylabTranspose2D", { x }) as tf.Tensor2D;
+}
+
+/** table [V, C] rows at ids [N] → [N, C]: tf.gather(table, ids). No gradient. */
+export function gatherRows(table: tf.Tensor, ids: tf.Tensor1D): tf.Tensor2D {
+  if (table.rank !== 2 || table.dtype !== "float32" || ids.dtype !== "int32" || ids.size === 0 || !usesHeapKernels()) return tf.gather(table, ids) as tf.Tensor2D;
+  return run("TinylabGatherRows", { table, ids }) as tf.Tensor2D;
+}
+
+/** out [rows, C] with out[ids[n]] += dy[n] for n in order: oneHot(ids)ᵀ @ dy, the gradient of gatherRows. No gradient. */
+export function scatterAddRows(dy: tf.Tensor2D, ids: tf.Tensor1D, rows: number, fallback: () => tf.Tensor): tf.Tensor2D {
+  if (dy.rank !== 2 || dy.dtype !== "float32" || ids.dtype !== "int32" || dy.size === 0 || !usesHeapKernels()) return fallback() as tf.Tensor2D;
+  return run("TinylabScatterAddRows", { dy, ids }, { rows }) as tf.Tensor2D;
+}
