@@ -5,7 +5,7 @@ import type { Rng } from "../util/rng.ts";
 import { parameterShapes, validateModelConfig, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
 import { attentionMask, checkModelInput, positionsOf, type ModelInput } from "./input.ts";
-import { attend, embed, gelu, layerNorm, linear, matmul, swapLast } from "./ops.ts";
+import { attend, embed, gelu, layerNorm, linear, matmul, matmulTransposed, swapLast } from "./ops.ts";
 
 type T = tf.Tensor;
 
@@ -73,8 +73,9 @@ export class GPT {
       x = tf.add(x, drop(linear(h, p("mlp.w2"), p("mlp.b2"))));
     }
     x = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
-    const head = c.tiedHead ? swapLast(this.p("wte")) : this.p("head"); // [C, V]
-    return tf.reshape(matmul(tf.reshape(x, [B * S, c.dModel]), head), [B, S, c.vocabSize]) as tf.Tensor3D;
+    const x2 = tf.reshape(x, [B * S, c.dModel]);
+    const logits = c.tiedHead ? matmulTransposed(x2, this.p("wte")) : matmul(x2, this.p("head")); // [B·S, V]
+    return tf.reshape(logits, [B, S, c.vocabSize]) as tf.Tensor3D;
   }
 
   private attention(x: T, mask: T, l: number, mode: ForwardMode): T {

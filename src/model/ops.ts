@@ -34,7 +34,7 @@ export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.Gr
   save([a, b]);
   return {
     value: batchMatMul(a, b),
-    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLastNoGrad(saved[1])), batchMatMul(swapLastNoGrad(saved[0]), dy)],
+    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLastNoGrad(saved[1])), a.rank === 2 ? weightGrad(saved[0], dy) : batchMatMul(swapLastNoGrad(saved[0]), dy)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
@@ -55,8 +55,30 @@ export const linear: (x: T, w: T, b: T) => T = fused((x: T, w: T, b: T, save?: T
     value: tf.reshape(tf.add(tf.matMul(x2, w), b), [...x.shape.slice(0, -1), outDim]),
     gradFunc: (dy: T, [xs, ws]: T[]) => {
       const dy2 = tf.reshape(dy, [-1, outDim]); // [N, out]
-      return [tf.reshape(tf.matMul(dy2, transpose2d(ws)), x.shape), tf.matMul(transpose2d(xs), dy2), columnSum(dy2)];
+      return [tf.reshape(tf.matMul(dy2, transpose2d(ws)), x.shape), weightGrad(xs, dy2), columnSum(dy2)];
     },
+  };
+});
+
+/**
+ * xᵀ @ dy for x [N, in], dy [N, out]: the weight gradient of x @ w. XNNPACK packs its right operand afresh on
+ * every call (a cost ∝ its size, ~2× the product for [2048, 512]), so the narrower of x and dy goes on the right:
+ * for out > in, (dyᵀ @ x)ᵀ. Either way each entry is the same sum over N in the same order, so the bits agree.
+ */
+export function weightGrad(x: T, dy: T): T {
+  const [inDim, outDim] = [x.shape[1] as number, dy.shape[1] as number];
+  return outDim > inDim ? transpose2d(tf.matMul(transpose2d(dy), x)) : tf.matMul(transpose2d(x), dy);
+}
+
+/**
+ * x [N, C] @ wᵀ for w [V, C] (the tied head, w the token embedding), with gradients dy @ w and dyᵀ @ x [V, C]:
+ * no transpose of w on the way back and the narrow x as the packed right operand (see weightGrad).
+ */
+export const matmulTransposed: (x: T, w: T) => T = fused((x: T, w: T, save?: T) => {
+  (save as unknown as tf.GradSaveFunc)([x, w]);
+  return {
+    value: tf.matMul(x, transpose2d(w)), // [N, V]
+    gradFunc: (dy: T, [xs, ws]: T[]) => [tf.matMul(dy, ws), tf.matMul(transpose2d(dy), xs)],
   };
 });
 
