@@ -41,11 +41,16 @@ register("TinylabColumnSum", (be, { x }) => {
   const [N, C] = x.shape;
   const out = be.makeOutput([C], "float32");
   const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
+  const f = Math.fround;
   o.fill(0);
-  for (let n = 0; n < N; n++) {
-    const row = n * C;
-    for (let c = 0; c < C; c++) o[c] += xs[row + c]; // each += rounds to float32, as wasm's float accumulator
+  // rows first to last, each addition rounded to float32 (as wasm's float accumulator); four rows per pass over
+  // the output only save stores, the order of additions is the same
+  let n = 0;
+  for (; n + 4 <= N; n += 4) {
+    const a = n * C;
+    for (let c = 0; c < C; c++) o[c] = f(f(f(f(o[c] + xs[a + c]) + xs[a + C + c]) + xs[a + 2 * C + c]) + xs[a + 3 * C + c]);
   }
+  for (; n < N; n++) for (let c = 0; c < C; c++) o[c] += xs[n * C + c];
   return out;
 });
 
@@ -53,11 +58,16 @@ register("TinylabTranspose2D", (be, { x }) => {
   const [R, C] = x.shape;
   const out = be.makeOutput([C, R], "float32");
   const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
-  // blocks of 32×32 keep both the rows read and the rows written in cache
-  for (let r0 = 0; r0 < R; r0 += 32) for (let c0 = 0; c0 < C; c0 += 32) {
-    const r1 = Math.min(R, r0 + 32), c1 = Math.min(C, c0 + 32);
-    for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) o[c * R + r] = xs[r * C + c];
+  // eight input rows at a time, so each column writes eight consecutive outputs (~2× a 32×32 blocked loop)
+  let r = 0;
+  for (; r + 8 <= R; r += 8) {
+    for (let c = 0; c < C; c++) {
+      const oc = c * R + r, ic = r * C + c;
+      o[oc] = xs[ic]; o[oc + 1] = xs[ic + C]; o[oc + 2] = xs[ic + 2 * C]; o[oc + 3] = xs[ic + 3 * C];
+      o[oc + 4] = xs[ic + 4 * C]; o[oc + 5] = xs[ic + 5 * C]; o[oc + 6] = xs[ic + 6 * C]; o[oc + 7] = xs[ic + 7 * C];
+    }
   }
+  for (; r < R; r++) for (let c = 0; c < C; c++) o[c * R + r] = xs[r * C + c];
   return out;
 });
 
