@@ -2,14 +2,17 @@
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
 import { batchMatMul } from "../util/wasm_matmul.ts";
-import { columnSum, gatherRows, scatterAddRows, transpose2d } from "../util/wasm_kernels.ts";
+import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
 
 type T = tf.Tensor;
 
 /** Swap the last two axes with an explicit transpose (a JS copy on wasm for a matrix); differentiable. */
 export function swapLast(x: T): T {
   if (x.rank === 2) return transposeMatrix(x);
-  return swapLastNoGrad(x);
+  const r = x.rank;
+  const perm = [...Array(r).keys()];
+  [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
+  return tf.transpose(x, perm);
 }
 
 const transposeMatrix: (x: T) => T = tf.customGrad(((x: T) => ({
@@ -17,13 +20,9 @@ const transposeMatrix: (x: T) => T = tf.customGrad(((x: T) => ({
   gradFunc: (dy: T) => transpose2d(dy),
 })) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: T) => T;
 
-/** swapLast for use inside custom gradients (not taped): the JS copy for a matrix, else tfjs's Transpose. */
+/** swapLast for use inside custom gradients (not taped): a JS copy on wasm. */
 function swapLastNoGrad(x: T): T {
-  if (x.rank === 2) return transpose2d(x);
-  const r = x.rank;
-  const perm = [...Array(r).keys()];
-  [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
-  return tf.transpose(x, perm);
+  return x.rank === 2 ? transpose2d(x) : swapLastTwo(x);
 }
 
 /**
@@ -153,22 +152,22 @@ export const ATTENTION_SCALE = "1/sqrt(d_head)";
 export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
   const [B, S, C] = q.shape;
   const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
-  // 4-D transposes only: tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
-  const toHeads = (x: T) => tf.transpose(tf.reshape(x, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
-  const fromHeads = (x: T) => tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [B, S, C]); // [B, S, C]
+  // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
+  const toHeads = (x: T) => swapMiddle(tf.reshape(x, [B, S, nHeads, D])); // [B, H, S, D]
+  const fromHeads = (x: T) => tf.reshape(swapMiddle(x as tf.Tensor4D), [B, S, C]); // [B, S, C]
   const f = fused((qIn: T, kIn: T, vIn: T, save?: T) => {
     const [qh, kh, vh] = [qIn, kIn, vIn].map(toHeads); // each [B, H, S, D]
-    const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLast(kh)), scale), mask)); // [B, H, S, S]
+    const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLastNoGrad(kh)), scale), mask)); // [B, H, S, S]
     (save as unknown as tf.GradSaveFunc)([qh, kh, vh, att]);
     return {
       value: fromHeads(batchMatMul(att, vh)),
       gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
         const dy4 = toHeads(dy); // [B, H, S, D]
-        const dv = batchMatMul(swapLast(as), dy4);
-        const datt = batchMatMul(dy4, swapLast(vs));
+        const dv = batchMatMul(swapLastNoGrad(as), dy4);
+        const datt = batchMatMul(dy4, swapLastNoGrad(vs));
         // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
         const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
-        return [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLast(ds), qs)), fromHeads(dv)];
+        return [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLastNoGrad(ds), qs)), fromHeads(dv)];
       },
     };
   });

@@ -1,4 +1,4 @@
-// JS kernels over tfjs-wasm's heap for memory-bound ops its own kernels do slowly: column sums, 2-D transposes,
+// JS kernels over tfjs-wasm's heap for memory-bound ops its own kernels do slowly: column sums, transposes,
 // row gathers and their scatter-add. Not math kernels: each is a copy or a float32 sum in a fixed order.
 //
 // Each one computes bit for bit what the tfjs op it replaces computes on wasm (tests/util/wasm_kernels.test.ts
@@ -55,19 +55,35 @@ register("TinylabColumnSum", (be, { x }) => {
 });
 
 register("TinylabTranspose2D", (be, { x }) => {
-  const [R, C] = x.shape;
-  const out = be.makeOutput([C, R], "float32");
-  const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
-  // eight input rows at a time, so each column writes eight consecutive outputs (~2× a 32×32 blocked loop)
-  let r = 0;
-  for (; r + 8 <= R; r += 8) {
-    for (let c = 0; c < C; c++) {
-      const oc = c * R + r, ic = r * C + c;
-      o[oc] = xs[ic]; o[oc + 1] = xs[ic + C]; o[oc + 2] = xs[ic + 2 * C]; o[oc + 3] = xs[ic + 3 * C];
-      o[oc + 4] = xs[ic + 4 * C]; o[oc + 5] = xs[ic + 5 * C]; o[oc + 6] = xs[ic + 6 * C]; o[oc + 7] = xs[ic + 7 * C];
+  // [n, R, C] → [n, C, R]: n matrices transposed one after another
+  const [n, R, C] = x.shape;
+  const out = be.makeOutput([n, C, R], "float32");
+  const [all, allOut] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
+  for (let m = 0; m < n; m++) {
+    const [xs, o] = [all.subarray(m * R * C, (m + 1) * R * C), allOut.subarray(m * R * C, (m + 1) * R * C)];
+    // eight input rows at a time, so each column writes eight consecutive outputs (~2× a 32×32 blocked loop)
+    let r = 0;
+    for (; r + 8 <= R; r += 8) {
+      for (let c = 0; c < C; c++) {
+        const oc = c * R + r, ic = r * C + c;
+        o[oc] = xs[ic]; o[oc + 1] = xs[ic + C]; o[oc + 2] = xs[ic + 2 * C]; o[oc + 3] = xs[ic + 3 * C];
+        o[oc + 4] = xs[ic + 4 * C]; o[oc + 5] = xs[ic + 5 * C]; o[oc + 6] = xs[ic + 6 * C]; o[oc + 7] = xs[ic + 7 * C];
+      }
     }
+    for (; r < R; r++) for (let c = 0; c < C; c++) o[c * R + r] = xs[r * C + c];
   }
-  for (; r < R; r++) for (let c = 0; c < C; c++) o[c * R + r] = xs[r * C + c];
+  return out;
+});
+
+register("TinylabSwapMiddle", (be, { x }) => {
+  // [A, M, N, D] → [A, N, M, D] (attention's [B, S, H, D] ↔ [B, H, S, D]): rows of D copied whole
+  const [A, M, N, D] = x.shape;
+  const out = be.makeOutput([A, N, M, D], "float32");
+  const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
+  for (let a = 0; a < A; a++) for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) {
+    const from = ((a * M + m) * N + n) * D, to = ((a * N + n) * M + m) * D;
+    for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
+  }
   return out;
 });
 
@@ -109,7 +125,25 @@ export function columnSum(x: tf.Tensor): tf.Tensor1D {
 /** x [R, C] → [C, R]: tf.transpose of a matrix. No gradient (use inside custom gradients). */
 export function transpose2d(x: tf.Tensor): tf.Tensor2D {
   if (x.rank !== 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.transpose(x) as tf.Tensor2D;
-  return run("TinylabTranspose2D", { x }) as tf.Tensor2D;
+  return tf.tidy(() => tf.reshape(run("TinylabTranspose2D", { x: tf.reshape(x, [1, ...x.shape]) }), [x.shape[1] as number, x.shape[0] as number])) as tf.Tensor2D;
+}
+
+/** x [..., R, C] → [..., C, R]: tf.transpose swapping the last two axes. No gradient (use inside custom gradients). */
+export function swapLastTwo(x: tf.Tensor): tf.Tensor {
+  const r = x.rank;
+  if (r < 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) {
+    const perm = [...Array(r).keys()];
+    [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
+    return tf.transpose(x, perm);
+  }
+  const [R, C] = x.shape.slice(-2) as [number, number];
+  return tf.tidy(() => tf.reshape(run("TinylabTranspose2D", { x: tf.reshape(x, [-1, R, C]) }), [...x.shape.slice(0, -2), C, R]));
+}
+
+/** x [A, M, N, D] → [A, N, M, D]: tf.transpose(x, [0, 2, 1, 3]). No gradient (use inside custom gradients). */
+export function swapMiddle(x: tf.Tensor4D): tf.Tensor4D {
+  if (x.rank !== 4 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.transpose(x, [0, 2, 1, 3]);
+  return run("TinylabSwapMiddle", { x }) as tf.Tensor4D;
 }
 
 /** table [V, C] rows at ids [N] → [N, C]: tf.gather(table, ids). No gradient. */

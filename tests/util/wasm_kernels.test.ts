@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { columnSum, gatherRows, scatterAddRows, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
+import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
 import { oneHotFloat } from "../../src/model/ops.ts";
 import { leakedBy, useBackend } from "../helpers.ts";
 
@@ -45,6 +45,17 @@ describe("JS heap kernels on wasm", () => {
     tf.dispose([x, got]);
   });
 
+  it("swapLastTwo and swapMiddle equal tf.transpose on attention's shapes (and odd ones)", () => {
+    for (const [A, M, N, D] of [[16, 128, 4, 32], [3, 5, 7, 9]]) {
+      const x = tf.tensor4d(randomArray(Rng.fromSeed(A + D), A * M * N * D), [A, M, N, D]);
+      expect(bitDiffs(readTensor(() => swapMiddle(x)), readTensor(() => tf.transpose(x, [0, 2, 1, 3])))).toBe(0);
+      expect(tf.tidy(() => swapMiddle(x).shape)).toEqual([A, N, M, D]);
+      expect(bitDiffs(readTensor(() => swapLastTwo(x)), readTensor(() => tf.transpose(x, [0, 1, 3, 2])))).toBe(0);
+      expect(tf.tidy(() => swapLastTwo(x).shape)).toEqual([A, M, D, N]);
+      tf.dispose(x);
+    }
+  });
+
   it("gatherRows equals tf.gather and scatterAddRows equals oneHot(ids)ᵀ @ dy bit for bit (repeated ids included)", () => {
     const rng = Rng.fromSeed(3);
     const [V, C, N] = [512, 128, 2048];
@@ -59,7 +70,7 @@ describe("JS heap kernels on wasm", () => {
   it("leaks no tensors", () => {
     const x = tf.ones([64, 8]), ids = tf.tensor1d([0, 3, 3, 1], "int32"), dy = tf.ones([4, 8]) as tf.Tensor2D;
     const leaked = leakedBy(() => tf.tidy(() => {
-      columnSum(x); transpose2d(x); gatherRows(x, ids); scatterAddRows(dy, ids, 64, () => tf.zeros([64, 8]));
+      columnSum(x); transpose2d(x); swapLastTwo(tf.reshape(x, [2, 32, 8])); swapMiddle(tf.reshape(x, [2, 4, 8, 8])); gatherRows(x, ids); scatterAddRows(dy, ids, 64, () => tf.zeros([64, 8]));
     }));
     expect(leaked).toBe(0);
     tf.dispose([x, ids, dy]);
@@ -80,6 +91,7 @@ describe("JS heap kernels on cpu", () => {
     const x = tf.tensor(randomArray(Rng.fromSeed(1), 6 * 4), [6, 4]), ids = tf.tensor1d([5, 0, 5], "int32");
     expect(readTensor(() => columnSum(x))).toEqual(readTensor(() => tf.sum(x, 0)));
     expect(readTensor(() => transpose2d(x))).toEqual(readTensor(() => tf.transpose(x)));
+    expect(readTensor(() => swapMiddle(tf.reshape(x, [1, 2, 3, 4])))).toEqual(readTensor(() => tf.transpose(tf.reshape(x, [1, 2, 3, 4]), [0, 2, 1, 3])));
     expect(readTensor(() => gatherRows(x, ids))).toEqual(readTensor(() => tf.gather(x, ids)));
     tf.dispose([x, ids]);
   });
