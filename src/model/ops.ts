@@ -2,7 +2,7 @@
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
 import { batchMatMul } from "../util/wasm_matmul.ts";
-import { columnSum, gatherRows, geluGrad, geluInner, geluOut, scatterAddRows, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
+import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
 
 type T = tf.Tensor;
 
@@ -130,12 +130,15 @@ const GELU_C = 0.044715;
 
 /** GELU in GPT-2's tanh form 0.5·x·(1 + tanh(k(x + c·x³))); the float64 reference computes the same formula. */
 export const gelu: (x: T) => T = fused((x: T, save?: T) => {
-  const t = tf.tanh(geluInner(x, GELU_C, GELU_K));
+  const t = tf.tanh(tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), GELU_C)), GELU_K));
   (save as unknown as tf.GradSaveFunc)([x, t]);
   return {
-    value: geluOut(x, t),
-    // d/dx = 0.5(1 + t) + 0.5·x·(1 − t²)·k·(1 + 3c·x²)
-    gradFunc: (dy: T, [xs, ts]: T[]) => geluGrad(dy, xs, ts, GELU_K, 3 * GELU_C * GELU_K),
+    value: tf.mul(tf.mul(x, 0.5), tf.add(t, 1)),
+    gradFunc: (dy: T, [xs, ts]: T[]) => {
+      // d/dx = 0.5(1 + t) + 0.5·x·(1 − t²)·k·(1 + 3c·x²)
+      const dt = tf.mul(tf.mul(tf.sub(1, tf.square(ts)), tf.add(tf.mul(tf.square(xs), 3 * GELU_C * GELU_K), GELU_K)), tf.mul(xs, 0.5));
+      return tf.mul(dy, tf.add(tf.mul(tf.add(ts, 1), 0.5), dt));
+    },
   };
 });
 

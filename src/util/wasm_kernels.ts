@@ -112,40 +112,6 @@ register("TinylabScatterAddRows", (be, { dy, ids }, { rows }) => {
   return out;
 });
 
-// GELU's elementwise arithmetic around tanh, one pass each instead of 5, 3 and 12 wasm kernels, with the same
-// float32 operations in the same order (each Math.fround is one float32 kernel's rounding). Tanh itself stays
-// wasm's: a JS port of its libm tanhf is bit-exact but ~2.5× slower.
-register("TinylabGeluInner", (be, { x }, { c, k }) => {
-  const out = be.makeOutput(x.shape, "float32");
-  const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
-  const [f, fc, fk] = [Math.fround, Math.fround(c as number), Math.fround(k as number)];
-  for (let i = 0; i < o.length; i++) {
-    const v = xs[i];
-    o[i] = f(f(v + f(f(f(v * v) * v) * fc)) * fk); // (x + c·x³)·k
-  }
-  return out;
-});
-
-register("TinylabGeluOut", (be, { x, t }) => {
-  const out = be.makeOutput(x.shape, "float32");
-  const [xs, ts, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(t), be.typedArrayFromHeap(out)];
-  const f = Math.fround;
-  for (let i = 0; i < o.length; i++) o[i] = f(xs[i] * 0.5) * f(ts[i] + 1); // 0.5x·(1 + t)
-  return out;
-});
-
-register("TinylabGeluGrad", (be, { dy, x, t }, { k, c3k }) => {
-  const out = be.makeOutput(x.shape, "float32");
-  const [ds, xs, ts, o] = [be.typedArrayFromHeap(dy), be.typedArrayFromHeap(x), be.typedArrayFromHeap(t), be.typedArrayFromHeap(out)];
-  const [f, fk, f3] = [Math.fround, Math.fround(k as number), Math.fround(c3k as number)];
-  for (let i = 0; i < o.length; i++) {
-    const [v, w] = [xs[i], ts[i]];
-    const dt = f(f(f(1 - f(w * w)) * f(f(f(v * v) * f3) + fk)) * f(v * 0.5)); // (1 − t²)(3ck·x² + k)·0.5x
-    o[i] = ds[i] * f(f(f(w + 1) * 0.5) + dt);
-  }
-  return out;
-});
-
 const run = (name: string, inputs: Record<string, tf.Tensor>, attrs: Record<string, unknown> = {}) =>
   tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs as tf.NamedAttrMap) as tf.Tensor;
 
@@ -190,27 +156,4 @@ export function gatherRows(table: tf.Tensor, ids: tf.Tensor1D): tf.Tensor2D {
 export function scatterAddRows(dy: tf.Tensor2D, ids: tf.Tensor1D, rows: number, fallback: () => tf.Tensor): tf.Tensor2D {
   if (dy.rank !== 2 || dy.dtype !== "float32" || ids.dtype !== "int32" || dy.size === 0 || !usesHeapKernels()) return fallback() as tf.Tensor2D;
   return run("TinylabScatterAddRows", { dy, ids }, { rows }) as tf.Tensor2D;
-}
-
-const elementwise = (x: tf.Tensor) => x.dtype === "float32" && x.size > 0 && usesHeapKernels();
-
-/** (x + c·x³)·k, GELU's tanh argument, as tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), c)), k). No gradient. */
-export function geluInner(x: tf.Tensor, c: number, k: number): tf.Tensor {
-  if (!elementwise(x)) return tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), c)), k);
-  return run("TinylabGeluInner", { x }, { c, k });
-}
-
-/** 0.5x·(1 + t), as tf.mul(tf.mul(x, 0.5), tf.add(t, 1)). No gradient. */
-export function geluOut(x: tf.Tensor, t: tf.Tensor): tf.Tensor {
-  if (!elementwise(x)) return tf.mul(tf.mul(x, 0.5), tf.add(t, 1));
-  return run("TinylabGeluOut", { x, t });
-}
-
-/** dy·(0.5(1 + t) + (1 − t²)(c3k·x² + k)·0.5x), GELU's backward in the same operation order as its tfjs form. */
-export function geluGrad(dy: tf.Tensor, x: tf.Tensor, t: tf.Tensor, k: number, c3k: number): tf.Tensor {
-  if (!elementwise(x)) {
-    const dt = tf.mul(tf.mul(tf.sub(1, tf.square(t)), tf.add(tf.mul(tf.square(x), c3k), k)), tf.mul(x, 0.5));
-    return tf.mul(dy, tf.add(tf.mul(tf.add(t, 1), 0.5), dt));
-  }
-  return run("TinylabGeluGrad", { dy, x, t }, { k, c3k });
 }

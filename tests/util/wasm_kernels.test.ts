@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { columnSum, gatherRows, geluGrad, geluInner, geluOut, scatterAddRows, swapLastTwo, swapMiddle, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
+import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
 import { oneHotFloat } from "../../src/model/ops.ts";
 import { leakedBy, useBackend } from "../helpers.ts";
 
@@ -67,26 +67,10 @@ describe("JS heap kernels on wasm", () => {
     tf.dispose([table, dy, ids]);
   });
 
-  it("the GELU passes equal the tfjs ops they replace bit for bit (the model's constants, inputs up to ±40)", () => {
-    const [c, k] = [0.044715, Math.sqrt(2 / Math.PI)];
-    const rng = Rng.fromSeed(9);
-    const n = 1 << 16;
-    const x = tf.tensor1d(Float32Array.from({ length: n }, (_, i) => rng.normal() * (i % 4 === 0 ? 10 : 2))), dy = tf.tensor1d(randomArray(rng, n));
-    const t = tf.tanh(geluInner(x, c, k));
-    expect(bitDiffs(readTensor(() => geluInner(x, c, k)), readTensor(() => tf.mul(tf.add(x, tf.mul(tf.mul(tf.square(x), x), c)), k)))).toBe(0);
-    expect(bitDiffs(readTensor(() => geluOut(x, t)), readTensor(() => tf.mul(tf.mul(x, 0.5), tf.add(t, 1))))).toBe(0);
-    const tfGrad = () => {
-      const dt = tf.mul(tf.mul(tf.sub(1, tf.square(t)), tf.add(tf.mul(tf.square(x), 3 * c * k), k)), tf.mul(x, 0.5));
-      return tf.mul(dy, tf.add(tf.mul(tf.add(t, 1), 0.5), dt));
-    };
-    expect(bitDiffs(readTensor(() => geluGrad(dy, x, t, k, 3 * c * k)), readTensor(tfGrad))).toBe(0);
-    tf.dispose([x, dy, t]);
-  });
-
   it("leaks no tensors", () => {
     const x = tf.ones([64, 8]), ids = tf.tensor1d([0, 3, 3, 1], "int32"), dy = tf.ones([4, 8]) as tf.Tensor2D;
     const leaked = leakedBy(() => tf.tidy(() => {
-      columnSum(x); transpose2d(x); swapLastTwo(tf.reshape(x, [2, 32, 8])); swapMiddle(tf.reshape(x, [2, 4, 8, 8])); gatherRows(x, ids); geluGrad(x, x, geluOut(x, geluInner(x, 0.1, 0.8)), 0.8, 0.3); scatterAddRows(dy, ids, 64, () => tf.zeros([64, 8]));
+      columnSum(x); transpose2d(x); swapLastTwo(tf.reshape(x, [2, 32, 8])); swapMiddle(tf.reshape(x, [2, 4, 8, 8])); gatherRows(x, ids); scatterAddRows(dy, ids, 64, () => tf.zeros([64, 8]));
     }));
     expect(leaked).toBe(0);
     tf.dispose([x, ids, dy]);
