@@ -79,13 +79,10 @@ export class GPT {
   }
 
   private attention(x: T, mask: T, l: number, mode: ForwardMode): T {
-    const C = this.config.dModel;
     const w = this.p(`h${l}.attn.wqkv`), b = this.p(`h${l}.attn.bqkv`); // [C, 3C], [3C]
     const wo = this.p(`h${l}.attn.wo`), bo = this.p(`h${l}.attn.bo`);
     if (mode.train && this.config.dropout > 0) return linear(this.attentionWithDropout(linear(x, w, b), mask, mode), wo, bo);
-    // q, k, v from column blocks of the packed weight: slicing [C, 3C] is cheap, slicing [B, S, 3C] is not
-    const [q, k, v] = [0, 1, 2].map((i) => linear(x, tf.slice(w, [0, i * C], [C, C]), tf.slice(b, [i * C], [C]))); // each [B, S, C]
-    return linear(attend(q, k, v, mask, this.config.nHeads), wo, bo); // [B, S, C]
+    return linear(attend(x, w, b, mask, this.config.nHeads), wo, bo); // [B, S, C]
   }
 
   /** The unfused path, used only when attention dropout is active (it needs the probabilities exposed). */

@@ -2,7 +2,7 @@
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
 import { batchMatMul } from "../util/wasm_matmul.ts";
-import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
+import { columnSum, gatherRows, scatterAddRows, splitHeads, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
 
 type T = tf.Tensor;
 
@@ -146,32 +146,41 @@ export const gelu: (x: T) => T = fused((x: T, save?: T) => {
 export const ATTENTION_SCALE = "1/sqrt(d_head)";
 
 /**
- * Causal multi-head attention core: softmax(q·kᵀ/√D + mask)·v from q, k, v [B, S, C] and an additive mask
- * [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
+ * Causal multi-head self-attention before its output projection: q, k, v = x @ wqkv + bqkv as one product
+ * (x [B, S, C], wqkv [C, 3C] with q|k|v column blocks, bqkv [3C]), softmax(q·kᵀ/√D + mask)·v with the additive
+ * mask [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
+ *
+ * The same numbers as three separate linears: each entry of the packed product and of its weight gradient is
+ * the same dot product; the input gradient is still three products summed as the tape summed them, (v + k) + q.
  */
-export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
-  const [B, S, C] = q.shape;
+export function attend(x: T, wqkv: T, bqkv: T, mask: T, nHeads: number): T {
+  const [B, S, C] = x.shape;
   const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
   // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
-  const toHeads = (x: T) => swapMiddle(tf.reshape(x, [B, S, nHeads, D])); // [B, H, S, D]
-  const fromHeads = (x: T) => tf.reshape(swapMiddle(x as tf.Tensor4D), [B, S, C]); // [B, S, C]
-  const f = fused((qIn: T, kIn: T, vIn: T, save?: T) => {
-    const [qh, kh, vh] = [qIn, kIn, vIn].map(toHeads); // each [B, H, S, D]
+  const fromHeads = (h: T) => tf.reshape(swapMiddle(h as tf.Tensor4D), [B * S, C]); // [B·S, C]
+  const f = fused((xIn: T, w: T, b: T, save?: T) => {
+    const x2 = tf.reshape(xIn, [B * S, C]);
+    const [qh, kh, vh] = splitHeads(tf.add(tf.matMul(x2, w), b), B, S, nHeads); // each [B, H, S, D]
     const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLastNoGrad(kh)), scale), mask)); // [B, H, S, S]
-    (save as unknown as tf.GradSaveFunc)([qh, kh, vh, att]);
+    (save as unknown as tf.GradSaveFunc)([x2, w, qh, kh, vh, att]);
     return {
-      value: fromHeads(batchMatMul(att, vh)),
-      gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
-        const dy4 = toHeads(dy); // [B, H, S, D]
-        const dv = batchMatMul(swapLastNoGrad(as), dy4);
+      value: tf.reshape(fromHeads(batchMatMul(att, vh)), [B, S, C]),
+      gradFunc: (dy: T, [xs, ws, qs, ks, vs, as]: T[]) => {
+        const dy4 = swapMiddle(tf.reshape(dy, [B, S, nHeads, D])); // [B, H, S, D]
+        const dv = fromHeads(batchMatMul(swapLastNoGrad(as), dy4)); // [B·S, C]
         const datt = batchMatMul(dy4, swapLastNoGrad(vs));
         // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
         const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
-        return [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLastNoGrad(ds), qs)), fromHeads(dv)];
+        const [dq, dk] = [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLastNoGrad(ds), qs))]; // [B·S, C]
+        const dqkv = tf.concat([dq, dk, dv], 1); // [B·S, 3C]
+        const wT = transpose2d(ws); // [3C, C]: rows i·C… are block i's transposed weight
+        const part = (d: T, i: number) => tf.matMul(d, tf.slice(wT, [i * C, 0], [C, C]));
+        const dx = tf.add(tf.add(part(dv, 2), part(dk, 1)), part(dq, 0));
+        return [tf.reshape(dx, [B, S, C]), weightGrad(xs, dqkv), columnSum(dqkv)];
       },
     };
   });
-  return f(q, k, v);
+  return f(x, wqkv, bqkv);
 }
 
 /**

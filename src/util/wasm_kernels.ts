@@ -112,6 +112,21 @@ register("TinylabScatterAddRows", (be, { dy, ids }, { rows }) => {
   return out;
 });
 
+register("TinylabSplitHeads", (be, { qkv }, { B, S, H }) => {
+  // [B·S, 3C] read as [B, S, 3, H, D] → three [B, H, S, D]: rows of D copied whole
+  const [b, s, h] = [B as number, S as number, H as number], D = qkv.shape[1] / (3 * h);
+  const outs = [0, 1, 2].map(() => be.makeOutput([b, h, s, D], "float32"));
+  const xs = be.typedArrayFromHeap(qkv), os = outs.map((o) => be.typedArrayFromHeap(o));
+  for (let bi = 0; bi < b; bi++) for (let si = 0; si < s; si++) for (let j = 0; j < 3; j++) {
+    const o = os[j];
+    for (let hi = 0; hi < h; hi++) {
+      const from = (((bi * s + si) * 3 + j) * h + hi) * D, to = ((bi * h + hi) * s + si) * D;
+      for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
+    }
+  }
+  return outs as unknown as Info;
+});
+
 const run = (name: string, inputs: Record<string, tf.Tensor>, attrs: Record<string, unknown> = {}) =>
   tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs as tf.NamedAttrMap) as tf.Tensor;
 
@@ -156,4 +171,13 @@ export function gatherRows(table: tf.Tensor, ids: tf.Tensor1D): tf.Tensor2D {
 export function scatterAddRows(dy: tf.Tensor2D, ids: tf.Tensor1D, rows: number, fallback: () => tf.Tensor): tf.Tensor2D {
   if (dy.rank !== 2 || dy.dtype !== "float32" || ids.dtype !== "int32" || dy.size === 0 || !usesHeapKernels()) return fallback() as tf.Tensor2D;
   return run("TinylabScatterAddRows", { dy, ids }, { rows }) as tf.Tensor2D;
+}
+
+/** qkv [B·S, 3C] (q|k|v column blocks) → q, k, v as [B, H, S, D] each: slices, reshapes and transposes in one copy. No gradient. */
+export function splitHeads(qkv: tf.Tensor, B: number, S: number, H: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
+  const C = qkv.shape[1]! / 3, D = C / H;
+  if (qkv.rank !== 2 || qkv.dtype !== "float32" || qkv.size === 0 || !usesHeapKernels()) {
+    return [0, 1, 2].map((i) => tf.transpose(tf.reshape(tf.slice(qkv, [0, i * C], [B * S, C]), [B, S, H, D]), [0, 2, 1, 3])) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+  }
+  return tf.engine().runKernel("TinylabSplitHeads", { qkv } as unknown as tf.NamedTensorMap, { B, S, H }) as unknown as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
 }
