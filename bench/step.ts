@@ -156,20 +156,25 @@ async function benchHere(src: string) {
       if (s === 0) evalNll = nll.reduce((t, x) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s >= 1) evalTimes.push(performance.now() - t0);
     }
-    let profile: unknown;
+    let profile: unknown, evalProfile: unknown;
     if (values.profile) {
-      resetStats();
-      timing = true;
-      const t0 = performance.now();
-      run.update();
-      const wall = performance.now() - t0;
-      timing = false;
-      const rows = [...kernelStats].filter(([, s]) => s.calls > 0).sort((a, b) => b[1].ms - a[1].ms);
-      const kernelMs = rows.reduce((t, [, s]) => t + s.ms, 0);
-      profile = {
-        step_ms: +wall.toFixed(1), kernel_ms: +kernelMs.toFixed(1), outside_kernels_ms: +(wall - kernelMs).toFixed(1),
-        kernels: rows.map(([k, s]) => ({ kernel: k, calls: s.calls, ms: +s.ms.toFixed(2), share: +(s.ms / wall).toFixed(3) })),
+      // one more update, then one more scoring forward, with every kernel timed
+      const timed = (f: () => void) => {
+        resetStats();
+        timing = true;
+        const t0 = performance.now();
+        f();
+        const wall = performance.now() - t0;
+        timing = false;
+        const rows = [...kernelStats].filter(([, s]) => s.calls > 0).sort((a, b) => b[1].ms - a[1].ms);
+        const kernelMs = rows.reduce((t, [, s]) => t + s.ms, 0);
+        return {
+          step_ms: +wall.toFixed(1), kernel_ms: +kernelMs.toFixed(1), outside_kernels_ms: +(wall - kernelMs).toFixed(1),
+          kernels: rows.map(([k, s]) => ({ kernel: k, calls: s.calls, ms: +s.ms.toFixed(2), share: +(s.ms / wall).toFixed(3) })),
+        };
       };
+      profile = timed(() => run.update());
+      evalProfile = timed(() => readTensor(() => positionNll(model.forward(batches[0].input), batches[0].targets)));
     }
     run.dispose();
     const tokens = batch * config.contextLength;
@@ -178,7 +183,7 @@ async function benchHere(src: string) {
       config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
       eval_ms: +median(evalTimes).toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
       weights_sha256: weightsSha256, eval_nll_sum: evalNll,
-      ...(profile ? { profile } : {}),
+      ...(profile ? { profile, eval_profile: evalProfile } : {}),
     };
   }
 
@@ -190,7 +195,7 @@ async function benchHere(src: string) {
       // the cpu backend is ~15× slower on medium: fewer steps there
       const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
       results.push({ backend: info.backend, workers, ...benchConfig(name, steps) });
-      console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined }));
+      console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
     }
     if (values.gradcheck) {
       const { runGradcheck } = await mod<typeof import("../experiments/gradcheck.ts")>("experiments/gradcheck.ts");
