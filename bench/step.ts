@@ -1,74 +1,208 @@
-// Benchmark: median ms per training step (forward, backward, clip, AdamW) for the tiny and medium configs on
-// each backend, eval tokens/s, and the wall time of the overfit gradient check. Prints JSON; not a test.
-// Usage: npx tsx bench/step.ts [--backends cpu,wasm] [--configs tiny,medium] [--steps N]
+// Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
+// tokens/s and kernel dispatches per step, for the tiny and medium configs on each backend. Prints JSON; not a test.
+// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
+//        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
+//        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
+//        (each side in its own process, alternating), with the ratio this/DIR pair by pair
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { initBackend, readTensor, tf, type BackendChoice } from "../src/util/backend.ts";
-import { Rng } from "../src/util/rng.ts";
-import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
-import { positionNll } from "../src/model/loss.ts";
-import { EpochSource } from "../src/train/loop.ts";
-import { trainOptions } from "../src/lab/config.ts";
-import { Run } from "../src/lab/run.ts";
-import type { Batch } from "../src/data/batches.ts";
-import { runGradcheck } from "../experiments/gradcheck.ts";
 
-const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
-  tiny: { config: PRESETS.overfit, batch: 2 },
-  medium: { config: PRESETS.medium, batch: 16 },
-};
+const { values } = parseArgs({
+  options: {
+    backends: { type: "string", default: "wasm,cpu" }, configs: { type: "string", default: "tiny,medium" },
+    steps: { type: "string", default: "" }, workers: { type: "string", default: "1" }, gradcheck: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false }, against: { type: "string" }, pairs: { type: "string", default: "3" },
+    src: { type: "string", default: resolve(import.meta.dirname, "..") },
+  },
+});
 
-/** A batch of full rows of random tokens (as the peer's), one document per row. */
-function randomBatch(c: ModelConfig, rows: number, rng: Rng): Batch {
-  const T = c.contextLength, n = rows * T;
-  const ids = Int32Array.from({ length: n }, () => rng.int(c.vocabSize));
-  const docIds = Int32Array.from({ length: n }, (_, i) => Math.floor(i / T));
-  return {
-    split: "train", binding: { vocabSize: c.vocabSize, contextLength: T }, layout: "packed",
-    input: { rows, cols: T, ids, docIds }, targets: Int32Array.from({ length: n }, () => rng.int(c.vocabSize)),
-    mask: new Float32Array(n).fill(1), targetCount: n, docIds: [],
+function positiveInt(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${text}"`);
+  return n;
+}
+const workers = positiveInt("workers", values.workers!);
+// the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
+if (workers !== 1) throw new Error(`--workers ${workers}: only 1 is supported by bench/step.ts until the worker pool is wired in`);
+const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
+for (const c of values.configs!.split(",")) if (c !== "tiny" && c !== "medium") throw new Error(`--configs: unknown config "${c}" (known: tiny, medium)`);
+
+if (values.against) {
+  interleave(resolve(values.against), positiveInt("pairs", values.pairs!));
+} else {
+  await benchHere(values.src!);
+}
+
+/** Alternate child processes of this tree and `other` (this one first), printing each pair's ratio as it lands. */
+function interleave(other: string, pairs: number) {
+  const here = resolve(import.meta.dirname, "..");
+  const args = ["--backends", values.backends!, "--configs", values.configs!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
+  const runOnce = (src: string) => {
+    // the script always comes from this tree; --src says which tree's src/ it imports
+    const r = spawnSync(process.execPath, ["--import", "tsx", resolve(here, "bench/step.ts"), ...args, "--src", src], { encoding: "utf8", cwd: here });
+    if (r.status !== 0) throw new Error(`bench child for ${src} failed: ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`);
+    return JSON.parse(r.stdout).results as Record<string, number | string>[];
   };
+  const all: unknown[] = [];
+  for (let p = 0; p < pairs; p++) {
+    const [a, b] = [runOnce(here), runOnce(other)];
+    a.forEach((ra, i) => {
+      const rb = b[i];
+      const row = {
+        pair: p + 1, backend: ra.backend, config: ra.config, ms_this: ra.ms_per_step, ms_other: rb.ms_per_step,
+        step_ratio: +((ra.ms_per_step as number) / (rb.ms_per_step as number)).toFixed(3),
+        eval_tokens_per_s_this: ra.eval_tokens_per_s, eval_tokens_per_s_other: rb.eval_tokens_per_s,
+        eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
+        kernel_calls_this: ra.kernel_calls_per_step, kernel_calls_other: rb.kernel_calls_per_step,
+        same_weights: ra.weights_sha256 === rb.weights_sha256, same_eval_nll: ra.eval_nll_sum === rb.eval_nll_sum,
+      };
+      console.error(JSON.stringify(row));
+      all.push(row);
+    });
+  }
+  console.log(JSON.stringify({ this: here, other, pairs: all }, null, 2));
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function benchHere(src: string) {
+  // every module of the measured tree is imported from `src`, so a second checkout can be measured by this script
+  const mod = async <M>(path: string): Promise<M> => import(pathToFileURL(resolve(src, path)).href) as Promise<M>;
+  const { initBackend, readTensor, tf } = await mod<typeof import("../src/util/backend.ts")>("src/util/backend.ts");
+  const { Rng } = await mod<typeof import("../src/util/rng.ts")>("src/util/rng.ts");
+  const { PRESETS, parameterCount } = await mod<typeof import("../src/model/config.ts")>("src/model/config.ts");
+  const { positionNll } = await mod<typeof import("../src/model/loss.ts")>("src/model/loss.ts");
+  const { EpochSource } = await mod<typeof import("../src/train/loop.ts")>("src/train/loop.ts");
+  const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
+  const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
+  const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");
+  type ModelConfig = import("../src/model/config.ts").ModelConfig;
+  type Batch = import("../src/data/batches.ts").Batch;
+  type Rng = import("../src/util/rng.ts").Rng;
 
-function benchConfig(name: string, steps: number) {
-  const { config, batch } = CONFIGS[name];
-  const rng = Rng.fromSeed(1);
-  const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
-  // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
-  const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(batches, 1) });
-  const model = run.model;
-  const times: number[] = [];
-  for (let s = 0; s < steps + 2; s++) {
-    const t0 = performance.now();
-    run.update();
-    if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
-  }
-  const evalTimes: number[] = [];
-  for (let s = 0; s < Math.max(3, Math.min(steps, 10)); s++) {
-    const t0 = performance.now();
-    readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets));
-    evalTimes.push(performance.now() - t0);
-  }
-  run.dispose();
-  const tokens = batch * config.contextLength;
-  const ms = median(times);
-  return { config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), steps: times.length };
-}
+  const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
+    tiny: { config: PRESETS.overfit, batch: 2 },
+    medium: { config: PRESETS.medium, batch: 16 },
+  };
 
-const { values } = parseArgs({ options: { backends: { type: "string", default: "wasm,cpu" }, configs: { type: "string", default: "tiny,medium" }, steps: { type: "string", default: "" } } });
-const results: unknown[] = [];
-for (const backend of values.backends!.split(",")) {
-  const info = await initBackend(backend as BackendChoice);
-  for (const name of values.configs!.split(",")) {
-    // the cpu backend is ~15× slower on medium: fewer steps there
-    const steps = values.steps ? Number(values.steps) : name === "tiny" ? 300 : backend === "cpu" ? 3 : 10;
-    results.push({ backend: info.backend, ...benchConfig(name, steps) });
-    console.error(JSON.stringify(results[results.length - 1]));
+  /** A batch of full rows of random tokens (as the peer's), one document per row. */
+  function randomBatch(c: ModelConfig, rows: number, rng: Rng): Batch {
+    const T = c.contextLength, n = rows * T;
+    const ids = Int32Array.from({ length: n }, () => rng.int(c.vocabSize));
+    const docIds = Int32Array.from({ length: n }, (_, i) => Math.floor(i / T));
+    return {
+      split: "train", binding: { vocabSize: c.vocabSize, contextLength: T }, layout: "packed",
+      input: { rows, cols: T, ids, docIds }, targets: Int32Array.from({ length: n }, () => rng.int(c.vocabSize)),
+      mask: new Float32Array(n).fill(1), targetCount: n, docIds: [],
+    };
   }
-  const t0 = performance.now();
-  const report = runGradcheck("overfit");
-  results.push({ backend: info.backend, gradcheck_overfit_seconds: +((performance.now() - t0) / 1000).toFixed(2), passed: report.passed });
-  console.error(JSON.stringify(results[results.length - 1]));
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+  // Kernel dispatches are counted (and, with --profile, timed) by wrapping each registered kernel function of
+  // the backend in place: no dataSync per kernel, as tf.profile does on wasm (it has no kernel timer).
+  const kernelStats = new Map<string, { calls: number; ms: number }>();
+  let timing = false;
+  function wrapKernels(backend: string) {
+    for (const k of tf.getKernelsForBackend(backend)) {
+      const cfg = tf.getKernel(k.kernelName, backend) as { kernelFunc: (...a: unknown[]) => unknown } | undefined;
+      if (!cfg || (cfg.kernelFunc as { wrapped?: boolean }).wrapped) continue;
+      const f = cfg.kernelFunc;
+      const stat = { calls: 0, ms: 0 };
+      kernelStats.set(k.kernelName, stat);
+      const w = (...a: unknown[]) => {
+        stat.calls++;
+        if (!timing) return f(...a);
+        const t0 = performance.now();
+        try {
+          return f(...a);
+        } finally {
+          stat.ms += performance.now() - t0;
+        }
+      };
+      (w as { wrapped?: boolean }).wrapped = true;
+      cfg.kernelFunc = w;
+    }
+  }
+  const totalCalls = () => [...kernelStats.values()].reduce((n, s) => n + s.calls, 0);
+  const resetStats = () => kernelStats.forEach((s) => ((s.calls = 0), (s.ms = 0)));
+
+  function benchConfig(name: string, steps: number) {
+    const { config, batch } = CONFIGS[name];
+    const rng = Rng.fromSeed(1);
+    const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
+    // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
+    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(batches, 1) });
+    const model = run.model;
+    const times: number[] = [];
+    let calls = 0;
+    for (let s = 0; s < steps + 2; s++) {
+      resetStats();
+      const t0 = performance.now();
+      run.update();
+      if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
+      calls = totalCalls();
+    }
+    // the weights after the timed updates: equal digests mean two kernel variants computed the same numbers
+    const weights = [...model.read().values()];
+    const bytes = new Uint8Array(weights.reduce((n, w) => n + w.byteLength, 0));
+    weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
+    const weightsSha256 = sha256Hex(bytes).slice(0, 16);
+    const evalTimes: number[] = [];
+    let evalNll = 0;
+    for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
+      const t0 = performance.now();
+      const nll = readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets));
+      if (s === 0) evalNll = nll.reduce((t, x) => t + x, 0); // float64 sum of float32 NLLs, in position order
+      if (s >= 1) evalTimes.push(performance.now() - t0);
+    }
+    let profile: unknown, evalProfile: unknown;
+    if (values.profile) {
+      // one more update, then one more scoring forward, with every kernel timed
+      const timed = (f: () => void) => {
+        resetStats();
+        timing = true;
+        const t0 = performance.now();
+        f();
+        const wall = performance.now() - t0;
+        timing = false;
+        const rows = [...kernelStats].filter(([, s]) => s.calls > 0).sort((a, b) => b[1].ms - a[1].ms);
+        const kernelMs = rows.reduce((t, [, s]) => t + s.ms, 0);
+        return {
+          step_ms: +wall.toFixed(1), kernel_ms: +kernelMs.toFixed(1), outside_kernels_ms: +(wall - kernelMs).toFixed(1),
+          kernels: rows.map(([k, s]) => ({ kernel: k, calls: s.calls, ms: +s.ms.toFixed(2), share: +(s.ms / wall).toFixed(3) })),
+        };
+      };
+      profile = timed(() => run.update());
+      evalProfile = timed(() => readTensor(() => positionNll(model.forward(batches[0].input), batches[0].targets)));
+    }
+    run.dispose();
+    const tokens = batch * config.contextLength;
+    const ms = median(times);
+    return {
+      config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
+      eval_ms: +median(evalTimes).toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
+      weights_sha256: weightsSha256, eval_nll_sum: evalNll,
+      ...(profile ? { profile, eval_profile: evalProfile } : {}),
+    };
+  }
+
+  const results: Record<string, unknown>[] = [];
+  for (const backend of values.backends!.split(",")) {
+    const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
+    wrapKernels(info.backend);
+    for (const name of values.configs!.split(",")) {
+      // the cpu backend is ~15× slower on medium: fewer steps there
+      const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
+      results.push({ backend: info.backend, workers, ...benchConfig(name, steps) });
+      console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
+    }
+    if (values.gradcheck) {
+      const { runGradcheck } = await mod<typeof import("../experiments/gradcheck.ts")>("experiments/gradcheck.ts");
+      const t0 = performance.now();
+      const report = runGradcheck("overfit");
+      results.push({ backend: info.backend, gradcheck_overfit_seconds: +((performance.now() - t0) / 1000).toFixed(2), passed: report.passed });
+    }
+  }
+  console.log(JSON.stringify({ results, src, tfjs: tf.version_core, node: process.version }, null, 2));
 }
-console.log(JSON.stringify({ results, tfjs: tf.version_core, node: process.version }, null, 2));

@@ -5,7 +5,7 @@ import type { Rng } from "../util/rng.ts";
 import { parameterShapes, validateModelConfig, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
 import { attentionMask, checkModelInput, positionsOf, type ModelInput } from "./input.ts";
-import { attend, embed, gelu, layerNorm, linear, matmul, swapLast } from "./ops.ts";
+import { attend, embed, gelu, layerNorm, linear, matmul, matmulTransposed, swapLast } from "./ops.ts";
 
 type T = tf.Tensor;
 
@@ -73,18 +73,16 @@ export class GPT {
       x = tf.add(x, drop(linear(h, p("mlp.w2"), p("mlp.b2"))));
     }
     x = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
-    const head = c.tiedHead ? swapLast(this.p("wte")) : this.p("head"); // [C, V]
-    return tf.reshape(matmul(tf.reshape(x, [B * S, c.dModel]), head), [B, S, c.vocabSize]) as tf.Tensor3D;
+    const x2 = tf.reshape(x, [B * S, c.dModel]);
+    const logits = c.tiedHead ? matmulTransposed(x2, this.p("wte")) : matmul(x2, this.p("head")); // [B·S, V]
+    return tf.reshape(logits, [B, S, c.vocabSize]) as tf.Tensor3D;
   }
 
   private attention(x: T, mask: T, l: number, mode: ForwardMode): T {
-    const C = this.config.dModel;
     const w = this.p(`h${l}.attn.wqkv`), b = this.p(`h${l}.attn.bqkv`); // [C, 3C], [3C]
     const wo = this.p(`h${l}.attn.wo`), bo = this.p(`h${l}.attn.bo`);
     if (mode.train && this.config.dropout > 0) return linear(this.attentionWithDropout(linear(x, w, b), mask, mode), wo, bo);
-    // q, k, v from column blocks of the packed weight: slicing [C, 3C] is cheap, slicing [B, S, 3C] is not
-    const [q, k, v] = [0, 1, 2].map((i) => linear(x, tf.slice(w, [0, i * C], [C, C]), tf.slice(b, [i * C], [C]))); // each [B, S, C]
-    return linear(attend(q, k, v, mask, this.config.nHeads), wo, bo); // [B, S, C]
+    return linear(attend(x, w, b, mask, this.config.nHeads), wo, bo); // [B, S, C]
   }
 
   /** The unfused path, used only when attention dropout is active (it needs the probabilities exposed). */

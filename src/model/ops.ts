@@ -2,15 +2,27 @@
 // Not layers with state: each function takes its weights as arguments.
 import { tf } from "../util/backend.ts";
 import { batchMatMul } from "../util/wasm_matmul.ts";
+import { columnSum, gatherRows, scatterAddRows, splitHeads, swapLastTwo, swapMiddle, transpose2d } from "../util/wasm_kernels.ts";
 
 type T = tf.Tensor;
 
-/** Swap the last two axes with an explicit Transpose kernel. */
+/** Swap the last two axes with an explicit transpose (a JS copy on wasm for a matrix); differentiable. */
 export function swapLast(x: T): T {
+  if (x.rank === 2) return transposeMatrix(x);
   const r = x.rank;
   const perm = [...Array(r).keys()];
   [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
   return tf.transpose(x, perm);
+}
+
+const transposeMatrix: (x: T) => T = tf.customGrad(((x: T) => ({
+  value: transpose2d(x),
+  gradFunc: (dy: T) => transpose2d(dy),
+})) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: T) => T;
+
+/** swapLast for use inside custom gradients (not taped): a JS copy on wasm. */
+function swapLastNoGrad(x: T): T {
+  return x.rank === 2 ? transpose2d(x) : swapLastTwo(x);
 }
 
 /**
@@ -21,7 +33,7 @@ export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.Gr
   save([a, b]);
   return {
     value: batchMatMul(a, b),
-    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLast(saved[1])), batchMatMul(swapLast(saved[0]), dy)],
+    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLastNoGrad(saved[1])), a.rank === 2 ? weightGrad(saved[0], dy) : batchMatMul(swapLastNoGrad(saved[0]), dy)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
@@ -42,8 +54,30 @@ export const linear: (x: T, w: T, b: T) => T = fused((x: T, w: T, b: T, save?: T
     value: tf.reshape(tf.add(tf.matMul(x2, w), b), [...x.shape.slice(0, -1), outDim]),
     gradFunc: (dy: T, [xs, ws]: T[]) => {
       const dy2 = tf.reshape(dy, [-1, outDim]); // [N, out]
-      return [tf.reshape(tf.matMul(dy2, swapLast(ws)), x.shape), tf.matMul(swapLast(xs), dy2), tf.sum(dy2, 0)];
+      return [tf.reshape(tf.matMul(dy2, transpose2d(ws)), x.shape), weightGrad(xs, dy2), columnSum(dy2)];
     },
+  };
+});
+
+/**
+ * xᵀ @ dy for x [N, in], dy [N, out]: the weight gradient of x @ w. XNNPACK packs its right operand afresh on
+ * every call (a cost ∝ its size, ~2× the product for [2048, 512]), so the narrower of x and dy goes on the right:
+ * for out > in, (dyᵀ @ x)ᵀ. Either way each entry is the same sum over N in the same order, so the bits agree.
+ */
+export function weightGrad(x: T, dy: T): T {
+  const [inDim, outDim] = [x.shape[1] as number, dy.shape[1] as number];
+  return outDim > inDim ? transpose2d(tf.matMul(transpose2d(dy), x)) : tf.matMul(transpose2d(x), dy);
+}
+
+/**
+ * x [N, C] @ wᵀ for w [V, C] (the tied head, w the token embedding), with gradients dy @ w and dyᵀ @ x [V, C]:
+ * no transpose of w on the way back and the narrow x as the packed right operand (see weightGrad).
+ */
+export const matmulTransposed: (x: T, w: T) => T = fused((x: T, w: T, save?: T) => {
+  (save as unknown as tf.GradSaveFunc)([x, w]);
+  return {
+    value: tf.matMul(x, transpose2d(w)), // [N, V]
+    gradFunc: (dy: T, [xs, ws]: T[]) => [tf.matMul(dy, ws), tf.matMul(transpose2d(dy), xs)],
   };
 });
 
@@ -57,10 +91,12 @@ export function embed(table: T, ids: tf.Tensor1D): tf.Tensor2D {
     // tensors only captured by a closure are disposed before backprop: ids must be saved
     save([ids]);
     return {
-      value: tf.gather(w, ids),
+      value: gatherRows(w, ids),
       gradFunc: (dy: T, saved: T[]) => {
-        const onehotT = swapLast(oneHotFloat(saved[0] as tf.Tensor1D, rowsInTable)); // [rowsInTable, N]
-        return matmul(onehotT, tf.reshape(dy, [-1, width]));
+        const dy2 = tf.reshape(dy, [-1, width]) as tf.Tensor2D; // [N, width]
+        const ids1 = saved[0] as tf.Tensor1D;
+        // off wasm: oneHot(ids)ᵀ @ dy, which adds each id's rows in the same order as the scatter-add
+        return scatterAddRows(dy2, ids1, rowsInTable, () => batchMatMul(transpose2d(oneHotFloat(ids1, rowsInTable)), dy2));
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
@@ -76,11 +112,10 @@ export const layerNorm: (x: T, g: T, b: T) => T = fused((x: T, g: T, b: T, save?
   return {
     value: tf.add(tf.mul(xhat, g), b),
     gradFunc: (dy: T, [xh, rs, gs]: T[]) => {
-      const lead = [...Array(dy.rank - 1).keys()];
       const dxhat = tf.mul(dy, gs);
       // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), the LayerNorm backward over the normalised axis
       const dx = tf.mul(rs, tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))));
-      return [dx, tf.sum(tf.mul(dy, xh), lead), tf.sum(dy, lead)];
+      return [dx, columnSum(tf.mul(dy, xh)), columnSum(dy)];
     },
   };
 });
@@ -111,32 +146,41 @@ export const gelu: (x: T) => T = fused((x: T, save?: T) => {
 export const ATTENTION_SCALE = "1/sqrt(d_head)";
 
 /**
- * Causal multi-head attention core: softmax(q·kᵀ/√D + mask)·v from q, k, v [B, S, C] and an additive mask
- * [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
+ * Causal multi-head self-attention before its output projection: q, k, v = x @ wqkv + bqkv as one product
+ * (x [B, S, C], wqkv [C, 3C] with q|k|v column blocks, bqkv [3C]), softmax(q·kᵀ/√D + mask)·v with the additive
+ * mask [B, 1, S, S], returned as [B, S, C] (heads concatenated). Hand-written backward.
+ *
+ * The same numbers as three separate linears: each entry of the packed product and of its weight gradient is
+ * the same dot product; the input gradient is still three products summed as the tape summed them, (v + k) + q.
  */
-export function attend(q: T, k: T, v: T, mask: T, nHeads: number): T {
-  const [B, S, C] = q.shape;
+export function attend(x: T, wqkv: T, bqkv: T, mask: T, nHeads: number): T {
+  const [B, S, C] = x.shape;
   const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
-  // 4-D transposes only: tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
-  const toHeads = (x: T) => tf.transpose(tf.reshape(x, [B, S, nHeads, D]), [0, 2, 1, 3]); // [B, H, S, D]
-  const fromHeads = (x: T) => tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [B, S, C]); // [B, S, C]
-  const f = fused((qIn: T, kIn: T, vIn: T, save?: T) => {
-    const [qh, kh, vh] = [qIn, kIn, vIn].map(toHeads); // each [B, H, S, D]
-    const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLast(kh)), scale), mask)); // [B, H, S, S]
-    (save as unknown as tf.GradSaveFunc)([qh, kh, vh, att]);
+  // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
+  const fromHeads = (h: T) => tf.reshape(swapMiddle(h as tf.Tensor4D), [B * S, C]); // [B·S, C]
+  const f = fused((xIn: T, w: T, b: T, save?: T) => {
+    const x2 = tf.reshape(xIn, [B * S, C]);
+    const [qh, kh, vh] = splitHeads(tf.add(tf.matMul(x2, w), b), B, S, nHeads); // each [B, H, S, D]
+    const att = tf.softmax(tf.add(tf.mul(batchMatMul(qh, swapLastNoGrad(kh)), scale), mask)); // [B, H, S, S]
+    (save as unknown as tf.GradSaveFunc)([x2, w, qh, kh, vh, att]);
     return {
-      value: fromHeads(batchMatMul(att, vh)),
-      gradFunc: (dy: T, [qs, ks, vs, as]: T[]) => {
-        const dy4 = toHeads(dy); // [B, H, S, D]
-        const dv = batchMatMul(swapLast(as), dy4);
-        const datt = batchMatMul(dy4, swapLast(vs));
+      value: tf.reshape(fromHeads(batchMatMul(att, vh)), [B, S, C]),
+      gradFunc: (dy: T, [xs, ws, qs, ks, vs, as]: T[]) => {
+        const dy4 = swapMiddle(tf.reshape(dy, [B, S, nHeads, D])); // [B, H, S, D]
+        const dv = fromHeads(batchMatMul(swapLastNoGrad(as), dy4)); // [B·S, C]
+        const datt = batchMatMul(dy4, swapLastNoGrad(vs));
         // softmax backward: ds = att ⊙ (datt − Σ_j datt·att); masked entries have att = 0 exactly
         const ds = tf.mul(tf.mul(as, tf.sub(datt, tf.sum(tf.mul(datt, as), -1, true))), scale);
-        return [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLast(ds), qs)), fromHeads(dv)];
+        const [dq, dk] = [fromHeads(batchMatMul(ds, ks)), fromHeads(batchMatMul(swapLastNoGrad(ds), qs))]; // [B·S, C]
+        const dqkv = tf.concat([dq, dk, dv], 1); // [B·S, 3C]
+        const wT = transpose2d(ws); // [3C, C]: rows i·C… are block i's transposed weight
+        const part = (d: T, i: number) => tf.matMul(d, tf.slice(wT, [i * C, 0], [C, C]));
+        const dx = tf.add(tf.add(part(dv, 2), part(dk, 1)), part(dq, 0));
+        return [tf.reshape(dx, [B, S, C]), weightGrad(xs, dqkv), columnSum(dqkv)];
       },
     };
   });
-  return f(q, k, v);
+  return f(x, wqkv, bqkv);
 }
 
 /**

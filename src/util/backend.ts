@@ -5,6 +5,8 @@ import * as tf from "@tensorflow/tfjs-core";
 import "./gradients.ts";
 // a batched matmul kernel for wasm (its own batched path is ~6× slower than its 2-D one)
 import "./wasm_matmul.ts";
+// JS kernels over the wasm heap (column sums, 2-D transposes, row gathers and scatter-adds)
+import "./wasm_kernels.ts";
 import "@tensorflow/tfjs-backend-cpu";
 import "@tensorflow/tfjs-backend-wasm";
 
