@@ -11,8 +11,9 @@ import { baselinesCommand } from "./commands/baselines.ts";
 import { reportCommand } from "./commands/report.ts";
 import { brownCommand } from "./commands/brown.ts";
 import { exportCommand } from "./commands/export.ts";
+import { sweepCommand } from "./commands/sweep.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, sweepCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
