@@ -96,6 +96,8 @@ export interface BrownOptions {
   vocab: number;
   model: ModelConfig;
   updates: number;
+  /** The schedule's length (cosine decay over this many updates); absent: --updates. Keep it to extend a run. */
+  cosineSteps?: number;
   batchRows: number;
   lr: number;
   warmup: number;
