@@ -33,7 +33,7 @@ export interface TextRunSpec {
   /** Score the whole validation split every N updates (and at 0 and the last update); absent: never. */
   evalEvery?: number;
   checkpointEvery?: number;
-  /** Where the state, history.json and loss_curve.svg go; without it nothing is written. */
+  /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
   store?: Store;
   resume: boolean;
   /** Stop after this update as an interruption would (tests the resume path). */
@@ -100,7 +100,7 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
     const adapter = decoderAdapter(run.model);
     if (scoreValidation && from === 0) history.initial_validation_nll = validationNll(adapter, spec.validation).nll;
     const writeHistory = () => {
-      if (!store) return;
+      if (!store || spec.evalEvery === undefined) return; // history.json and the curve are what --eval-every asks for
       store.write(HISTORY_FILE, finite(history, store.where(HISTORY_FILE)));
       store.write(CURVE_FILE, lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))));
     };

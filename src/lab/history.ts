@@ -42,7 +42,11 @@ export function resumeHistory(saved: Uint8Array | undefined, from: number, where
   }
   if (h?.format !== HISTORY_FORMAT || !Array.isArray(h.entries)) throw new Error(`${where}: not a ${HISTORY_FORMAT} file`);
   const kept = h.entries.filter((e) => e.update <= from);
-  if (kept.length !== from || kept.some((e, i) => e.update !== i + 1)) throw new Error(`${where}: holds updates ${kept.length} of the ${from} the training state has done (delete it to start the history afresh)`);
+  // contiguous up to the state's update; it may start later, when --eval-every was first given on a resume
+  const first = kept[0]?.update ?? from + 1;
+  if (kept.some((e, i) => e.update !== first + i) || (kept.length > 0 && kept[kept.length - 1].update !== from)) {
+    throw new Error(`${where}: does not hold every update up to ${from}, where the training state is (delete it to start the history afresh)`);
+  }
   return { ...h, entries: kept };
 }
 

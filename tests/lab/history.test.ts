@@ -20,7 +20,12 @@ describe("history", () => {
 
   it("refuses a history that lacks updates the state has done, or is not a history", () => {
     const short: History = { ...emptyHistory(), entries: [entry(1), entry(2)] };
-    expect(() => resumeHistory(bytes(short), 5, "h.json")).toThrow(/^h\.json: holds updates 2 of the 5 the training state has done/);
+    expect(() => resumeHistory(bytes(short), 5, "h.json")).toThrow(/^h\.json: does not hold every update up to 5, where the training state is/);
+    const gap: History = { ...emptyHistory(), entries: [entry(1), entry(3)] };
+    expect(() => resumeHistory(bytes(gap), 3, "h.json")).toThrow(/does not hold every update up to 3/);
+    // a history begun on a resume (--eval-every given first at update 4) continues
+    const late: History = { ...emptyHistory(), entries: [entry(5), entry(6)] };
+    expect(resumeHistory(bytes(late), 6, "h.json").entries.map((e) => e.update)).toEqual([5, 6]);
     expect(() => resumeHistory(new TextEncoder().encode("{\"train\": []}"), 5, "h.json")).toThrow(/^h\.json: not a tinylab-history\/1 file/);
   });
 
