@@ -89,10 +89,12 @@ export const trainCommand: CommandModule = {
         logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as "warn" | "stop",
       }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
-      else if (text || argv.json) {
+      else {
+        for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
         const json = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
         if (argv.json) process.stdout.write(json);
-        if (checkpointDir) {
+        // train.json beside the state when the run has more to say than its state: text, validation, or asked for
+        if (checkpointDir && (text || argv.json || result.summary.validation)) {
           writeOutput(join(checkpointDir, "train.json"), json);
           log(`wrote ${join(checkpointDir, "train.json")}`);
         }
