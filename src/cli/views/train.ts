@@ -11,9 +11,10 @@ interface Summary {
 export function formatTrainSummary(s: Summary): string[] {
   if (!s.validation) return [];
   const lines = [`validation (whole split, ${s.validation.targets} targets, stride = context), nats per token:`];
-  if (s.initial_validation_nll !== null) lines.push(`  model at update 0 ${" ".repeat(10)} ${s.initial_validation_nll.toFixed(6)}`);
-  lines.push(`  model at update ${String(s.validation.update).padEnd(10)} ${s.validation.nll.toFixed(6)}`);
-  for (const b of s.baselines) lines.push(`  ${b.name.padEnd(27)} ${b.validation_nll.toFixed(6)}`);
+  const row = (name: string, nll: number) => `  ${name.padEnd(28)} ${nll.toFixed(6)}`;
+  if (s.initial_validation_nll !== null) lines.push(row("model at update 0", s.initial_validation_nll));
+  lines.push(row(`model at update ${s.validation.update}`, s.validation.nll));
+  for (const b of s.baselines) lines.push(row(b.name, b.validation_nll));
   if (s.files?.history) lines.push(`history ${s.files.history}, curve ${s.files.curve}`);
   return lines;
 }
