@@ -1,11 +1,13 @@
-// The Brown corpus lab: seeded stratified split with a manifest, BPE on train only, a decoder trained through
-// src/lab with checkpoints and exact resume, then the evaluation harness on validation (test only when asked).
+// The Brown corpus lab: the train-on-text recipe (experiments/text_run.ts) over the Brown corpus's files with its
+// genre-stratified manifest, BPE on train only and the canary, then the evaluation harness on validation (test only when asked).
 import { BROWN_DEFAULTS, type BrownOptions } from "./options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/util/atomic.ts";
 import { dirStore, type DirStore } from "../src/util/disk.ts";
 import { createProgress } from "../src/util/progress.ts";
-import { lossCurve, type LossHistory } from "../src/util/charts.ts";
+import type { LossHistory } from "../src/util/charts.ts";
+import { lossPoints } from "../src/lab/history.ts";
+import { trainWithValidation } from "./text_run.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { brownSplit, loadBrown, sliceBrown } from "../src/data/brown.ts";
@@ -16,13 +18,13 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport } from "../src/eval/report.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
-import { openRun, saveModel, saveState, STATE_FILE } from "../src/lab/checkpoint.ts";
+import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { baselineBar, nextTokenRow, validationContamination, validationProbe } from "./brown_readings.ts";
+import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
 
 /** Files of a Brown run inside its --out directory. */
-const MANIFEST = "manifest.json", HISTORY = "history.json", MODEL = "model.safetensors", CURVE = "loss_curve.svg";
-export const CURVE_NOTE = "train loss: each update's own batch; validation: a fixed probe of the first windows of 8 validation documents";
+const MANIFEST = "manifest.json", MODEL = "model.safetensors";
+export const CURVE_NOTE = "train loss: each update's own batch; validation: the whole validation split, every target once (stride = context); baselines fitted on train";
 
 const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", test: "test" };
 
@@ -46,41 +48,29 @@ export async function runBrown(o: BrownOptions) {
   const config = { ...o.model, vocabSize: o.vocab };
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const options = trainOptions({
-    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, shuffle: true,
+    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, shuffle: true,
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
-  const run = openRun({ config, options, tokenizer: tokenizer.toJSON(), data: (batches) => new RandomWindows(train, binding, o.batchRows, batches) }, store, o.resume);
+  let progress: ReturnType<typeof createProgress> | undefined;
+  // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
+  const r = await trainWithValidation({
+    config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, stopAt: o.stopAt, shouldStop: o.shouldStop,
+    onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
+    curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
+    onStart: (run) => {
+      if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${run.step}\n`);
+      progress = createProgress({ total: o.updates - run.step, label: "brown train", unit: "updates", stream: o.progress });
+    },
+    onUpdate: (e) => progress!.tick(1, { loss: e.train_loss.toFixed(3), "tok/s": Math.round(e.tokens_per_second) }),
+  });
+  const { run, from } = r;
   try {
-    const from = run.step;
-    const saved = store.read(HISTORY);
-    const h: History = o.resume && saved ? JSON.parse(new TextDecoder().decode(saved)) : { train: [], validation: [] };
-    const history: History = { train: h.train.filter(([s]) => s <= from), validation: h.validation.filter(([s]) => s <= from) };
-    if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${from}\n`);
-    const progress = createProgress({ total: o.updates - from, label: "brown train", unit: "updates", stream: o.progress });
-    const tTrain = performance.now();
-    let tokensSeen = 0;
-    if (from < o.updates) {
-      const checkpoint = () => {
-        saveState(run, store);
-        store.write(HISTORY, JSON.stringify(history));
-      };
-      const { stopped } = await run.trainAsync(Math.min(o.updates, o.stopAt ?? o.updates), {
-        checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
-        onUpdate: (step, r) => {
-          tokensSeen += r.targets;
-          history.train.push([step, r.loss]);
-          if (step % o.evalEvery === 0 || step === o.updates) history.validation.push([step, validationProbe(run.model, validation)]);
-          progress.tick(1, { loss: r.loss.toFixed(3), "tok/s": Math.round(tokensSeen / ((performance.now() - tTrain) / 1000)) });
-        },
-        onCheckpoint: checkpoint,
-      }, o.shouldStop);
-      if (stopped) checkpoint(); // interrupted between two updates: keep the last whole one
-    }
-    progress.done();
-    if (run.step < o.updates) return { stopped: run.step, state: store.where(STATE_FILE) } as const;
-    const trainSeconds = (performance.now() - tTrain) / 1000;
+    progress?.done();
+    if (r.stopped) return { stopped: run.step, state: store.where(STATE_FILE) } as const;
+    const history: History = lossPoints(r.history);
+    const trainSeconds = r.trainSeconds, tokensSeen = r.tokensSeen;
     const sha = saveModel(run, store, MODEL);
-    store.write(CURVE, lossCurve(history, `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, CURVE_NOTE));
     const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}` });
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {

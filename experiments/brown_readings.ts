@@ -1,21 +1,10 @@
-// The Brown lab's readings of a trained model and its report: the validation probe during training, the bar
-// of the reference text (model vs baselines), the next-token table and the validation contamination audit.
-import type { Document, } from "../src/data/documents.ts";
+// The Brown lab's readings of a trained model and its report: the bar of the reference text (model vs
+// baselines), the next-token table and the validation contamination audit. Validation during training is text_run.ts's.
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import type { GPT } from "../src/model/gpt.ts";
-import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
-import { evaluateWindows } from "../src/eval/windowed.ts";
+import type { ScoringModel } from "../src/eval/adapter.ts";
 import type { Report } from "../src/eval/report.ts";
 import { nextLogProbs, greedyMargin } from "../src/eval/generate.ts";
 import { ALL_SOURCES } from "../src/eval/grouped.ts";
-import { meanNll } from "../src/eval/summary.ts";
-
-/** Validation NLL on a fixed probe (the first windows of the validation documents, stride = context). */
-export function validationProbe(model: GPT, docs: readonly Document[]): number {
-  const probe = docs.slice(0, 8).map((d) => ({ ...d, ids: d.ids.slice(0, 4 * model.config.contextLength + 1) }));
-  const r = evaluateWindows(decoderAdapter(model), probe, model.config.contextLength);
-  return meanNll(r.metrics);
-}
 
 /** Top-5 next tokens for a prompt (after BOS), with the greedy margin. */
 export function nextTokenRow(model: ScoringModel, tokenizer: Tokenizer, prompt: string) {

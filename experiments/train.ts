@@ -1,16 +1,23 @@
-// `tinylab train` as a recipe: the overfit model (or a shape given) on the overfit fixture or a documents file's
-// train split, with checkpoints, exact resume and a model file, all through src/lab. Prints nothing itself.
+// `tinylab train` as a recipe: the overfit model on the overfit fixture or a documents file, or a text model on
+// your own text (split manifest, byte or BPE tokenizer), with validation history, checkpoints, exact resume and
+// extension, and a model file, all through src/lab (experiments/text_run.ts). Prints nothing itself.
 import { trainingBatches } from "../src/data/batches.ts";
-import { targetCount } from "../src/data/documents.ts";
+import { encodeDocument, targetCount, type Document } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
-import { ByteTokenizer } from "../src/data/tokenizer.ts";
-import { PRESETS, resolveModelConfig } from "../src/model/config.ts";
+import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
+import { trainBpe } from "../src/data/bpe.ts";
+import { RandomWindows } from "../src/data/sampling.ts";
+import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
+import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
-import { openRun, saveModel, saveState, STATE_FILE } from "../src/lab/checkpoint.ts";
-import type { Rng } from "../src/util/rng.ts";
+import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
-export { TRAIN_DEFAULTS, type TrainRunOptions };
+import { HISTORY_FILE } from "../src/lab/history.ts";
+import type { Rng } from "../src/util/rng.ts";
+import { sha256Hex } from "../src/util/sha256.ts";
+import { CURVE_FILE, trainWithValidation } from "./text_run.ts";
+import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
+export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 
 export interface TrainRunResult {
   from: number;
@@ -19,53 +26,116 @@ export interface TrainRunResult {
   modelSha256?: string;
   /** Set when `shouldStop` ended the run early: the last whole update, and where its state was saved (if anywhere). */
   interrupted?: { at: number; state?: string };
+  /** What `train.json` holds: data, split, tokenizer, config, options, the last validation and every baseline. */
+  summary: Record<string, unknown>;
+}
+
+/** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
+interface TrainData {
+  config: ModelConfig;
+  tokenizer: Tokenizer;
+  train: Document[];
+  validation: Document[];
+  test: Document[];
+  identity: string;
+  describe: string;
+  source: (batches: Rng) => EpochSource<ReturnType<typeof trainingBatches>[number]> | RandomWindows;
+  split?: { manifest: string; documents: Record<string, number> };
+}
+
+/** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
+function documentData(o: TrainRunOptions): TrainData {
+  const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
+  const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
+  const all = o.data ? o.data.docs(tokenizer) : overfitDocuments(tokenizer);
+  const of = (s: string) => all.filter((d) => d.split === s);
+  const train = of("train");
+  const source = o.data?.name ?? "overfit fixture";
+  if (train.length === 0) throw new Error(`no train documents in ${source}`);
+  const microbatches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, o.batchRows === 1 ? "separate" : "padded", o.batchRows);
+  const targets = train.reduce((n, d) => n + targetCount(d), 0);
+  return {
+    config, tokenizer, train, validation: of("validation"), test: of("test"), identity: o.data?.identity ?? "overfit-fixture",
+    describe: `train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`,
+    source: (batches) => new EpochSource(microbatches, o.microbatches, o.shuffle ? batches : undefined),
+  };
+}
+
+/** `--text`: the seeded split (manifest in the checkpoint directory), a tokenizer learned on train only, random windows. */
+function textData(o: TrainRunOptions): TrainData {
+  const t = o.text!;
+  if (!o.checkpoints) throw new Error("--text needs --checkpoint-dir (the split manifest, history and state live there)");
+  const { bySplit, manifest } = textSplit(t.docs, o.checkpoints, t.split);
+  const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
+  const tokenizer = t.tokenizer === "bpe" ? trainBpe(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
+  const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
+  const enc = (s: "train" | "validation" | "test") => bySplit[s].map((d) => encodeDocument(tokenizer, d));
+  const train = enc("train");
+  const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
+  const tokens = train.reduce((n, d) => n + targetCount(d), 0);
+  const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
+  return {
+    config, tokenizer, train, validation: enc("validation"), test: enc("test"),
+    // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
+    identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
+    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}`,
+    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
+    split: { manifest: o.checkpoints.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
+  };
 }
 
 /**
- * Train (or resume) and save as asked; `log` receives every progress line, `warn` every warning. `shouldStop` is
- * asked between updates (Ctrl-C): the run then stops, its state saved when there is a checkpoint store.
+ * Train (or resume, or extend) and save as asked; `log` receives every progress line, `warn` every warning.
+ * `shouldStop` is asked between updates (Ctrl-C): the run then stops, its state saved when there is a checkpoint store.
  */
 export async function runTraining(
   o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
 ): Promise<TrainRunResult> {
   if (o.checkpointEvery !== undefined && !o.checkpoints) throw new Error("--checkpoint-every needs --checkpoint-dir");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
-  const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
-  const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
-  const train = (o.data ? o.data.docs(tokenizer) : overfitDocuments(tokenizer)).filter((d) => d.split === "train");
-  const source = o.data?.name ?? "overfit fixture";
-  if (train.length === 0) throw new Error(`no train documents in ${source}`);
-  const microbatches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, o.batchRows === 1 ? "separate" : "padded", o.batchRows);
+  const d = o.text ? textData(o) : documentData(o);
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
-    microbatchesPerUpdate: o.microbatches, batchRows: o.batchRows, shuffle: o.shuffle, data: o.data?.identity ?? "overfit-fixture",
+    microbatchesPerUpdate: o.text ? 1 : o.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
   });
-  const data = (batches: Rng) => new EpochSource(microbatches, o.microbatches, o.shuffle ? batches : undefined);
-  const run = openRun({ config, options, tokenizer: tokenizer.toJSON(), data }, o.checkpoints, o.resume);
+  if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
+  const store = o.checkpoints;
+  const r = await trainWithValidation({
+    config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, shouldStop,
+    onDivergence: o.onDivergence, warn,
+    curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
+    onUpdate: (e, s) => {
+      const v = e.validation_nll === null ? "" : `  validation ${e.validation_nll.toFixed(6)}`;
+      if (e.update % o.logEvery === 0 || e.update === o.updates || v) log(`update ${String(e.update).padStart(5)}  loss ${s.loss.toFixed(6)}  grad-norm ${s.gradNorm.toFixed(4)}${s.clipped ? " (clipped)" : ""}${v}`);
+    },
+    onCheckpoint: (step, where) => log(`checkpoint update ${step} → ${where}`),
+    onStart: (run) => {
+      log(d.describe);
+      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}`);
+      log(o.resume ? `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+    },
+  });
+  const { run } = r;
   try {
-    if (run.step > o.updates) throw new Error(`${o.checkpoints!.where(STATE_FILE)} is at update ${run.step}, past --updates ${o.updates}`);
-    const targets = train.reduce((n, d) => n + targetCount(d), 0);
-    log(`train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`);
-    log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${config.dropout}, backend ${run.provenance().backend}`);
-    log(o.resume ? `  resumed from ${o.checkpoints!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
-    let lastLoss = NaN;
-    const store = o.checkpoints;
-    const span = await run.trainAsync(o.updates, {
-      checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn,
-      onUpdate: (step, r) => {
-        lastLoss = r.loss;
-        if (step % o.logEvery === 0 || step === o.updates) log(`update ${String(step).padStart(5)}  loss ${r.loss.toFixed(6)}  grad-norm ${r.gradNorm.toFixed(4)}${r.clipped ? " (clipped)" : ""}`);
-      },
-      onCheckpoint: store ? (step) => log(`checkpoint update ${step} → ${saveState(run, store)}`) : undefined,
-    }, shouldStop);
-    if (span.stopped) return { from: span.from, to: span.to, lastLoss, interrupted: { at: run.step, state: store ? saveState(run, store) : undefined } };
+    const lastLoss = r.history.entries.at(-1)?.train_loss ?? NaN;
+    const last = [...r.history.entries].reverse().find((e) => e.validation_nll !== null);
+    const summary = {
+      data: d.describe, split: d.split ?? null, model_config: d.config, parameters: parameterCount(d.config), tokenizer: d.tokenizer.toJSON().kind,
+      options: run.spec.options, updates: o.updates, resumed_from: r.from,
+      validation: last ? { update: last.update, nll: last.validation_nll, targets: last.validation_targets } : null,
+      initial_validation_nll: r.history.initial_validation_nll,
+      baselines: r.baselines,
+      files: store ? { state: store.where(STATE_FILE), history: o.evalEvery !== undefined ? store.where(HISTORY_FILE) : null, curve: o.evalEvery !== undefined ? store.where(CURVE_FILE) : null } : null,
+    };
+    if (r.stopped) return { from: r.from, to: run.step, lastLoss, interrupted: { at: run.step, state: store?.where(STATE_FILE) }, summary };
     let modelSha256: string | undefined;
     if (o.saveModel) {
       modelSha256 = saveModel(run, o.saveModel.store, o.saveModel.name);
       log(`saved model (seed ${o.seed}, update ${run.step}) → ${o.saveModel.store.where(o.saveModel.name)}`);
       log(`model_sha256 ${modelSha256}`);
     }
-    return { from: span.from, to: span.to, lastLoss, modelSha256 };
+    return { from: r.from, to: run.step, lastLoss, modelSha256, summary: { ...summary, model_sha256: modelSha256 ?? null } };
   } finally {
     run.dispose();
   }

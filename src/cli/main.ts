@@ -16,8 +16,9 @@ import { sampleCommand } from "./commands/sample.ts";
 import { choiceCommand } from "./commands/choice.ts";
 import { canaryCommand } from "./commands/canary.ts";
 import { labCommand } from "./commands/lab.ts";
+import { sweepCommand } from "./commands/sweep.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand];
+const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, sweepCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand];
 
 export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)

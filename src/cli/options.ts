@@ -95,7 +95,10 @@ export const OPTION_GROUPS = {
     updates: { type: "number", describe: "optimizer updates in total (per seed)", check: positiveInt },
     lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive },
     warmup: { type: "number", describe: "linear warmup updates", check: nonNegativeInt },
-    "cosine-steps": { type: "number", describe: "cosine decay length in updates (0 = constant after warmup)", check: nonNegativeInt },
+    "cosine-steps": {
+      type: "number", check: nonNegativeInt,
+      describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
+    },
     "min-lr": { type: "number", describe: "floor of the cosine decay (default: --lr)", check: nonNegative },
     clip: { type: "number", describe: "global gradient-norm clip", check: positive },
     "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
@@ -124,6 +127,11 @@ export const OPTION_GROUPS = {
   "Data:": {
     data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
     model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
+    "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
+    "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
+    "test-fraction": { type: "number", describe: "share of the documents (per source) held out for test", check: probability },
+    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: ["byte", "bpe"] },
     "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
@@ -166,6 +174,11 @@ export const OPTION_GROUPS = {
   "Lab page:": {
     port: { type: "number", describe: "localhost port the lab page is served on (0 = any free port)", check: intIn(0, 65535) },
     "build-only": { type: "boolean", describe: "build the page into --out and exit without serving it" },
+  },
+  "Sweep:": {
+    jobs: { type: "number", describe: "runs at once, each its own process (default: the machine's cores)", check: positiveInt },
+    grid: { type: "string", describe: "a grid over one or two options, e.g. lr=1e-3,3e-3 or 'lr=1e-3,3e-3 batch-rows=4,8' (every combination, each over --seeds)", check: nonEmpty },
+    collect: { type: "string", describe: "merge the finished run directories under DIR into one table and JSON, running nothing", check: nonEmpty },
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },

@@ -408,11 +408,15 @@ export interface LossHistory {
   validation: [number, number][];
 }
 
-/** Training loss (raw and smoothed, both drawn) and validation points against update; `note` says what each is. */
-export function lossCurve(h: LossHistory, title: string, note: string): string {
+/**
+ * Training loss (raw and smoothed, both drawn) and validation points against update, with each baseline (e.g. its
+ * validation NLL) as a labelled horizontal line; `note` says what each is.
+ */
+export function lossCurve(h: LossHistory, title: string, note: string, baselines: readonly RefLine[] = [], validationName = "validation"): string {
   return lineChart({
     title, xLabel: "update", yLabel: "NLL (nats per token)", notes: [note],
     series: rawAndSmoothed({ name: "train loss", points: h.train }, 0.1),
-    scatter: [{ name: "validation (probe)", points: h.validation }],
+    scatter: [{ name: validationName, points: h.validation }],
+    refLines: baselines.map((b, i) => ({ dash: "4 3", color: paletteColor(i + 2), ...b })),
   });
 }

@@ -70,7 +70,14 @@ describe("brown lab on a slice", () => {
     const manifest = JSON.parse(readFileSync(join(dir, "a", "manifest.json"), "utf8"));
     expect(manifest.documents.every((d: { sha256: string }) => /^[0-9a-f]{64}$/.test(d.sha256))).toBe(true);
     expect(existsSync(join(dir, "a", "model.safetensors"))).toBe(true);
-    expect(readFileSync(join(dir, "a", "loss_curve.svg"), "utf8")).toContain("validation (probe)");
+    const svg = readFileSync(join(dir, "a", "loss_curve.svg"), "utf8");
+    for (const label of ["validation", "unigram-prior bigram (k=1)", "train loss (raw)"]) expect(svg).toContain(label);
+    // validation during training is the whole split, every target once (stride = context): at 20, 40, 60 and update 0
+    const saved = JSON.parse(readFileSync(join(dir, "a", "history.json"), "utf8"));
+    const scored = saved.entries.filter((e: { validation_nll: number | null }) => e.validation_nll !== null);
+    expect(scored.map((e: { update: number }) => e.update)).toEqual([20, 40, 60]);
+    expect(scored.every((e: { validation_targets: number }) => e.validation_targets === targets)).toBe(true);
+    expect(result.training.history.validation.map(([s]) => s)).toEqual([0, 20, 40, 60]);
     // the page: headline, then the bar's verdict with its numbers and the loss curve, and genre × (model, baselines)
     const page = brownPageHtml(result, CURVE_NOTE);
     const pos = (s: string) => page.indexOf(s);

@@ -29,6 +29,6 @@ describe("brown lab interrupted", () => {
     expect(readFileSync(join(dir, "i", "train_state.safetensors"))).toEqual(readFileSync(join(dir, "p", "train_state.safetensors")));
     expect(readdirSync(join(dir, "i")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     const h = JSON.parse(readFileSync(join(dir, "i", "history.json"), "utf8"));
-    expect(h.train.map(([s]: [number]) => s)).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
+    expect(h.entries.map((e: { update: number }) => e.update)).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
   });
 });

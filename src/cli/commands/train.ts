@@ -1,61 +1,104 @@
-// `tinylab train`: the overfit model (or any shape) on the overfit fixture or a documents file, with atomic
-// checkpoints and exact resume (experiments/train.ts). Parses, calls, prints.
-import { basename, dirname } from "node:path";
+// `tinylab train`: the overfit model on the overfit fixture or a documents file, or a model on your own text
+// (--text), with validation history, atomic checkpoints, exact resume and extension (experiments/train.ts).
+// Parses, calls, prints.
+import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
-import { TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
+import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, modelOverrides, withOptions } from "../options.ts";
 
+/** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
+const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
 
 export const trainCommand: CommandModule = {
   command: "train",
-  describe: "Train the overfit model (or on a documents file) with atomic checkpoints and exact resume",
+  describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, checkpoints, exact resume and extension",
   builder: (y) =>
     withOptions(y, {
-      seed: d.seed, updates: d.updates, lr: d.lr, warmup: d.warmup, "cosine-steps": d.cosineSteps, "min-lr": undefined, clip: d.clipNorm,
-      "weight-decay": d.weightDecay, microbatches: d.microbatches, "batch-rows": d.batchRows, shuffle: d.shuffle,
+      seed: d.seed, updates: undefined, lr: undefined, warmup: undefined, "cosine-steps": undefined, "min-lr": undefined, clip: d.clipNorm,
+      "weight-decay": undefined, microbatches: d.microbatches, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
-      data: undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, "save-model": undefined, "log-every": d.logEvery, "on-divergence": d.onDivergence,
-      backend: backendDefault(),
+      text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
+      data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, "save-model": undefined, "log-every": undefined,
+      "on-divergence": d.onDivergence, json: false, backend: backendDefault(),
     }, {
-      layers: "transformer blocks (default: the overfit config's 1; likewise every shape flag)",
-      "model-config": 'JSON overrides of the overfit model config for any other key, e.g. \'{"tiedHead": false}\'',
+      updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
+      lr: `peak learning rate ${both(d.lr, t.lr)}`,
+      warmup: `linear warmup updates ${both(d.warmup, t.warmup)}`,
+      "cosine-steps": `the schedule's length: cosine decay over this many updates, 0 = constant; keep it unchanged to extend a run with a larger --updates ${both(0, "--updates")}`,
+      "min-lr": `floor of the cosine decay ${both("--lr", t.minLr)}`,
+      "weight-decay": `AdamW decoupled weight decay ${both(d.weightDecay, t.weightDecay)}`,
+      "batch-rows": `rows per batch (documents; with --text, windows of --context tokens) ${both(d.batchRows, t.batchRows)}`,
+      microbatches: "microbatches accumulated per update (documents only; --text draws one batch of windows per update)",
+      layers: `transformer blocks (default: the overfit config's 1; with --text ${t.model.nLayers}, d_model ${t.model.dModel}, ${t.model.nHeads} heads, d_ff ${t.model.dFF}, context ${t.model.contextLength}; likewise every shape flag)`,
+      vocab: `vocabulary size (with --text --tokenizer bpe: the BPE's, default ${t.vocab}; byte: 258)`,
+      "model-config": 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'',
+      tokenizer: `with --text: byte or bpe (default ${t.tokenizer})`,
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
+      "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --checkpoint-dir ${both("never", t.evalEvery)}`,
+      "checkpoint-every": `write the training state every N updates (and after the last) ${both("only with --checkpoint-dir, at the end", t.checkpointEvery)}`,
+      "checkpoint-dir": `directory of the training state, and with --text of manifest.json, history.json, loss_curve.svg, train.json, model.safetensors (with --text default ${t.checkpointDir})`,
+      "log-every": `print the training loss every N updates ${both(d.logEvery, t.logEvery)}`,
+      json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
-    const [{ startEngine }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }, { readTextInput }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"), import("../../model/config.ts"),
-      import("../../util/lock.ts"), import("../interrupt.ts"),
+      import("../../util/lock.ts"), import("../interrupt.ts"), import("../../data/text_files.ts"),
     ]);
+    const text = argv.text as string | undefined;
+    if (text && argv.data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
+    if (!text) for (const f of ["tokenizer", "one-per-line"]) if (argv[f] !== undefined && argv[f] !== false) throw new Error(`--${f} needs --text`);
+    const pick = <V>(name: string, fixture: V, forText: V): V => (argv[name] as V | undefined) ?? (text ? forText : fixture);
+    const updates = pick("updates", d.updates, t.updates);
+    const lr = pick("lr", d.lr, t.lr);
     if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
-    resolveModelConfig(modelOverrides(argv), PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
+    const overrides = modelOverrides(argv);
+    if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
+    else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model));
     const dataPath = argv.data === undefined ? undefined : requireFile(argv.data as string, "documents file");
-    const savePath = argv["save-model"] as string | undefined;
-    const checkpointDir = argv["checkpoint-dir"] as string | undefined;
+    const checkpointDir = (argv["checkpoint-dir"] as string | undefined) ?? (text ? t.checkpointDir : undefined);
+    const savePath = (argv["save-model"] as string | undefined) ?? (text ? join(checkpointDir!, "model.safetensors") : undefined);
     if (checkpointDir) checkOutputDir(checkpointDir, "--checkpoint-dir");
     if (savePath) checkOutputFile(savePath, "--save-model");
+    const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
+    const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
     await startEngine(argv.backend as string);
-    const lr = argv.lr as number;
     const checkpoints = checkpointDir ? dirStore(checkpointDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
     // one writer per checkpoint directory and per model path: a second run is refused, naming the holder's pid
     const locks = [
       ...(checkpointDir ? [lockDirectory(checkpointDir, "checkpoint directory")] : []),
-      ...(savePath ? [lockPath(savePath, "model path")] : []),
+      ...(savePath && !(checkpointDir && dirname(savePath) === checkpointDir) ? [lockPath(savePath, "model path")] : []),
     ];
     const interrupt = onInterrupt();
     try {
       const result = await runTraining({
-        seed: argv.seed as number, updates: argv.updates as number, lr, warmup: argv.warmup as number, cosineSteps: argv["cosine-steps"] as number,
-        minLr: (argv["min-lr"] as number | undefined) ?? lr, clipNorm: argv.clip as number, weightDecay: argv["weight-decay"] as number,
-        microbatches: argv.microbatches as number, batchRows: argv["batch-rows"] as number, shuffle: argv.shuffle as boolean,
-        modelConfig: modelOverrides(argv),
+        seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
+        minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),
+        microbatches: argv.microbatches as number, batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
+        modelConfig: overrides,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
-        checkpointEvery: argv["checkpoint-every"] as number | undefined,
+        text: docs ? {
+          docs, name: text!, tokenizer: pick("tokenizer", t.tokenizer, t.tokenizer),
+          split: { seed: argv["split-seed"] as number, validation: argv["validation-fraction"] as number, test: argv["test-fraction"] as number },
+        } : undefined,
+        evalEvery: pick("eval-every", undefined, t.evalEvery),
+        checkpointEvery: pick("checkpoint-every", undefined, t.checkpointEvery),
         checkpoints, resume: argv.resume as boolean,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-        logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop",
-      }, console.log, console.error, interrupt.requested);
+        logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as "warn" | "stop",
+      }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
+      else {
+        for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
+        const json = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
+        if (argv.json) process.stdout.write(json);
+        // train.json beside the state when the run has more to say than its state: text, validation, or asked for
+        if (checkpointDir && (text || argv.json || result.summary.validation)) {
+          writeOutput(join(checkpointDir, "train.json"), json);
+          log(`wrote ${join(checkpointDir, "train.json")}`);
+        }
+      }
     } finally {
       interrupt.dispose();
       for (const l of locks) l.release();

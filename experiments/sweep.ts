@@ -1,0 +1,182 @@
+// `tinylab sweep` as a recipe: one recipe (overfit, cyclic, train) over seeds and a grid of one or two options,
+// each run its own `node bin/tinylab.js …` process in its own directory, --jobs at a time; finished runs are kept,
+// results read back and merged in plan order (never arrival order). Also `--collect` over directories made elsewhere.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, openSync, closeSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { writeFileAtomic } from "../src/util/atomic.ts";
+import { ensureDir } from "../src/util/disk.ts";
+
+const BIN = resolve(import.meta.dirname, "../bin/tinylab.js");
+
+/** What the sweep knows of each recipe: how a seed is given, where its results go and the numbers it reads back. */
+export const SWEEP_RECIPES = {
+  overfit: {
+    seed: (s: number) => ["--seeds", String(s)], out: ["--out", "."], result: "overfit.json",
+    read: (j: any) => ({ seed: j.options.seeds[0], train_nll: j.runs[0].checkpoints.at(-1).train.nll, validation_nll: j.runs[0].checkpoints.at(-1).validation.nll }),
+  },
+  cyclic: {
+    seed: (s: number) => ["--seed", String(s)], out: ["--out", "."], result: "cyclic.json",
+    read: (j: any) => ({ seed: j.options.seed, train_nll: j.scores.train[0].nll, validation_nll: j.scores.validation[0].nll }),
+  },
+  train: {
+    seed: (s: number) => ["--seed", String(s)], out: ["--checkpoint-dir", ".", "--json"], result: "train.json",
+    read: (j: any) => ({ seed: j.options.seed, train_nll: null, validation_nll: j.validation?.nll ?? null }),
+  },
+} as const;
+export type SweepRecipe = keyof typeof SWEEP_RECIPES;
+export const SWEEP_RECIPE_NAMES = Object.keys(SWEEP_RECIPES) as SweepRecipe[];
+
+/** Options of the recipes that name an input file: made absolute, since every run works in its own directory. */
+const PATH_OPTIONS = new Set(["--text", "--data", "--split-file", "--model"]);
+
+export interface PlannedRun {
+  /** The run's directory under --out, e.g. `lr=0.001,seed=39`: grid values then the seed. */
+  name: string;
+  seed: number;
+  grid: Record<string, string>;
+  /** The recipe's command line, as the run's process receives it (and as a job array would give it). */
+  args: string[];
+}
+
+/** `lr=1e-3,3e-3` or `lr=1e-3,3e-3 batch-rows=4,8`: one or two options, each with its values. */
+export function parseGrid(spec: string): [string, string[]][] {
+  const axes = spec.trim().split(/\s+/).map((part) => {
+    const m = /^([a-z][a-z0-9-]*)=(.+)$/.exec(part);
+    if (!m) throw new Error(`--grid: "${part}" is not name=v1,v2 (e.g. lr=1e-3,3e-3)`);
+    const values = m[2].split(",").filter((v) => v.length > 0);
+    if (new Set(values).size !== values.length) throw new Error(`--grid: ${m[1]} repeats a value`);
+    return [m[1], values] as [string, string[]];
+  });
+  if (axes.length > 2) throw new Error(`--grid takes one or two options, got ${axes.length}`);
+  if (axes.length === 2 && axes[0][0] === axes[1][0]) throw new Error(`--grid: ${axes[0][0]} is given twice`);
+  for (const [name] of axes) if (["seed", "seeds", "out", "checkpoint-dir", "json", "resume"].includes(name)) throw new Error(`--grid: --${name} is set by the sweep itself`);
+  return axes;
+}
+
+/** Every grid point × every seed, in that order (the order of the table and the JSON). */
+export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], extra: readonly string[]): PlannedRun[] {
+  const r = SWEEP_RECIPES[recipe];
+  const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) && !isAbsolute(a) ? resolve(a) : a));
+  for (const [name] of grid) if (extra.includes(`--${name}`)) throw new Error(`--grid sets --${name}, which is also given after --`);
+  let points: Record<string, string>[] = [{}];
+  for (const [name, values] of grid) points = points.flatMap((p) => values.map((v) => ({ ...p, [name]: v })));
+  return points.flatMap((g) => seeds.map((seed) => ({
+    name: [...Object.entries(g).map(([k, v]) => `${k}=${v}`), `seed=${seed}`].join(","),
+    seed, grid: g,
+    args: [recipe, ...r.seed(seed), ...Object.entries(g).flatMap(([k, v]) => [`--${k}`, v]), ...extraAbs, ...r.out],
+  })));
+}
+
+export interface SweepRow {
+  name: string;
+  recipe: SweepRecipe;
+  seed: number;
+  grid: Record<string, string>;
+  train_nll: number | null;
+  validation_nll: number | null;
+  /** The run's own result file. */
+  result: string;
+}
+
+const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
+
+/** A finished run's row, read from its directory (the sweep's and --collect's one reader). */
+function readRow(dir: string, name: string, recipe: SweepRecipe, grid: Record<string, string>): SweepRow {
+  const file = join(dir, SWEEP_RECIPES[recipe].result);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new Error(`${file}: cannot read the run's result (${(err as Error).message})`);
+  }
+  return { name, recipe, grid, ...SWEEP_RECIPES[recipe].read(json), result: file };
+}
+
+export interface SweepOptions {
+  recipe: SweepRecipe;
+  runs: PlannedRun[];
+  out: string;
+  jobs: number;
+  log: (line: string) => void;
+  /** Ctrl-C: start nothing more, pass SIGINT to the running children, wait for them. */
+  onInterrupt?: (stop: () => void) => void;
+}
+
+/**
+ * Run what is not finished, `jobs` at a time. A run is finished when its `<name>.done.json` exists (written after
+ * its process exited 0); an unfinished run's directory is cleared and the run started again, so each directory
+ * holds what the same command run alone there would write.
+ */
+export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
+  ensureDir(o.out);
+  const todo = o.runs.filter((r) => !existsSync(doneFile(o.out, r.name)));
+  const kept = o.runs.length - todo.length;
+  if (kept > 0) o.log(`sweep: ${kept} of ${o.runs.length} runs already finished in ${o.out}; running the other ${todo.length}`);
+  const running = new Set<ChildProcess>();
+  let interrupted = false;
+  o.onInterrupt?.(() => {
+    interrupted = true;
+    for (const c of running) c.kill("SIGINT");
+  });
+  const failures: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (!interrupted && next < todo.length) {
+      const run = todo[next++];
+      const dir = join(o.out, run.name);
+      rmSync(dir, { recursive: true, force: true });
+      ensureDir(dir);
+      const t0 = performance.now();
+      const logPath = join(o.out, `${run.name}.log`);
+      const fd = openSync(logPath, "w");
+      // its own process group: a Ctrl-C at the terminal reaches the sweep only, which passes it on once
+      const child = spawn(process.execPath, [BIN, ...run.args], { cwd: dir, env: process.env, stdio: ["ignore", fd, fd], detached: true });
+      running.add(child);
+      const code = await new Promise<number | null>((res) => child.on("close", (c) => res(c)));
+      running.delete(child);
+      closeSync(fd);
+      const seconds = (performance.now() - t0) / 1000;
+      if (code === 0) {
+        writeFileAtomic(doneFile(o.out, run.name), JSON.stringify({ name: run.name, args: run.args, seconds }, null, 1) + "\n");
+        o.log(`sweep: ${run.name} done in ${seconds.toFixed(1)} s`);
+      } else if (!interrupted) {
+        failures.push(`${run.name} (exit ${code}; see ${logPath})`);
+        o.log(`sweep: ${run.name} FAILED with exit ${code}: ${readFileSync(logPath, "utf8").trim().split("\n").at(-1)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.jobs, Math.max(1, todo.length)) }, worker));
+  if (interrupted) return { rows: [], ran: todo.length, kept, interrupted };
+  if (failures.length > 0) throw new Error(`sweep: ${failures.length} run(s) failed: ${failures.join(", ")}`);
+  return { rows: o.runs.map((r) => readRow(join(o.out, r.name), r.name, o.recipe, r.grid)), ran: todo.length, kept, interrupted };
+}
+
+/**
+ * Rows of every run directory under `dir` that holds a recipe's result file (made by a sweep, or by separate jobs
+ * with the sweep's layout), sorted by name. Grid values come from the name (`lr=0.001,seed=39`).
+ */
+export function collectSweep(dir: string): SweepRow[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--collect: not a directory: ${dir}`);
+  const rows: SweepRow[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const sub = join(dir, name);
+    if (!statSync(sub).isDirectory()) continue;
+    const recipe = SWEEP_RECIPE_NAMES.find((r) => existsSync(join(sub, SWEEP_RECIPES[r].result)));
+    if (!recipe) continue;
+    const grid = Object.fromEntries(name.split(",").map((p) => p.split("=")).filter((kv) => kv.length === 2 && kv[0] !== "seed"));
+    rows.push(readRow(sub, name, recipe, grid));
+  }
+  if (rows.length === 0) throw new Error(`--collect: no finished run directories under ${dir} (each holds overfit.json, cyclic.json or train.json)`);
+  return rows;
+}
+
+/** The table across runs, in row order. */
+export function formatSweep(rows: readonly SweepRow[]): string {
+  const f = (x: number | null) => (x === null ? "n/a" : x.toFixed(6));
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.grid)))];
+  const head = ["run".padEnd(Math.max(3, ...rows.map((r) => r.name.length))), "recipe ", "seed".padStart(6), ...keys.map((k) => k.padStart(10)), "train NLL".padStart(11), "valid NLL".padStart(11)];
+  const lines = [head.join("  ")];
+  for (const r of rows) lines.push([r.name.padEnd(head[0].length), r.recipe.padEnd(7), String(r.seed).padStart(6), ...keys.map((k) => (r.grid[k] ?? "").padStart(10)), f(r.train_nll).padStart(11), f(r.validation_nll).padStart(11)].join("  "));
+  return lines.join("\n");
+}

@@ -1,0 +1,76 @@
+// `tinylab sweep`: a recipe over --seeds and a --grid of one or two options, spread over --jobs processes, one
+// directory per run under --out; or --collect DIR over run directories made elsewhere (experiments/sweep.ts).
+// Parses, calls, prints.
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import type { CommandModule } from "yargs";
+import { backendDefault, withOptions } from "../options.ts";
+
+const RECIPES = ["overfit", "cyclic", "train"];
+
+export const sweepCommand: CommandModule = {
+  command: "sweep [recipe]",
+  describe: "Run a recipe (overfit, cyclic, train) over seeds and a grid of options in parallel processes; one table and JSON across runs",
+  builder: (y) =>
+    withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), {
+      seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, json: false, backend: backendDefault(),
+    }, {
+      jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores)`,
+      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log and .done.json, and sweep.json",
+      backend: "tfjs backend of every run (passed to the runs as TINYLAB_BACKEND)",
+    }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
+      .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text"),
+  handler: async (argv) => {
+    const [{ collectSweep, formatSweep, parseGrid, planSweep, runSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
+      import("../../../experiments/sweep.ts"), import("../common.ts"), import("../../util/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
+    ]);
+    const dashes = process.argv.indexOf("--");
+    const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
+    const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
+    const finish = (recipe: string, rows: ReturnType<typeof collectSweep>, dir: string) => {
+      const json = toJson({ experiment: "sweep", recipe, runs: rows, provenance: provenance() });
+      if (argv.json) process.stdout.write(json);
+      else console.log(formatSweep(rows));
+      writeOutput(join(dir, "sweep.json"), json);
+      log(`\nwrote ${join(dir, "sweep.json")}`);
+    };
+    if (argv.collect) {
+      if (argv.recipe || argv.grid || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
+      const rows = collectSweep(argv.collect as string);
+      finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, argv.collect as string);
+      return;
+    }
+    const recipe = argv.recipe as string | undefined;
+    if (!recipe || !RECIPES.includes(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
+    if (recipe === "train" && !extra.includes("--text")) throw new Error("sweep train runs train --text: give it after --, e.g. -- --text story.txt");
+    const grid = argv.grid ? parseGrid(argv.grid as string) : [];
+    // a grid value is refused here, by its option's own parser, before any run starts
+    const { default: yargs } = await import("yargs");
+    for (const [name, values] of grid) {
+      for (const v of values) withOptions(yargs(), { [name]: undefined } as never).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(`--grid ${name}: ${msg}`); }).parseSync([`--${name}`, v]);
+    }
+    const out = argv.out as string;
+    checkOutputDir(out, "--out");
+    const runs = planSweep(recipe as never, argv.seeds as number[], grid, extra);
+    const jobs = (argv.jobs as number | undefined) ?? availableParallelism();
+    process.env.TINYLAB_BACKEND = argv.backend as string;
+    log(`sweep: ${recipe} × ${runs.length} runs (${grid.map(([k, v]) => `${k} ∈ {${v.join(", ")}}`).concat(`seeds ${(argv.seeds as number[]).join(",")}`).join(" × ")}), ${jobs} at a time, into ${out}`);
+    let stopRuns: (() => void) | undefined;
+    const onSigint = () => {
+      log("tinylab: interrupt: stopping the running runs (they are started again on the next sweep)");
+      stopRuns?.();
+    };
+    process.once("SIGINT", onSigint);
+    try {
+      const r = await runSweep({ recipe: recipe as never, runs, out, jobs, log, onInterrupt: (stop) => { stopRuns = stop; } });
+      if (r.interrupted) {
+        console.error(`tinylab: sweep interrupted; finished runs are kept in ${out} (run the same command to continue)`);
+        process.exitCode = INTERRUPTED_EXIT_CODE;
+        return;
+      }
+      finish(recipe, r.rows, out);
+    } finally {
+      process.removeListener("SIGINT", onSigint);
+    }
+  },
+};

@@ -1,0 +1,67 @@
+// Reads a text input from disk: one UTF-8 file (documents split by blank lines, or one per line) or a directory
+// of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { documentsOfText, type TextSource } from "./text_split.ts";
+import { MAX_FILE_BYTES } from "./files.ts";
+
+/** A file's text, refused by name when it is too large, not UTF-8 or empty. */
+function readUtf8(path: string): string {
+  const size = statSync(path).size;
+  if (size > MAX_FILE_BYTES) throw new Error(`text file ${path} has ${size} bytes, more than the ${MAX_FILE_BYTES} (256 MiB) limit`);
+  const bytes = readFileSync(path);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    let line = 1;
+    // the first line that does not decode, so the message points at it
+    for (let start = 0; start <= bytes.length; line++) {
+      const end = bytes.indexOf(10, start) === -1 ? bytes.length : bytes.indexOf(10, start);
+      try {
+        new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(start, end));
+      } catch {
+        break;
+      }
+      start = end + 1;
+    }
+    throw new Error(`${path} line ${line}: not valid UTF-8 (--text must be UTF-8 text)`);
+  }
+  return text;
+}
+
+/** .txt files under `dir`, sorted by path so the order never depends on the file system. */
+function txtFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...txtFiles(p));
+    else if (entry.isFile() && entry.name.endsWith(".txt")) out.push(p);
+  }
+  return out.sort();
+}
+
+/** The documents of `path`: a text file, or a directory of .txt files (ids are paths relative to it). */
+export function readTextInput(path: string, onePerLine: boolean): TextSource[] {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new Error(`--text: not found: ${path}`);
+  }
+  if (!isDir) {
+    const docs = documentsOfText(readUtf8(path), path, path.split(sep).pop()!, onePerLine);
+    if (docs.length === 0) throw new Error(`${path}: no text (the file is empty or only blank lines)`);
+    return docs;
+  }
+  const files = txtFiles(path);
+  if (files.length === 0) throw new Error(`${path}: a directory with no .txt files (--text takes a UTF-8 file or a directory of .txt files)`);
+  const docs: TextSource[] = [];
+  for (const f of files) {
+    const rel = relative(path, f).split(sep);
+    const text = readUtf8(f).replace(/^\ufeff/, "").trim();
+    if (text.length === 0) throw new Error(`${f}: empty (a document needs text)`);
+    docs.push({ id: rel.join("/"), source: rel.length > 1 ? rel[rel.length - 2] : "(top level)", file: f, text });
+  }
+  return docs;
+}

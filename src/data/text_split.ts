@@ -1,0 +1,156 @@
+// Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
+// document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
+import { Rng } from "../util/rng.ts";
+import { sha256Hex } from "../util/sha256.ts";
+import type { Split, TextDocument } from "./documents.ts";
+
+/** One document of a text input before the split; `file` is the file it came from (named when it changes). */
+export interface TextSource {
+  id: string;
+  source: string;
+  file: string;
+  text: string;
+}
+
+/** What the split is made from: its own seed (never the training seed) and the held-out fractions. */
+export interface TextSplitOptions {
+  seed: number;
+  validation: number;
+  test: number;
+}
+
+export interface TextManifestDoc {
+  id: string;
+  source: string;
+  file: string;
+  split: Split;
+  /** Hex sha256 of the text's UTF-8 bytes. */
+  sha256: string;
+  bytes: number;
+}
+
+export interface TextManifest {
+  format: typeof TEXT_MANIFEST_FORMAT;
+  seed: number;
+  fractions: { validation: number; test: number };
+  documents: TextManifestDoc[];
+}
+
+export const TEXT_MANIFEST_FORMAT = "tinylab-text-manifest/1";
+export const MANIFEST_FILE = "manifest.json";
+
+/** Where a manifest is kept: the same shape as src/lab's Store, declared here because data sits below lab. */
+export interface ManifestStore {
+  read(name: string): Uint8Array | undefined;
+  write(name: string, data: string): void;
+  where(name: string): string;
+}
+
+/**
+ * Documents of one text: separated by blank lines (a line holding only spaces counts as blank), or one per
+ * non-blank line with `onePerLine`. Ids are `<file>#<n>` (n from 1), the source is given.
+ */
+export function documentsOfText(text: string, file: string, source: string, onePerLine: boolean): TextSource[] {
+  const body = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
+  const parts = onePerLine ? body.split("\n") : body.split(/\n[ \t]*\n/);
+  return parts.map((p) => p.trim()).filter((p) => p.length > 0).map((t, i) => ({ id: `${file}#${i + 1}`, source, file, text: t }));
+}
+
+const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
+
+/** Refuse fractions that are not two numbers in [0, 1) leaving something to train on. */
+export function checkFractions(o: TextSplitOptions): void {
+  for (const [name, f] of [["--validation-fraction", o.validation], ["--test-fraction", o.test]] as const) {
+    if (!(f >= 0 && f < 1)) throw new Error(`${name} must be a number in [0, 1), got ${f}`);
+  }
+  if (o.validation + o.test >= 1) throw new Error(`--validation-fraction ${o.validation} + --test-fraction ${o.test} leave no training documents (their sum must be < 1)`);
+}
+
+/**
+ * Whole documents to splits. Within each source (visited in sorted order) the ids, sorted first so input order
+ * cannot matter, are shuffled by the child stream `source:<name>`; the first round(n·validation) go to
+ * validation, the next round(n·test) to test, the rest to train (a source of ≥ 3 documents gives each held-out
+ * split with a fraction > 0 at least one, and keeps one for train).
+ */
+export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions): TextManifest {
+  checkFractions(o);
+  const sorted = [...docs].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  for (let i = 1; i < sorted.length; i++) if (sorted[i].id === sorted[i - 1].id) throw new Error(`text split: document id ${sorted[i].id} appears twice`);
+  const bySource = new Map<string, TextSource[]>();
+  for (const d of sorted) bySource.set(d.source, [...(bySource.get(d.source) ?? []), d]);
+  const rng = Rng.fromSeed(o.seed);
+  const split = new Map<string, Split>();
+  for (const source of [...bySource.keys()].sort()) {
+    const members = bySource.get(source)!;
+    const n = members.length;
+    const take = (f: number) => (n >= 3 && f > 0 ? Math.max(1, Math.round(n * f)) : Math.round(n * f));
+    const nVal = Math.min(take(o.validation), Math.max(0, n - 1));
+    const nTest = Math.min(take(o.test), Math.max(0, n - 1 - nVal));
+    rng.child(`source:${source}`).shuffle(members.map((d) => d.id)).forEach((id, i) => split.set(id, i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
+  }
+  return {
+    format: TEXT_MANIFEST_FORMAT, seed: o.seed, fractions: { validation: o.validation, test: o.test },
+    documents: sorted.map((d) => ({ id: d.id, source: d.source, file: d.file, split: split.get(d.id)!, sha256: sha256Hex(d.text), bytes: utf8Bytes(d.text) })),
+  };
+}
+
+/** Parse a manifest's JSON, checking its shape (not the texts: see verifyTextManifest). */
+export function parseTextManifest(json: string, where: string): TextManifest {
+  const bad = (why: string): never => {
+    throw new Error(`split manifest ${where}: ${why}`);
+  };
+  let m: TextManifest;
+  try {
+    m = JSON.parse(json) as TextManifest;
+  } catch (err) {
+    return bad(`not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof m !== "object" || m === null || m.format !== TEXT_MANIFEST_FORMAT) bad(`not a ${TEXT_MANIFEST_FORMAT} file`);
+  if (!Array.isArray(m.documents)) bad("documents must be an array");
+  for (const d of m.documents) {
+    if (typeof d.id !== "string" || !["train", "validation", "test"].includes(d.split) || !/^[0-9a-f]{64}$/.test(d.sha256)) bad(`malformed document entry ${JSON.stringify(d)}`);
+  }
+  return m;
+}
+
+/**
+ * The documents of each split in manifest order, after checking every one against `docs`: present, same sha256;
+ * and no document the manifest does not list. A difference is refused naming the file and the manifest.
+ */
+export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string): Record<Split, TextDocument[]> {
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
+  const fix = `(the split in ${where} was made from other text; restore the file or start a new run in another directory)`;
+  for (const e of m.documents) {
+    const d = byId.get(e.id);
+    if (!d) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
+    const sha = sha256Hex(d.text);
+    if (sha !== e.sha256) throw new Error(`${e.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
+    out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
+    byId.delete(e.id);
+  }
+  const extra = [...byId.values()][0];
+  if (extra) throw new Error(`${extra.file} changed: document ${extra.id} is not in the split ${fix}`);
+  return out;
+}
+
+/** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
+export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest } {
+  const where = store.where(MANIFEST_FILE);
+  const saved = store.read(MANIFEST_FILE);
+  let m: TextManifest;
+  if (saved) {
+    m = parseTextManifest(new TextDecoder().decode(saved), where);
+    if (m.seed !== o.seed) throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
+    if (m.fractions.validation !== o.validation || m.fractions.test !== o.test) {
+      throw new Error(`${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`);
+    }
+  } else {
+    m = splitTexts(docs, o);
+    const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
+    if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
+    if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
+    store.write(MANIFEST_FILE, JSON.stringify(m, null, 1) + "\n");
+  }
+  return { bySplit: verifyTextManifest(m, docs, where), manifest: m };
+}

@@ -1,0 +1,75 @@
+// `tinylab sweep` of the overfit recipe over 3 seeds with --jobs 2: each run's directory holds what the same
+// command run alone writes (JSON equal apart from the date, SVG bit for bit); a finished run is not redone;
+// --collect gives the same rows; the table is in plan order; bad grids are refused before any run starts.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseGrid, planSweep } from "../../experiments/sweep.ts";
+import { start, tinylab } from "./spawn.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tinylab-sweep-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
+const undated = (j: { provenance: { date: string } }) => ({ ...j, provenance: { ...j.provenance, date: "(date)" } });
+
+describe("tinylab sweep", () => {
+  it("overfit over 3 seeds with --jobs 2: each run equals the run done alone; a second sweep redoes nothing; --collect agrees", async () => {
+    const out = join(dir, "out");
+    const sweep = await tinylab(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out, "--json"]);
+    expect(sweep.code, sweep.stderr).toBe(0);
+    const result = JSON.parse(sweep.stdout);
+    expect(result.runs.map((r: { name: string }) => r.name)).toEqual(["seed=39", "seed=40", "seed=41"]); // plan order, not arrival
+    // the same command alone, in a directory of its own: what the sweep's child ran (`tinylab overfit --seeds S --out .`)
+    const alone = await Promise.all([39, 40, 41].map(async (seed) => {
+      const cwd = join(dir, `alone-${seed}`);
+      mkdirSync(cwd);
+      const r = await tinylab(["overfit", "--seeds", String(seed), "--out", "."], cwd);
+      expect(r.code, r.stderr).toBe(0);
+      return cwd;
+    }));
+    for (const [i, seed] of [39, 40, 41].entries()) {
+      const run = join(out, `seed=${seed}`);
+      expect(readdirSync(run).sort()).toEqual(readdirSync(alone[i]).sort());
+      expect(undated(json(join(run, "overfit.json")))).toEqual(undated(json(join(alone[i], "overfit.json"))));
+      expect(readFileSync(join(run, "overfit.svg"))).toEqual(readFileSync(join(alone[i], "overfit.svg")));
+      expect(result.runs[i].validation_nll).toBe(json(join(alone[i], "overfit.json")).runs[0].checkpoints.at(-1).validation.nll);
+    }
+    // the README's seed-39 final validation NLL, through the sweep
+    expect(result.runs[0].validation_nll.toFixed(6)).toBe("4.364098");
+    const modified = statSync(join(out, "seed=40", "overfit.json")).mtimeMs;
+    const again = await tinylab(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("sweep: 3 of 3 runs already finished");
+    expect(statSync(join(out, "seed=40", "overfit.json")).mtimeMs).toBe(modified);
+    const collected = await tinylab(["sweep", "--collect", out, "--json"]);
+    expect(collected.code, collected.stderr).toBe(0);
+    expect(JSON.parse(collected.stdout).runs).toEqual(result.runs);
+  });
+
+  it("SIGINT stops the children; the interrupted runs are not marked done and the next sweep finishes them", async () => {
+    const out = join(dir, "int");
+    const p = start(["sweep", "overfit", "--seeds", "1,2", "--jobs", "2", "--out", out, "--", "--updates", "20000", "--checkpoints", "0,20000"]);
+    await p.waitFor(/sweep: overfit × 2 runs/);
+    await new Promise((r) => setTimeout(r, 3000)); // both children started; 20,000 updates take minutes, so neither is done
+    p.child.kill("SIGINT");
+    const stopped = await p.done;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain("sweep interrupted");
+    expect(readdirSync(out).filter((f) => f.endsWith(".done.json"))).toEqual([]);
+    const resumed = await tinylab(["sweep", "overfit", "--seeds", "1,2", "--jobs", "2", "--out", out, "--", "--updates", "20", "--checkpoints", "0,20"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readdirSync(out).filter((f) => f.endsWith(".done.json")).sort()).toEqual(["seed=1.done.json", "seed=2.done.json"]);
+  });
+
+  it("plans grid × seeds in order with absolute input paths; refuses bad grids by name before any run", async () => {
+    const plan = planSweep("train", [1, 2], parseGrid("lr=1e-3,3e-3"), ["--text", "story.txt"]);
+    expect(plan.map((r) => r.name)).toEqual(["lr=1e-3,seed=1", "lr=1e-3,seed=2", "lr=3e-3,seed=1", "lr=3e-3,seed=2"]);
+    expect(plan[0].args).toEqual(["train", "--seed", "1", "--lr", "1e-3", "--text", join(process.cwd(), "story.txt"), "--checkpoint-dir", ".", "--json"]);
+    expect(() => parseGrid("lr=1 seed=2,3")).toThrow(/--seed is set by the sweep itself/);
+    expect(() => parseGrid("lr")).toThrow(/"lr" is not name=v1,v2/);
+    const bad = await tinylab(["sweep", "overfit", "--grid", "lr=0.01,-1", "--out", join(dir, "bad")]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe("tinylab: error: --lr must be a finite number > 0, got -1");
+  });
+});

@@ -1,0 +1,53 @@
+// The text split: documents from blank lines or lines, a seeded split by document (its own seed, input order
+// irrelevant, stratified by source), the manifest verified and refused by file, and the fraction refusals.
+import { describe, expect, it } from "vitest";
+import { documentsOfText, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
+
+const docs = (n: number, source = "s"): TextSource[] => Array.from({ length: n }, (_, i) => ({ id: `${source}/${i}.txt`, source, file: `/x/${source}/${i}.txt`, text: `document ${source} ${i}` }));
+const memory = () => {
+  const files = new Map<string, string>();
+  return { files, read: (n: string) => (files.has(n) ? new TextEncoder().encode(files.get(n)) : undefined), write: (n: string, d: string) => { files.set(n, d); }, where: (n: string) => `mem:${n}` };
+};
+
+describe("text split", () => {
+  it("documents: blank-line blocks (CRLF and spaces-only lines too) or one per non-blank line", () => {
+    const text = "\ufeffone a\r\none b\r\n \r\ntwo\n\n\n\nthree\n";
+    expect(documentsOfText(text, "f.txt", "f", false).map((d) => [d.id, d.text])).toEqual([["f.txt#1", "one a\none b"], ["f.txt#2", "two"], ["f.txt#3", "three"]]);
+    expect(documentsOfText(text, "f.txt", "f", true).map((d) => d.text)).toEqual(["one a", "one b", "two", "three"]);
+  });
+
+  it("is a function of the documents and the split seed only: input order does not matter, another seed moves documents", () => {
+    const all = [...docs(20, "a"), ...docs(10, "b")];
+    const m = splitTexts(all, { seed: 3, validation: 0.1, test: 0.1 });
+    expect(splitTexts([...all].reverse(), { seed: 3, validation: 0.1, test: 0.1 })).toEqual(m);
+    const count = (s: string, src: string) => m.documents.filter((d) => d.split === s && d.source === src).length;
+    // stratified: round(n · fraction) of each source, at least one of each held-out split for ≥ 3 documents
+    expect([count("validation", "a"), count("test", "a"), count("train", "a")]).toEqual([2, 2, 16]);
+    expect([count("validation", "b"), count("test", "b"), count("train", "b")]).toEqual([1, 1, 8]);
+    const other = splitTexts(all, { seed: 4, validation: 0.1, test: 0.1 });
+    expect(other.documents.map((d) => d.split)).not.toEqual(m.documents.map((d) => d.split));
+  });
+
+  it("verifies every document: a changed text is refused naming its file, an added one too", () => {
+    const all = docs(10);
+    const m = splitTexts(all, { seed: 0, validation: 0.2, test: 0 });
+    expect(Object.values(verifyTextManifest(m, all, "mem:manifest.json")).flat()).toHaveLength(10);
+    const edited = all.map((d, i) => (i === 4 ? { ...d, text: d.text + "!" } : d));
+    expect(() => verifyTextManifest(m, edited, "mem:manifest.json")).toThrow(/^\/x\/s\/4\.txt changed: document s\/4\.txt has sha256 [0-9a-f]{12}…, the manifest says/);
+    expect(() => verifyTextManifest(m, [...all, ...docs(11).slice(10)], "m")).toThrow(/^\/x\/s\/10\.txt changed: document s\/10\.txt is not in the split/);
+  });
+
+  it("saves the manifest once, reuses it, and refuses another split seed or fraction by option name", () => {
+    const store = memory();
+    const first = textSplit(docs(10), store, { seed: 1, validation: 0.2, test: 0.1 });
+    expect(store.files.has("manifest.json")).toBe(true);
+    expect(textSplit(docs(10), store, { seed: 1, validation: 0.2, test: 0.1 }).bySplit).toEqual(first.bySplit);
+    expect(() => textSplit(docs(10), store, { seed: 2, validation: 0.2, test: 0.1 })).toThrow(/made with --split-seed 1, this run asks for 2/);
+    expect(() => textSplit(docs(10), store, { seed: 1, validation: 0.3, test: 0.1 })).toThrow(/made with --validation-fraction 0\.2 --test-fraction 0\.1/);
+  });
+
+  it("refuses fractions that leave nothing to train on or nothing to validate on", () => {
+    expect(() => splitTexts(docs(5), { seed: 0, validation: 0.6, test: 0.4 })).toThrow(/leave no training documents/);
+    expect(() => textSplit(docs(2), memory(), { seed: 0, validation: 0.1, test: 0 })).toThrow(/^the split leaves validation empty: 2 document\(s\)/);
+  });
+});
