@@ -18,10 +18,15 @@ function visibleChar(c: string): string {
   return c;
 }
 
+/** Every character made visible (escapes, ⟨?⟩), an empty string left empty: for pieces joined into a longer text. */
+export function visibleChars(s: string): string {
+  return Array.from(s, visibleChar).join("");
+}
+
 /** Text made visible: nothing invisible, nothing that breaks a table row, and never an empty string. */
 export function visibleText(s: string | null | undefined): string {
   if (s === null || s === undefined || s === "") return EMPTY_MARK;
-  return Array.from(s, visibleChar).join("");
+  return visibleChars(s);
 }
 
 /** One token: BOS and EOS (ids 0 and 1, src/data/tokenizer.ts) by name, any other by its visible text. */

@@ -12,7 +12,7 @@ describe("tinylab sample", () => {
     const r = await tinylab(["sample", "--model", FIXTURE, "--prompt", "a"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("greedy (top token, lowest id on ties)");
-    expect(r.stdout).toContain("⟨bos⟩aab⟨eos⟩");
+    expect(r.stdout).toContain("⟨BOS⟩aab⟨EOS⟩");
   });
 
   it("gives the same text for the same seed in another process, and other text for another seed", async () => {
@@ -31,7 +31,7 @@ describe("tinylab sample", () => {
   it("shows control bytes and special tokens visibly", async () => {
     const r = await tinylab(["sample", "--model", FIXTURE, "--prompt", "a\tb\u0001", "--max-tokens", "1"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("prompt: ⟨bos⟩a\\tb\\x01");
+    expect(r.stdout).toContain("prompt: ⟨BOS⟩a\\tb\\x01");
   });
 
   it("refuses bad input by name, one line each (the value checks themselves: tests/experiments/compare.test.ts)", async () => {
