@@ -1,29 +1,16 @@
 // Drives the built lab page in Debian's Chromium through playwright-core (never a downloaded browser): used by
-// tests/browser/lab.test.ts, web/screenshot.ts and bench/lab.ts. Not the page and not a test.
-import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+// tests/browser/lab.test.ts, web/screenshot.ts and bench/lab.ts (the launcher is tools/chromium.ts's). Not the page and not a test.
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, missingChromium, openPage } from "../tools/chromium.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
-/** Headless and quiet: no GPU, no network beyond the page, no updates or sync, no first-run screens. */
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-/** The one-line reason a browser test cannot run here, naming the install. */
-export const NO_CHROMIUM = `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`;
+/** Debian's Chromium through playwright-core, with the project's flags (tools/chromium.ts: one launcher for every browser test). */
+export { launchChromium as launch, missingChromium };
 
-export const hasChromium = (): boolean => existsSync(CHROMIUM);
-
-export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-}
-
-/** A page that collects console errors and uncaught exceptions (a test asserts there are none). */
+/** The lab page, once its engine has started, with its console errors and uncaught exceptions collected. */
 export async function openLab(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => errors.push(`page: ${e.message}`));
-  await page.goto(url);
-  await page.waitForSelector("#engine[data-backend]", { timeout: 60_000 });
-  return { page, errors };
+  const opened = await openPage(browser, url);
+  await opened.page.waitForSelector("#engine[data-backend]", { timeout: 60_000 });
+  return opened;
 }
 
 /** Every shown number of the page by its data-metric key: the 6-decimal text and the full double. */

@@ -6,10 +6,11 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildLab, serveLab } from "../src/cli/lab_server.ts";
 import { writeOutput } from "../src/cli/common.ts";
-import { hasChromium, launch, NO_CHROMIUM, openLab, runOverfit } from "./drive.ts";
+import { launch, missingChromium, openLab, runOverfit } from "./drive.ts";
 
 const { values } = parseArgs({ options: { out: { type: "string", default: "results" } } });
-if (!hasChromium()) throw new Error(NO_CHROMIUM);
+const missing = missingChromium();
+if (missing !== undefined) throw new Error(missing);
 const dir = mkdtempSync(join(tmpdir(), "tinylab-shot-"));
 await buildLab(dir);
 const server = await serveLab(dir, 0);

@@ -7,13 +7,14 @@ import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildLab, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
-import { hasChromium, launch, NO_CHROMIUM, openLab, pageEngine, runOverfit, shownNumbers } from "../../web/drive.ts";
+import { launch, missingChromium, openLab, pageEngine, runOverfit, shownNumbers } from "../../web/drive.ts";
 import { tinylab, type Finished } from "../cli/spawn.ts";
 
 /** CI sets TINYLAB_REQUIRE_BROWSER=1 (.ci/run installs chromium): there a missing browser fails the suite. */
 const REQUIRE_BROWSER = process.env.TINYLAB_REQUIRE_BROWSER === "1";
-const SKIP = !hasChromium() && !REQUIRE_BROWSER;
-if (SKIP) console.warn(`skipping the browser tests: ${NO_CHROMIUM}`);
+const MISSING = missingChromium();
+const SKIP = MISSING !== undefined && !REQUIRE_BROWSER;
+if (SKIP) console.warn(`skipping the browser tests: ${MISSING}`);
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 /** Published in the README: the weighting probe and the add-one bigram, which match the reference text to 6 decimals. */
@@ -45,7 +46,7 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
   let cli: [Finished, Finished, Finished];
 
   beforeAll(async () => {
-    if (!hasChromium()) throw new Error(`the browser tests need ${NO_CHROMIUM}`);
+    if (MISSING !== undefined) throw new Error(`the browser tests need chromium: ${MISSING}`);
     const runs = Promise.all([
       tinylab(["overfit", "--json", "--no-figures", "--out", join(dir, "cli")]),
       tinylab(["evaluate", "--model", FIXTURE, "--batch-rows", "1", "--json"]),
