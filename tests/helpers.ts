@@ -1,5 +1,6 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
 // works on bytes; src/util/disk.ts reads and writes them). Not a test file itself.
+import type { Rng } from "../src/util/rng.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
 import { readFileBytes } from "../src/util/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
@@ -21,6 +22,18 @@ export function leakedBy(f: () => void): number {
   f();
   return tf.memory().numTensors - before;
 }
+
+/** How many entries differ in their float32 bits (a loop: deep-equality of a 1M-entry array takes seconds). */
+export function bitDiffs(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Infinity;
+  const [x, y] = [new Uint32Array(a.buffer, a.byteOffset, a.length), new Uint32Array(b.buffer, b.byteOffset, b.length)];
+  let n = 0;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
+  return n;
+}
+
+/** A seeded array of standard normals. */
+export const randomArray = (rng: Rng, size: number): Float32Array => Float32Array.from({ length: size }, () => rng.normal());
 
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);

@@ -6,18 +6,9 @@ import { readTensor, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { attend, matmulTransposed, weightGrad } from "../../src/model/ops.ts";
 import { splitHeads } from "../../src/util/wasm_kernels.ts";
-import { TEST_BACKENDS, leakedBy, useBackend } from "../helpers.ts";
+import { TEST_BACKENDS, bitDiffs, leakedBy, randomArray, useBackend } from "../helpers.ts";
 
-const randomArray = (rng: Rng, size: number) => Float32Array.from({ length: size }, () => rng.normal());
 
-/** How many entries differ in their float32 bits. */
-function bitDiffs(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return Infinity;
-  const [x, y] = [new Uint32Array(a.buffer, a.byteOffset, a.length), new Uint32Array(b.buffer, b.byteOffset, b.length)];
-  let n = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
-  return n;
-}
 
 describe.each(TEST_BACKENDS)("reordered products on %s", (backend) => {
   beforeAll(() => useBackend(backend));

@@ -5,17 +5,8 @@ import { readTensor, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
 import { oneHotFloat } from "../../src/model/ops.ts";
-import { leakedBy, useBackend } from "../helpers.ts";
+import { bitDiffs, leakedBy, randomArray, useBackend } from "../helpers.ts";
 
-const randomArray = (rng: Rng, size: number) => Float32Array.from({ length: size }, () => rng.normal());
-/** How many entries differ in their float32 bits (a loop: deep-equality of a 1M-entry array takes seconds). */
-function bitDiffs(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return Infinity;
-  const [x, y] = [new Uint32Array(a.buffer, a.byteOffset, a.length), new Uint32Array(b.buffer, b.byteOffset, b.length)];
-  let n = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
-  return n;
-}
 
 // the medium config's shapes (2,048 rows of width 128 and 512) and odd small ones
 const SHAPES: [number, number][] = [[2048, 128], [2048, 512], [37, 5], [1, 1]];
