@@ -42,6 +42,8 @@ export interface TrainRunOptions {
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: "warn" | "stop";
+  /** Threads computing each update (experiments/pool.ts), capped by `microbatches`; absent: 1. */
+  workers?: number;
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions = {
@@ -93,6 +95,11 @@ export interface BrownOptions {
   progress?: ProgressStream;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: "warn" | "stop";
+  /**
+   * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
+   * (one RandomWindows batch today), the report's scoring all of them.
+   */
+  workers?: number;
 }
 
 export const BROWN_DEFAULTS: BrownOptions = {

@@ -17,6 +17,8 @@ import { seedSummary } from "../src/eval/seed_summary.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/checkpoint.ts";
+import type { WorkerPool } from "../src/train/pool.ts";
+import { cappedWorkers, usingPool } from "./pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
 export const OVERFIT_MODEL: ModelConfig = PRESETS.overfit;
@@ -76,13 +78,13 @@ function overfitRun(seed: number, o: OverfitOptions, docs: Document[], binding: 
 }
 
 /** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
-function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>) {
-  const run = Run.create(overfitRun(seed, o, docs, binding));
+function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool?: WorkerPool) {
+  const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
   const checkpoints: ({ update: number } & Split2)[] = [];
   const trainLoss: number[] = [];
   for (let update = 0; update <= o.updates; update++) {
     if (update > 0) trainLoss.push(run.update().loss);
-    if (o.checkpoints.includes(update)) checkpoints.push({ update, ...scoreSplits(decoderAdapter(run.model), data) });
+    if (o.checkpoints.includes(update)) checkpoints.push({ update, ...scoreSplits(decoderAdapter(run.model, { pool }), data) });
   }
   const at = (u: number) => checkpoints.find((c) => c.update === u);
   const intervals = [[20, 40], [40, 80]].filter(([a, b]) => at(a) && at(b)).map(([a, b]) => {
@@ -115,9 +117,15 @@ export interface SaveTo {
 
 /**
  * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
- * `onModel` sees each seed's trained model before it is disposed.
+ * `onModel` sees each seed's trained model before it is disposed. `workers` threads (capped by the two
+ * microbatches of an update) train and score; the result is the same bit for bit for any count.
  */
-export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void } = {}): OverfitResult {
+export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; workers?: number } = {}): OverfitResult {
+  const train = overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train").length;
+  return usingPool(cappedWorkers(hooks.workers ?? 1, train), OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
+}
+
+function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void }): OverfitResult {
   const { save } = hooks;
   const o = checkOverfitOptions({ ...OVERFIT_DEFAULTS, ...options });
   const tokenizer = overfitTokenizer();
@@ -130,7 +138,7 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?
   initial.dispose();
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
-    const { run, result } = runSeed(seed, o, docs, binding, data);
+    const { run, result } = runSeed(seed, o, docs, binding, data, pool);
     if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
     hooks.onModel?.(seed, run.model);
     run.dispose();
@@ -151,7 +159,7 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: { save?
     baselines: allBaselines(bySplit("train"), binding).map((b) => ({ name: b.name, ...scoreSplits(b, data) })),
     runs,
     final_validation_seed_summary: seedSummary(finals),
-    provenance: provenance(),
+    provenance: { ...provenance(), workers: pool.size },
     ...(saved ? { saved_model: saved } : {}),
   };
 }

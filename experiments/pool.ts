@@ -9,6 +9,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "
 import type { ModelConfig } from "../src/model/config.ts";
 import { parameterShapes } from "../src/model/config.ts";
 import { WorkerPool, type Replicas } from "../src/train/pool.ts";
+import { tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 
 /** The default worker count: the cores this process may use. */
@@ -101,4 +102,23 @@ export function startPool(workers: number, config: ModelConfig, backend: string)
     throw err;
   }
   return new WorkerPool(replicas);
+}
+
+/**
+ * Run `f` with a pool of `workers` on the current backend and close the pool when `f` returns, throws, or (for
+ * an async `f`) settles: every recipe that trains or scores opens its pool this way, once per run.
+ */
+export function usingPool<T>(workers: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
+  const pool = startPool(workers, config, tf.getBackend());
+  let later = false;
+  try {
+    const out = f(pool);
+    if (out instanceof Promise) {
+      later = true;
+      return out.finally(() => pool.close()) as T;
+    }
+    return out;
+  } finally {
+    if (!later) pool.close();
+  }
 }

@@ -5,12 +5,13 @@ import type { BinScheme } from "../src/eval/calibration.ts";
 import { encodeDocument, type Document } from "../src/data/documents.ts";
 import { readDocumentsFile } from "../src/data/files.ts";
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
+import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { usingPool } from "./pool.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
 
@@ -31,6 +32,8 @@ export interface ReportRunOptions {
   k?: number;
   lambda?: number;
   progress?: ProgressStream;
+  /** Threads that score the likelihood passes (experiments/pool.ts); absent: 1. */
+  workers?: number;
 }
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
@@ -42,21 +45,24 @@ export function runReport(o: ReportRunOptions): Report {
     const main = load(o.model, "model file");
     loaded.push(main);
     const docs: Document[] = o.data ? readDocumentsFile(requireFile(o.data, "documents file"), main.tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(main.tokenizer, d));
-    let without;
+    let without: ScoringModel | undefined;
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model");
       loaded.push(ref);
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    return buildReport(decoderAdapter(main.model, { name: o.model }), main.tokenizer, docs, {
-      baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
-      baselineSmoothing: { k: o.k, lambda: o.lambda },
-      stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
-      canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
-      model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
-      data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
-      progress: o.progress,
+    return usingPool(o.workers ?? 1, main.config, (pool) => {
+      const report = buildReport(decoderAdapter(main.model, { name: o.model, pool }), main.tokenizer, docs, {
+        baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
+        baselineSmoothing: { k: o.k, lambda: o.lambda },
+        stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+        canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
+        model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
+        data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
+        progress: o.progress,
+      });
+      return { ...report, provenance: { ...report.provenance, workers: pool.size } };
     });
   } finally {
     for (const l of loaded) l.model.dispose();

@@ -3,7 +3,7 @@
 import { basename, dirname } from "node:path";
 import type { CommandModule } from "yargs";
 import { TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, workersDefault, modelOverrides, withOptions } from "../options.ts";
 
 
 export const trainCommand: CommandModule = {
@@ -15,7 +15,7 @@ export const trainCommand: CommandModule = {
       "weight-decay": d.weightDecay, microbatches: d.microbatches, "batch-rows": d.batchRows, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       data: undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, "save-model": undefined, "log-every": d.logEvery, "on-divergence": d.onDivergence,
-      backend: backendDefault(),
+      backend: backendDefault(), workers: workersDefault(),
     }, {
       layers: "transformer blocks (default: the overfit config's 1; likewise every shape flag)",
       "model-config": 'JSON overrides of the overfit model config for any other key, e.g. \'{"tiedHead": false}\'',
@@ -53,7 +53,7 @@ export const trainCommand: CommandModule = {
         checkpointEvery: argv["checkpoint-every"] as number | undefined,
         checkpoints, resume: argv.resume as boolean,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-        logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop",
+        logEvery: argv["log-every"] as number, onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number,
       }, console.log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
     } finally {
