@@ -14,6 +14,8 @@ import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { startPool } from "../../experiments/pool.ts";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 beforeAll(() => initBackend("wasm"));
 
@@ -33,11 +35,12 @@ function spec(config: ModelConfig, perUpdate = 3): RunSpec {
   };
 }
 
-const pools: WorkerPool[] = [];
-const pool = (n: number, config: ModelConfig): WorkerPool => {
-  const p = startPool(n, config, tf.getBackend());
-  pools.push(p);
-  return p;
+// starting a replica costs about a second (tsx, tfjs, wasm), so tests share one pool per size and config
+const pools = new Map<string, WorkerPool>();
+const pool = (n: number, config: ModelConfig, fresh = false): WorkerPool => {
+  const key = `${n} ${JSON.stringify(config)}`;
+  if (fresh || !pools.has(key)) pools.set(fresh ? `${key} ${pools.size}` : key, startPool(n, config, tf.getBackend()));
+  return fresh ? [...pools.values()].at(-1)! : pools.get(key)!;
 };
 afterAll(() => pools.forEach((p) => p.close()));
 
@@ -78,6 +81,7 @@ describe("the pool", () => {
       run.train(2);
       expect(snapshotDifferences(reference.snapshot(), run.snapshot()).length).toBeGreaterThan(0);
     } finally {
+      delete (run.pool as { gradients?: unknown }).gradients; // the shared pool's own method again
       reference.dispose();
       run.dispose();
     }
@@ -123,7 +127,7 @@ describe("the pool", () => {
   }, 120_000);
 
   it("a worker's error closes the pool and reaches the caller with its message", () => {
-    const p = pool(2, config);
+    const p = pool(2, config, true);
     const run = Run.create(spec(config), undefined, p);
     try {
       const bad = { ...run.data.next()[0] };
@@ -137,6 +141,20 @@ describe("the pool", () => {
       run.dispose();
     }
   });
+
+  it.each(["caught", "uncaught"])("the process exits after a worker's error (%s), the message reaching the caller", (mode) => {
+    const script = fileURLToPath(new URL("./pool_error.ts", import.meta.url));
+    const r = spawnSync(process.execPath, ["--import", "tsx", script, mode], { encoding: "utf8", timeout: 60_000 });
+    expect(r.error).toBeUndefined(); // no timeout: no thread kept the process alive
+    if (mode === "caught") {
+      expect([r.status, r.stderr]).toEqual([0, ""]);
+      expect(r.stdout).toBe("caught: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266\n");
+    } else {
+      // non-zero: 7 here, as for any uncaught error once tfjs-wasm's emscripten handler (which rethrows) is installed
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/Error: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266/);
+    }
+  }, 70_000);
 
   it("a worker's non-finite loss surfaces as the same NonFiniteError as on one thread, nothing updated", () => {
     const run = Run.create(spec(config), undefined, pool(2, config));
@@ -152,6 +170,7 @@ describe("the pool", () => {
       expect((err as Error).message).toBe("non-finite loss at update 1; no parameter was updated");
       expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);
     } finally {
+      delete (run.pool as { gradients?: unknown }).gradients; // the shared pool's own method again
       run.dispose();
     }
   });
