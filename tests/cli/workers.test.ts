@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/util/atomic.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { tinylab } from "./spawn.ts";
+import { start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-workers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ const ok = (r: { code: number | null; stderr: string; stdout: string }) => {
 };
 
 // dropout, shuffling and three microbatches per update: masks, cursor and the split across workers all matter
-const train = (updates: number) => ["train", "--updates", String(updates), "--dropout", "0.1", "--shuffle", "--microbatches", "3", "--log-every", "1000"];
+const train = (updates: number, logEvery = 1000) => ["train", "--updates", String(updates), "--dropout", "0.1", "--shuffle", "--microbatches", "3", "--log-every", String(logEvery)];
 const TRAIN = train(20);
 
 /** Documents enough for several scoring batches per split (random letters from a fixed stream). */
@@ -67,6 +67,16 @@ describe("tinylab --workers", () => {
     expect([x.provenance.workers, y.provenance.workers]).toEqual([1, 2]);
     const scores = (r: Record<string, unknown>) => ({ ...r, provenance: undefined, outputs: undefined });
     expect(scores(y)).toEqual(scores(x));
+  });
+
+  it("stops on SIGINT with 2 workers after the update in progress, saves it and exits (no thread left running)", async () => {
+    const ckpt = join(dir, "sigint");
+    const p = start([...train(100_000, 10), "--workers", "2", "--checkpoint-dir", ckpt]);
+    await p.waitFor(/update\s+20 /);
+    p.child.kill("SIGINT");
+    const r = await p.done; // resolves only once the process has exited
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/^tinylab: interrupt: stopping after the current update.*\ntinylab: interrupted at update \d+; training state saved → /);
   });
 
   it.each(["0", "-1", "1.5", "two"])("refuses --workers %s in one line naming the option", async (n) => {
