@@ -122,3 +122,13 @@ export function usingPool<T>(workers: number, config: ModelConfig, f: (pool: Wor
     if (!later) pool.close();
   }
 }
+
+/** `open()` (e.g. a run on `pool`), closing the pool if it throws; afterwards the caller closes both. */
+export function openOnPool<T>(pool: WorkerPool, open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    pool.close();
+    throw err;
+  }
+}

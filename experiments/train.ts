@@ -8,8 +8,8 @@ import { PRESETS, resolveModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { openRun, saveModel, saveState, STATE_FILE } from "../src/lab/checkpoint.ts";
 import type { Rng } from "../src/util/rng.ts";
-import type { Run } from "../src/lab/run.ts";
-import { cappedWorkers, usingPool } from "./pool.ts";
+import { tf } from "../src/util/backend.ts";
+import { cappedWorkers, openOnPool, startPool } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
 export { TRAIN_DEFAULTS, type TrainRunOptions };
@@ -44,35 +44,34 @@ export async function runTraining(
   });
   const data = (batches: Rng) => new EpochSource(microbatches, o.microbatches, o.shuffle ? batches : undefined);
   const workers = cappedWorkers(o.workers ?? 1, o.microbatches);
-  return usingPool(workers, config, (pool) => trainWith(openRun({ config, options, tokenizer: tokenizer.toJSON(), data }, o.checkpoints, o.resume, pool)));
-
-  async function trainWith(run: Run): Promise<TrainRunResult> {
-    try {
-      if (run.step > o.updates) throw new Error(`${o.checkpoints!.where(STATE_FILE)} is at update ${run.step}, past --updates ${o.updates}`);
-      const targets = train.reduce((n, d) => n + targetCount(d), 0);
-      log(`train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`);
-      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
-      log(o.resume ? `  resumed from ${o.checkpoints!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
-      let lastLoss = NaN;
-      const store = o.checkpoints;
-      const span = await run.trainAsync(o.updates, {
-        checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn,
-        onUpdate: (step, r) => {
-          lastLoss = r.loss;
-          if (step % o.logEvery === 0 || step === o.updates) log(`update ${String(step).padStart(5)}  loss ${r.loss.toFixed(6)}  grad-norm ${r.gradNorm.toFixed(4)}${r.clipped ? " (clipped)" : ""}`);
-        },
-        onCheckpoint: store ? (step) => log(`checkpoint update ${step} → ${saveState(run, store)}`) : undefined,
-      }, shouldStop);
-      if (span.stopped) return { from: span.from, to: span.to, lastLoss, interrupted: { at: run.step, state: store ? saveState(run, store) : undefined } };
-      let modelSha256: string | undefined;
-      if (o.saveModel) {
-        modelSha256 = saveModel(run, o.saveModel.store, o.saveModel.name);
-        log(`saved model (seed ${o.seed}, update ${run.step}) → ${o.saveModel.store.where(o.saveModel.name)}`);
-        log(`model_sha256 ${modelSha256}`);
-      }
-      return { from: span.from, to: span.to, lastLoss, modelSha256 };
-    } finally {
-      run.dispose();
+  const pool = startPool(workers, config, tf.getBackend());
+  const run = openOnPool(pool, () => openRun({ config, options, tokenizer: tokenizer.toJSON(), data }, o.checkpoints, o.resume, pool));
+  try {
+    if (run.step > o.updates) throw new Error(`${o.checkpoints!.where(STATE_FILE)} is at update ${run.step}, past --updates ${o.updates}`);
+    const targets = train.reduce((n, d) => n + targetCount(d), 0);
+    log(`train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`);
+    log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
+    log(o.resume ? `  resumed from ${o.checkpoints!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+    let lastLoss = NaN;
+    const store = o.checkpoints;
+    const span = await run.trainAsync(o.updates, {
+      checkpointEvery: o.checkpointEvery, onDivergence: o.onDivergence, warn,
+      onUpdate: (step, r) => {
+        lastLoss = r.loss;
+        if (step % o.logEvery === 0 || step === o.updates) log(`update ${String(step).padStart(5)}  loss ${r.loss.toFixed(6)}  grad-norm ${r.gradNorm.toFixed(4)}${r.clipped ? " (clipped)" : ""}`);
+      },
+      onCheckpoint: store ? (step) => log(`checkpoint update ${step} → ${saveState(run, store)}`) : undefined,
+    }, shouldStop);
+    if (span.stopped) return { from: span.from, to: span.to, lastLoss, interrupted: { at: run.step, state: store ? saveState(run, store) : undefined } };
+    let modelSha256: string | undefined;
+    if (o.saveModel) {
+      modelSha256 = saveModel(run, o.saveModel.store, o.saveModel.name);
+      log(`saved model (seed ${o.seed}, update ${run.step}) → ${o.saveModel.store.where(o.saveModel.name)}`);
+      log(`model_sha256 ${modelSha256}`);
     }
+    return { from: span.from, to: span.to, lastLoss, modelSha256 };
+  } finally {
+    run.dispose();
+    pool.close();
   }
 }

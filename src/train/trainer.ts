@@ -1,5 +1,6 @@
-// One optimizer update from microbatches (token-weighted gradient accumulation, global-norm clipping,
-// non-finite refusal) and a loop with a step hook. Knows nothing about GPTs: it takes a loss closure.
+// One optimizer update from microbatches: per-microbatch gradients (this thread, or a GradientProvider such as
+// the worker pool), reduced in microbatch order in float64, non-finite refusal, global-norm clipping, AdamW.
+// Knows nothing about GPTs: it takes a loss closure.
 import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
 
