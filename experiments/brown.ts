@@ -21,6 +21,8 @@ import { allBaselines } from "../src/baselines/ngram.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
+import { tf } from "../src/util/backend.ts";
+import { startPool } from "./pool.ts";
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", MODEL = "model.safetensors";
@@ -51,10 +53,12 @@ export async function runBrown(o: BrownOptions) {
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, shuffle: true,
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
+  // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
+  const pool = startPool(o.workers ?? 1, config, tf.getBackend());
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
-    config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
+    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
@@ -63,6 +67,9 @@ export async function runBrown(o: BrownOptions) {
       progress = createProgress({ total: o.updates - run.step, label: "brown train", unit: "updates", stream: o.progress });
     },
     onUpdate: (e) => progress!.tick(1, { loss: e.train_loss.toFixed(3), "tok/s": Math.round(e.tokens_per_second) }),
+  }).catch((err) => {
+    pool.close();
+    throw err;
   });
   const { run, from } = r;
   try {
@@ -71,7 +78,7 @@ export async function runBrown(o: BrownOptions) {
     const history: History = lossPoints(r.history);
     const trainSeconds = r.trainSeconds, tokensSeen = r.tokensSeen;
     const sha = saveModel(run, store, MODEL);
-    const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}` });
+    const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}`, pool });
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
       baselines: allBaselines(train, binding),
@@ -101,10 +108,12 @@ export async function runBrown(o: BrownOptions) {
       bar: baselineBar(report),
       timings: { total_seconds: (performance.now() - t0) / 1000, evaluation_seconds: evalSeconds },
       backend: run.provenance().backend,
-      provenance: provenance(),
+      workers: pool.size,
+      provenance: { ...provenance(), workers: pool.size },
     };
   } finally {
     run.dispose();
+    pool.close();
   }
 }
 

@@ -16,6 +16,7 @@ import { record, summary, type MetricSummary } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, SAVED_STREAMS, snapshotDifferences } from "../src/lab/run.ts";
+import { cappedWorkers, thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /**
  * Two layers, d_model 32, 2 heads, d_ff 64 (17,568 parameters): fixed before any run and not tuned. Ample
@@ -35,9 +36,9 @@ export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
 }
 
 /** The run: a fresh model, Adam without weight decay, rows drawn with replacement from the "batches" stream. */
-export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL): Run {
+export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool): Run {
   const options = trainOptions({ seed: o.seed, lr: o.lr, clipNorm: o.clipNorm, batchRows: o.batchRows, data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}` });
-  return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches) });
+  return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches) }, undefined, pool);
 }
 
 /**
@@ -93,8 +94,15 @@ function score(model: ScoringModel, split: Split, batches: readonly Batch[]) {
 export type Score = ReturnType<typeof score>;
 export type CyclicResult = ReturnType<typeof runCyclic>;
 
-/** Train for `updates`, then score every requested split with the decoder and each baseline. */
-export function runCyclic(options: Partial<CyclicOptions> = {}) {
+/**
+ * Train for `updates`, then score every requested split with the decoder and each baseline. `workers` is capped
+ * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
+ */
+export function runCyclic(options: Partial<CyclicOptions> = {}, engine: { workers?: number; openPool?: PoolOpener } = {}) {
+  return withPool(engine.openPool ?? thisThread, cappedWorkers(engine.workers ?? 1, 1), CYCLIC_MODEL, (pool) => cyclicWith(pool, options));
+}
+
+function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {
   const t0 = performance.now();
   const o = checkCyclicOptions({ ...CYCLIC_DEFAULTS, ...options });
   const rows: SplitRows = o.splitFile ? readCyclicSplitFile(o.splitFile) : splitCyclicRows(o.splitSeed);
@@ -108,9 +116,9 @@ export function runCyclic(options: Partial<CyclicOptions> = {}) {
   const batchesOf = (split: Split) => paddedBatches(docsOf(split), binding, 64);
   const evalBatches = { train: batchesOf("train"), validation: batchesOf("validation") };
 
-  const run = cyclicRun(o, train);
+  const run = cyclicRun(o, train, CYCLIC_MODEL, pool);
   // evaluation must leave every stream where it was: the adapter's fingerprint covers both
-  const adapter = decoderAdapter(run.model, { rngs: [run.batches, run.dropout] });
+  const adapter = decoderAdapter(run.model, { rngs: [run.batches, run.dropout], pool });
   try {
     const quick = (split: "train" | "validation") => record(evaluateLikelihood(adapter, split, evalBatches[split]).metrics).nll;
     const checkpoints = [{ update: 0, train: quick("train"), validation: quick("validation") }];
@@ -143,7 +151,7 @@ export function runCyclic(options: Partial<CyclicOptions> = {}) {
       scores: scored,
       resume_check: resume,
       seconds: (performance.now() - t0) / 1000,
-      provenance: provenance(),
+      provenance: { ...provenance(), workers: pool.size },
     };
   } finally {
     run.dispose();

@@ -11,6 +11,7 @@ import { windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { cappedWorkers, thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
 
 export interface EvaluateOptions {
   /** The model file's path (or, in the page, its name): reported and named in errors. */
@@ -23,6 +24,10 @@ export interface EvaluateOptions {
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
+  /** Threads that score (experiments/pool.ts), capped by the batches of the largest split; absent: 1. */
+  workers?: number;
+  /** Where those threads come from (experiments/pool.ts `threadPools` on Node); absent: this thread alone. */
+  openPool?: PoolOpener;
 }
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
@@ -76,23 +81,30 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
     const source = o.data ?? "overfit fixture";
     const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
     const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-    const adapter = decoderAdapter(model);
-    const scores: Partial<Record<Split, SplitScore>> = {};
-    for (const split of splits) {
+    const bySplit = splits.map((split) => {
       const chosen = docs.filter((d) => d.split === split);
       if (chosen.length === 0) throw new Error(`no ${split} documents in ${source}`);
       const long = o.stride === undefined ? chosen.find((d) => targetCount(d) > config.contextLength) : undefined;
       if (long) throw new Error(`document "${long.id}" has ${targetCount(long)} targets, more than the model's context ${config.contextLength}; pass --stride S (1..${config.contextLength}) to score it in strided windows`);
-      const batches = o.stride === undefined ? paddedBatches(chosen, binding, o.batchRows) : windowBatches(chosen, binding, o.stride, o.batchRows).batches;
-      const e = evaluateLikelihood(adapter, split, batches);
-      scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
-    }
+      return [split, o.stride === undefined ? paddedBatches(chosen, binding, o.batchRows) : windowBatches(chosen, binding, o.stride, o.batchRows).batches] as const;
+    });
+    const scores: Partial<Record<Split, SplitScore>> = {};
+    const workers = cappedWorkers(o.workers ?? 1, Math.max(...bySplit.map(([, b]) => b.length)));
+    let used = 1;
+    withPool(o.openPool ?? thisThread, workers, config, (pool) => {
+      used = pool.size;
+      const adapter = decoderAdapter(model, { pool });
+      for (const [split, batches] of bySplit) {
+        const e = evaluateLikelihood(adapter, split, batches);
+        scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
+      }
+    });
     return {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length }, batch_rows: o.batchRows,
       layout: o.stride === undefined ? "padded" : "strided windows", stride: o.stride ?? null,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
-      splits: scores, provenance: provenance(),
+      splits: scores, provenance: { ...provenance(), workers: used },
     };
   } finally {
     loaded.model.dispose();

@@ -50,6 +50,8 @@ export interface TrainRunOptions {
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: "warn" | "stop";
+  /** Threads computing each update (experiments/pool.ts), capped by `microbatches`; absent: 1. */
+  workers?: number;
 }
 
 /** A text input as `train --text` takes it (src/data/text_files.ts reads it; src/data/text_split.ts splits it). */
@@ -121,6 +123,11 @@ export interface BrownOptions {
   progress?: ProgressStream;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: "warn" | "stop";
+  /**
+   * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
+   * (one RandomWindows batch today), the report's scoring all of them.
+   */
+  workers?: number;
 }
 
 export const BROWN_DEFAULTS: BrownOptions = {

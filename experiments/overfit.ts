@@ -19,6 +19,7 @@ import { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/checkpoint.ts";
+import { cappedWorkers, thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
 export const OVERFIT_MODEL: ModelConfig = PRESETS.overfit;
@@ -94,8 +95,8 @@ export type OverfitProgress =
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
 /** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
-function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, onProgress?: (p: OverfitProgress) => void) {
-  const run = Run.create(overfitRun(seed, o, docs, binding));
+function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
+  const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
   const validation = docs.filter((d) => d.split === "validation");
@@ -105,7 +106,7 @@ function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Bin
       onProgress?.({ kind: "update", seed, update, loss: trainLoss[update - 1] });
     }
     if (o.checkpoints.includes(update)) {
-      const adapter = decoderAdapter(run.model);
+      const adapter = decoderAdapter(run.model, { pool });
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
       onProgress?.({ kind: "checkpoint", seed, ...checkpoints[checkpoints.length - 1] });
     }
@@ -173,12 +174,17 @@ export interface SaveTo {
 /**
  * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
  * `onModel` sees each seed's trained model before it is disposed; `onProgress` sees the set-up blocks, each
- * update's loss and each checkpoint's scores as they are computed.
+ * update's loss and each checkpoint's scores as they are computed. `workers` threads (capped by the two
+ * microbatches of an update) train and score; the result is the same bit for bit for any count.
  */
-export function runOverfit(
-  options: Partial<OverfitOptions> = {},
-  hooks: { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void } = {},
-): OverfitResult {
+export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: OverfitHooks & { workers?: number; openPool?: PoolOpener } = {}): OverfitResult {
+  const train = overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train").length;
+  return withPool(hooks.openPool ?? thisThread, cappedWorkers(hooks.workers ?? 1, train), OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
+}
+
+type OverfitHooks = { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void };
+
+function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: OverfitHooks): OverfitResult {
   const { save } = hooks;
   const o = checkOverfitOptions({ ...OVERFIT_DEFAULTS, ...options });
   const tokenizer = overfitTokenizer();
@@ -195,7 +201,7 @@ export function runOverfit(
   hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines, targets });
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
-    const { run, result } = runSeed(seed, o, docs, binding, data, hooks.onProgress);
+    const { run, result } = runSeed(seed, o, docs, binding, data, pool, hooks.onProgress);
     if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
     hooks.onModel?.(seed, run.model);
     run.dispose();
@@ -217,7 +223,7 @@ export function runOverfit(
     runs,
     final_validation_seed_summary: seedSummary(finals),
     multi_bootstrap: overfitMultiBootstrap(runs, o),
-    provenance: provenance(),
+    provenance: { ...provenance(), workers: pool.size },
     ...(saved ? { saved_model: saved } : {}),
   };
 }

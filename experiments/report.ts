@@ -20,6 +20,7 @@ import { reportFigures } from "../src/eval/report_page.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { usingPool } from "./pool.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
 
@@ -42,6 +43,8 @@ export interface ReportRunOptions {
   k?: number;
   lambda?: number;
   progress?: ProgressStream;
+  /** Threads that score the likelihood passes (experiments/pool.ts); absent: 1. */
+  workers?: number;
 }
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
@@ -67,7 +70,7 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
     const main = load(o.model, "model file");
     loaded.push(main);
     const docs: Document[] = o.data ? readDocumentsFile(requireFile(o.data, "documents file"), main.tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(main.tokenizer, d));
-    let without;
+    let without: ScoringModel | undefined;
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model");
       loaded.push(ref);
@@ -77,17 +80,20 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
     // refused before the report's passes start, not after them
     const bad = o.strides?.find((s) => s > binding.contextLength);
     if (bad !== undefined) throw new Error(`--strides: stride ${bad} is outside [1, ${binding.contextLength}] (the model's context)`);
-    const adapter = decoderAdapter(main.model, { name: o.model });
-    const report = buildReport(adapter, main.tokenizer, docs, {
-      baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
-      baselineSmoothing: { k: o.k, lambda: o.lambda },
-      stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
-      canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
-      model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
-      data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
-      progress: o.progress,
+    return usingPool(o.workers ?? 1, main.config, (pool) => {
+      const adapter = decoderAdapter(main.model, { name: o.model, pool });
+      const built = buildReport(adapter, main.tokenizer, docs, {
+        baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
+        baselineSmoothing: { k: o.k, lambda: o.lambda },
+        stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+        canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
+        model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
+        data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
+        progress: o.progress,
+      });
+      const report = { ...built, provenance: { ...built.provenance, workers: pool.size } };
+      return o.strides ? { ...report, perplexity_by_stride: perplexityByStride(adapter, main.tokenizer, docs, o.strides, o.finalTest === true) } : report;
     });
-    return o.strides ? { ...report, perplexity_by_stride: perplexityByStride(adapter, main.tokenizer, docs, o.strides, o.finalTest === true) } : report;
   } finally {
     for (const l of loaded) l.model.dispose();
   }

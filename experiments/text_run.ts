@@ -18,10 +18,13 @@ import type { StepResult } from "../src/train/trainer.ts";
 import { learningRate } from "../src/train/schedule.ts";
 import { lossCurve } from "../src/util/charts.ts";
 import type { Rng } from "../src/util/rng.ts";
+import type { WorkerPool } from "../src/train/pool.ts";
 
 export const CURVE_FILE = "loss_curve.svg";
 
 export interface TextRunSpec {
+  /** Where updates and validation are computed (experiments/pool.ts); the caller opens and closes it. Absent: this thread. */
+  pool?: WorkerPool;
   config: ModelConfig;
   options: TrainOptions;
   tokenizer: TokenizerJSON;
@@ -69,7 +72,7 @@ export function validationNll(model: ScoringModel, docs: readonly Document[]): {
 /** openRun, with the schedule's length named as the option to keep when a resume changes it. */
 function open(spec: TextRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume);
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool);
   } catch (err) {
     const m = /options\.schedule\.cosineSteps: checkpoint (\d+), this run (\d+)/.exec((err as Error).message);
     if (!m) throw err;
@@ -97,7 +100,7 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
     const scoreValidation = spec.evalEvery !== undefined && spec.validation.length > 0;
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
     const baselines = scoreValidation ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll })) : [];
-    const adapter = decoderAdapter(run.model);
+    const adapter = decoderAdapter(run.model, { pool: spec.pool });
     if (scoreValidation && from === 0) history.initial_validation_nll = validationNll(adapter, spec.validation).nll;
     const writeHistory = () => {
       if (!store || spec.evalEvery === undefined) return; // history.json and the curve are what --eval-every asks for

@@ -11,6 +11,8 @@ import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
+import { tf } from "../src/util/backend.ts";
+import { cappedWorkers, startPool } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import type { Rng } from "../src/util/rng.ts";
@@ -100,8 +102,10 @@ export async function runTraining(
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.checkpoints;
+  const workers = cappedWorkers(o.workers ?? 1, options.microbatchesPerUpdate);
+  const pool = startPool(workers, d.config, tf.getBackend());
   const r = await trainWithValidation({
-    config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
+    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
@@ -112,9 +116,12 @@ export async function runTraining(
     onCheckpoint: (step, where) => log(`checkpoint update ${step} → ${where}`),
     onStart: (run) => {
       log(d.describe);
-      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}`);
+      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
       log(o.resume ? `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     },
+  }).catch((err) => {
+    pool.close();
+    throw err;
   });
   const { run } = r;
   try {
@@ -122,7 +129,7 @@ export async function runTraining(
     const last = [...r.history.entries].reverse().find((e) => e.validation_nll !== null);
     const summary = {
       data: d.describe, split: d.split ?? null, model_config: d.config, parameters: parameterCount(d.config), tokenizer: d.tokenizer.toJSON().kind,
-      options: run.spec.options, updates: o.updates, resumed_from: r.from,
+      options: run.spec.options, updates: o.updates, resumed_from: r.from, workers,
       validation: last ? { update: last.update, nll: last.validation_nll, targets: last.validation_targets } : null,
       initial_validation_nll: r.history.initial_validation_nll,
       baselines: r.baselines,
@@ -138,5 +145,6 @@ export async function runTraining(
     return { from: r.from, to: run.step, lastLoss, modelSha256, summary: { ...summary, model_sha256: modelSha256 ?? null } };
   } finally {
     run.dispose();
+    pool.close();
   }
 }

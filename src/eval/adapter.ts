@@ -4,17 +4,25 @@ import { readTensor, tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
 import { Sha256 } from "../util/sha256.ts";
 import type { GPT } from "../model/gpt.ts";
+import type { ScoredBatch } from "../model/input.ts";
 import { positionNll } from "../model/loss.ts";
 import type { ScoringModel } from "../model/scoring.ts";
+import type { WorkerPool } from "../train/pool.ts";
 
 export type { ScoringModel };
 
-/** Adapter over the tfjs decoder in evaluation mode (no dropout, no gradient tape). */
-export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[] } = {}): ScoringModel {
+/**
+ * Adapter over the tfjs decoder in evaluation mode (no dropout, no gradient tape). With a pool of more than one
+ * worker, `positionNlls` splits whole batches across it at the model's current weights.
+ */
+export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[]; pool?: WorkerPool } = {}): ScoringModel {
+  const one = (batch: ScoredBatch) => Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
+  const pool = opts.pool;
   return {
     name: opts.name ?? "decoder",
     binding: { vocabSize: model.config.vocabSize, contextLength: model.config.contextLength },
-    positionNll: (batch) => Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets))),
+    positionNll: one,
+    ...(pool && pool.size > 1 ? { positionNlls: (batches: readonly ScoredBatch[]) => pool.scores([...model.params.values()].map((v) => v.dataSync() as Float32Array), batches, one) } : {}),
     logProbs: (input) => readTensor(() => tf.logSoftmax(model.forward(input))),
     stateFingerprint: () => {
       const h = new Sha256();

@@ -28,6 +28,9 @@ export function maskedSum(nll: Float64Array, mask: Float32Array): number {
   return s;
 }
 
+/** Batches handed to one positionNlls call: enough to keep a pool's workers busy, few enough to bound memory. */
+export const SCORED_TOGETHER = 32;
+
 /** Score every masked target once; leaves the model's state bit-identical (checked). */
 export function evaluateLikelihood(model: ScoringModel, split: Split, batches: readonly Batch[]): Evaluation {
   if (batches.length === 0) throw new Error(`empty evaluation: no ${split} batches`);
@@ -37,7 +40,13 @@ export function evaluateLikelihood(model: ScoringModel, split: Split, batches: r
   if (engineState.gradientDepth > 0) throw new Error("evaluation refused: called while a gradient tape is recording");
   const before = model.stateFingerprint();
   let metrics = summary(0, 0);
-  for (const b of batches) metrics = merge(metrics, summary(maskedSum(model.positionNll(b), b.mask), b.targetCount));
+  for (let at = 0; at < batches.length; at += SCORED_TOGETHER) {
+    const group = batches.slice(at, at + SCORED_TOGETHER);
+    const nlls = model.positionNlls ? model.positionNlls(group) : group.map((b) => model.positionNll(b));
+    if (nlls.length !== group.length) throw new Error(`${model.name} returned ${nlls.length} score arrays for ${group.length} batches`);
+    // merged in batch order whoever computed each batch: the total is the same bit for bit
+    group.forEach((b, i) => { metrics = merge(metrics, summary(maskedSum(nlls[i], b.mask), b.targetCount)); });
+  }
   const mean = meanNll(metrics);
   if (!Number.isFinite(mean)) throw new Error(`non-finite ${split} loss ${mean} from ${model.name}`);
   if (model.stateFingerprint() !== before) throw new Error(`evaluation changed the state of ${model.name} (weights, gradients or RNG)`);

@@ -207,6 +207,7 @@ function capturingNextToken(model: ScoringModel, split: Split, stride: number, i
   into.set(split, p);
   return {
     ...model,
+    positionNlls: undefined, // every score must pass through the capture below, never a pool's batched call
     positionNll: (batch) => {
       const lp = model.logProbs(batch.input);
       const nll = new Float64Array(batch.targets.length);

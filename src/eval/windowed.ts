@@ -3,6 +3,7 @@
 // never compared across strides. Not window construction (windows.ts).
 import type { Document, Split } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
+import type { ScoredBatch } from "../model/input.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import { evaluateLikelihood } from "./likelihood.ts";
 import { meanNll, type MetricSummary } from "./summary.ts";
@@ -56,26 +57,28 @@ export function evaluateWindows(model: ScoringModel, docs: readonly Document[], 
     binding: model.binding,
     logProbs: (input) => model.logProbs(input),
     stateFingerprint: () => model.stateFingerprint(),
-    positionNll: (batch) => {
-      const nll = model.positionNll(batch);
-      const cols = batch.input.cols;
-      for (let r = 0; r < batch.input.rows; r++) {
-        const w = firstWindow[b] + r;
-        const doc = byId.get(windows[w].doc)!;
-        for (let c = 0; c < cols; c++) {
-          const i = r * cols + c;
-          if (batch.mask[i] === 0) continue;
-          sums[w] += nll[i];
-          posNll[c] += nll[i];
-          posCount[c] += 1;
-          if (opts.tokenizer) bytes[w] += opts.tokenizer.bytesOf(doc.ids[windows[w].start + c + 1]).length;
-        }
-      }
-      b++;
-      opts.onBatch?.();
-      return nll;
-    },
+    positionNll: (batch) => record(batch, model.positionNll(batch)),
+    // batches come back in order, so the running batch index still names each one's windows
+    ...(model.positionNlls ? { positionNlls: (group: readonly ScoredBatch[]) => model.positionNlls!(group).map((nll, i) => record(group[i], nll)) } : {}),
   };
+  function record(batch: ScoredBatch, nll: Float64Array): Float64Array {
+    const cols = batch.input.cols;
+    for (let r = 0; r < batch.input.rows; r++) {
+      const w = firstWindow[b] + r;
+      const doc = byId.get(windows[w].doc)!;
+      for (let c = 0; c < cols; c++) {
+        const i = r * cols + c;
+        if (batch.mask[i] === 0) continue;
+        sums[w] += nll[i];
+        posNll[c] += nll[i];
+        posCount[c] += 1;
+        if (opts.tokenizer) bytes[w] += opts.tokenizer.bytesOf(doc.ids[windows[w].start + c + 1]).length;
+      }
+    }
+    b++;
+    opts.onBatch?.();
+    return nll;
+  }
   const { metrics } = evaluateLikelihood(recording, docs[0].split, batches);
   if (b !== batches.length) throw new Error(`expected ${batches.length} scored batches, recorded ${b}`);
   const byPosition: PositionLoss[] = [];

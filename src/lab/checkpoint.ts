@@ -1,6 +1,7 @@
 // Where a run's files live: a tiny Store interface (a directory on disk from src/util/disk.ts, or memory in a
 // browser or a test), the state file's name, and opening a run fresh or from its checkpoint. Not a format.
 import { sha256Hex } from "../util/sha256.ts";
+import type { WorkerPool } from "../train/pool.ts";
 import { Run, type RunSpec } from "./run.ts";
 import { decodeTrainState } from "./state_file.ts";
 
@@ -27,13 +28,13 @@ export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
 }
 
 /** The run from its checkpoint when `resume` (refused, naming the place, when there is none), else fresh. */
-export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean): Run {
-  if (!resume) return Run.create(spec);
+export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool): Run {
+  if (!resume) return Run.create(spec, undefined, pool);
   if (!store) throw new Error("--resume needs a checkpoint directory to resume from");
   const where = store.where(STATE_FILE);
   const bytes = store.read(STATE_FILE);
   if (!bytes) throw new Error(`training-state file not found: ${where} (nothing to resume)`);
-  return Run.create(spec, { state: decodeTrainState(bytes, where), where });
+  return Run.create(spec, { state: decodeTrainState(bytes, where), where }, pool);
 }
 
 /** Write the run's state file; returns where it went. */

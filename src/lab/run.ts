@@ -6,10 +6,12 @@ import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { GPT } from "../model/gpt.ts";
 import { initParameters, type ParamArrays } from "../model/init.ts";
+import { dropoutDraws } from "../model/dropout_draws.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
 import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs } from "../train/loop.ts";
-import type { StepResult } from "../train/trainer.ts";
+import type { GradientItem, WorkerPool } from "../train/pool.ts";
+import { microbatchGradient, type GradientProvider, type StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
@@ -50,16 +52,18 @@ export class Run {
     readonly dropout: Rng,
     /** The stream `data` draws from (exposed so evaluation can prove it left it untouched). */
     readonly batches: Rng,
+    /** Replicas that compute each update's microbatches (and scores) with this thread; absent: this thread alone. */
+    readonly pool?: WorkerPool,
   ) {}
 
   /** A fresh run, or one continuing a saved state after every resume check (config, tokenizer, options). */
-  static create(spec: RunSpec, from?: { state: TrainSnapshot; where: string }): Run {
+  static create(spec: RunSpec, from?: { state: TrainSnapshot; where: string }, pool?: WorkerPool): Run {
     if (from) checkResume(from.state, spec, from.where);
     const root = Rng.fromSeed(spec.options.seed);
     const model = new GPT(spec.config, from?.state.weights ?? initParameters(spec.config, root.child(STREAMS.init)));
     const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, ...spec.options.adamw });
     const batches = root.child(STREAMS.batches);
-    const run = new Run(spec, model, optimizer, spec.data(batches), root.child(STREAMS.dropout), batches);
+    const run = new Run(spec, model, optimizer, spec.data(batches), root.child(STREAMS.dropout), batches, pool);
     if (from) {
       try {
         run.restoreStreams(from.state, from.where);
@@ -96,6 +100,7 @@ export class Run {
     const o = this.spec.options;
     return {
       params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...loop,
+      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : undefined,
       onUpdate: (step, r) => {
         const what = divergence(this.spec.config.vocabSize, step, r.loss);
         if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
@@ -105,6 +110,28 @@ export class Run {
         }
         onUpdate?.(step, r);
       },
+    };
+  }
+
+  /**
+   * Gradients from the pool. Each microbatch carries the dropout stream's state at its start, found by skipping
+   * the draws of those before it, so its masks are the single-thread path's; the stream ends where that path leaves it.
+   */
+  private poolGradients(pool: WorkerPool): GradientProvider<Batch> {
+    const vars = [...this.model.params.values()];
+    const config = this.spec.config;
+    return (microbatches) => {
+      const items: GradientItem[] = microbatches.map((batch) => {
+        if (config.dropout === 0) return { batch, dropout: null };
+        const dropout = this.dropout.state();
+        this.dropout.skip(dropoutDraws(config, batch.input));
+        return { batch, dropout };
+      });
+      const local = (item: GradientItem) => {
+        const dropoutRng = item.dropout ? Rng.restore(item.dropout) : this.dropout; // dropout 0 draws nothing
+        return microbatchGradient(vars, batchLoss(this.model, { train: true, dropoutRng }), item.batch);
+      };
+      return pool.gradients(vars.map((v) => v.dataSync() as Float32Array), items, local);
     };
   }
 

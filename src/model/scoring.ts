@@ -12,6 +12,11 @@ export interface ScoringModel {
   readonly binding: ScoringBinding;
   /** −ln p(target | document-local context) per position of the batch; only masked-in positions are read. */
   positionNll(batch: ScoredBatch): Float64Array;
+  /**
+   * Optional: positionNll of each batch, in batch order, computed together (e.g. split across a worker pool);
+   * each result equals positionNll of that batch bit for bit.
+   */
+  positionNlls?(batches: readonly ScoredBatch[]): Float64Array[];
   /** ln p(v | context) for every position and vocabulary entry, flat [rows·cols·vocab]. */
   logProbs(input: ModelInput): Float32Array;
   /** Digest of all state evaluation must leave untouched (weights, gradients, RNG states). */

@@ -5,7 +5,7 @@ import type { DataSource } from "../data/source.ts";
 import type { Rng, RngState } from "../util/rng.ts";
 import type { AdamW } from "./adamw.ts";
 import { learningRate, type Schedule } from "./schedule.ts";
-import { trainStep, type LossFn, type StepResult } from "./trainer.ts";
+import { trainStep, type GradientProvider, type LossFn, type StepResult } from "./trainer.ts";
 
 /** Defined in src/data/source.ts (data sits below train); re-exported as part of the loop's API. */
 export type { DataSource };
@@ -23,6 +23,8 @@ export interface LoopArgs<B> {
   checkpointEvery?: number;
   onCheckpoint?: (step: number) => void;
   onUpdate?: (step: number, result: StepResult) => void;
+  /** Who computes each update's per-microbatch gradients (default: this thread through `lossFn`). */
+  gradients?: GradientProvider<B>;
 }
 
 /** The updates from the optimizer's step to `a.updates`, one per `next()`: the one loop both drivers below share. */
@@ -33,7 +35,7 @@ function* updatesOf<B>(a: LoopArgs<B>): Generator<number, void, void> {
   const every = a.checkpointEvery ?? a.updates;
   if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint interval must be a positive integer, got ${every}`);
   for (let step = from + 1; step <= a.updates; step++) {
-    const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm });
+    const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm, gradients: a.gradients });
     a.onUpdate?.(step, result);
     if (step % every === 0 || step === a.updates) a.onCheckpoint?.(step);
     yield step;

@@ -1,5 +1,6 @@
-// One optimizer update from microbatches (token-weighted gradient accumulation, global-norm clipping,
-// non-finite refusal) and a loop with a step hook. Knows nothing about GPTs: it takes a loss closure.
+// One optimizer update from microbatches: per-microbatch gradients (this thread, or a GradientProvider such as
+// the worker pool), reduced in microbatch order in float64, non-finite refusal, global-norm clipping, AdamW.
+// Knows nothing about GPTs: it takes a loss closure.
 import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
 
@@ -28,45 +29,63 @@ export interface StepResult {
   clipped: boolean;
 }
 
+/** One microbatch's share of an update, as read off the engine: Σ-NLL gradients (float32, parameter order), Σ NLL, targets. */
+export interface MicrobatchGradient {
+  grads: Float32Array[];
+  lossSum: number;
+  count: number;
+}
+
 /**
- * Accumulate gradients of Σ NLL over the microbatches, divide by the total target count (one
- * token-weighted mean for the update), clip to `clipNorm` by global norm, and apply the optimizer.
+ * Where an update's per-microbatch gradients come from: this thread (`localGradients`) or a pool of replicas
+ * (src/train/pool.ts). Whatever computes them, results come back in microbatch order.
  */
-export function trainStep<B>(args: {
-  params: Map<string, tf.Variable>;
-  microbatches: readonly B[];
-  lossFn: LossFn<B>;
-  optimizer: AdamW;
-  lr: number;
-  clipNorm: number;
-}): StepResult {
-  const { params, microbatches, lossFn, optimizer, lr, clipNorm } = args;
-  if (microbatches.length === 0) throw new Error("an update needs at least one microbatch");
-  const names = [...params.keys()];
-  const vars = names.map((n) => params.get(n)!);
+export type GradientProvider<B> = (microbatches: readonly B[]) => MicrobatchGradient[];
+
+/** Σ-NLL gradients of one microbatch with respect to `vars`, copied out of the engine. */
+export function microbatchGradient<B>(vars: readonly tf.Variable[], lossFn: LossFn<B>, mb: B): MicrobatchGradient {
+  let count = 0;
+  const { value, grads } = tf.variableGrads(() => {
+    const terms = lossFn(mb);
+    count = terms.count;
+    return terms.sum;
+  }, vars as tf.Variable[]);
+  try {
+    if (!(count > 0)) throw new Error(`a microbatch has ${count} targets; every microbatch must score at least one`);
+    // dataSync may hand back engine-owned storage (cpu backend): copy before the tensor is disposed
+    return { lossSum: value.dataSync()[0], grads: vars.map((v) => Float32Array.from(grads[v.name].dataSync() as Float32Array)), count };
+  } finally {
+    tf.dispose([value, ...Object.values(grads)]);
+  }
+}
+
+/** Each microbatch in order on this thread: today's single-thread path. */
+export const localGradients = <B>(params: Map<string, tf.Variable>, lossFn: LossFn<B>): GradientProvider<B> => {
+  const vars = [...params.values()];
+  return (microbatches) => microbatches.map((mb) => microbatchGradient(vars, lossFn, mb));
+};
+
+/**
+ * Reduce per-microbatch results in their order (float64), divide by the total target count (one token-weighted
+ * mean for the update), refuse non-finite values, clip to `clipNorm` by global norm and apply the optimizer.
+ */
+export function applyGradients(args: { names: readonly string[]; results: readonly MicrobatchGradient[]; optimizer: AdamW; lr: number; clipNorm: number }): StepResult {
+  const { names, results, optimizer, lr, clipNorm } = args;
   const step = optimizer.step + 1;
-  // gradients of Σ NLL accumulate in float64 on the JS side: one read per tensor per microbatch, no add kernels
-  const acc = vars.map((v) => new Float64Array(v.size));
+  if (results.length === 0) throw new Error("an update needs at least one microbatch");
+  const acc = results[0].grads.map((g) => new Float64Array(g.length));
+  if (acc.length !== names.length) throw new Error(`gradients for ${acc.length} parameters, expected ${names.length}`);
   let lossSum = 0;
   let targets = 0;
-  for (const mb of microbatches) {
-    let count = 0;
-    const { value, grads } = tf.variableGrads(() => {
-      const terms = lossFn(mb);
-      count = terms.count;
-      return terms.sum;
-    }, vars);
-    try {
-      if (!(count > 0)) throw new Error(`a microbatch has ${count} targets; every microbatch must score at least one`);
-      lossSum += value.dataSync()[0];
-      vars.forEach((v, i) => {
-        const g = grads[v.name].dataSync(), a = acc[i];
-        for (let j = 0; j < a.length; j++) a[j] += g[j];
-      });
-      targets += count;
-    } finally {
-      tf.dispose([value, ...Object.values(grads)]);
-    }
+  // microbatch order, never arrival order: the sum is the same bit for bit whoever computed each term
+  for (const r of results) {
+    lossSum += r.lossSum;
+    r.grads.forEach((g, i) => {
+      const a = acc[i];
+      if (g.length !== a.length) throw new Error(`gradient of "${names[i]}" has ${g.length} values, expected ${a.length}`);
+      for (let j = 0; j < a.length; j++) a[j] += g[j];
+    });
+    targets += r.count;
   }
   if (!Number.isFinite(lossSum)) throw new NonFiniteError(step, "loss");
   let sq = 0;
@@ -81,4 +100,24 @@ export function trainStep<B>(args: {
   const coef = clipNorm / (gradNorm + 1e-6);
   optimizer.apply(new Map(names.map((n, i) => [n, acc[i]])), lr, (coef < 1 ? coef : 1) / targets);
   return { loss: lossSum / targets, lossSum, targets, gradNorm, clipped: coef < 1 };
+}
+
+/**
+ * One update: gradients of Σ NLL per microbatch (from `gradients`, default this thread through `lossFn`), then
+ * `applyGradients`. The same microbatches give the same update bit for bit whichever provider computed them.
+ */
+export function trainStep<B>(args: {
+  params: Map<string, tf.Variable>;
+  microbatches: readonly B[];
+  lossFn: LossFn<B>;
+  optimizer: AdamW;
+  lr: number;
+  clipNorm: number;
+  gradients?: GradientProvider<B>;
+}): StepResult {
+  const { params, microbatches, lossFn, optimizer, lr, clipNorm } = args;
+  if (microbatches.length === 0) throw new Error("an update needs at least one microbatch");
+  const results = (args.gradients ?? localGradients(params, lossFn))(microbatches);
+  if (results.length !== microbatches.length) throw new Error(`${results.length} gradient results for ${microbatches.length} microbatches`);
+  return applyGradients({ names: [...params.keys()], results, optimizer, lr, clipNorm });
 }

@@ -4,6 +4,8 @@ import { engineInfo, nodeProcess, type EngineInfo } from "./backend.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 export interface Provenance extends EngineInfo {
+  /** Worker threads that computed the result (src/train/pool.ts), the calling thread included; absent: one. */
+  workers?: number;
   tinylab: string;
   command: string;
   date: string;

@@ -48,6 +48,12 @@ export class Rng {
     return this.gen();
   }
 
+  /** Advance by `n` uniforms, as `n` calls of next() would (a replica's dropout stream starts where this leaves it). */
+  skip(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new Error(`rng.skip needs a non-negative integer count, got ${n}`);
+    for (let i = 0; i < n; i++) this.gen();
+  }
+
   /** Uniform integer in [0, n). */
   int(n: number): number {
     if (!Number.isInteger(n) || n <= 0) throw new Error(`rng.int needs a positive integer bound, got ${n}`);

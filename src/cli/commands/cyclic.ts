@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { CYCLIC_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, workersDefault, withOptions } from "../options.ts";
 
 export const cyclicCommand: CommandModule = {
   command: "cyclic",
@@ -10,7 +10,7 @@ export const cyclicCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": false,
-      out: "results", figures: true, json: false, backend: backendDefault(),
+      out: "results", figures: true, json: false, backend: backendDefault(), workers: workersDefault(),
     }, {
       "split-seed": "seed of the 80/20/20 row split (its own stream: changing --seed moves no row)",
       "split-file": 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed',
@@ -20,13 +20,14 @@ export const cyclicCommand: CommandModule = {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../util/disk.ts"),
     ]);
+    const { threadPools } = await import("../../../experiments/pool.ts");
     const splitFile = argv["split-file"] as string | undefined;
     if (splitFile !== undefined) requireFile(splitFile, "split file");
     checkOutputDir(argv.out as string, "--out");
     await startEngine(argv.backend as string);
     const result = runCyclic({
       seed: argv.seed as number, splitSeed: argv["split-seed"] as number, splitFile, updates: argv.updates as number, lr: argv.lr as number, finalTest: argv["final-test"] as boolean,
-    });
+    }, { workers: argv.workers as number, openPool: threadPools });
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
     if (argv.json) process.stdout.write(toJson(result));
     else console.log(view.formatCyclic(result));

@@ -2,7 +2,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, workersDefault, withOptions } from "../options.ts";
 
 export const overfitCommand: CommandModule = {
   command: "overfit",
@@ -10,7 +10,7 @@ export const overfitCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(),
+      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), workers: workersDefault(),
     }, {
       out: "output directory: overfit.json and overfit.svg are written into it",
       replicates: `Multi-Bootstrap replicates at each checkpoint (2..100000; the resampling seed is fixed at ${d.bootstrapSeed})`,
@@ -31,7 +31,7 @@ export const overfitCommand: CommandModule = {
     const lock = savePath ? lockPath(savePath, "model path") : undefined;
     let result;
     try {
-      result = runOverfit(options, { save });
+      result = runOverfit(options, { save, workers: argv.workers as number, openPool: (await import("../../../experiments/pool.ts")).threadPools });
     } finally {
       lock?.release();
     }

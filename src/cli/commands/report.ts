@@ -2,7 +2,7 @@
 // HTML page with SVG figures, and a summary on stdout.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, workersDefault, withOptions } from "../options.ts";
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 export const reportCommand: CommandModule = {
@@ -12,7 +12,7 @@ export const reportCommand: CommandModule = {
     withOptions(y, {
       model: undefined, data: undefined, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
-      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(),
+      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), workers: workersDefault(),
     }, {
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
@@ -32,7 +32,7 @@ export const reportCommand: CommandModule = {
       finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
       model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
       canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
-      progress: process.stderr,
+      progress: process.stderr, workers: argv.workers as number,
     });
     const out = argv.out as string;
     writeOutput(join(out, "report.json"), toJson(report));

@@ -1,0 +1,53 @@
+// One replica of the worker pool (a worker_threads entry): its own tfjs engine and model copy, answering jobs
+// (gradients of its microbatches, scores of its batches, its memory) at the weights in shared memory. Not the pool.
+import { workerData, type MessagePort } from "node:worker_threads";
+import { GPT } from "../src/model/gpt.ts";
+import { batchLoss, positionNll } from "../src/model/loss.ts";
+import { microbatchGradient } from "../src/train/trainer.ts";
+import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
+import { initBackend, parseBackendChoice, readTensor, tf } from "../src/util/backend.ts";
+import { Rng } from "../src/util/rng.ts";
+
+const { init, port, signal, index } = workerData as { init: WorkerInit; port: MessagePort; signal: Int32Array; index: number };
+
+function post(reply: Reply, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(reply, transfer);
+  // after the message is queued: the caller re-checks its port whenever this counter moves
+  Atomics.add(signal, SIGNAL_SLOTS * index, 1);
+  Atomics.notify(signal, SIGNAL_SLOTS * index);
+}
+
+await initBackend(parseBackendChoice(init.backend));
+const view = new Float32Array(init.weights);
+const model = new GPT(init.config, readWeights(view, init.layout));
+const vars = [...model.params.values()];
+// never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
+const noDropout = Rng.fromSeed("pool worker: no dropout");
+
+function handle(job: Job): [Reply, ArrayBuffer[]] {
+  if (job.kind === "memory") {
+    const heap = (tf.backend() as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
+    return [{ kind: "memory", numTensors: tf.memory().numTensors, wasmBytes: heap ? heap.buffer.byteLength : null }, []];
+  }
+  model.assign(readWeights(view, init.layout));
+  if (job.kind === "gradients") {
+    const items = job.items.map(({ index: i, batch, dropout }) => {
+      const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
+      return { index: i, ...microbatchGradient(vars, batchLoss(model, { train: true, dropoutRng }), batch) };
+    });
+    return [{ kind: "gradients", items }, items.flatMap((it) => it.grads.map((g) => g.buffer as ArrayBuffer))];
+  }
+  const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets))) }));
+  return [{ kind: "scores", items }, items.map((it) => it.nll.buffer as ArrayBuffer)];
+}
+
+port.on("message", (job: Job) => {
+  let out: [Reply, ArrayBuffer[]];
+  try {
+    out = handle(job);
+  } catch (err) {
+    out = [{ kind: "error", message: err instanceof Error ? err.message : String(err) }, []];
+  }
+  post(...out);
+});
+post({ kind: "ready" });

@@ -1,0 +1,149 @@
+// A data-parallel pool of model replicas behind two calls, per-microbatch gradients and per-batch scores, both
+// returned in input order whatever the worker count. The calling thread is worker 0 and computes its own share.
+// Not threads: the replicas (experiments/pool.ts over worker_threads, later Web Workers) implement `Replicas`.
+import type { ModelConfig } from "../model/config.ts";
+import type { ScoredBatch } from "../model/input.ts";
+import type { RngState } from "../util/rng.ts";
+import { shares, writeWeights, type Job, type Reply, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
+import type { MicrobatchGradient } from "./trainer.ts";
+
+/** Workers 1..count: each holds an engine and a model copy, reads `weights` at each job, replies once per job. */
+export interface Replicas {
+  readonly count: number;
+  /** Shared float32 weights in `layout` order, written before each job is sent. */
+  readonly weights: Float32Array;
+  readonly layout: WeightLayout;
+  send(worker: number, job: Job): void;
+  /** Block until `worker`'s reply to its last job. */
+  receive(worker: number): Reply;
+  /** Stop every worker; idempotent. */
+  close(): void;
+}
+
+/** A microbatch with the dropout stream's state at its start (null when the model has no dropout). */
+export interface GradientItem {
+  batch: ScoredBatch;
+  dropout: RngState | null;
+}
+
+export class WorkerPool {
+  private closed = false;
+
+  constructor(private readonly replicas: Replicas | null) {}
+
+  /** Workers, the calling thread included. */
+  get size(): number {
+    return 1 + (this.replicas?.count ?? 0);
+  }
+
+  /** Per-microbatch Σ-NLL gradients, in item order, at `weights` (parameter order). */
+  gradients(weights: readonly ArrayLike<number>[], items: readonly GradientItem[], local: (item: GradientItem) => MicrobatchGradient): MicrobatchGradient[] {
+    return this.map(weights, items, local, (idx) => ({ kind: "gradients", items: idx.map((i) => ({ index: i, ...items[i] })) }), (r) => {
+      if (r.kind !== "gradients") return undefined;
+      return r.items.map(({ index, grads, lossSum, count }) => [index, { grads, lossSum, count }] as const);
+    });
+  }
+
+  /** −ln p per position of each batch (as ScoringModel.positionNll), in batch order, at `weights`. */
+  scores(weights: readonly ArrayLike<number>[], batches: readonly ScoredBatch[], local: (batch: ScoredBatch) => Float64Array): Float64Array[] {
+    return this.map(weights, batches, local, (idx) => ({ kind: "scores", items: idx.map((i) => ({ index: i, batch: batches[i] })) }), (r) => {
+      if (r.kind !== "scores") return undefined;
+      return r.items.map(({ index, nll }) => [index, nll] as const);
+    });
+  }
+
+  /** Engine memory of each remote worker, worker 1 first (tests: no growth over many updates). */
+  memory(): WorkerMemory[] {
+    const r = this.live();
+    if (!r) return [];
+    const out: WorkerMemory[] = [];
+    for (let w = 1; w <= r.count; w++) r.send(w, { kind: "memory" });
+    for (let w = 1; w <= r.count; w++) {
+      const reply = this.expect(r, w);
+      if (reply.kind !== "memory") throw this.fail(`worker ${w} answered a memory query with "${reply.kind}"`);
+      out.push({ numTensors: reply.numTensors, wasmBytes: reply.wasmBytes });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.replicas?.close();
+  }
+
+  private live(): Replicas | null {
+    if (this.closed) throw new Error("the worker pool is closed (an earlier error or the end of the run shut it down)");
+    return this.replicas;
+  }
+
+  private fail(message: string): Error {
+    this.close();
+    return new Error(message);
+  }
+
+  private expect(r: Replicas, w: number): Reply {
+    const reply = r.receive(w);
+    if (reply.kind === "error") throw this.fail(`worker ${w}: ${reply.message}`);
+    return reply;
+  }
+
+  /**
+   * Items i go to worker i mod N; this thread computes its own share while the others run, then each reply is
+   * placed by item index, so the output order is the input order. Any error closes the pool and reaches the caller.
+   */
+  private map<I, O>(
+    weights: readonly ArrayLike<number>[], items: readonly I[], local: (item: I) => O, job: (indices: number[]) => Job,
+    unpack: (r: Reply) => (readonly [number, O])[] | undefined,
+  ): O[] {
+    const r = this.live();
+    if (!r || r.count === 0) return items.map(local);
+    const parts = shares(items.length, this.size);
+    writeWeights(r.weights, r.layout, weights);
+    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w]));
+    const out: (O | undefined)[] = new Array(items.length);
+    try {
+      for (const i of parts[0]) out[i] = local(items[i]);
+    } catch (err) {
+      this.close(); // the others are still computing: stopping them is the only way to leave the pool consistent
+      throw err;
+    }
+    for (let w = 1; w < parts.length; w++) {
+      if (parts[w].length === 0) continue;
+      const got = unpack(this.expect(r, w));
+      if (!got || got.length !== parts[w].length) throw this.fail(`worker ${w} replied with ${got?.length ?? "no"} results for ${parts[w].length} items`);
+      for (const [index, o] of got) {
+        if (!parts[w].includes(index)) throw this.fail(`worker ${w} replied for item ${index}, which it was not given`);
+        out[index] = o;
+      }
+    }
+    return out as O[];
+  }
+}
+
+/**
+ * Opens a pool of `workers` (≥ 1, the calling thread included) for models of `config`: on Node, threads
+ * (experiments/pool.ts); `thisThread` anywhere. Recipes take one, so they stay free of any thread API.
+ */
+export type PoolOpener = (workers: number, config: ModelConfig) => WorkerPool;
+
+/** The opener that starts nothing: this thread alone, whatever count is asked (the pool's size says 1). */
+export const thisThread: PoolOpener = () => new WorkerPool(null);
+
+/** Workers a run uses: the asked count capped by the items one call can split (microbatches per update). */
+export const cappedWorkers = (asked: number, perCall: number): number => Math.max(1, Math.min(asked, perCall));
+
+/** Run `f` with a pool from `open` and close the pool when `f` returns, throws or (for an async `f`) settles. */
+export function withPool<T>(open: PoolOpener, workers: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
+  const pool = open(workers, config);
+  let later = false;
+  try {
+    const out = f(pool);
+    if (out instanceof Promise) {
+      later = true;
+      return out.finally(() => pool.close()) as T;
+    }
+    return out;
+  } finally {
+    if (!later) pool.close();
+  }
+}

@@ -1,0 +1,80 @@
+// The worker pool's protocol, pure so a Node worker_threads pool and a browser Web Worker pool share it: the
+// assignment rule, the shared weight layout, and the job and reply messages. Not threads (experiments/pool.ts).
+import type { ModelConfig } from "../model/config.ts";
+import type { ScoredBatch } from "../model/input.ts";
+import type { RngState } from "../util/rng.ts";
+
+/** Worker of item `index` among `workers` (worker 0 is the calling thread): round robin, fixed by the inputs. */
+export const workerOf = (index: number, workers: number): number => index % workers;
+
+/** Item indices per worker, each list ascending. */
+export function shares(count: number, workers: number): number[][] {
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`a pool needs a positive integer number of workers, got ${workers}`);
+  const out: number[][] = Array.from({ length: workers }, () => []);
+  for (let i = 0; i < count; i++) out[workerOf(i, workers)].push(i);
+  return out;
+}
+
+/** Where each parameter lives in the shared float32 weight buffer: parameter order, packed end to end. */
+export interface WeightLayout {
+  names: string[];
+  sizes: number[];
+  offsets: number[];
+  total: number;
+}
+
+export function weightLayout(entries: readonly (readonly [string, number])[]): WeightLayout {
+  const offsets: number[] = [];
+  let total = 0;
+  for (const [, size] of entries) {
+    offsets.push(total);
+    total += size;
+  }
+  return { names: entries.map(([n]) => n), sizes: entries.map(([, s]) => s), offsets, total };
+}
+
+/** Copy weights (parameter order) into the shared view. */
+export function writeWeights(view: Float32Array, layout: WeightLayout, weights: readonly ArrayLike<number>[]): void {
+  if (weights.length !== layout.names.length) throw new Error(`${weights.length} weight arrays for ${layout.names.length} parameters`);
+  weights.forEach((w, i) => {
+    if (w.length !== layout.sizes[i]) throw new Error(`parameter "${layout.names[i]}" has ${w.length} values, the pool expects ${layout.sizes[i]}`);
+    view.set(w, layout.offsets[i]);
+  });
+}
+
+/** Named copies out of the shared view (copies: the buffer is overwritten at the next update). */
+export function readWeights(view: Float32Array, layout: WeightLayout): Map<string, Float32Array> {
+  return new Map(layout.names.map((n, i) => [n, view.slice(layout.offsets[i], layout.offsets[i] + layout.sizes[i])]));
+}
+
+/** What a worker is started with (once per pool). */
+export interface WorkerInit {
+  config: ModelConfig;
+  layout: WeightLayout;
+  /** Float32 weights, `layout.total` of them, written by the calling thread before each job. */
+  weights: SharedArrayBuffer;
+  /** The tfjs backend of the calling thread: replicas must compute with the same kernels. */
+  backend: string;
+}
+
+/** A job for one worker: its share of an update's microbatches or of a scoring call, by item index. */
+export type Job =
+  | { kind: "gradients"; items: { index: number; batch: ScoredBatch; dropout: RngState | null }[] }
+  | { kind: "scores"; items: { index: number; batch: ScoredBatch }[] }
+  | { kind: "memory" };
+
+/** Engine memory of a worker: live tensors, and the wasm heap size when the backend has one (else null). */
+export interface WorkerMemory {
+  numTensors: number;
+  wasmBytes: number | null;
+}
+
+export type Reply =
+  | { kind: "gradients"; items: { index: number; grads: Float32Array[]; lossSum: number; count: number }[] }
+  | { kind: "scores"; items: { index: number; nll: Float64Array }[] }
+  | ({ kind: "memory" } & WorkerMemory)
+  | { kind: "ready" }
+  | { kind: "error"; message: string };
+
+/** Shared Int32 slots per worker w: [2w] counts replies posted (waited on), [2w + 1] is 1 once the worker has exited. */
+export const SIGNAL_SLOTS = 2;
