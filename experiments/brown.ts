@@ -22,7 +22,7 @@ import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
 import { tf } from "../src/util/backend.ts";
-import { startPool } from "./pool.ts";
+import { startPool, threadPools, workersFor } from "./pool.ts";
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", MODEL = "model.safetensors";
@@ -54,7 +54,7 @@ export async function runBrown(o: BrownOptions) {
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
-  const pool = startPool(o.workers ?? 1, config, tf.getBackend());
+  const pool = startPool(workersFor(o.workers, threadPools.cores, Infinity, config), config, tf.getBackend());
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({

@@ -16,7 +16,7 @@ import { record, summary, type MetricSummary } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, SAVED_STREAMS, snapshotDifferences } from "../src/lab/run.ts";
-import { cappedWorkers, thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
+import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /**
  * Two layers, d_model 32, 2 heads, d_ff 64 (17,568 parameters): fixed before any run and not tuned. Ample
@@ -99,7 +99,7 @@ export type CyclicResult = ReturnType<typeof runCyclic>;
  * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
  */
 export function runCyclic(options: Partial<CyclicOptions> = {}, engine: { workers?: number; openPool?: PoolOpener } = {}) {
-  return withPool(engine.openPool ?? thisThread, cappedWorkers(engine.workers ?? 1, 1), CYCLIC_MODEL, (pool) => cyclicWith(pool, options));
+  return withPool(engine.openPool ?? thisThread, engine.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, options));
 }
 
 function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {

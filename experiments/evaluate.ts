@@ -11,7 +11,7 @@ import { windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
-import { cappedWorkers, thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
+import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
 
 export interface EvaluateOptions {
   /** The model file's path (or, in the page, its name): reported and named in errors. */
@@ -89,9 +89,8 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
       return [split, o.stride === undefined ? paddedBatches(chosen, binding, o.batchRows) : windowBatches(chosen, binding, o.stride, o.batchRows).batches] as const;
     });
     const scores: Partial<Record<Split, SplitScore>> = {};
-    const workers = cappedWorkers(o.workers ?? 1, Math.max(...bySplit.map(([, b]) => b.length)));
     let used = 1;
-    withPool(o.openPool ?? thisThread, workers, config, (pool) => {
+    withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
       for (const [split, batches] of bySplit) {

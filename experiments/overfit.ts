@@ -19,7 +19,7 @@ import { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/checkpoint.ts";
-import { cappedWorkers, thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
+import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
 export const OVERFIT_MODEL: ModelConfig = PRESETS.overfit;
@@ -179,7 +179,7 @@ export interface SaveTo {
  */
 export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: OverfitHooks & { workers?: number; openPool?: PoolOpener } = {}): OverfitResult {
   const train = overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train").length;
-  return withPool(hooks.openPool ?? thisThread, cappedWorkers(hooks.workers ?? 1, train), OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
+  return withPool(hooks.openPool ?? thisThread, hooks.workers, train, OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
 }
 
 type OverfitHooks = { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void };

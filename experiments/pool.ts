@@ -8,14 +8,14 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../src/model/config.ts";
 import { parameterShapes } from "../src/model/config.ts";
-import { cappedWorkers, withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
+import { cappedWorkers, withPool, workersFor, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
 import { tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 
 /** The default worker count: the cores this process may use. */
 export const defaultWorkers = (): number => availableParallelism();
 
-export { cappedWorkers };
+export { cappedWorkers, workersFor };
 
 const ENTRY = new URL("./pool_worker.ts", import.meta.url).href;
 // tsx's ESM api by file (its CommonJS build mis-resolves its own loader when imported from a worker)
@@ -104,11 +104,11 @@ export function startPool(workers: number, config: ModelConfig, backend: string)
 }
 
 /** Pools of threads on the current tfjs backend: what the CLI hands to recipes that take a PoolOpener. */
-export const threadPools: PoolOpener = (workers, config) => startPool(workers, config, tf.getBackend());
+export const threadPools: PoolOpener = Object.assign((workers: number, config: ModelConfig) => startPool(workers, config, tf.getBackend()), { cores: availableParallelism() });
 
-/** Run `f` with a pool of `workers` threads on the current backend, closed when `f` returns, throws or settles. */
-export function usingPool<T>(workers: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
-  return withPool(threadPools, workers, config, f);
+/** Run `f` with a pool of threads on the current backend (`workersFor` sizes it), closed when `f` returns, throws or settles. */
+export function usingPool<T>(asked: number | undefined, perCall: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
+  return withPool(threadPools, asked, perCall, config, f);
 }
 
 /** `open()` (e.g. a run on `pool`), closing the pool if it throws; afterwards the caller closes both. */

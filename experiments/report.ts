@@ -80,7 +80,7 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
     // refused before the report's passes start, not after them
     const bad = o.strides?.find((s) => s > binding.contextLength);
     if (bad !== undefined) throw new Error(`--strides: stride ${bad} is outside [1, ${binding.contextLength}] (the model's context)`);
-    return usingPool(o.workers ?? 1, main.config, (pool) => {
+    return usingPool(o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
       const built = buildReport(adapter, main.tokenizer, docs, {
         baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),

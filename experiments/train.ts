@@ -12,7 +12,7 @@ import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from ".
 import { EpochSource } from "../src/train/loop.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { tf } from "../src/util/backend.ts";
-import { cappedWorkers, startPool } from "./pool.ts";
+import { startPool, threadPools, workersFor } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import type { Rng } from "../src/util/rng.ts";
@@ -102,7 +102,7 @@ export async function runTraining(
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.checkpoints;
-  const workers = cappedWorkers(o.workers ?? 1, options.microbatchesPerUpdate);
+  const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
   const pool = startPool(workers, d.config, tf.getBackend());
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,

@@ -2,7 +2,6 @@
 // (training, model shape, data, output, engine). A command picks the options it takes and gives their defaults,
 // which belong to its recipe (experiments/options.ts). Parsing refuses a bad value by name before any work starts.
 // Loads no engine: `tinylab --help` imports only this, the command list and the recipes' defaults.
-import { availableParallelism } from "node:os";
 import type { Argv, Options } from "yargs";
 import { BACKEND_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
@@ -185,7 +184,7 @@ export const OPTION_GROUPS = {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
     workers: {
       type: "number", check: positiveInt,
-      describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored); results are bit-identical for any count",
+      describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
     },
   },
 } satisfies Record<string, Record<string, Spec>>;
@@ -238,8 +237,6 @@ export function parseOptionText(name: OptionName, text: string): unknown {
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
 
-/** Default of --workers: the cores this process may use (each command then caps it by the work it can split). */
-export const workersDefault = (): number => availableParallelism();
 
 /** An option's value as the recipe needs it (parsing already checked its type and range). */
 export const get = <V>(argv: Record<string, unknown>, name: OptionName): V => argv[name] as V;

@@ -1,7 +1,7 @@
 // A data-parallel pool of model replicas behind two calls, per-microbatch gradients and per-batch scores, both
 // returned in input order whatever the worker count. The calling thread is worker 0 and computes its own share.
 // Not threads: the replicas (experiments/pool.ts over worker_threads, later Web Workers) implement `Replicas`.
-import type { ModelConfig } from "../model/config.ts";
+import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/rng.ts";
 import { shares, writeWeights, type Job, type Reply, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
@@ -122,19 +122,37 @@ export class WorkerPool {
 
 /**
  * Opens a pool of `workers` (≥ 1, the calling thread included) for models of `config`: on Node, threads
- * (experiments/pool.ts); `thisThread` anywhere. Recipes take one, so they stay free of any thread API.
+ * (experiments/pool.ts); `thisThread` anywhere. `cores` is what the default count starts from. Recipes take
+ * an opener, so they stay free of any thread API (the lab page runs them in a Web Worker).
  */
-export type PoolOpener = (workers: number, config: ModelConfig) => WorkerPool;
+export interface PoolOpener {
+  (workers: number, config: ModelConfig): WorkerPool;
+  readonly cores: number;
+}
 
 /** The opener that starts nothing: this thread alone, whatever count is asked (the pool's size says 1). */
-export const thisThread: PoolOpener = () => new WorkerPool(null);
+export const thisThread: PoolOpener = Object.assign(() => new WorkerPool(null), { cores: 1 });
 
-/** Workers a run uses: the asked count capped by the items one call can split (microbatches per update). */
+/**
+ * Below this much work per row (parameters × context, proportional to a row's multiply-adds) a thread's hand-off
+ * costs more than it saves. Measured on 2 cores: the overfit model (2,808 × 8) ran its default experiment 1.2–1.4×
+ * slower on 2 threads than on 1; the medium config (875,264 × 128) took 0.55× the step time. Only the default
+ * count uses it: an explicit --workers is always honoured (and the result is the same bit for bit either way).
+ */
+export const MIN_THREAD_WORK = 1_000_000;
+
+/** Workers a run uses: an asked count capped by the items one call can split; none asked: the cores (capped), or 1 for a model too small to pay for a thread. */
+export function workersFor(asked: number | undefined, cores: number, perCall: number, config: ModelConfig): number {
+  if (asked !== undefined) return cappedWorkers(asked, perCall);
+  return parameterCount(config) * config.contextLength < MIN_THREAD_WORK ? 1 : cappedWorkers(cores, perCall);
+}
+
+/** The asked count capped by the items one call can split (microbatches per update, batches scored). */
 export const cappedWorkers = (asked: number, perCall: number): number => Math.max(1, Math.min(asked, perCall));
 
-/** Run `f` with a pool from `open` and close the pool when `f` returns, throws or (for an async `f`) settles. */
-export function withPool<T>(open: PoolOpener, workers: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
-  const pool = open(workers, config);
+/** Run `f` on a pool from `open` (`workersFor` decides its size) and close the pool when `f` returns, throws or (for an async `f`) settles. */
+export function withPool<T>(open: PoolOpener, asked: number | undefined, perCall: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
+  const pool = open(workersFor(asked, open.cores, perCall, config), config);
   let later = false;
   try {
     const out = f(pool);

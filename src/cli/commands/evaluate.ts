@@ -1,13 +1,13 @@
 // `tinylab evaluate`: restore a model and its tokenizer from a model file alone and score documents without
 // training (experiments/evaluate.ts). Parses, calls, prints.
 import type { CommandModule } from "yargs";
-import { backendDefault, workersDefault, withOptions } from "../options.ts";
+import { backendDefault, withOptions } from "../options.ts";
 
 export const evaluateCommand: CommandModule = {
   command: "evaluate",
   describe: "Restore a saved model and its tokenizer and score documents without training",
   builder: (y) =>
-    withOptions(y, { model: undefined, "batch-rows": 1, split: "all", "final-test": false, stride: undefined, data: undefined, json: false, backend: backendDefault(), workers: workersDefault() }, {
+    withOptions(y, { model: undefined, "batch-rows": 1, split: "all", "final-test": false, stride: undefined, data: undefined, json: false, backend: backendDefault(), workers: undefined }, {
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
       stride: "score in strided windows (1..context); needed for documents longer than the context",

@@ -2,7 +2,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, workersDefault, withOptions } from "../options.ts";
+import { backendDefault, withOptions } from "../options.ts";
 
 export const overfitCommand: CommandModule = {
   command: "overfit",
@@ -10,7 +10,7 @@ export const overfitCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), workers: workersDefault(),
+      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), workers: undefined,
     }, {
       out: "output directory: overfit.json and overfit.svg are written into it",
       replicates: `Multi-Bootstrap replicates at each checkpoint (2..100000; the resampling seed is fixed at ${d.bootstrapSeed})`,

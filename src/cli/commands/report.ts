@@ -2,7 +2,7 @@
 // HTML page with SVG figures, and a summary on stdout.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, workersDefault, withOptions } from "../options.ts";
+import { backendDefault, withOptions } from "../options.ts";
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 export const reportCommand: CommandModule = {
@@ -12,7 +12,7 @@ export const reportCommand: CommandModule = {
     withOptions(y, {
       model: undefined, data: undefined, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
-      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), workers: workersDefault(),
+      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), workers: undefined,
     }, {
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
