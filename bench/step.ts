@@ -25,7 +25,6 @@ function positiveInt(name: string, text: string): number {
 }
 const workers = positiveInt("workers", values.workers!);
 // the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
-if (workers !== 1) throw new Error(`--workers ${workers}: only 1 is supported by bench/step.ts until the worker pool is wired in`);
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
 for (const c of values.configs!.split(",")) if (c !== "tiny" && c !== "medium") throw new Error(`--configs: unknown config "${c}" (known: tiny, medium)`);
 
@@ -76,6 +75,8 @@ async function benchHere(src: string) {
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
   const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");
+  const { startPool } = workers > 1 ? await mod<typeof import("../experiments/pool.ts")>("experiments/pool.ts") : { startPool: undefined };
+  const { decoderAdapter } = await mod<typeof import("../src/eval/adapter.ts")>("src/eval/adapter.ts");
   type ModelConfig = import("../src/model/config.ts").ModelConfig;
   type Batch = import("../src/data/batches.ts").Batch;
   type Rng = import("../src/util/rng.ts").Rng;
@@ -131,8 +132,14 @@ async function benchHere(src: string) {
     const { config, batch } = CONFIGS[name];
     const rng = Rng.fromSeed(1);
     const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
+    // with N workers an update's rows are N microbatches of batch/N rows (one per worker), scored the same way
+    if (batch % workers !== 0) throw new Error(`--workers ${workers}: the ${name} batch of ${batch} rows does not split into ${workers} microbatches`);
+    const parts = (b: Batch): Batch[] => workers === 1 ? [b] : Array.from({ length: workers }, (_, i) => randomBatch(config, batch / workers, Rng.fromSeed(1000 * i + b.targets[0])));
+    const micro = batches.flatMap(parts);
+    const pool = startPool?.(workers, config, tf.getBackend());
     // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
-    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(batches, 1) });
+    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(micro, workers) }, undefined, pool);
+    const adapter = decoderAdapter(run.model, { pool });
     const model = run.model;
     const times: number[] = [];
     let calls = 0;
@@ -152,8 +159,8 @@ async function benchHere(src: string) {
     let evalNll = 0;
     for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
       const t0 = performance.now();
-      const nll = readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets));
-      if (s === 0) evalNll = nll.reduce((t, x) => t + x, 0); // float64 sum of float32 NLLs, in position order
+      const nll: number[] = workers === 1 ? [...readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets))] : adapter.positionNlls!(micro.slice((s % 3) * workers, (s % 3 + 1) * workers)).flatMap((x) => [...x]);
+      if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s >= 1) evalTimes.push(performance.now() - t0);
     }
     let profile: unknown, evalProfile: unknown;
@@ -177,6 +184,7 @@ async function benchHere(src: string) {
       evalProfile = timed(() => readTensor(() => positionNll(model.forward(batches[0].input), batches[0].targets)));
     }
     run.dispose();
+    pool?.close();
     const tokens = batch * config.contextLength;
     const ms = median(times);
     return {

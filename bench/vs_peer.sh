@@ -2,7 +2,8 @@
 # Benchmark: tinylab (wasm, one thread) and the PyTorch peer (../shared/peer) on the medium config in interleaved
 # pairs (tinylab first), printing per pair the step-time ratio tinylab/peer and the forward-only scoring ratio
 # peer tokens/s ÷ tinylab tokens/s (both > 1 mean tinylab is slower). Not a test.
-# Usage: bash bench/vs_peer.sh [PAIRS=3] [PEER_THREADS=2] [SRCS=this tree] [STEPS=6] [PEER_STEPS=30]
+# Usage: bash bench/vs_peer.sh [PAIRS=3] [PEER_THREADS=2] [SRCS=this tree] [STEPS=6] [PEER_STEPS=30] [WORKERS=1]
+#   WORKERS: comma-separated tinylab worker counts, each measured once per pair (e.g. 1,2)
 #   SRCS: comma-separated checkouts whose src/ this tree's bench/step.ts measures, each once per pair against
 #   the same peer run (a before/after comparison against the peer in one run)
 set -euo pipefail
@@ -12,16 +13,17 @@ threads=${2:-2}
 srcs=${3:-$PWD}
 steps=${4:-6}
 peer_steps=${5:-30}
+workers=${6:-1}
 peer="$PWD/../shared/peer/torch_decoder.py"
 [ -f "$peer" ] || peer=/work/shared/peer/torch_decoder.py
 for p in $(seq "$pairs"); do
   ours=()
-  for src in ${srcs//,/ }; do ours+=("$(node --import tsx bench/step.ts --backends wasm --configs medium --steps "$steps" --src "$src" 2>/dev/null)"); done
+  for src in ${srcs//,/ }; do for w in ${workers//,/ }; do ours+=("$(node --import tsx bench/step.ts --backends wasm --configs medium --steps "$steps" --workers "$w" --src "$src" 2>/dev/null)"); done; done
   theirs=$(/usr/bin/python3 "$peer" --config medium --threads "$threads" --steps "$peer_steps" --eval-steps "$peer_steps")
   for a in "${ours[@]}"; do
     jq -n -c --argjson a "$a" --argjson b "$theirs" --arg p "$p" '
       ($a.results[0]) as $t | {
-        pair: ($p | tonumber), src: $a.src, peer_threads: $b.threads,
+        pair: ($p | tonumber), src: $a.src, workers: $t.workers, peer_threads: $b.threads,
         tinylab_ms: $t.ms_per_step, peer_ms: ($b.train.median_ms * 1000 | round / 1000),
         step_ratio: ($t.ms_per_step / $b.train.median_ms * 100 | round / 100),
         tinylab_eval_tokens_per_s: $t.eval_tokens_per_s, peer_eval_tokens_per_s: ($b.eval.tokens_per_s_median | round),
