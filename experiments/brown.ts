@@ -50,15 +50,15 @@ export async function runBrown(o: BrownOptions) {
   const config = { ...o.model, vocabSize: o.vocab };
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const options = trainOptions({
-    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, shuffle: true,
+    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, microbatchesPerUpdate: o.microbatches, shuffle: true,
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
-  const pool = startPool(workersFor(o.workers, threadPools.cores, Infinity, config), config, tf.getBackend());
+  const pool = startPool(workersFor(o.workers, threadPools.cores, o.microbatches, config), config, tf.getBackend());
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
-    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
+    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },

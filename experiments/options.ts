@@ -104,6 +104,8 @@ export interface BrownOptions {
   /** The schedule's length (cosine decay over this many updates); absent: --updates. Keep it to extend a run. */
   cosineSteps?: number;
   batchRows: number;
+  /** Microbatches each update's rows are split into (the same windows): what lets --workers share an update. */
+  microbatches: number;
   lr: number;
   warmup: number;
   minLr: number;
@@ -125,7 +127,7 @@ export interface BrownOptions {
   onDivergence: "warn" | "stop";
   /**
    * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
-   * (one RandomWindows batch today), the report's scoring all of them.
+   * (`microbatches`), the report's scoring all of them.
    */
   workers?: number;
 }
@@ -142,6 +144,8 @@ export const BROWN_DEFAULTS: BrownOptions = {
   model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
   updates: 2000,
   batchRows: 8,
+  // one microbatch: the numbers below were measured that way; --microbatches 2 lets two workers share an update
+  microbatches: 1,
   lr: 3e-3,
   warmup: 30,
   minLr: 3e-4,

@@ -80,8 +80,8 @@ function textData(o: TrainRunOptions): TrainData {
     config, tokenizer, train, validation: enc("validation"), test: enc("test"),
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
     identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
-    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}`,
-    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches),
+    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${o.microbatches > 1 ? ` as ${o.microbatches} microbatches` : ""}`,
+    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
     split: { manifest: o.checkpoints.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
   };
 }
@@ -98,7 +98,7 @@ export async function runTraining(
   const d = o.text ? textData(o) : documentData(o);
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
-    microbatchesPerUpdate: o.text ? 1 : o.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
+    microbatchesPerUpdate: o.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.checkpoints;

@@ -10,9 +10,11 @@ export class RandomWindows implements DataSource<Batch, RngState> {
   private readonly cumulative: number[] = [];
   private readonly total: number;
 
-  constructor(private readonly docs: readonly Document[], private readonly binding: Binding, private readonly rows: number, private readonly rng: Rng) {
+  /** `parts` splits each update's rows into that many microbatches (the same windows, drawn in the same order), so a worker pool can share an update. */
+  constructor(private readonly docs: readonly Document[], private readonly binding: Binding, private readonly rows: number, private readonly rng: Rng, private readonly parts = 1) {
     if (docs.length === 0) throw new Error("random windows need at least one document");
     if (!Number.isInteger(rows) || rows < 1) throw new Error(`rows per batch must be a positive integer, got ${rows}`);
+    if (!Number.isInteger(parts) || parts < 1 || rows % parts !== 0) throw new Error(`microbatches per update must be a positive integer dividing the ${rows} rows, got ${parts}`);
     let sum = 0;
     for (const d of docs) {
       if (d.split !== "train") throw new Error(`training windows refused document "${d.id}": its split is ${d.split}, not train`);
@@ -50,7 +52,14 @@ export class RandomWindows implements DataSource<Batch, RngState> {
       }
       count += span;
     }
-    return [{ split: "train", binding: this.binding, layout: "packed", input: { rows: this.rows, cols: T, ids, docIds }, targets, mask, targetCount: count, docIds: [] }];
+    if (this.parts === 1) return [{ split: "train", binding: this.binding, layout: "packed", input: { rows: this.rows, cols: T, ids, docIds }, targets, mask, targetCount: count, docIds: [] }];
+    // the same rows, `parts` consecutive blocks of rows/parts rows each (row r keeps its own document id)
+    const per = this.rows / this.parts, w = per * T;
+    return Array.from({ length: this.parts }, (_, p) => {
+      const cut = <A extends Int32Array | Float32Array>(a: A) => a.slice(p * w, (p + 1) * w) as A;
+      const m = cut(mask);
+      return { split: "train" as const, binding: this.binding, layout: "packed" as const, input: { rows: per, cols: T, ids: cut(ids), docIds: cut(docIds) }, targets: cut(targets), mask: m, targetCount: m.reduce((n, x) => n + x, 0), docIds: [] };
+    });
   }
 
   state(): RngState {

@@ -10,13 +10,14 @@ export const brownCommand: CommandModule = {
   describe: "Train a decoder on the Brown corpus (BPE, checkpoints, resume) and evaluate it with the harness",
   builder: (y) =>
     withOptions(y, {
-      seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows,
+      seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
       layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
       lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false, "on-divergence": d.onDivergence,
       "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), workers: undefined,
     }, {
       vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
       "batch-rows": "rows of --context tokens per update",
+      microbatches: "microbatches the update's rows are split into (the same windows; --workers uses at most this many threads per update)",
       context: "context length; the harness scores at strides context/2 (headline) and context",
       lr: "peak learning rate (linear warmup, then cosine decay over --cosine-steps to --min-lr)",
       "cosine-steps": "the schedule's length: cosine decay over this many updates (default: --updates); to extend a finished run, raise --updates with --resume and pass the run's --cosine-steps",
@@ -35,7 +36,7 @@ export const brownCommand: CommandModule = {
     const o = {
       ...d,
       outDir: argv.out as string, seed: argv.seed as number, splitSeed: argv["split-seed"] as number, vocab: argv.vocab as number,
-      updates: argv.updates as number, cosineSteps: argv["cosine-steps"] as number | undefined, batchRows: argv["batch-rows"] as number, lr: argv.lr as number, warmup: argv.warmup as number,
+      updates: argv.updates as number, cosineSteps: argv["cosine-steps"] as number | undefined, batchRows: argv["batch-rows"] as number, microbatches: argv.microbatches as number, lr: argv.lr as number, warmup: argv.warmup as number,
       minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
       checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
       canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,

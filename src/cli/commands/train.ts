@@ -15,7 +15,7 @@ export const trainCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       seed: d.seed, updates: undefined, lr: undefined, warmup: undefined, "cosine-steps": undefined, "min-lr": undefined, clip: d.clipNorm,
-      "weight-decay": undefined, microbatches: d.microbatches, "batch-rows": undefined, shuffle: d.shuffle,
+      "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
       data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, "save-model": undefined, "log-every": undefined,
@@ -28,7 +28,7 @@ export const trainCommand: CommandModule = {
       "min-lr": `floor of the cosine decay ${both("--lr", t.minLr)}`,
       "weight-decay": `AdamW decoupled weight decay ${both(d.weightDecay, t.weightDecay)}`,
       "batch-rows": `rows per batch (documents; with --text, windows of --context tokens) ${both(d.batchRows, t.batchRows)}`,
-      microbatches: "microbatches accumulated per update (documents only; --text draws one batch of windows per update)",
+      microbatches: `microbatches accumulated per update (with --text: the update's windows split into this many, so --workers can share it) ${both(d.microbatches, t.microbatches)}`,
       layers: `transformer blocks (default: the overfit config's 1; with --text ${t.model.nLayers}, d_model ${t.model.dModel}, ${t.model.nHeads} heads, d_ff ${t.model.dFF}, context ${t.model.contextLength}; likewise every shape flag)`,
       vocab: `vocabulary size (with --text --tokenizer bpe: the BPE's, default ${t.vocab}; byte: 258)`,
       "model-config": 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'',
@@ -75,7 +75,7 @@ export const trainCommand: CommandModule = {
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
         minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),
-        microbatches: argv.microbatches as number, batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
+        microbatches: pick("microbatches", d.microbatches, t.microbatches), batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
         modelConfig: overrides,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? {
