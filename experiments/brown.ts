@@ -21,8 +21,8 @@ import { allBaselines } from "../src/baselines/ngram.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
-import { tf } from "../src/util/backend.ts";
-import { startPool, threadPools, workersFor } from "./pool.ts";
+import { workersFor } from "../src/train/pool.ts";
+import { threadPools } from "./pool.ts";
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", MODEL = "model.safetensors";
@@ -54,7 +54,7 @@ export async function runBrown(o: BrownOptions) {
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
-  const pool = startPool(workersFor(o.workers, threadPools.cores, o.microbatches, config), config, tf.getBackend());
+  const pool = threadPools(workersFor(o.workers, threadPools.cores, o.microbatches, config), config);
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({

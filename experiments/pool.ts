@@ -8,14 +8,9 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../src/model/config.ts";
 import { parameterShapes } from "../src/model/config.ts";
-import { cappedWorkers, withPool, workersFor, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
+import { withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
 import { tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
-
-/** The default worker count: the cores this process may use. */
-export const defaultWorkers = (): number => availableParallelism();
-
-export { cappedWorkers, workersFor };
 
 const ENTRY = new URL("./pool_worker.ts", import.meta.url).href;
 // tsx's ESM api by file (its CommonJS build mis-resolves its own loader when imported from a worker)
@@ -109,14 +104,4 @@ export const threadPools: PoolOpener = Object.assign((workers: number, config: M
 /** Run `f` with a pool of threads on the current backend (`workersFor` sizes it), closed when `f` returns, throws or settles. */
 export function usingPool<T>(asked: number | undefined, perCall: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
   return withPool(threadPools, asked, perCall, config, f);
-}
-
-/** `open()` (e.g. a run on `pool`), closing the pool if it throws; afterwards the caller closes both. */
-export function openOnPool<T>(pool: WorkerPool, open: () => T): T {
-  try {
-    return open();
-  } catch (err) {
-    pool.close();
-    throw err;
-  }
 }

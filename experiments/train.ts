@@ -11,8 +11,8 @@ import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
-import { tf } from "../src/util/backend.ts";
-import { startPool, threadPools, workersFor } from "./pool.ts";
+import { workersFor } from "../src/train/pool.ts";
+import { threadPools } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import type { Rng } from "../src/util/rng.ts";
@@ -103,7 +103,7 @@ export async function runTraining(
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.checkpoints;
   const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
-  const pool = startPool(workers, d.config, tf.getBackend());
+  const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, shouldStop,
