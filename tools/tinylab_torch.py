@@ -110,6 +110,26 @@ class ByteTokenizer:
         return [b + BYTE_OFFSET for b in text.encode("utf-8")]
 
 
+def merge_lowest(seq, ranks, joined):
+    """Byte-pair merging, as GPT-2's encoder does it: while some adjacent pair has a rank, join every
+    non-overlapping occurrence (left to right) of the lowest-ranked one into joined(first, second, rank)."""
+    while len(seq) >= 2:
+        ranked = [(ranks[p], p) for p in zip(seq, seq[1:]) if p in ranks]
+        if not ranked:
+            break
+        rank, (first, second) = min(ranked)
+        merged, i = [], 0
+        while i < len(seq):
+            if i + 1 < len(seq) and seq[i] == first and seq[i + 1] == second:
+                merged.append(joined(first, second, rank))
+                i += 2
+            else:
+                merged.append(seq[i])
+                i += 1
+        seq = merged
+    return seq
+
+
 class BpeTokenizer:
     """tinylab's byte-level BPE on ids: in each chunk, apply the lowest-ranked merge present (all its
     non-overlapping occurrences, left to right) until none applies."""
@@ -123,22 +143,7 @@ class BpeTokenizer:
         out = []
         for chunk in split_chunks(text):
             ids = [b + BYTE_OFFSET for b in chunk.encode("utf-8")]
-            while len(ids) >= 2:
-                ranked = [self.ranks[p] for p in zip(ids, ids[1:]) if p in self.ranks]
-                if not ranked:
-                    break
-                best = min(ranked)
-                a, b = self.merges[best]
-                merged, i = [], 0
-                while i < len(ids):
-                    if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-                        merged.append(BYTE_VOCAB + best)
-                        i += 2
-                    else:
-                        merged.append(ids[i])
-                        i += 1
-                ids = merged
-            out.extend(ids)
+            out.extend(merge_lowest(ids, self.ranks, lambda a, b, rank: BYTE_VOCAB + rank))
         return out
 
 
@@ -188,23 +193,7 @@ class HfByteLevelBpe:
         self.added = {t["content"]: t["id"] for t in j.get("added_tokens", [])}
 
     def _bpe(self, token):
-        word = list(token)
-        while len(word) > 1:
-            pairs = set(zip(word, word[1:]))
-            bigram = min(pairs, key=lambda p: self.ranks.get(p, math.inf))
-            if bigram not in self.ranks:
-                break
-            first, second = bigram
-            new, i = [], 0
-            while i < len(word):
-                if i + 1 < len(word) and word[i] == first and word[i + 1] == second:
-                    new.append(first + second)
-                    i += 2
-                else:
-                    new.append(word[i])
-                    i += 1
-            word = new
-        return word
+        return merge_lowest(list(token), self.ranks, lambda first, second, rank: first + second)
 
     def encode(self, text):
         ids = []
