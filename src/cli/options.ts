@@ -255,3 +255,8 @@ export function modelOverrides(argv: Record<string, unknown>): Record<string, un
   }
   return out;
 }
+
+/** --microbatches cuts an update's --batch-rows rows into equal blocks: refused by name, before any work, when it does not divide them. */
+export function checkMicrobatchRows(microbatches: number, batchRows: number): void {
+  if (batchRows % microbatches !== 0) throw new Error(`--microbatches ${microbatches} must divide --batch-rows ${batchRows} (an update's rows are cut into equal microbatches)`);
+}

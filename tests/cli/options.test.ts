@@ -112,6 +112,8 @@ describe("refusals through the CLI", () => {
     [["evaluate", "--model", ""], '--model must be a non-empty string (the option needs a value), got ""'],
     [["evaluate", "--model", "x", "--split", ""], '--split must be one of train, validation, test, all, got ""'],
     [["gradcheck", "--config", "big"], '--config must be one of overfit, micro, got "big"'],
+    [["brown", "--microbatches", "3", ...out], "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)"],
+    [["train", "--text", "package.json", "--microbatches", "3", "--checkpoint-dir", join(dir, "mb")], "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)"],
   ])("tinylab %j", async (args, message) => {
     const r = await tinylab(args);
     expect(r.stderr).toBe(`tinylab: error: ${message}\n`);

@@ -4,7 +4,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, checkMicrobatchRows, modelOverrides, withOptions } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
@@ -62,6 +62,7 @@ export const trainCommand: CommandModule = {
     if (savePath) checkOutputFile(savePath, "--save-model");
     const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
+    if (text) checkMicrobatchRows(pick("microbatches", d.microbatches, t.microbatches), pick("batch-rows", d.batchRows, t.batchRows));
     await startEngine(argv.backend as string);
     const checkpoints = checkpointDir ? dirStore(checkpointDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
