@@ -33,7 +33,7 @@ const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", tes
 export type History = LossHistory;
 
 /** The split, tokenizer and documents of a run: manifest created or verified, BPE on train text only, canary inserted after. */
-function brownData(o: BrownOptions, store: DirStore) {
+export function brownData(o: Pick<BrownOptions, "slice" | "splitSeed" | "vocab" | "canary">, store: DirStore) {
   const all = o.slice ? sliceBrown(loadBrown(), o.slice) : loadBrown();
   const bySplit = brownSplit(all, store.where(MANIFEST), o.splitSeed);
   const texts: TextDocument[] = (["train", "val", "test"] as const).flatMap((s) => bySplit[s].map((d) => ({ id: d.id, split: SPLIT_OF[s], source: d.source, text: d.text })));
