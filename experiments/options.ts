@@ -137,21 +137,21 @@ export const BROWN_DEFAULTS: BrownOptions = {
   seed: 1,
   splitSeed: 0,
   vocab: 512,
-  // sized for ≤ 15 minutes on 2 cores on wasm: ~3,450 training tokens/s single-threaded since the sliced
-  // attention matmul (1,000 updates took 296 s), so 2,000 updates ≈ 10 min plus ~1.5 min of evaluation.
-  // Of three budgets compared on validation at equal tokens (16 rows × 500, 8 rows × 1000, 16 rows × 500
-  // at lr 1e-2) 8 rows scored best.
+  // chosen by bench/brown_recipes.ts (issue 11): six recipes, each given the updates it affords in 600 s of training
+  // on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers, d 128, 8 rows, lr
+  // 3e-3) scored best, 3.9192; a larger batch, lr 1e-2, d 192 and 4 layers were 0.009–0.137 nats worse (README).
   model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
-  updates: 2000,
+  // 600 s ÷ 270.2 ms per update (the median 2-worker step of this shape, measured interleaved with the others)
+  updates: 2220,
   batchRows: 8,
-  // one microbatch: the numbers below were measured that way; --microbatches 2 lets two workers share an update
-  microbatches: 1,
+  // the 8 windows as 2 microbatches of 4 rows, so the default's 2 workers share every update
+  microbatches: 2,
   lr: 3e-3,
   warmup: 30,
   minLr: 3e-4,
   weightDecay: 0.1,
   // the whole validation split (294,432 targets) is scored each time: 208.6 s on the busy 2-core machine, so every
-  // 1,000 updates (at 0, 1,000 and 2,000) rather than the old 8-document probe's 200
+  // 1,000 updates (at 0, 1,000, 2,000 and the last, 2,220) rather than the old 8-document probe's 200
   evalEvery: 1000,
   checkpointEvery: 100,
   resume: false,
