@@ -12,6 +12,7 @@ import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
 import { baselineBar } from "../../experiments/brown_readings.ts";
 import type { Report } from "../../src/eval/report.ts";
+import { workersFor } from "../../src/train/pool.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
@@ -37,6 +38,15 @@ describe("the Brown bar (004): model < bigram − 0.3 < unigram − 1.0 < unifor
     expect(baselineBar(fake(1.0, 3.0, 7.5, 6.2)).full_order).toMatchObject({ met: false, model_below_prior_bigram_minus_0_3: true, unigram_minus_1_below_uniform: false });
     // and a bigram above unigram − 1.0 + 0.3 breaks the middle one
     expect(baselineBar(fake(1.0, 5.0, 5.5, 6.2)).full_order).toMatchObject({ met: false, prior_bigram_minus_0_3_below_unigram_minus_1: false });
+  });
+});
+
+describe("the Brown default recipe", () => {
+  it("trains on the pool: on 2 cores its auto worker count is 2, since its 8 rows are 2 microbatches", () => {
+    expect(BROWN_DEFAULTS.batchRows % BROWN_DEFAULTS.microbatches).toBe(0);
+    expect(workersFor(undefined, 2, BROWN_DEFAULTS.microbatches, BROWN_DEFAULTS.model)).toBe(2);
+    // with one microbatch it would not: the pool is capped by the microbatches of an update
+    expect(workersFor(undefined, 2, 1, BROWN_DEFAULTS.model)).toBe(1);
   });
 });
 
