@@ -14,13 +14,11 @@ import { join } from "node:path";
 import { initBackend } from "../src/util/backend.ts";
 import { dirStore } from "../src/util/disk.ts";
 import { resolveModelConfig, parameterCount, type ModelConfig } from "../src/model/config.ts";
-import { RandomWindows } from "../src/data/sampling.ts";
-import { trainOptions } from "../src/lab/config.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateWindows } from "../src/eval/windowed.ts";
 import { meanNll } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
-import { BROWN_DEFAULTS, brownData } from "../experiments/brown.ts";
+import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts";
 import { trainWithValidation } from "../experiments/text_run.ts";
 import { startPool } from "../experiments/pool.ts";
 
@@ -36,7 +34,8 @@ const RECIPES: Record<string, Recipe> = {
   "l4-b16-lr6e-3": { ...base, layers: 4, rows: 16, lr: 6e-3, warmup: 60 },
   "l2-d192-b8-lr3e-3": { ...base, dModel: 192, dFF: 768 },
 };
-const MICROBATCHES = 2;
+/** The default's split of an update, so two workers share it. */
+const MICROBATCHES = BROWN_DEFAULTS.microbatches;
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: {
   recipes: { type: "string" }, recipe: { type: "string" }, budget: { type: "string", default: "600" }, rounds: { type: "string", default: "5" },
@@ -52,16 +51,10 @@ await initBackend("wasm");
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));
 const o = BROWN_DEFAULTS;
 const { tokenizer, train, validation } = brownData(o, dirStore(dir));
-const configOf = (r: Recipe): ModelConfig => resolveModelConfig({ vocabSize: o.vocab, contextLength: 128, nLayers: r.layers, dModel: r.dModel, nHeads: r.heads, dFF: r.dFF, dropout: 0 });
-const specOf = (r: Recipe, updates: number) => {
-  const config = configOf(r);
-  const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-  const options = trainOptions({
-    seed: o.seed, lr: r.lr, warmup: r.warmup, cosineSteps: updates, minLr: r.lr / 10, weightDecay: o.weightDecay, batchRows: r.rows, microbatchesPerUpdate: MICROBATCHES, shuffle: true,
-    data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
-  });
-  return { config, options, data: (batches: import("../src/util/rng.ts").Rng) => new RandomWindows(train, binding, r.rows, batches, MICROBATCHES) };
-};
+const configOf = (r: Recipe): ModelConfig => resolveModelConfig({ nLayers: r.layers, dModel: r.dModel, nHeads: r.heads, dFF: r.dFF }, o.model);
+/** The candidate as a Brown run (experiments/brown.ts's brownRecipe): the default's options with this shape, batch and rate, decaying to a tenth of it over `updates`. */
+const specOf = (r: Recipe, updates: number) =>
+  brownRecipe({ ...o, model: configOf(r), updates, lr: r.lr, warmup: r.warmup, minLr: r.lr / 10, batchRows: r.rows, microbatches: MICROBATCHES }, train);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
@@ -98,9 +91,8 @@ try {
     const res = await trainWithValidation({ pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates, resume: false, onDivergence: "warn", warn: (l) => process.stderr.write(`${l}\n`),
       curve: { title: "", note: "" }, onUpdate: (e) => { if (e.update % 200 === 0) process.stderr.write(`${name} ${e.update}/${updates} loss ${e.train_loss.toFixed(3)}\n`); } });
     const trainSeconds = (performance.now() - t0) / 1000;
-    const binding = { vocabSize: s.config.vocabSize, contextLength: s.config.contextLength };
     const model = decoderAdapter(res.run.model, { pool });
-    const prior = allBaselines(train, binding).find((b) => b.name.startsWith("unigram-prior"))!;
+    const prior = allBaselines(train, s.binding).find((b) => b.name.startsWith("unigram-prior"))!;
     const at = (m: typeof model, stride: number) => meanNll(evaluateWindows(m, validation, stride).metrics);
     const v64 = at(model, 64), v128 = at(model, 128), p64 = at(prior, 64);
     const last = res.history.entries.slice(-50);

@@ -23,6 +23,7 @@ import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "./pool.ts";
+import type { Rng } from "../src/util/rng.ts";
 
 /** Files of a Brown run inside its --out directory. */
 const MANIFEST = "manifest.json", MODEL = "model.safetensors";
@@ -43,22 +44,28 @@ export function brownData(o: Pick<BrownOptions, "slice" | "splitSeed" | "vocab" 
   return { tokenizer, train: of("train"), validation: of("validation"), test: of("test") };
 }
 
-export async function runBrown(o: BrownOptions) {
-  const t0 = performance.now();
-  const store = dirStore(o.outDir);
-  const { tokenizer, train, validation, test } = brownData(o, store);
+/** A Brown run's model config, training options and window source over the train documents: what `runBrown` trains and bench/brown_recipes.ts compares. */
+export function brownRecipe(o: Pick<BrownOptions, "model" | "vocab" | "seed" | "lr" | "warmup" | "cosineSteps" | "updates" | "minLr" | "weightDecay" | "batchRows" | "microbatches" | "splitSeed" | "canary">, train: readonly Document[]) {
   const config = { ...o.model, vocabSize: o.vocab };
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, microbatchesPerUpdate: o.microbatches, shuffle: true,
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
+  return { config, binding, options, data: (batches: Rng) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches) };
+}
+
+export async function runBrown(o: BrownOptions) {
+  const t0 = performance.now();
+  const store = dirStore(o.outDir);
+  const { tokenizer, train, validation, test } = brownData(o, store);
+  const { config, binding, options, data } = brownRecipe(o, train);
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
   const pool = threadPools(workersFor(o.workers, threadPools.cores, o.microbatches, config), config);
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
-    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
+    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
