@@ -1,7 +1,8 @@
 // Test helper, not a test: runs `node bin/tinylab.js …` in a separate process on the wasm backend and
-// collects its output, optionally waiting for a line before the caller acts (e.g. kills it).
+// collects its output, optionally waiting for a line before the caller acts (e.g. kills it); `ok` asserts a clean exit.
 import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
+import { expect } from "vitest";
 
 const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
 
@@ -46,4 +47,11 @@ export function start(args: string[], cwd?: string): Running {
 /** Run to completion. */
 export function tinylab(args: string[], cwd?: string): Promise<Finished> {
   return start(args, cwd).done;
+}
+
+/** Assert a finished run exited 0 with nothing on stderr (its stdout shown on failure); returns it. */
+export function ok<R extends Pick<Finished, "code" | "stderr" | "stdout">>(r: R): R {
+  expect(r.stderr, r.stdout).toBe("");
+  expect(r.code).toBe(0);
+  return r;
 }

@@ -7,17 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/util/rng.ts";
 import { sha256File } from "../../src/util/atomic.ts";
 import { loadTrainState } from "../helpers.ts";
-import { start, tinylab } from "./spawn.ts";
+import { ok, start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-train-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const STATE = "train_state.safetensors";
-
-const ok = (r: { code: number | null; stderr: string; stdout: string }) => {
-  expect(r.stderr, r.stdout).toBe("");
-  expect(r.code).toBe(0);
-  return r;
-};
 
 describe("tinylab train across processes", () => {
   it("80 updates straight equal 40 updates, exit, and a new process resuming for 40 more (same model sha256)", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/util/atomic.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
-import { tinylab } from "./spawn.ts";
+import { ok, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-train-text-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,12 +22,6 @@ writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n
 const SHAPE = ["--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--context", "32", "--batch-rows", "4", "--log-every", "1000"];
 const run = (ck: string, more: string[]) => ["train", "--text", story, "--checkpoint-dir", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
-const ok = (r: { code: number | null; stderr: string; stdout: string }) => {
-  expect(r.stderr, r.stdout).toBe("");
-  expect(r.code).toBe(0);
-  return r;
-};
-
 describe("tinylab train --text", () => {
   it("runs end to end: manifest with every sha256, BPE on train, whole-split validation history, curve with baselines, a model evaluate reads", async () => {
     const r = ok(await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--checkpoint-every", "6"])));

@@ -7,16 +7,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/util/atomic.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { start, tinylab } from "./spawn.ts";
+import { ok, start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-workers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const ok = (r: { code: number | null; stderr: string; stdout: string }) => {
-  expect(r.stderr, r.stdout).toBe("");
-  expect(r.code).toBe(0);
-  return r;
-};
 
 // dropout, shuffling and three microbatches per update: masks, cursor and the split across workers all matter
 const train = (updates: number, logEvery = 1000) => ["train", "--updates", String(updates), "--dropout", "0.1", "--shuffle", "--microbatches", "3", "--log-every", String(logEvery)];
