@@ -37,15 +37,30 @@ const RECIPES: Record<string, Recipe> = {
 /** The default's split of an update, so two workers share it. */
 const MICROBATCHES = BROWN_DEFAULTS.microbatches;
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: {
+// bad arguments are refused in one line before the corpus, BPE and engine load
+const refuse = (why: string): never => {
+  process.stderr.write(`bench/brown_recipes.ts: ${why}\n`);
+  process.exit(2);
+};
+const OPTIONS = {
   recipes: { type: "string" }, recipe: { type: "string" }, budget: { type: "string", default: "600" }, rounds: { type: "string", default: "5" },
   "per-round": { type: "string", default: "4" }, updates: { type: "string" }, workers: { type: "string", default: "1" },
-} });
-const recipeOf = (name: string) => {
-  const r = RECIPES[name];
-  if (!r) throw new Error(`unknown recipe "${name}": one of ${Object.keys(RECIPES).join(", ")}`);
-  return r;
-};
+} as const;
+const parsed = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    return refuse((err as Error).message.split("\n")[0]);
+  }
+})();
+const { positionals, values } = parsed;
+const recipeOf = (name: string) => RECIPES[name];
+if (positionals[0] !== "cost" && positionals[0] !== "train") refuse(`the first argument must be cost or train, got ${positionals[0] ?? "nothing"}`);
+const chosen = positionals[0] === "cost" ? (values.recipes ?? Object.keys(RECIPES).join(",")).split(",") : [values.recipe ?? refuse("train needs --recipe NAME")];
+for (const name of chosen) if (!RECIPES[name]) refuse(`unknown recipe "${name}": one of ${Object.keys(RECIPES).join(", ")}`);
+for (const [flag, v] of [["--budget", values.budget], ["--rounds", values.rounds], ["--per-round", values["per-round"]], ["--workers", values.workers], ...(positionals[0] === "train" ? [["--updates", values.updates ?? ""]] : [])] as const) {
+  if (!(Number(v) > 0) || (flag !== "--budget" && !Number.isInteger(Number(v)))) refuse(`${flag} must be a positive ${flag === "--budget" ? "number" : "integer"}, got ${JSON.stringify(v ?? "")}`);
+}
 
 await initBackend("wasm");
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));
@@ -59,7 +74,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 try {
   if (positionals[0] === "cost") {
-    const names = (values.recipes ?? Object.keys(RECIPES).join(",")).split(",");
+    const names = chosen;
     const budget = Number(values.budget), rounds = Number(values.rounds), per = Number(values["per-round"]);
     const runs = await Promise.all(names.map(async (name) => {
       const s = specOf(recipeOf(name), 100_000);
@@ -83,8 +98,7 @@ try {
       x.pool.close();
     }
   } else if (positionals[0] === "train") {
-    const name = values.recipe!, r = recipeOf(name), updates = Number(values.updates), workers = Number(values.workers);
-    if (!Number.isInteger(updates) || updates < 1) throw new Error(`--updates must be a positive integer, got ${values.updates}`);
+    const name = chosen[0], r = recipeOf(name), updates = Number(values.updates), workers = Number(values.workers);
     const s = specOf(r, updates);
     const pool = startPool(workers, s.config, "wasm");
     const t0 = performance.now();
@@ -99,7 +113,7 @@ try {
     console.log(JSON.stringify({ recipe: name, ...r, updates, workers, parameters: parameterCount(s.config), train_loss_last50: +(last.reduce((a, e) => a + e.train_loss, 0) / last.length).toFixed(4), validation_stride64: +v64.toFixed(4), validation_stride128: +v128.toFixed(4), unigram_prior_bigram_stride64: +p64.toFixed(4), margin: +(p64 - v64).toFixed(4), train_seconds: +trainSeconds.toFixed(1) }));
     res.run.dispose();
     pool.close();
-  } else throw new Error(`usage: brown_recipes.ts cost|train …, got ${positionals[0] ?? "nothing"}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
