@@ -4,7 +4,7 @@
 //
 //   onnxModel(config, weights)                      → Uint8Array, with the KV cache (transformers.js's contract)
 //   onnxModel(config, weights, { kvCache: false })  → Uint8Array, one pass: input_ids, attention_mask, position_ids → logits
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   AttributeProto_AttributeType as AttrType, AttributeProtoSchema, GraphProtoSchema, ModelProtoSchema, NodeProtoSchema,
   OperatorSetIdProtoSchema, StringStringEntryProtoSchema, TensorProto_DataType as DataType, TensorProtoSchema,
@@ -194,4 +194,9 @@ export function onnxModel(config: ModelConfig, weights: ParamArrays, options: On
     metadataProps: Object.entries(options.metadata ?? {}).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   });
   return toBinary(ModelProtoSchema, model);
+}
+
+/** The metadata_props of ONNX model bytes (e.g. to recognise a previous export); throws if they are not a ModelProto. */
+export function readOnnxMetadata(bytes: Uint8Array): Record<string, string> {
+  return Object.fromEntries(fromBinary(ModelProtoSchema, bytes).metadataProps.map((p) => [p.key, p.value]));
 }

@@ -5,12 +5,12 @@ import { resolve } from "node:path";
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
-import { resolveModelConfig, parameterShapes, type ModelConfig } from "../../src/model/config.ts";
+import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import type { ParamArrays } from "../../src/model/init.ts";
 import { onnxModel, pastName, presentName, BATCH_AXIS } from "../../src/model/onnx.ts";
 import { referenceLogits, referenceNll, toParams64 } from "../../src/model/reference.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { randomArray } from "../helpers.ts";
+import { randomWeights } from "../helpers.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 /**
@@ -23,16 +23,6 @@ const CACHE_TOL = 1e-6, CACHE_TARGET_TOL = 4e-6;
 const FLOAT64_TOL = 1e-5;
 
 const seed39 = () => decodeModelParts(new Uint8Array(readFileSync(FIXTURE)), FIXTURE);
-
-/** Random weights of unit scale (not GPT-2's 0.02, whose logits are nearly flat), gains around 1. */
-function randomWeights(config: ModelConfig, seed: number): ParamArrays {
-  const rng = Rng.fromSeed(seed);
-  return new Map(parameterShapes(config).map(([name, shape]) => {
-    const a = randomArray(rng.child(name), shape.reduce((x, y) => x * y, 1)).map((v) => v * (shape.length > 1 ? 0.3 : 0.1));
-    if (name.endsWith(".g")) a.forEach((v, i) => { a[i] = 1 + v; });
-    return [name, a];
-  }));
-}
 
 const i64 = (rows: number[][]) => new ort.Tensor("int64", BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, rows[0].length]);
 const nllOf = (logits: Float32Array, at: number, V: number, target: number) => {
@@ -67,7 +57,7 @@ const bpeShape = resolveModelConfig({ vocabSize: 300, contextLength: 48, nLayers
 const cases: { name: string; config: ModelConfig; weights: ParamArrays; docs: number[][] }[] = [
   { name: "seed-39 overfit", ...(({ config, weights }) => ({ config, weights }))(seed39()), docs: [[0, 99, 99, 99, 100, 1], [0, 99, 99, 100, 1], [0, 99, 100, 99, 99, 1], [0, 100, 99, 99, 1]] },
   {
-    name: "random 2 layers, untied, context 48", config: bpeShape, weights: randomWeights(bpeShape, 23),
+    name: "random 2 layers, untied, context 48", config: bpeShape, weights: randomWeights(bpeShape, Rng.fromSeed(23)),
     docs: [48, 30, 2].map((n, d) => { const r = Rng.fromSeed(`doc${d}`); return [0, ...Array.from({ length: n - 2 }, () => 2 + r.int(298)), 1]; }),
   },
 ];

@@ -7,6 +7,8 @@ export function formatExport(r: ExportReport): string {
     `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
     `exported as ${r.format} → ${r.out}`,
     ...r.files.map((f) => `  ${f.name.padEnd(24)} ${String(f.bytes).padStart(9)} bytes  sha256 ${f.sha256}`),
-    `load it with transformers: GPT2LMHeadModel.from_pretrained("${r.out}") (not run here)`,
+    r.format === "onnx"
+      ? `run it with onnxruntime: InferenceSession.create("${r.out}/model.onnx") (inputs and outputs: docs/model-format.md §8)`
+      : `load it with transformers.js: pipeline("text-generation", "${r.out}") offline (docs/transformers-js.md)`,
   ].join("\n");
 }
