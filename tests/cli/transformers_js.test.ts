@@ -2,7 +2,8 @@
 // split as tinylab evaluate does, continues three prompts greedily as tinylab sample does, and its tokenizer
 // encodes every test document to tinylab's ids (literal special-token text included). The package is a
 // devDependency imported statically, so a missing install fails this file at load; nothing here skips.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from "@huggingface/transformers";
@@ -24,7 +25,8 @@ import { randomWeights } from "../helpers.ts";
 import { TEXTS } from "../tools/models.ts";
 
 
-const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
+const ROOT = resolve(import.meta.dirname, "../..");
+const FIXTURE = resolve(ROOT, "tests/fixtures/seed39-format2.safetensors");
 /** ONNX float32 on onnxruntime against tfjs float32 on wasm: rounding only, the bar score.py meets against tinylab. */
 const NLL_TOL = 1e-5;
 /** Text that is a special token's name: tinylab encodes its bytes, and so must the exported tokenizer. */
@@ -127,5 +129,19 @@ describe("the export in transformers.js (offline, env.allowRemoteModels = false)
       for (const text of c.texts) expect((tokenizer(text).input_ids.tolist()[0] as bigint[]).map(Number), `${c.name} ${JSON.stringify(text)}`).toEqual([0, ...c.tokenizer.encode(text)]);
       expect(c.texts.filter((t) => t.includes("<|")).length).toBe(LITERAL_SPECIALS.length);
     }
+  });
+
+  it("docs/transformers-js.md's script prints what the page shows (the fixture holds the same weights as results/seed39.safetensors)", () => {
+    const page = readFileSync(join(ROOT, "docs/transformers-js.md"), "utf8");
+    const script = /```js\n([\s\S]*?)```/.exec(page)![1];
+    const shown = /\$ node nll\.mjs\n([\s\S]*?)```/.exec(page)![1];
+    const work = join(dir, "doc");
+    mkdirSync(work);
+    symlinkSync(join(ROOT, "node_modules"), join(work, "node_modules"));
+    symlinkSync(dir, join(work, "models")); // models/seed39 is the export made above
+    writeFileSync(join(work, "nll.mjs"), script);
+    const r = spawnSync(process.execPath, ["nll.mjs"], { cwd: work, encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(shown);
   });
 });
