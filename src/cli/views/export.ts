@@ -1,4 +1,5 @@
 // Console summary of `tinylab export` (experiments/export.ts). Presentation only.
+import { basename, dirname } from "node:path";
 import type { ExportReport } from "../../../experiments/export.ts";
 
 export function formatExport(r: ExportReport): string {
@@ -9,6 +10,6 @@ export function formatExport(r: ExportReport): string {
     ...r.files.map((f) => `  ${f.name.padEnd(24)} ${String(f.bytes).padStart(9)} bytes  sha256 ${f.sha256}`),
     r.format === "onnx"
       ? `run it with onnxruntime: InferenceSession.create("${r.out}/model.onnx") (inputs and outputs: docs/model-format.md §8)`
-      : `load it with transformers.js: pipeline("text-generation", "${r.out}") offline (docs/transformers-js.md)`,
+      : `load it with transformers.js offline: env.localModelPath = "${dirname(r.out)}"; pipeline("text-generation", "${basename(r.out)}") (docs/transformers-js.md)`,
   ].join("\n");
 }
