@@ -1,7 +1,8 @@
-// `tinylab export --format hf-gpt2` as a recipe: a model file decoded (validated, no model built, no engine
-// started) and written as a Hugging Face GPT-2 directory. Not a converter back, and not run against transformers.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started) and written as
+// a Hugging Face GPT-2 directory with its ONNX graph (what transformers.js loads), or as the ONNX graph alone.
+// Not a converter back.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Tokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
@@ -10,18 +11,23 @@ import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
 import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
 import { checkOutputDir, ensureDir, readFileBytes, removeStaleTemps } from "../src/util/disk.ts";
 import { encodeSafetensors, type TensorEntry } from "../src/util/safetensors.ts";
+import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
 
-export const EXPORT_FORMATS = ["hf-gpt2"] as const;
+export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";
-/** Every file an export writes; config.json first, so a directory cut short is still recognisably an export. */
-export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"] as const;
+/** Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export. */
+export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "onnx/model.onnx"] as const;
+/** The one file `--format onnx` writes. */
+export const ONNX_FILE = "model.onnx";
 export const BOS_TOKEN = "<|bos|>", EOS_TOKEN = "<|eos|>";
+
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   model: string;
   out: string;
-  format: (typeof EXPORT_FORMATS)[number];
+  format: ExportFormat;
 }
 
 export interface ExportReport {
@@ -33,26 +39,46 @@ export interface ExportReport {
   files: { name: string; bytes: number; sha256: string }[];
 }
 
+/** Files under `dir`, one level of subdirectory deep ("onnx/model.onnx"), after sweeping killed writers' temps. */
+function exportEntries(dir: string): string[] {
+  removeStaleTemps(dir);
+  return readdirSync(dir).sort().flatMap((e) => {
+    const sub = join(dir, e);
+    if (!statSync(sub).isDirectory()) return [e];
+    removeStaleTemps(sub);
+    const inner = readdirSync(sub).sort().map((f) => `${e}/${f}`);
+    return inner.length > 0 ? inner : [`${e}/`];
+  });
+}
+
+/** Whether an existing file carries EXPORT_MARKER: config.json as a key, model.onnx in its metadata_props. */
+function marked(path: string, kind: "config" | "onnx"): boolean {
+  try {
+    if (kind === "config") return Object.hasOwn(JSON.parse(readFileSync(path, "utf8")), EXPORT_MARKER);
+    return Object.hasOwn(readOnnxMetadata(readFileBytes(path, "ONNX file")), EXPORT_MARKER);
+  } catch {
+    return false; // absent, or not JSON / not ONNX: not ours
+  }
+}
+
 /**
- * The rule for --out: absent or empty, or a previous export: every entry one of EXPORT_FILES (temp files of
- * killed writers are swept first) and config.json carrying EXPORT_MARKER. Anything else is refused, named.
+ * The rule for --out: absent or empty, or a previous export of the same format: every file one the format
+ * writes (temp files of killed writers are swept first) and config.json (hf-gpt2) or model.onnx (onnx) carrying
+ * EXPORT_MARKER. Anything else is refused, named.
  */
-export function checkExportDir(dir: string): void {
+export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): void {
   checkOutputDir(dir, "--out");
   if (!existsSync(dir)) return;
-  removeStaleTemps(dir);
-  const entries = readdirSync(dir).sort();
+  const entries = exportEntries(dir);
   if (entries.length === 0) return;
-  const foreign = entries.filter((e) => !(EXPORT_FILES as readonly string[]).includes(e));
-  const why = "only an empty directory or a previous export is overwritten";
-  if (foreign.length > 0) throw new Error(`--out ${dir}: holds ${foreign.map((e) => `"${e}"`).join(", ")}, which an export does not write; ${why}`);
-  let marked = false;
-  try {
-    marked = Object.hasOwn(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")), EXPORT_MARKER);
-  } catch {
-    // no config.json, or not JSON: not ours
+  const allowed: readonly string[] = format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"];
+  const foreign = entries.filter((e) => !allowed.includes(e));
+  const why = `only an empty directory or a previous ${format} export is overwritten`;
+  if (foreign.length > 0) throw new Error(`--out ${dir}: holds ${foreign.map((e) => `"${e}"`).join(", ")}, which an ${format} export does not write; ${why}`);
+  const key = format === "onnx" ? ONNX_FILE : "config.json";
+  if (!marked(join(dir, key), format === "onnx" ? "onnx" : "config")) {
+    throw new Error(`--out ${dir}: is not empty and its ${key} has no "${EXPORT_MARKER}" ${format === "onnx" ? "metadata entry" : "key"}, so it was not written by tinylab export; ${why}`);
   }
-  if (!marked) throw new Error(`--out ${dir}: is not empty and its config.json has no "${EXPORT_MARKER}" key, so it was not written by tinylab export; ${why}`);
 }
 
 /** GPT2Config fields for a tinylab config; dropout sits where GPT-2's three do (embeddings, attention probabilities, residual branches). */
@@ -99,8 +125,12 @@ export function bytesToUnicode(): string[] {
 
 /**
  * tokenizer.json (Hugging Face tokenizers): byte-level BPE whose vocab maps each id's bytes, in GPT-2's
- * characters, to tinylab's id, merges in rank order; BOS/EOS and ids without bytes (reserved, or beyond the
- * tokenizer's vocabulary) are special added tokens. Two ids with the same bytes cannot be one vocab: refused.
+ * characters, to tinylab's id, merges in rank order. BOS, EOS and ids without bytes (reserved, or beyond the
+ * tokenizer's vocabulary) are vocab entries named `<|bos|>`, `<|eos|>`, `<|reserved_N|>` and NOT added tokens:
+ * a tokenizer cuts every added token's text out of the input before pre-splitting, so the literal text `<|bos|>`
+ * in a document would become id 0 where tinylab encodes its seven bytes. No merge can produce these strings (the
+ * pre-split cuts `<|`, `bos`, `|>` apart), so text never reaches them. The post-processor puts BOS first, as a
+ * tinylab document starts. Two ids with the same bytes cannot be one vocab: refused.
  */
 export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<string, unknown> {
   const chars = bytesToUnicode();
@@ -120,12 +150,14 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
   const json: TokenizerJSON = tokenizer.toJSON();
   const merges = json.kind === "bpe" ? json.merges.map(([a, b]) => `${str(a)} ${str(b)}`) : [];
   const byteLevel = { add_prefix_space: false, trim_offsets: true, use_regex: true };
+  const bos = { SpecialToken: { id: BOS_TOKEN, type_id: 0 } }, seq = (id: "A" | "B") => ({ Sequence: { id, type_id: 0 } });
   return {
-    version: "1.0", truncation: null, padding: null,
-    added_tokens: special.map((t) => ({ ...t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: null,
+    version: "1.0", truncation: null, padding: null, added_tokens: [], normalizer: null,
     pre_tokenizer: { type: "ByteLevel", ...byteLevel },
-    post_processor: { type: "ByteLevel", ...byteLevel, trim_offsets: false },
+    post_processor: {
+      type: "TemplateProcessing", single: [bos, seq("A")], pair: [bos, seq("A"), seq("B")],
+      special_tokens: { [BOS_TOKEN]: { id: BOS_TOKEN, ids: [0], tokens: [BOS_TOKEN] } },
+    },
     decoder: { type: "ByteLevel", ...byteLevel },
     model: {
       type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: "", end_of_word_suffix: "", fuse_unk: false, byte_fallback: false,
@@ -134,25 +166,28 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
   };
 }
 
-/** Decode the model file, check --out by the rule above, and write the directory's files (each atomically). */
+/** Decode the model file, check --out by the rule above, and write the format's files (each atomically). */
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
-  checkExportDir(o.out);
+  checkExportDir(o.out, o.format);
   const parts = decodeModelParts(readFileBytes(o.model, "model file", CheckpointError), o.model);
   const { config, tokenizer, weights } = parts;
-  const marker = { format: "tinylab-hf-gpt2/1", source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
-  const contents: [string, string | Uint8Array][] = [
+  const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
+  const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
+  const contents: [string, string | Uint8Array][] = o.format === "onnx" ? [[ONNX_FILE, onnx()]] : [
     ["config.json", JSON.stringify(gpt2Config(config, marker), null, 2) + "\n"],
     ["model.safetensors", encodeSafetensors(gpt2Tensors(weights, config), { format: "pt" })],
     ["tokenizer.json", JSON.stringify(hfTokenizer(tokenizer, config.vocabSize)) + "\n"],
     ["tokenizer_config.json", JSON.stringify({
-      tokenizer_class: "PreTrainedTokenizerFast", bos_token: BOS_TOKEN, eos_token: EOS_TOKEN, add_prefix_space: false,
-      model_max_length: config.contextLength, clean_up_tokenization_spaces: false,
+      tokenizer_class: "PreTrainedTokenizerFast", bos_token: BOS_TOKEN, eos_token: EOS_TOKEN, add_bos_token: true, add_eos_token: false,
+      additional_special_tokens: [BOS_TOKEN, EOS_TOKEN], add_prefix_space: false, model_max_length: config.contextLength, clean_up_tokenization_spaces: false,
     }, null, 2) + "\n"],
     ["special_tokens_map.json", JSON.stringify({ bos_token: BOS_TOKEN, eos_token: EOS_TOKEN }, null, 2) + "\n"],
+    ["onnx/model.onnx", onnx()],
   ];
   ensureDir(o.out, "--out");
   const files = contents.map(([name, data]) => {
+    if (name.includes("/")) ensureDir(join(o.out, dirname(name)), "--out");
     writeFileAtomic(join(o.out, name), data);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     return { name, bytes: bytes.length, sha256: sha256Bytes(bytes) };

@@ -1,6 +1,8 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
 // works on bytes; src/util/disk.ts reads and writes them). Not a test file itself.
 import type { Rng } from "../src/util/rng.ts";
+import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
+import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
 import { readFileBytes } from "../src/util/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
@@ -34,6 +36,18 @@ export function bitDiffs(a: Float32Array, b: Float32Array): number {
 
 /** A seeded array of standard normals. */
 export const randomArray = (rng: Rng, size: number): Float32Array => Float32Array.from({ length: size }, () => rng.normal());
+
+/**
+ * Random weights for a config, each parameter from its own child stream: matrices 0.3·N(0, 1) (not GPT-2's 0.02,
+ * whose logits are nearly flat and whose greedy choices nearly tie), vectors 0.1·N(0, 1), gains 1 + that.
+ */
+export function randomWeights(config: ModelConfig, rng: Rng): ParamArrays {
+  return new Map(parameterShapes(config).map(([name, shape]) => {
+    const a = randomArray(rng.child(name), shape.reduce((x, y) => x * y, 1)).map((v) => v * (shape.length > 1 ? 0.3 : 0.1));
+    if (name.endsWith(".g")) a.forEach((v, i) => { a[i] = 1 + v; });
+    return [name, a];
+  }));
+}
 
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);

@@ -169,7 +169,7 @@ export const OPTION_GROUPS = {
     json: { type: "boolean", describe: "print the result as JSON instead of the table" },
     figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
     "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
-    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json)", choices: ["hf-gpt2"] },
+    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, onnx/model.onnx: what transformers.js loads); onnx = the ONNX graph alone (model.onnx)", choices: ["hf-gpt2", "onnx"] },
   },
   "Lab page:": {
     port: { type: "number", describe: "localhost port the lab page is served on (0 = any free port)", check: intIn(0, 65535) },

@@ -1,0 +1,202 @@
+// The decoder as an ONNX graph (opset 17), the forward of gpt.ts written as ONNX nodes over the model file's
+// named weights, encoded to ModelProto bytes. Pure (no node: import, no engine): onnxruntime, transformers.js
+// and the export all take these bytes. Not a runtime and not a converter back (docs/model-format.md §8).
+//
+//   onnxModel(config, weights)                      → Uint8Array, with the KV cache (transformers.js's contract)
+//   onnxModel(config, weights, { kvCache: false })  → Uint8Array, one pass: input_ids, attention_mask, position_ids → logits
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  AttributeProto_AttributeType as AttrType, AttributeProtoSchema, GraphProtoSchema, ModelProtoSchema, NodeProtoSchema,
+  OperatorSetIdProtoSchema, StringStringEntryProtoSchema, TensorProto_DataType as DataType, TensorProtoSchema,
+  TensorShapeProto_DimensionSchema, TensorShapeProtoSchema, TypeProto_TensorSchema, TypeProtoSchema, ValueInfoProtoSchema,
+  type AttributeProto, type NodeProto, type TensorProto, type ValueInfoProto,
+} from "onnx-buf";
+import { parameterShapes, type ModelConfig } from "./config.ts";
+import type { ParamArrays } from "./init.ts";
+import { MASKED } from "./input.ts";
+import { LN_EPS } from "./ops.ts";
+
+/** The default-domain opset the graph uses (LayerNormalization is opset 17's; Gelu, opset 20's, is written out). */
+export const ONNX_OPSET = 17;
+/** ONNX IR version 8, the one that goes with opset 17. */
+export const ONNX_IR_VERSION = 8;
+/** The batch axis's name; transformers.js builds its empty cache from input metadata and looks for exactly this. */
+export const BATCH_AXIS = "batch_size";
+
+export const INPUT_IDS = "input_ids", ATTENTION_MASK = "attention_mask", POSITION_IDS = "position_ids", LOGITS = "logits";
+/** Names of layer l's cache tensors, [batch_size, heads, past | total, head_dim]: transformers.js's names for a decoder. */
+export const pastName = (l: number, kv: "key" | "value") => `past_key_values.${l}.${kv}`;
+export const presentName = (l: number, kv: "key" | "value") => `present.${l}.${kv}`;
+
+export interface OnnxOptions {
+  /** Past key/value inputs and present outputs per layer (default true). Without them the graph is one pass over the row. */
+  kvCache?: boolean;
+  /** Key/value pairs stored in the model's metadata_props (e.g. the source model's sha256). */
+  metadata?: Record<string, string>;
+}
+
+type Dim = number | string;
+type Attr = number | number[] | string;
+
+/** Nodes and initializers as they are added; every node output gets a readable name under the current scope. */
+class Graph {
+  readonly nodes: NodeProto[] = [];
+  readonly initializers: TensorProto[] = [];
+  private count = 0;
+
+  /** Add one node; returns its (first) output's name. `out` names it, else `<scope><op>_<n>`. */
+  op(opType: string, inputs: string[], scope: string, attrs: Record<string, Attr> = {}, out?: string): string {
+    const output = out ?? `${scope}${opType}_${this.count++}`;
+    this.nodes.push(create(NodeProtoSchema, { opType, input: inputs, output: [output], name: output, attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)) }));
+    return output;
+  }
+
+  weight(name: string, shape: number[], data: Float32Array): string {
+    this.initializers.push(create(TensorProtoSchema, { name, dims: shape.map(BigInt), dataType: DataType.FLOAT, rawData: littleEndian(data) }));
+    return name;
+  }
+
+  int64(name: string, values: number[]): string {
+    if (this.initializers.some((t) => t.name === name)) return name;
+    this.initializers.push(create(TensorProtoSchema, { name, dims: [BigInt(values.length)], dataType: DataType.INT64, int64Data: values.map(BigInt) }));
+    return name;
+  }
+
+  scalar(name: string, value: number): string {
+    if (this.initializers.some((t) => t.name === name)) return name;
+    this.initializers.push(create(TensorProtoSchema, { name, dims: [], dataType: DataType.FLOAT, floatData: [value] }));
+    return name;
+  }
+}
+
+function attribute(name: string, v: Attr): AttributeProto {
+  if (typeof v === "string") return create(AttributeProtoSchema, { name, type: AttrType.STRING, s: new TextEncoder().encode(v) });
+  if (Array.isArray(v)) return create(AttributeProtoSchema, { name, type: AttrType.INTS, ints: v.map(BigInt) });
+  return Number.isInteger(v) ? create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(v) }) : create(AttributeProtoSchema, { name, type: AttrType.FLOAT, f: v });
+}
+
+function littleEndian(data: Float32Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(data.length * 4), view = new DataView(out.buffer);
+  for (let i = 0; i < data.length; i++) view.setFloat32(i * 4, data[i], true);
+  return out;
+}
+
+function valueInfo(name: string, elemType: DataType, dims: Dim[]): ValueInfoProto {
+  const dim = dims.map((d) => create(TensorShapeProto_DimensionSchema, { value: typeof d === "number" ? { case: "dimValue", value: BigInt(d) } : { case: "dimParam", value: d } }));
+  const tensorType = create(TypeProto_TensorSchema, { elemType, shape: create(TensorShapeProtoSchema, { dim }) });
+  return create(ValueInfoProtoSchema, { name, type: create(TypeProtoSchema, { value: { case: "tensorType", value: tensorType } }) });
+}
+
+/** h = wte[input_ids] + wpe[position_ids]. */
+function embeddings(g: Graph): string {
+  return g.op("Add", [g.op("Gather", ["wte", INPUT_IDS], "embed/"), g.op("Gather", ["wpe", POSITION_IDS], "embed/")], "embed/", {}, "embed/h"); // [B, S, C]
+}
+
+/**
+ * The additive attention mask [B, 1, S, past + S]: 0 where query i (at index past + i of the cache) may see key j
+ * (j ≤ past + i and attention_mask[b, j] = 1), MASKED (−1e9, as tinylab adds) elsewhere.
+ */
+function attentionBias(g: Graph): string {
+  const s = "mask/";
+  const scalarDim = (x: string, axis: number) => g.op("Gather", [g.op("Shape", [x], s), g.int64(`${s}axis${axis}`, [axis])], s, { axis: 0 });
+  const total = g.op("Squeeze", [scalarDim(ATTENTION_MASK, 1)], s, {}, `${s}total`);
+  const seq = g.op("Squeeze", [scalarDim(INPUT_IDS, 1)], s, {}, `${s}seq`);
+  const zero = g.op("Constant", [], s, { value_int: 0 }, `${s}zero`);
+  const one = g.op("Constant", [], s, { value_int: 1 }, `${s}one`);
+  const past = g.op("Sub", [total, seq], s, {}, `${s}past`);
+  const keys = g.op("Range", [zero, total, one], s, {}, `${s}keys`); // [P + S]
+  const queries = g.op("Unsqueeze", [g.op("Range", [past, total, one], s), g.int64(`${s}axes_last`, [1])], s, {}, `${s}queries`); // [S, 1]
+  const causal = g.op("LessOrEqual", [keys, queries], s, {}, `${s}causal`); // [S, P + S]
+  const padded = g.op("Unsqueeze", [g.op("Cast", [ATTENTION_MASK], s, { to: DataType.BOOL }), g.int64(`${s}axes_12`, [1, 2])], s); // [B, 1, 1, P + S]
+  const seen = g.op("And", [causal, padded], s, {}, `${s}seen`); // [B, 1, S, P + S]
+  return g.op("Where", [seen, g.scalar(`${s}open`, 0), g.scalar(`${s}masked`, MASKED)], s, {}, `${s}bias`);
+}
+
+/** Causal multi-head self-attention of block l with its output projection; the cache extends k and v when present. */
+function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string, kvCache: boolean): string {
+  const s = `h${l}.attn/`, H = c.nHeads, D = c.dModel / c.nHeads;
+  const qkv = g.op("Add", [g.op("MatMul", [x, `h${l}.attn.wqkv`], s), `h${l}.attn.bqkv`], s, {}, `${s}qkv`); // [B, S, 3C]
+  const parts = [`${s}q`, `${s}k`, `${s}v`];
+  g.nodes.push(create(NodeProtoSchema, { opType: "Split", name: `${s}split`, input: [qkv, g.int64(`${s}split_sizes`, [c.dModel, c.dModel, c.dModel])], output: parts, attribute: [attribute("axis", 2)] }));
+  const heads = g.int64(`${s}heads_shape`, [0, 0, H, D]);
+  const [q, kNew, vNew] = parts.map((p) => g.op("Transpose", [g.op("Reshape", [p, heads], s)], s, { perm: [0, 2, 1, 3] }, `${p}_heads`)); // each [B, H, S, D]
+  const withPast = (now: string, kv: "key" | "value") => kvCache ? g.op("Concat", [pastName(l, kv), now], s, { axis: 2 }, presentName(l, kv)) : now; // [B, H, P + S, D]
+  const [k, v] = [withPast(kNew, "key"), withPast(vNew, "value")];
+  const scores = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [k], s, { perm: [0, 1, 3, 2] })], s), g.scalar(`${s}scale`, 1 / Math.sqrt(D))], s, {}, `${s}scores`); // [B, H, S, P + S]
+  const att = g.op("Softmax", [g.op("Add", [scores, bias], s)], s, { axis: -1 }, `${s}weights`);
+  const y = g.op("Reshape", [g.op("Transpose", [g.op("MatMul", [att, v], s)], s, { perm: [0, 2, 1, 3] }), g.int64(`${s}merge_shape`, [0, 0, c.dModel])], s, {}, `${s}y`); // [B, S, C]
+  return g.op("Add", [g.op("MatMul", [y, `h${l}.attn.wo`], s), `h${l}.attn.bo`], s, {}, `${s}out`);
+}
+
+/** GELU in GPT-2's tanh form 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), as ops.ts computes it (Gelu is opset 20). */
+function gelu(g: Graph, x: string, s: string): string {
+  const cube = g.op("Mul", [g.op("Mul", [x, x], s), x], s);
+  const inner = g.op("Mul", [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))], s);
+  const t = g.op("Tanh", [inner], s);
+  return g.op("Mul", [g.op("Mul", [x, g.scalar(`${s}half`, 0.5)], s), g.op("Add", [t, g.scalar(`${s}one`, 1)], s)], s, {}, `${s}gelu`);
+}
+
+function mlp(g: Graph, l: number, x: string): string {
+  const s = `h${l}.mlp/`;
+  const hidden = g.op("Add", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s); // [B, S, F]
+  return g.op("Add", [g.op("MatMul", [gelu(g, hidden, s), `h${l}.mlp.w2`], s), `h${l}.mlp.b2`], s, {}, `${s}out`);
+}
+
+function layerNorm(g: Graph, x: string, prefix: string, scope: string): string {
+  return g.op("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], scope, { axis: -1, epsilon: LN_EPS }, `${scope}${prefix.split(".").pop()}`);
+}
+
+/** Pre-LN block l: h + attn(LN1(h)), then + MLP(LN2(·)). */
+function block(g: Graph, c: ModelConfig, l: number, h: string, bias: string, kvCache: boolean): string {
+  const s = `h${l}/`;
+  const h1 = g.op("Add", [h, attention(g, c, l, layerNorm(g, h, `h${l}.ln1`, s), bias, kvCache)], s, {}, `${s}resid_attn`);
+  return g.op("Add", [h1, mlp(g, l, layerNorm(g, h1, `h${l}.ln2`, s))], s, {}, `${s}resid_mlp`);
+}
+
+/** logits = LN_f(h)·wteᵀ (tied) or ·head (untied). */
+function head(g: Graph, c: ModelConfig, h: string): string {
+  const s = "head/", z = layerNorm(g, h, "lnf", s);
+  const w = c.tiedHead ? g.op("Transpose", ["wte"], s, { perm: [1, 0] }, `${s}wte_t`) : "head"; // [C, V]
+  return g.op("MatMul", [z, w], s, {}, LOGITS); // [B, S, V]
+}
+
+/**
+ * The ONNX model of a tinylab decoder with these weights: ModelProto bytes, initializers named as in the model
+ * file (docs/model-format.md §3). Inputs and outputs are listed in §8 there; a weight missing or misshapen throws.
+ */
+export function onnxModel(config: ModelConfig, weights: ParamArrays, options: OnnxOptions = {}): Uint8Array {
+  const kvCache = options.kvCache ?? true;
+  const g = new Graph();
+  for (const [name, shape] of parameterShapes(config)) {
+    const data = weights.get(name);
+    if (!data || data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
+    g.weight(name, shape, data);
+  }
+  const bias = attentionBias(g);
+  let h = embeddings(g);
+  for (let l = 0; l < config.nLayers; l++) h = block(g, config, l, h, bias, kvCache);
+  head(g, config, h);
+
+  const H = config.nHeads, D = config.dModel / config.nHeads;
+  const cache = (names: (l: number, kv: "key" | "value") => string, len: string) =>
+    Array.from({ length: config.nLayers }, (_, l) => (["key", "value"] as const).map((kv) => valueInfo(names(l, kv), DataType.FLOAT, [BATCH_AXIS, H, len, D]))).flat();
+  const inputs = [
+    valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+    valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]),
+    valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+    ...(kvCache ? cache(pastName, "past_sequence_length") : []),
+  ];
+  const outputs = [valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]), ...(kvCache ? cache(presentName, "total_sequence_length") : [])];
+  const graph = create(GraphProtoSchema, { name: "tinylab", node: g.nodes, initializer: g.initializers, input: inputs, output: outputs });
+  const model = create(ModelProtoSchema, {
+    irVersion: BigInt(ONNX_IR_VERSION), producerName: "tinylab", graph,
+    opsetImport: [create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) })],
+    metadataProps: Object.entries(options.metadata ?? {}).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
+  });
+  return toBinary(ModelProtoSchema, model);
+}
+
+/** The metadata_props of ONNX model bytes (e.g. to recognise a previous export); throws if they are not a ModelProto. */
+export function readOnnxMetadata(bytes: Uint8Array): Record<string, string> {
+  return Object.fromEntries(fromBinary(ModelProtoSchema, bytes).metadataProps.map((p) => [p.key, p.value]));
+}
