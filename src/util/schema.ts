@@ -82,6 +82,11 @@ export const oneOf = <T extends string | number | boolean>(values: readonly T[])
 
 export const nullable = <T>(s: Schema<T>): Schema<T | null> => (v, path, cx) => (v === null ? null : s(v, path, cx));
 
+const OPTIONAL = Symbol("optional");
+/** A field an object may lack (read as undefined); present, it must pass `s`. */
+export const optional = <T>(s: Schema<T>): Schema<T | undefined> =>
+  Object.assign((v: unknown, path: string, cx: Context) => (v === undefined ? undefined : s(v, path, cx)), { [OPTIONAL]: true });
+
 /** An object with exactly these fields (`open`: other fields are allowed and dropped from the result). */
 export function obj<S extends Record<string, Schema<unknown>>>(shape: S, o: { open?: boolean } = {}): Schema<{ [K in keyof S]: Infer<S[K]> }> {
   return (v, path, cx) => {
@@ -89,7 +94,10 @@ export function obj<S extends Record<string, Schema<unknown>>>(shape: S, o: { op
     const rec = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const [k, s] of Object.entries(shape)) {
-      if (!Object.hasOwn(rec, k)) refuse(cx, keyPath(path, k), "is missing", undefined);
+      if (!Object.hasOwn(rec, k)) {
+        if (OPTIONAL in s) continue;
+        refuse(cx, keyPath(path, k), "is missing", undefined);
+      }
       out[k] = s(rec[k], keyPath(path, k), cx);
     }
     if (!o.open) {
