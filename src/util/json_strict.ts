@@ -25,14 +25,17 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export const keyPath = (path: string, key: string): string =>
   IDENTIFIER.test(key) ? (path === "" ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`;
 
-/** Parse `text` (named `file` in errors): refuses what JSON.parse refuses, a repeated key and nesting past MAX_JSON_DEPTH. */
-export function parseStrictJson(text: string, file: string): StrictJson {
+/**
+ * Parse `text` (named `file` in errors): refuses what JSON.parse refuses, a repeated key and nesting past
+ * MAX_JSON_DEPTH. `root` is the value's own path when it sits inside another (a metadata entry `config`).
+ */
+export function parseStrictJson(text: string, file: string, root = ""): StrictJson {
   const literals = new Map<string, string>();
   let i = 0;
   const fail = (what: string): never => {
     const before = text.slice(0, i);
     const line = before.split("\n").length, column = i - before.lastIndexOf("\n");
-    throw new JsonError(`${file}: not valid JSON: ${what} at line ${line}, column ${column}`);
+    throw new JsonError(`${file}: ${root === "" ? "" : `${root}: `}not valid JSON: ${what} at line ${line}, column ${column}`);
   };
   const space = () => {
     while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
@@ -97,7 +100,7 @@ export function parseStrictJson(text: string, file: string): StrictJson {
     if (String(n) !== raw) literals.set(path, raw);
     return n;
   };
-  const out = value("", 0);
+  const out = value(root, 0);
   space();
   if (i < text.length) fail(`unexpected ${found()} after the JSON value`);
   return { value: out, literal: (path) => literals.get(path) };

@@ -145,8 +145,8 @@ export const refine = <T>(s: Schema<T>, problem: (t: T) => [string, string, unkn
 
 /** Parse `text` strictly and check it against `s`; every refusal (JSON or schema) names `file`. */
 export function parseJsonFile<T>(text: string, s: Schema<T>, file: string, path = ""): T {
-  const { value, literal } = parseStrictJson(text, path === "" ? file : `${file}: ${path}`);
-  return s(value, path, { file, literal: (p) => literal(path === "" ? p : p.slice(path.length).replace(/^\./, "")) });
+  const { value, literal } = parseStrictJson(text, file, path);
+  return s(value, path, { file, literal });
 }
 
 /** True for the errors a reader raises for bad contents (not for a bug in the reader). */
