@@ -7,7 +7,7 @@ import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/rng.ts";
-import { arr, int, nullable, obj, record, refuse, type Schema } from "../util/schema.ts";
+import { arr, int, nullable, obj, refuse, type Schema } from "../util/schema.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
   CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
@@ -61,14 +61,17 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   return encodeSafetensors(tensors, signed(tensors, metadata));
 }
 
+/** The run's streams other than the data's (whose state is the cursor): src/lab/run.ts STREAMS.dropout. */
+const RNGS = obj({ dropout: RNG_STATE });
+
 /** An EpochSource's position (src/train/loop.ts): its order a list of distinct indices (the source checks it covers its items). */
 const EPOCH_CURSOR = obj({ epoch: int({ min: 0 }), position: int({ min: 0 }), order: arr(int({ min: 0 }), { unique: "" }), rng: nullable(RNG_STATE) });
 
 /** The data cursor is one of the two shapes the sources save: a stream's state (random windows, draws) or an epoch cursor. */
 const DATA_CURSOR: Schema<unknown> = (v, path, cx) => {
   const has = (k: string) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.hasOwn(v, k);
-  if (has("alea")) return RNG_STATE(v, path, cx);
-  if (has("order")) return EPOCH_CURSOR(v, path, cx);
+  if (has("alea") || has("seed")) return RNG_STATE(v, path, cx);
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) return EPOCH_CURSOR(v, path, cx);
   return refuse(cx, path, "must be a data cursor: an rng state {seed, alea} or an epoch cursor {epoch, position, order, rng}", v);
 };
 
@@ -88,7 +91,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const options = metaField(metadata, "options", TRAIN_OPTIONS, where);
   const step = metaField(metadata, "step", int({ min: 0 }), where);
   if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
-  const rngs = metaField(metadata, "rngs", record(RNG_STATE), where);
+  const rngs = metaField(metadata, "rngs", RNGS, where);
   const cursor = metaField(metadata, "cursor", DATA_CURSOR, where);
   const shapes = parameterShapes(config);
   const weights = takeTensors(tensors, shapes, "", where);
