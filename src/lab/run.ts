@@ -200,11 +200,13 @@ export class Run {
 /**
  * A saved data cursor must be where the state's updates, replayed from the seed, leave this run's data: the data
  * order depends on nothing else, and a cursor that is well-formed and in range but elsewhere (a forged or damaged
- * file) would resume a different run without a word. Costs one pass of batch drawing per update already done.
+ * file) would resume a different run without a word. Replayed by the source's skip() where it has one (its draws
+ * alone, no batches), else by drawing every batch again.
  */
 function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
   const fresh = spec.data(Rng.fromSeed(spec.options.seed).child(STREAMS.batches));
-  for (let i = 0; i < state.optimizer.step; i++) fresh.next();
+  if (fresh.skip) fresh.skip(state.optimizer.step);
+  else for (let i = 0; i < state.optimizer.step; i++) fresh.next();
   const diff = differences(state.cursor, fresh.state(), "cursor")[0];
   if (diff !== undefined) {
     throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${diff.replace("this run", "replayed")})`);
