@@ -64,31 +64,34 @@ export function parseStrictJson(text: string, file: string, root = ""): StrictJs
       i++;
       const out: Record<string, unknown> = {};
       space();
-      if (text[i] === "}") return i++, out;
+      if (text[i] === "}") return (i++, out);
       for (;;) {
         space();
         const at = i;
         const key = string();
         const p = keyPath(path, key);
-        if (Object.hasOwn(out, key)) i = at, fail(`key ${JSON.stringify(key)} is given twice (${p})`);
+        if (Object.hasOwn(out, key)) {
+          i = at; // the message points at the repeat
+          fail(`key ${JSON.stringify(key)} is given twice (${p})`);
+        }
         expect(":");
         // defineProperty, so a key "__proto__" is a field like any other
         Object.defineProperty(out, key, { value: value(p, depth + 1), enumerable: true, writable: true, configurable: true });
         space();
         if (text[i] === ",") i++;
-        else return expect("}"), out;
+        else return (expect("}"), out);
       }
     }
     if (c === "[") {
       i++;
       const out: unknown[] = [];
       space();
-      if (text[i] === "]") return i++, out;
+      if (text[i] === "]") return (i++, out);
       for (;;) {
         out.push(value(`${path}[${out.length}]`, depth + 1));
         space();
         if (text[i] === ",") i++;
-        else return expect("]"), out;
+        else return (expect("]"), out);
       }
     }
     if (c === '"') return string();
