@@ -6,21 +6,33 @@ import { existsSync, openSync, closeSync, readdirSync, readFileSync, rmSync, sta
 import { isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "../src/util/atomic.ts";
 import { ensureDir } from "../src/util/disk.ts";
+import { arr, int, nullable, num, obj, optional, parseJsonFile, type Schema } from "../src/util/schema.ts";
 
 const BIN = resolve(import.meta.dirname, "../bin/tinylab.js");
 
-/** What the sweep knows of each recipe: how a seed is given, where its results go and the numbers it reads back. */
+/** A score a run's result holds: a finite NLL (each result file's own schema says where). */
+const NLL = num({ min: 0 });
+const OPEN = { open: true };
+const scoreAt = obj({ nll: NLL }, OPEN);
+
+/**
+ * What the sweep knows of each recipe: how a seed is given, where its results go, the part of the result file it
+ * reads (a schema: other fields are the recipe's own) and the numbers it takes from it.
+ */
 export const SWEEP_RECIPES = {
   overfit: {
     seed: (s: number) => ["--seeds", String(s)], out: ["--out", "."], result: "overfit.json",
+    schema: obj({ options: obj({ seeds: arr(int(), { min: 1 }) }, OPEN), runs: arr(obj({ checkpoints: arr(obj({ train: scoreAt, validation: scoreAt }, OPEN), { min: 1 }) }, OPEN), { min: 1 }) }, OPEN),
     read: (j: any) => ({ seed: j.options.seeds[0], train_nll: j.runs[0].checkpoints.at(-1).train.nll, validation_nll: j.runs[0].checkpoints.at(-1).validation.nll }),
   },
   cyclic: {
     seed: (s: number) => ["--seed", String(s)], out: ["--out", "."], result: "cyclic.json",
+    schema: obj({ options: obj({ seed: int() }, OPEN), scores: obj({ train: arr(scoreAt, { min: 1 }), validation: arr(scoreAt, { min: 1 }) }, OPEN) }, OPEN),
     read: (j: any) => ({ seed: j.options.seed, train_nll: j.scores.train[0].nll, validation_nll: j.scores.validation[0].nll }),
   },
   train: {
     seed: (s: number) => ["--seed", String(s)], out: ["--checkpoint-dir", ".", "--json"], result: "train.json",
+    schema: obj({ options: obj({ seed: int() }, OPEN), validation: optional(nullable(scoreAt)) }, OPEN),
     read: (j: any) => ({ seed: j.options.seed, train_nll: null, validation_nll: j.validation?.nll ?? null }),
   },
 } as const;
@@ -84,12 +96,13 @@ const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
 /** A finished run's row, read from its directory (the sweep's and --collect's one reader). */
 function readRow(dir: string, name: string, recipe: SweepRecipe, grid: Record<string, string>): SweepRow {
   const file = join(dir, SWEEP_RECIPES[recipe].result);
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
   } catch (err) {
     throw new Error(`${file}: cannot read the run's result (${(err as Error).message})`);
   }
+  const json = parseJsonFile(text, SWEEP_RECIPES[recipe].schema as Schema<unknown>, file);
   return { name, recipe, grid, ...SWEEP_RECIPES[recipe].read(json), result: file };
 }
 

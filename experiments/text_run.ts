@@ -94,7 +94,7 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
     const from = run.step;
     const store = spec.store;
     if (from > spec.updates) throw new Error(`the training state is at update ${from}, past --updates ${spec.updates}`);
-    const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE);
+    const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE, store && spec.evalEvery !== undefined ? spec.warn : undefined);
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     const scoreValidation = spec.evalEvery !== undefined && spec.validation.length > 0;

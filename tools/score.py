@@ -68,12 +68,22 @@ def integrity_digest(tensors, metadata):
     return h.hexdigest()
 
 
+def unique_keys(pairs):
+    """An object's pairs as a dict, refusing a key given twice (json.loads keeps the last, as JSON.parse does; tinylab refuses it)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f'key {json.dumps(k)} is given twice')
+        out[k] = v
+    return out
+
+
 def meta_json(metadata, key, where):
     if key not in metadata:
         raise Refusal(f'{where}: metadata has no "{key}"')
     try:
-        return json.loads(metadata[key])
-    except json.JSONDecodeError as err:
+        return json.loads(metadata[key], object_pairs_hook=unique_keys)
+    except ValueError as err:  # json.JSONDecodeError is a ValueError
         raise Refusal(f'{where}: metadata "{key}" is not valid JSON: {err}') from None
 
 

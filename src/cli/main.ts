@@ -17,10 +17,12 @@ import { choiceCommand } from "./commands/choice.ts";
 import { canaryCommand } from "./commands/canary.ts";
 import { labCommand } from "./commands/lab.ts";
 import { sweepCommand } from "./commands/sweep.ts";
+import { refuseRepeatedOptions } from "./options.ts";
 
 const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, sweepCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand];
 
 export async function main(argv: string[]): Promise<void> {
+  refuseRepeatedOptions(argv);
   const cli = yargs(argv)
     .scriptName("tinylab")
     .usage("$0 <command> [options]\n\nA small GPT-style decoder on TensorFlow.js, trained and evaluated honestly.")

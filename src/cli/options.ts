@@ -5,7 +5,8 @@
 import type { Argv, Options } from "yargs";
 import { BACKEND_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
-import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE } from "../model/config.ts";
+import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../model/config.ts";
+import { parseStrictJson } from "../util/json_strict.ts";
 import { COMPARE_BASELINES } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
@@ -68,16 +69,17 @@ const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check
   });
 };
 
-/** A JSON object of model-config overrides (its keys are checked against the config by resolveModelConfig). */
+/**
+ * A JSON object of model-config overrides: a key given twice is refused (JSON.parse keeps the last), and each known
+ * key is checked by the config's own field schema as typed (266.0 is not an integer); unknown keys are refused by
+ * resolveModelConfig.
+ */
 const jsonObject: Check = (v, f) => {
-  let out: unknown;
-  try {
-    out = JSON.parse(String(v));
-  } catch (err) {
-    throw new Error(`--${f} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof out !== "object" || out === null || Array.isArray(out)) throw new Error(`--${f} must be a JSON object`);
-  return out;
+  const { value, literal } = parseStrictJson(String(v), `--${f}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--${f} must be a JSON object`);
+  const fields = MODEL_CONFIG_FIELDS as Record<string, (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown>;
+  for (const [k, x] of Object.entries(value)) if (Object.hasOwn(fields, k)) fields[k](x, k, { file: `--${f}`, literal });
+  return value;
 };
 
 interface Spec {
@@ -254,6 +256,36 @@ export function modelOverrides(argv: Record<string, unknown>): Record<string, un
     out[key] = argv[flag];
   }
   return out;
+}
+
+/**
+ * Each option at most once. yargs makes a repeated value option an array (then refused as, say, "--updates must be
+ * a positive integer, got 6", naming the wrong value) and keeps the last of a repeated boolean without a word. Scans
+ * the arguments as typed, up to a bare `--` (what follows belongs to another command); camel-case and `--no-`
+ * spellings count as the option they spell.
+ */
+export function refuseRepeatedOptions(args: readonly string[]): void {
+  const specs = new Map(Object.values(OPTION_GROUPS).flatMap((g) => Object.entries(g as Record<string, Spec>)));
+  const seen = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") break;
+    if (!a.startsWith("--")) continue;
+    const eq = a.indexOf("=");
+    let name = a.slice(2, eq === -1 ? undefined : eq).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (!specs.has(name) && name.startsWith("no-") && specs.get(name.slice(3))?.type === "boolean") name = name.slice(3);
+    const spec = specs.get(name);
+    if (!spec) continue; // not an option of the catalogue: yargs refuses it if it is unknown
+    const typedAs = spec.type === "boolean" || eq !== -1 || i + 1 >= args.length ? a : `${a} ${args[i + 1]}`;
+    const first = seen.get(name);
+    if (first !== undefined) throw new Error(`--${name} is given twice (${first}, then ${typedAs}): give it once`);
+    seen.set(name, typedAs);
+  }
+}
+
+/** The cosine's floor above its peak would make the rate rise as it "decays": refused naming both flags. */
+export function checkMinLr(minLr: number, lr: number, minLrNote = ""): void {
+  if (minLr > lr) throw new Error(`--min-lr ${minLr}${minLrNote} must be ≤ --lr ${lr} (the floor of the cosine decay cannot be above its peak)`);
 }
 
 /** --microbatches cuts an update's --batch-rows rows into equal blocks: refused by name, before any work, when it does not divide them. */

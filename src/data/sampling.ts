@@ -69,6 +69,11 @@ export class RandomWindows implements DataSource<Batch, RngState> {
   restore(state: RngState): void {
     this.rng.load(state);
   }
+
+  /** next() draws two uniforms per row (a document, then a start in it), whatever the documents. */
+  skip(updates: number): void {
+    this.rng.skip(2 * this.rows * updates);
+  }
 }
 
 /**
@@ -94,5 +99,10 @@ export class ReplacementSource implements DataSource<Batch, RngState> {
 
   restore(state: RngState): void {
     this.rng.load(state);
+  }
+
+  /** next() draws one uniform per row. */
+  skip(updates: number): void {
+    this.rng.skip(this.rows * updates);
   }
 }

@@ -6,4 +6,6 @@ export interface DataSource<B, S = unknown> {
   next(): B[];
   state(): S;
   restore(state: S): void;
+  /** Advance as `updates` calls of next() would, without building their batches (a cheap replay of a saved position). */
+  skip?(updates: number): void;
 }

@@ -2,7 +2,8 @@
 // document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
 import { Rng } from "../util/rng.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import type { Split, TextDocument } from "./documents.ts";
+import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/schema.ts";
+import { SPLITS, type Split, type TextDocument } from "./documents.ts";
 
 /** One document of a text input before the split; `file` is the file it came from (named when it changes). */
 export interface TextSource {
@@ -94,23 +95,37 @@ export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions): Te
   };
 }
 
-/** Parse a manifest's JSON, checking its shape (not the texts: see verifyTextManifest). */
+const MANIFEST_DOC = obj({
+  id: str({ nonEmpty: true }), source: str(), file: str(), split: oneOf(SPLITS),
+  sha256: str({ pattern: /^[0-9a-f]{64}$/, says: "a sha256 in 64 lowercase hex digits" }), bytes: int({ min: 0 }),
+});
+
+/** manifest.json: the split's own seed and fractions, and every document once (by id). */
+export const MANIFEST_SCHEMA: Schema<TextManifest> = obj({
+  format: oneOf([TEXT_MANIFEST_FORMAT] as const),
+  seed: int(),
+  fractions: refine(obj({ validation: num({ min: 0, below: 1 }), test: num({ min: 0, below: 1 }) }),
+    (f) => (f.validation + f.test >= 1 ? ["", "must leave documents to train on (validation + test < 1)", f] : undefined)),
+  documents: arr(MANIFEST_DOC, { unique: "id" }),
+});
+
+/** Parse a manifest's JSON, checking it against its schema (not the texts: see verifyTextManifest). */
 export function parseTextManifest(json: string, where: string): TextManifest {
-  const bad = (why: string): never => {
-    throw new Error(`split manifest ${where}: ${why}`);
-  };
-  let m: TextManifest;
-  try {
-    m = JSON.parse(json) as TextManifest;
-  } catch (err) {
-    return bad(`not valid JSON (${(err as Error).message})`);
-  }
-  if (typeof m !== "object" || m === null || m.format !== TEXT_MANIFEST_FORMAT) bad(`not a ${TEXT_MANIFEST_FORMAT} file`);
-  if (!Array.isArray(m.documents)) bad("documents must be an array");
-  for (const d of m.documents) {
-    if (typeof d.id !== "string" || !["train", "validation", "test"].includes(d.split) || !/^[0-9a-f]{64}$/.test(d.sha256)) bad(`malformed document entry ${JSON.stringify(d)}`);
-  }
-  return m;
+  return parseJsonFile(json, MANIFEST_SCHEMA, where);
+}
+
+/**
+ * A saved manifest must be the split its own rule gives: splitTexts of these documents with its seed and
+ * fractions. An edited one (a test document moved to train) would otherwise be trained on as it says.
+ */
+export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string): void {
+  const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }).documents;
+  const says = `not what --split-seed ${m.seed} --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test} gives`;
+  m.documents.forEach((d, i) => {
+    for (const k of ["id", "source", "file", "split", "sha256", "bytes"] as const) {
+      if (d[k] !== rule[i][k]) refuse({ file: where }, `documents[${i}].${k}`, `is ${says} (${JSON.stringify(rule[i][k])})`, d[k]);
+    }
+  });
 }
 
 /**
@@ -152,5 +167,7 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
     store.write(MANIFEST_FILE, JSON.stringify(m, null, 1) + "\n");
   }
-  return { bySplit: verifyTextManifest(m, docs, where), manifest: m };
+  const bySplit = verifyTextManifest(m, docs, where);
+  if (saved) checkSplitRule(m, docs, where);
+  return { bySplit, manifest: m };
 }

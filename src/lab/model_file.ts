@@ -3,7 +3,7 @@
 // to re-score (docs/model-format.md is the spec). Bytes in, bytes
 // out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
-import { DEFAULT_MODEL_CONFIG, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
+import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FIELDS, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
 import { architectureOf, type Architecture } from "../model/architecture.ts";
 import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
@@ -12,6 +12,8 @@ import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
+import { parseStrictJson } from "../util/json_strict.ts";
+import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/schema.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";
@@ -173,15 +175,42 @@ function checkPadding(bytes: Uint8Array, path: string): void {
   }
 }
 
-/** A required metadata entry parsed as JSON, naming the key when absent or malformed. */
+/** A required metadata entry parsed as strict JSON (a key given twice is refused), naming the key when absent or malformed. */
 export function metaJSON(metadata: Record<string, string>, key: string, where: string): unknown {
   if (!Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: metadata has no "${key}"`);
   try {
-    return JSON.parse(metadata[key]);
+    return parseStrictJson(metadata[key], `${where}: metadata "${key}"`).value;
   } catch (err) {
-    throw new CheckpointError(`${where}: metadata "${key}" is not valid JSON: ${(err as Error).message}`);
+    throw new CheckpointError((err as Error).message);
   }
 }
+
+/** A required metadata entry checked against its schema; a refusal names the file and the field, e.g. `cursor.alea.s0`. */
+export function metaField<T>(metadata: Record<string, string>, key: string, schema: Schema<T>, where: string): T {
+  if (!Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: metadata has no "${key}"`);
+  try {
+    return parseJsonFile(metadata[key], schema, where, key);
+  } catch (err) {
+    if (isFileError(err)) throw new CheckpointError(err.message);
+    throw err;
+  }
+}
+
+/** The metadata `config` object: every field of the model config, each of its type and range (model/config.ts). */
+const CONFIG_SCHEMA = obj(MODEL_CONFIG_FIELDS);
+
+/** The shape of a tokenizer's JSON, before tokenizerFromJSON checks what it means (merges against the vocabulary). */
+const TOKENIZER_SCHEMA: Schema<unknown> = (v, path, cx) => {
+  const kind = obj({ kind: oneOf(["byte", "bpe"]) }, { open: true })(v, path, cx).kind;
+  const id = int({ min: 0 });
+  return kind === "byte" ? obj({ kind: oneOf(["byte"]), vocabSize: int() })(v, path, cx) : obj({ kind: oneOf(["bpe"]), vocabSize: int(), merges: arr(arr(id, { min: 2, max: 2 })) })(v, path, cx);
+};
+
+/**
+ * Provenance is printed beside every score, so its strings are one line each (a newline would forge an output
+ * line). Open: fields added by later writers (e.g. the data trained on) are checked by their readers.
+ */
+const PROVENANCE_SCHEMA = obj({ seed: int(), update: int({ min: 0 }), backend: str({ oneLine: true }), tfjs: str({ oneLine: true }), tinylab: str({ oneLine: true }) }, { open: true });
 
 /** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
 export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
@@ -192,10 +221,7 @@ export function checkFormat(metadata: Record<string, string>, expected: readonly
 
 /** The config from metadata: every declared key present, no unknown key, types and values valid. */
 export function parseConfig(metadata: Record<string, string>, where: string): ModelConfig {
-  const raw = metaJSON(metadata, "config", where);
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new CheckpointError(`${where}: metadata "config" is not a JSON object`);
-  const missing = Object.keys(DEFAULT_MODEL_CONFIG).filter((k) => !Object.hasOwn(raw, k));
-  if (missing.length > 0) throw new CheckpointError(`${where}: metadata "config" lacks ${missing.join(", ")}`);
+  const raw = metaField(metadata, "config", CONFIG_SCHEMA, where);
   try {
     return resolveModelConfig(raw as Record<string, unknown>);
   } catch (err) {
@@ -227,7 +253,7 @@ export function checkDeclared(metadata: Record<string, string>, key: string, imp
 export function parseTokenizer(metadata: Record<string, string>, config: ModelConfig, where: string): Tokenizer {
   let tokenizer: Tokenizer;
   try {
-    tokenizer = tokenizerFromJSON(metaJSON(metadata, "tokenizer", where));
+    tokenizer = tokenizerFromJSON(metaField(metadata, "tokenizer", TOKENIZER_SCHEMA, where));
   } catch (err) {
     if (err instanceof CheckpointError) throw err;
     throw new CheckpointError(`${where}: metadata "tokenizer": ${(err as Error).message}`);
@@ -239,11 +265,8 @@ export function parseTokenizer(metadata: Record<string, string>, config: ModelCo
 }
 
 export function parseProvenance(metadata: Record<string, string>, where: string): ModelProvenance {
-  const p = metaJSON(metadata, "provenance", where) as Record<string, unknown>;
-  if (typeof p !== "object" || p === null || !Number.isInteger(p.seed) || !Number.isInteger(p.update)) {
-    throw new CheckpointError(`${where}: metadata "provenance" needs integer "seed" and "update"`);
-  }
-  return p as unknown as ModelProvenance;
+  metaField(metadata, "provenance", PROVENANCE_SCHEMA, where);
+  return metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
 }
 
 /**

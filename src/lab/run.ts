@@ -16,7 +16,7 @@ import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { encodeModel, modelProvenance, type ModelProvenance } from "./model_file.ts";
-import { checkResume, encodeTrainState, type TrainSnapshot } from "./state_file.ts";
+import { checkResume, differences, encodeTrainState, type TrainSnapshot } from "./state_file.ts";
 
 /**
  * The run's random streams, each a child of `Rng.fromSeed(seed)` by this name: parameters at init, the draws
@@ -67,6 +67,7 @@ export class Run {
     if (from) {
       try {
         run.restoreStreams(from.state, from.where);
+        checkCursor(spec, from.state, from.where);
         run.optimizer.restore(from.state.optimizer);
       } catch (err) {
         run.dispose();
@@ -164,8 +165,16 @@ export class Run {
   private restoreStreams(s: TrainSnapshot, where: string): void {
     const dropout = s.rngs[STREAMS.dropout];
     if (!dropout) throw new Error(`${where}: no "${STREAMS.dropout}" rng state`);
-    this.dropout.load(dropout);
-    this.data.restore(s.cursor);
+    try {
+      this.dropout.load(dropout);
+    } catch (err) {
+      throw new Error(`${where}: rngs.${STREAMS.dropout}: ${(err as Error).message}`);
+    }
+    try {
+      this.data.restore(s.cursor);
+    } catch (err) {
+      throw new Error(`${where}: cursor: ${(err as Error).message}`);
+    }
   }
 
   provenance(): ModelProvenance {
@@ -185,6 +194,22 @@ export class Run {
   dispose(): void {
     this.model.dispose();
     this.optimizer.dispose();
+  }
+}
+
+/**
+ * A saved data cursor must be where the state's updates, replayed from the seed, leave this run's data: the data
+ * order depends on nothing else, and a cursor that is well-formed and in range but elsewhere (a forged or damaged
+ * file) would resume a different run without a word. Replayed by the source's skip() where it has one (its draws
+ * alone, no batches), else by drawing every batch again.
+ */
+function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
+  const fresh = spec.data(Rng.fromSeed(spec.options.seed).child(STREAMS.batches));
+  if (fresh.skip) fresh.skip(state.optimizer.step);
+  else for (let i = 0; i < state.optimizer.step; i++) fresh.next();
+  const diff = differences(state.cursor, fresh.state(), "cursor")[0];
+  if (diff !== undefined) {
+    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${diff.replace("this run", "replayed")})`);
   }
 }
 

@@ -5,11 +5,12 @@ import { parameterShapes, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
-import type { TrainOptions } from "./config.ts";
-import type { RngState } from "../util/rng.ts";
+import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
+import { RNG_STATE, type RngState } from "../util/rng.ts";
+import { arr, int, nullable, obj, refuse, type Schema } from "../util/schema.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaJSON, parseConfig, parseProvenance, parseTokenizer,
+  CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
   refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
 } from "./model_file.ts";
 
@@ -60,10 +61,18 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   return encodeSafetensors(tensors, signed(tensors, metadata));
 }
 
-const isRngState = (x: unknown): x is RngState => {
-  const r = x as RngState;
-  return typeof r === "object" && r !== null && typeof r.seed === "string" && typeof r.alea === "object" && r.alea !== null &&
-    (["c", "s0", "s1", "s2"] as const).every((k) => typeof r.alea[k] === "number");
+/** The run's streams other than the data's (whose state is the cursor): src/lab/run.ts STREAMS.dropout. */
+const RNGS = obj({ dropout: RNG_STATE });
+
+/** An EpochSource's position (src/train/loop.ts): its order a list of distinct indices (the source checks it covers its items). */
+const EPOCH_CURSOR = obj({ epoch: int({ min: 0 }), position: int({ min: 0 }), order: arr(int({ min: 0 }), { unique: "" }), rng: nullable(RNG_STATE) });
+
+/** The data cursor is one of the two shapes the sources save: a stream's state (random windows, draws) or an epoch cursor. */
+const DATA_CURSOR: Schema<unknown> = (v, path, cx) => {
+  const has = (k: string) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.hasOwn(v, k);
+  if (has("alea") || has("seed")) return RNG_STATE(v, path, cx);
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) return EPOCH_CURSOR(v, path, cx);
+  return refuse(cx, path, "must be a data cursor: an rng state {seed, alea} or an epoch cursor {epoch, position, order, rng}", v);
 };
 
 /** Decode and validate a training-state file's bytes; every refusal names the file (`path`) and the problem. */
@@ -79,15 +88,11 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const config = parseConfig(metadata, where);
   const tokenizer = parseTokenizer(metadata, config, where).toJSON();
   const provenance = parseProvenance(metadata, where);
-  const options = metaJSON(metadata, "options", where);
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new CheckpointError(`${where}: metadata "options" is not a JSON object`);
-  const step = metaJSON(metadata, "step", where);
-  if (typeof step !== "number" || !Number.isInteger(step) || step < 0) throw new CheckpointError(`${where}: metadata "step" must be a non-negative integer, got ${metadata.step}`);
+  const options = metaField(metadata, "options", TRAIN_OPTIONS, where);
+  const step = metaField(metadata, "step", int({ min: 0 }), where);
   if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
-  const rngs = metaJSON(metadata, "rngs", where) as Record<string, unknown>;
-  if (typeof rngs !== "object" || rngs === null) throw new CheckpointError(`${where}: metadata "rngs" is not a JSON object`);
-  for (const [role, state] of Object.entries(rngs)) if (!isRngState(state)) throw new CheckpointError(`${where}: rng state "${role}" is malformed`);
-  const cursor = metaJSON(metadata, "cursor", where);
+  const rngs = metaField(metadata, "rngs", RNGS, where);
+  const cursor = metaField(metadata, "cursor", DATA_CURSOR, where);
   const shapes = parameterShapes(config);
   const weights = takeTensors(tensors, shapes, "", where);
   const m = takeTensors(tensors, shapes, "m.", where);
@@ -96,7 +101,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   refuseBadValues(weights, "", where);
   refuseBadValues(m, "m.", where);
   refuseBadValues(v, "v.", where, SECOND_MOMENT);
-  return { config, tokenizer, options: options as TrainOptions, weights, optimizer: { step, m, v }, rngs: rngs as Record<string, RngState>, cursor, provenance };
+  return { config, tokenizer, options, weights, optimizer: { step, m, v }, rngs, cursor, provenance };
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);

@@ -1,5 +1,6 @@
 // The decoder's typed config with its defaults, override checking and the named presets used by experiments.
 // Not the model itself (gpt.ts) and not training settings (src/train).
+import { bool, int, num, type Schema } from "../util/schema.ts";
 
 /** Shape of a GPT-style decoder. Saved with every result and checkpoint. */
 export interface ModelConfig {
@@ -53,6 +54,21 @@ export const MAX_VOCAB_SIZE = 2 ** 20;
 export const MAX_CONTEXT_LENGTH = 4096;
 /** 2^27 parameters: 512 MiB of float32 weights, ×4 with gradients and AdamW's two moments (2 GiB in all). */
 export const MAX_PARAMETERS = 2 ** 27;
+
+/**
+ * Each field's type and range as a file states it (a model file's `config`, --model-config): an integer field
+ * written 266.0 is refused, as tools/score.py refuses it. Cross-field rules are validateModelConfig's.
+ */
+export const MODEL_CONFIG_FIELDS = {
+  vocabSize: int({ min: 1, max: MAX_VOCAB_SIZE }),
+  contextLength: int({ min: 1, max: MAX_CONTEXT_LENGTH }),
+  nLayers: int({ min: 1 }),
+  dModel: int({ min: 1 }),
+  nHeads: int({ min: 1 }),
+  dFF: int({ min: 1 }),
+  dropout: num({ min: 0, below: 1 }),
+  tiedHead: bool,
+} satisfies Record<keyof ModelConfig, Schema<unknown>>;
 
 /** Refuse configs the model cannot build, naming the field. */
 export function validateModelConfig(c: ModelConfig): ModelConfig {

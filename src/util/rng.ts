@@ -1,12 +1,25 @@
 // Seeded random streams over seedrandom's alea generator: the only source of randomness in tinylab.
 // Not a global: every consumer receives an Rng (or a named child of one) explicitly.
 import seedrandom from "seedrandom";
+import { int, num, obj, refine, str, type Schema } from "./schema.ts";
 
 /** Serializable generator state: restoring it replays the stream exactly. */
 export interface RngState {
   readonly seed: string;
   readonly alea: { c: number; s0: number; s1: number; s2: number };
 }
+
+/**
+ * alea's own invariants, so a state file cannot restore a state the generator never reaches: each word s is
+ * k / 2^32 for an integer k (mash and every step keep that), in [0, 1); the carry c is t | 0 for
+ * t = 2091639·s0 + c·2^-32 < 2091640, an integer in [0, 2091639].
+ */
+const ALEA_WORD = refine(num({ min: 0, below: 1 }), (s) => (Number.isInteger(s * 2 ** 32) ? undefined : ["", "must be a multiple of 2^-32 (every alea state word is)", s]));
+export const ALEA_CARRY_MAX = 2091639;
+export const RNG_STATE: Schema<RngState> = obj({
+  seed: str(),
+  alea: obj({ c: int({ min: 0, max: ALEA_CARRY_MAX }), s0: ALEA_WORD, s1: ALEA_WORD, s2: ALEA_WORD }),
+});
 
 type Alea = seedrandom.StatefulPRNG<seedrandom.State.Alea>;
 

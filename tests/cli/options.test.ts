@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
 import { afterAll, describe, expect, it } from "vitest";
-import { modelOverrides, OPTION_GROUPS, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { checkMinLr, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
 import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
@@ -39,7 +39,7 @@ describe("options", () => {
     [["--updates", "2.5"], { updates: 80 }, /^--updates must be a positive integer, got 2.5$/],
     [["--lr=-1"], { lr: 0.02 }, /^--lr must be a finite number > 0, got -1$/],
     [["--seeds", "39,x"], { seeds: "39" }, /^--seeds: "x" is not an integer$/],
-    [["--model-config", "{"], { "model-config": undefined }, /^--model-config is not valid JSON/],
+    [["--model-config", "{"], { "model-config": undefined }, /^--model-config: not valid JSON/],
     [["--model-config", "[1]"], { "model-config": undefined }, /^--model-config must be a JSON object$/],
     [["--dropout", "1"], { dropout: undefined }, /^--dropout must be a number in \[0, 1\), got 1$/],
     [["--data"], { data: undefined }, /Not enough arguments following: data/],
@@ -57,6 +57,40 @@ describe("options", () => {
     [["--split", "dev"], { split: "all" }, /^--split must be one of train, validation, test, all, got "dev"$/],
   ])("refuses %j by name", (args, defaults, expected) => {
     expect(() => parse(args, defaults)).toThrow(expected);
+  });
+
+  it.each<[string[], RegExp]>([
+    [["train", "--updates", "5", "--updates", "6"], /^--updates is given twice \(--updates 5, then --updates 6\): give it once$/],
+    [["train", "--updates=5", "--updates", "6"], /^--updates is given twice \(--updates=5, then --updates 6\)/],
+    [["train", "--shuffle", "--no-shuffle"], /^--shuffle is given twice \(--shuffle, then --no-shuffle\)/],
+    [["train", "--shuffle", "--shuffle"], /^--shuffle is given twice/],
+    [["train", "--checkpoint-dir", "a", "--checkpointDir", "b"], /^--checkpoint-dir is given twice \(--checkpoint-dir a, then --checkpointDir b\)/],
+    [["sweep", "train", "--seeds", "1", "--seeds", "2"], /^--seeds is given twice/],
+  ])("refuses %j as an option given twice, for any option", (args, expected) => {
+    expect(() => refuseRepeatedOptions(args)).toThrow(expected);
+  });
+
+  it("counts options only up to a bare -- (what follows is another command's) and takes values that look like flags", () => {
+    expect(() => refuseRepeatedOptions(["sweep", "train", "--seeds", "1", "--", "--text", "a", "--seed", "2"])).not.toThrow();
+    expect(() => refuseRepeatedOptions(["train", "--updates", "5", "--lr", "0.1"])).not.toThrow();
+  });
+
+  it("refuses a cosine floor above the peak, naming both flags", () => {
+    expect(() => checkMinLr(1, 0.01)).toThrow(/^--min-lr 1 must be ≤ --lr 0\.01 \(the floor of the cosine decay cannot be above its peak\)$/);
+    expect(() => checkMinLr(0.01, 0.01)).not.toThrow();
+  });
+
+  it("--model-config: a key given twice and an integer written as a float are refused, as the files the lab reads refuse them", () => {
+    expect(() => parse(["--model-config", '{"nHeads":2,"nHeads":4}'], { "model-config": undefined })).toThrow(/^--model-config: not valid JSON: key "nHeads" is given twice \(nHeads\) at line 1, column 13$/);
+    expect(() => parse(["--model-config", '{"vocabSize":266.0}'], { "model-config": undefined })).toThrow(/^--model-config: vocabSize: must be an integer, written without a fraction or exponent \(got 266\.0\)$/);
+    expect(parse(["--model-config", '{"dropout":0.0,"nHeads":4}'], { "model-config": undefined })["model-config"]).toEqual({ dropout: 0, nHeads: 4 });
+  });
+
+  it("the command line refuses a repeated option and a floor above the peak before any work, in one line", async () => {
+    const twice = await tinylab(["train", "--updates", "5", "--updates", "6"]);
+    expect([twice.code, twice.stderr.trim()]).toEqual([1, "tinylab: error: --updates is given twice (--updates 5, then --updates 6): give it once"]);
+    const floor = await tinylab(["train", "--min-lr", "1", "--lr", "0.01"]);
+    expect([floor.code, floor.stderr.trim()]).toEqual([1, "tinylab: error: --min-lr 1 must be ≤ --lr 0.01 (the floor of the cosine decay cannot be above its peak)"]);
   });
 
   it("combines the shape flags with --model-config, refusing a key given twice", () => {
@@ -102,7 +136,8 @@ describe("refusals through the CLI", () => {
     [["report", "--model", "x", "--replicates", "1e9"], "--replicates must be an integer in [1, 100000] (more replicates add no precision and exhaust memory), got 1e9"],
     [["report", "--model", "x", "--replicates", "0"], "--replicates must be an integer in [1, 100000] (more replicates add no precision and exhaust memory), got 0"],
     [["train", "--vocab", "1e14"], "--vocab must be an integer in [1, 1048576], got 1e14"],
-    [["train", "--model-config", '{"vocabSize":1e14}'], "model config vocabSize must be ≤ 1048576 (2^20), got 100000000000000"],
+    [["train", "--model-config", '{"vocabSize":1e14}'], "--model-config: vocabSize: must be an integer, written without a fraction or exponent (got 1e14)"],
+    [["train", "--model-config", '{"vocabSize":100000000000000}'], "--model-config: vocabSize: must be in [1, 1048576] (got 100000000000000)"],
     // C = F = 8192: per block 4C² + 2CF + 9C + F = 402,735,104; ×2 + V·C + T·C + 2C (2,260,992) = 807,731,200
     [["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (vocabSize 266, contextLength 8, nLayers 2, dModel 8192, dFF 8192)"],
     [["evaluate", "--model"], "Not enough arguments following: model"],

@@ -1,7 +1,7 @@
 // RandomWindows split into microbatches: the same windows drawn in the same order, cut into consecutive row
 // blocks, so splitting an update (for --workers) changes nothing but how its rows are grouped.
 import { describe, expect, it } from "vitest";
-import { RandomWindows } from "../../src/data/sampling.ts";
+import { RandomWindows, ReplacementSource } from "../../src/data/sampling.ts";
 import { Rng } from "../../src/util/rng.ts";
 import type { Document } from "../../src/data/documents.ts";
 
@@ -34,5 +34,20 @@ describe("RandomWindows microbatches", () => {
   it("refuses a split that does not divide the rows, by name", () => {
     expect(() => new RandomWindows(docs, binding, 6, Rng.fromSeed(1), 4)).toThrow(/microbatches per update must be a positive integer dividing the 6 rows, got 4/);
     expect(() => new RandomWindows(docs, binding, 6, Rng.fromSeed(1), 0)).toThrow(/got 0/);
+  });
+});
+
+describe("skip: a saved position replayed without building batches", () => {
+  it("leaves each source's stream exactly where as many next() calls leave it (and then draws the same batches)", () => {
+    const sources = (rng: Rng) => [new RandomWindows(docs, binding, 6, rng.child("w")), new RandomWindows(docs, binding, 6, rng.child("p"), 3), new ReplacementSource([docs[2], { ...docs[1], ids: docs[1].ids.slice(0, 8) }], 5, binding, rng.child("r"))];
+    for (const updates of [0, 1, 7, 50]) {
+      const drawn = sources(Rng.fromSeed(9)), skipped = sources(Rng.fromSeed(9));
+      drawn.forEach((d, i) => {
+        for (let u = 0; u < updates; u++) d.next();
+        skipped[i].skip(updates);
+        expect(skipped[i].state()).toEqual(d.state());
+        expect(skipped[i].next()).toEqual(d.next());
+      });
+    }
   });
 });

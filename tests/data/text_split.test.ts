@@ -50,4 +50,33 @@ describe("text split", () => {
     expect(() => splitTexts(docs(5), { seed: 0, validation: 0.6, test: 0.4 })).toThrow(/leave no training documents/);
     expect(() => textSplit(docs(2), memory(), { seed: 0, validation: 0.1, test: 0 })).toThrow(/^the split leaves validation empty: 2 document\(s\)/);
   });
+
+  describe("a saved manifest that is not what it claims, refused in one line naming the file and the field", () => {
+    const opts = { seed: 0, validation: 0.2, test: 0.2 };
+    type M = ReturnType<typeof splitTexts>;
+    const withManifest = (edit: (m: M) => unknown) => {
+      const store = memory();
+      const m = splitTexts(docs(10), opts);
+      const edited = edit(structuredClone(m));
+      store.files.set("manifest.json", typeof edited === "string" ? edited : JSON.stringify(edited, null, 1));
+      return () => textSplit(docs(10), store, opts);
+    };
+    it("accepts the manifest as written (the control)", () => {
+      expect(withManifest((m) => m)().bySplit.test).toHaveLength(2);
+    });
+    it.each<[string, (m: M) => unknown, RegExp]>([
+      ["test documents moved to train (a fresh run printed 0 test documents before)", (m) => ({ ...m, documents: m.documents.map((d) => ({ ...d, split: d.split === "test" ? "train" : d.split })) }),
+        /^mem:manifest\.json: documents\[\d+\]\.split: is not what --split-seed 0 --validation-fraction 0\.2 --test-fraction 0\.2 gives \("test"\) \(got "train"\)$/],
+      ["a null document (a raw TypeError before)", (m) => ({ ...m, documents: [null, ...m.documents.slice(1)] }), /^mem:manifest\.json: documents\[0\]: must be an object, not null \(got null\)$/],
+      ["no fractions (a raw TypeError before)", ({ fractions: _f, ...m }) => m, /^mem:manifest\.json: fractions: is missing \(got nothing\)$/],
+      ["a seed written as a string (\"made with --split-seed 0, this run asks for 0\" before)", (m) => ({ ...m, seed: "0" }), /^mem:manifest\.json: seed: must be an integer, not a string \(got "0"\)$/],
+      ["a document listed twice (reported as missing before)", (m) => ({ ...m, documents: [...m.documents.slice(0, 3), m.documents[2], ...m.documents.slice(4)] }), /^mem:manifest\.json: documents\[3\]\.id: is given twice \(also at documents\[2\]\) \(got "s\/2\.txt"\)$/],
+      ["a key given twice", (m) => JSON.stringify(m).replace('"seed":0', '"seed":0,"seed":1'), /^mem:manifest\.json: not valid JSON: key "seed" is given twice \(seed\) at line 1, column \d+$/],
+      ["a byte count that does not match the text", (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, bytes: d.bytes + 1 } : d)) }), /^mem:manifest\.json: documents\[1\]\.bytes: is not what .* gives \(\d+\) \(got \d+\)$/],
+      ["a bad sha256", (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, sha256: "x" } : d)) }), /^mem:manifest\.json: documents\[1\]\.sha256: must be a sha256 in 64 lowercase hex digits \(got "x"\)$/],
+      ["fractions leaving nothing to train on", (m) => ({ ...m, fractions: { validation: 0.5, test: 0.5 } }), /^mem:manifest\.json: fractions: must leave documents to train on/],
+    ])("%s", (_, edit, expected) => {
+      expect(withManifest(edit)).toThrow(expected);
+    });
+  });
 });

@@ -1,6 +1,11 @@
-// Fuzzing the two decoders (decodeModelFile, decodeTrainState): seeded corruptions of one valid file of each kind,
-// byte-level and structural, every one refused in one line naming the file. Not a test of valid files' contents.
-import { beforeAll, describe, expect, it } from "vitest";
+// Fuzzing the decoders: seeded corruptions of a valid model file and state file, byte-level and structural, every
+// one refused in one line naming the file; and every field of the JSON the lab reads (the state's metadata, a
+// manifest, a history, each sweep result) deleted, nulled, retyped, given twice and put out of range, each refused in
+// one line naming the file and the field. Not a test of valid files' contents.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { trainingBatches } from "../../src/data/batches.ts";
@@ -9,10 +14,14 @@ import { PRESETS } from "../../src/model/config.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../../src/lab/model_file.ts";
+import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, signed } from "../../src/lab/model_file.ts";
 import { decodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
-import { SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
 import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
+import { keyPath } from "../../src/util/json_strict.ts";
+import { emptyHistory, resumeHistory, type HistoryEntry } from "../../src/lab/history.ts";
+import { splitTexts, textSplit, type TextSource } from "../../src/data/text_split.ts";
+import { collectSweep } from "../../experiments/sweep.ts";
 
 /** One valid file under test and what the corruptions need to know about it. */
 interface Subject {
@@ -205,3 +214,167 @@ describe("fuzzing the file decoders", () => {
     expect(tf.memory().numTensors).toBe(before);
   }, 30_000);
 });
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Segment = string | number;
+const pathOf = (segs: readonly Segment[]) => segs.reduce<string>((p, x) => (typeof x === "number" ? `${p}[${x}]` : keyPath(p, x)), "");
+
+/** Every node under the root, as its path's segments. */
+function nodes(v: Json, at: Segment[] = []): Segment[][] {
+  const kids: [Segment, Json][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : v !== null && typeof v === "object" ? Object.entries(v) : [];
+  return kids.flatMap(([k, x]) => [[...at, k], ...nodes(x, [...at, k])]);
+}
+
+/** JSON text of `v`, with the value at `at` written as `raw`, or the key at `at` written twice. */
+function serialize(v: Json, edit: { at: string; raw?: string; twice?: boolean }, path = ""): string {
+  if (path === edit.at && edit.raw !== undefined) return edit.raw;
+  if (Array.isArray(v)) return `[${v.map((x, i) => serialize(x, edit, `${path}[${i}]`)).join(",")}]`;
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  return `{${Object.entries(v).flatMap(([k, x]) => {
+    const one = `${JSON.stringify(k)}:${serialize(x, edit, keyPath(path, k))}`;
+    return edit.twice && keyPath(path, k) === edit.at ? [one, one] : [one];
+  }).join(",")}}`;
+}
+
+const retyped = (x: Json): Json => (typeof x === "number" ? String(x) : typeof x === "string" ? 7 : typeof x === "boolean" ? String(x) : x === null ? "x" : Array.isArray(x) ? {} : []);
+
+/** The five mutations of the field at `segs`, as JSON texts of the whole value (undefined where one does not apply). */
+function mutations(root: Json, segs: Segment[]): [string, string | undefined][] {
+  const at = pathOf(segs);
+  const parent = segs.slice(0, -1).reduce<any>((o, k) => o[k], root);
+  const last = segs[segs.length - 1];
+  const withValue = (edit: (p: any) => void) => {
+    const copy = structuredClone(root);
+    edit(segs.slice(0, -1).reduce<any>((o, k) => o[k], copy));
+    return JSON.stringify(copy);
+  };
+  const isField = typeof last === "string";
+  const value = parent[last] as Json;
+  return [
+    ["deleted", isField ? withValue((p) => { delete p[last]; }) : undefined],
+    ["nulled", value === null ? undefined : withValue((p) => { p[last] = null; })],
+    ["retyped", withValue((p) => { p[last] = retyped(value); })],
+    ["given twice", isField ? serialize(root, { at, twice: true }) : undefined],
+    ["out of range", typeof value === "number" ? serialize(root, { at, raw: value >= 0 ? "1e999" : "-1e308" }) : undefined],
+  ];
+}
+
+interface JsonSubject {
+  name: string;
+  value: Json;
+  /** Read the edited text as the lab does, with `file` its name; throws on refusal. */
+  read: (text: string, file: string) => void;
+  /** Paths (of the whole value) where a null or a deletion is valid, so acceptance there is right. */
+  optional?: string[];
+  /** The top level is not JSON text of its own (a state's metadata map, whose repeated keys the safetensors layer refuses). */
+  topIsNotJson?: boolean;
+}
+
+/** Every mutation of every field of `s`: refusals that are not one line naming the file and the field, and accepted edits. */
+function fuzzJson(s: JsonSubject): { cases: number; problems: string[] } {
+  const problems: string[] = [];
+  let cases = 0;
+  for (const segs of nodes(s.value)) {
+    const at = pathOf(segs);
+    const parent = pathOf(segs.slice(0, -1));
+    for (const [what, text] of mutations(s.value, segs)) {
+      if (text === undefined || (what === "given twice" && s.topIsNotJson && segs.length === 1)) continue;
+      cases++;
+      const file = `/fuzz/${s.name}-${cases}`;
+      try {
+        s.read(text, file);
+        if (!((what === "nulled" || what === "deleted") && s.optional?.includes(at))) problems.push(`${s.name} ${at} ${what}: accepted`);
+      } catch (err) {
+        const e = err as Error;
+        // a cross-field rule names the sibling it checks: the object holding the field is named then
+        const named = e.message.includes(at) || (parent !== "" && e.message.includes(`${parent}.`));
+        const ok = ["SchemaError", "JsonError", "CheckpointError"].includes(e.name) && e.message.includes(`${file}:`) && named && !e.message.includes("\n");
+        if (!ok) problems.push(`${s.name} ${at} ${what}: ${e.name}: ${e.message}`);
+      }
+    }
+  }
+  return { cases, problems };
+}
+
+describe("fuzzing every field of the JSON files the lab reads", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tinylab-fuzz-json-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const subjects = (): JsonSubject[] => {
+    const { tensors, metadata } = decodeSafetensors(state.bytes);
+    const KEYS = ["config", "tokenizer", "provenance", "options", "step", "rngs", "cursor"];
+    const meta = Object.fromEntries(KEYS.map((k) => [k, JSON.parse(metadata[k]) as Json]));
+    const texts: TextSource[] = Array.from({ length: 12 }, (_, i) => ({ id: `${i % 2 ? "a" : "b"}/${i}.txt`, source: i % 2 ? "a" : "b", file: `/t/${i}.txt`, text: `text ${i}` }));
+    const split = { seed: 3, validation: 0.2, test: 0.2 };
+    const entry = (update: number, scored: boolean): HistoryEntry => ({ update, train_loss: 5 - update / 8, lr: 0.01, grad_norm: 0.5, validation_nll: scored ? 4.5 : null, validation_targets: scored ? 40 : null, tokens_per_second: 120, wall_seconds: update / 4 });
+    let runs = 0;
+    const collect = (file: string) => (text: string, name: string) => {
+      const sweep = join(dir, `sweep-${runs++}`);
+      mkdirSync(join(sweep, "seed=39"), { recursive: true });
+      writeFileSync(join(sweep, "seed=39", file), text);
+      try {
+        collectSweep(sweep);
+      } catch (err) {
+        (err as Error).message = (err as Error).message.replace(join(sweep, "seed=39", file), name); // the file as the subject names it
+        throw err;
+      }
+    };
+    return [
+      {
+        name: "state", value: meta, optional: ["cursor.rng"], topIsNotJson: true,
+        read: (text, file) => {
+          const { integrity: _, ...rest } = metadata;
+          const m: Record<string, string> = Object.fromEntries(Object.entries(rest).filter(([k]) => !KEYS.includes(k)));
+          for (const [k, raw] of topLevelEntries(text)) {
+            if (Object.hasOwn(m, k)) throw new Error("a metadata key given twice is the safetensors layer's to refuse (fuzzed above)");
+            m[k] = raw;
+          }
+          decodeTrainState(encodeSafetensors(tensors, signed(tensors, m)), file);
+        },
+      },
+      {
+        name: "manifest", value: splitTexts(texts, split) as unknown as Json,
+        read: (text, file) => { textSplit(texts, { read: () => new TextEncoder().encode(text), write: () => {}, where: () => file }, split); },
+      },
+      {
+        name: "history", value: { ...emptyHistory(), initial_validation_nll: 5.5, entries: [entry(1, false), entry(2, true), entry(3, false), entry(4, true)] } as unknown as Json,
+        optional: ["initial_validation_nll"],
+        read: (text, file) => { resumeHistory(new TextEncoder().encode(text), 4, file); },
+      },
+      { name: "overfit.json", value: { options: { seeds: [39] }, runs: [{ checkpoints: [{ train: { nll: 0.5 }, validation: { nll: 1.5 } }] }] }, read: collect("overfit.json") },
+      { name: "cyclic.json", value: { options: { seed: 39 }, scores: { train: [{ nll: 1.25 }], validation: [{ nll: 1.5 }] } }, read: collect("cyclic.json") },
+      { name: "train.json", value: { options: { seed: 39 }, validation: { nll: 1.5 } }, optional: ["validation"], read: collect("train.json") },
+    ];
+  };
+
+  it("accepts each file unedited (the control: a reader that refuses everything would pass the rest)", () => {
+    for (const s of subjects()) expect(() => s.read(JSON.stringify(s.value), `/fuzz/${s.name}`), s.name).not.toThrow();
+  });
+
+  it("refuses every field deleted, nulled, retyped, given twice and out of range, in one line naming the file and the field", () => {
+    const started = performance.now();
+    const results = subjects().map((s) => ({ name: s.name, ...fuzzJson(s) }));
+    expect(results.flatMap((r) => r.problems)).toEqual([]);
+    for (const r of results) expect(r.cases, r.name).toBeGreaterThan(10);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 30_000);
+});
+
+/** The top-level entries of an object's JSON text as [key, raw value text], in order (repeats kept): each state entry's own text. */
+function topLevelEntries(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  let depth = 0, key = "", start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const from = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      if (depth === 1 && start === -1) key = JSON.parse(text.slice(from, i + 1)) as string;
+    } else if (c === ":" && depth === 1 && start === -1) start = i + 1;
+    else if (c === "{" || c === "[") depth++;
+    else if ((c === "," && depth === 1) || ((c === "}" || c === "]") && --depth === 0)) {
+      if (start !== -1) out.push([key, text.slice(start, i)]);
+      start = -1;
+    }
+  }
+  return out;
+}

@@ -26,10 +26,38 @@ describe("history", () => {
     // a history begun on a resume (--eval-every given first at update 4) continues
     const late: History = { ...emptyHistory(), entries: [entry(5), entry(6)] };
     expect(resumeHistory(bytes(late), 6, "h.json").entries.map((e) => e.update)).toEqual([5, 6]);
-    expect(() => resumeHistory(new TextEncoder().encode("{\"train\": []}"), 5, "h.json")).toThrow(/^h\.json: not a tinylab-history\/1 file/);
+    expect(() => resumeHistory(new TextEncoder().encode("{\"train\": []}"), 5, "h.json")).toThrow(/^h\.json: format: is missing \(got nothing\)$/);
   });
 
   it("withoutTimes drops exactly the two time fields", () => {
     expect(Object.keys(withoutTimes({ ...emptyHistory(), entries: [entry(1)] }).entries[0]).sort()).toEqual(["grad_norm", "lr", "train_loss", "update", "validation_nll", "validation_targets"]);
+  });
+
+  it.each<[string, (json: string) => string, RegExp]>([
+    ["a string loss (kept and written back before)", (j) => j.replace('"train_loss":4.9', '"train_loss":"abc"'), /^h\.json: entries\[0\]\.train_loss: must be a number, not a string \(got "abc"\)$/],
+    ["a loss of 1e999 (accepted, then fatal after the next save, before)", (j) => j.replace('"train_loss":4.9', '"train_loss":1e999'), /^h\.json: entries\[0\]\.train_loss: must be a finite number \(got 1e999\)$/],
+    ["a null entry (a raw TypeError before)", (j) => j.replace(/"entries":\[\{[^}]*\}/, '"entries":[null'), /^h\.json: entries\[0\]: must be an object, not null \(got null\)$/],
+    ["a string initial value (the run finished, then failed, before)", (j) => j.replace('"initial_validation_nll":5.5', '"initial_validation_nll":"5.5"'), /^h\.json: initial_validation_nll: must be a number, not a string \(got "5\.5"\)$/],
+    ["a key given twice", (j) => j.replace('"lr":0.01', '"lr":0.01,"lr":0.02'), /^h\.json: not valid JSON: key "lr" is given twice \(entries\[0\]\.lr\) at line 1, column \d+$/],
+    ["an update given twice", (j) => j.replace('"update":2', '"update":1'), /^h\.json: entries\[1\]\.update: is given twice \(also at entries\[0\]\) \(got 1\)$/],
+    ["a missing field", (j) => j.replace('"grad_norm":1,', ""), /^h\.json: entries\[0\]\.grad_norm: is missing \(got nothing\)$/],
+    ["a negative rate", (j) => j.replace('"lr":0.01', '"lr":-0.01'), /^h\.json: entries\[0\]\.lr: must be ≥ 0 \(got -0\.01\)$/],
+    ["an integer written as a float", (j) => j.replace('"update":1', '"update":1.0'), /^h\.json: entries\[0\]\.update: must be an integer, written without a fraction or exponent \(got 1\.0\)$/],
+    ["a score without its target count", (j) => j.replace('"validation_targets":40', '"validation_targets":null'), /^h\.json: entries\[2\]\.validation_targets: must be null exactly when validation_nll is \(got null\)$/],
+    ["an unknown field", (j) => j.replace('"grad_norm":1,', '"grad_norm":1,"note":"x",'), /^h\.json: entries\[0\]\.note: is not a field here .* \(got "x"\)$/],
+  ])("refuses %s, in one line naming the file and the field", (_, edit, expected) => {
+    const saved: History = { ...emptyHistory(), initial_validation_nll: 5.5, entries: Array.from({ length: 3 }, (_, i) => entry(i + 1, i === 2 ? 4 : null)) };
+    const json = JSON.stringify(saved);
+    expect(edit(json)).not.toBe(json);
+    expect(() => resumeHistory(new TextEncoder().encode(json), 3, "h.json")).not.toThrow(); // the control
+    expect(() => resumeHistory(new TextEncoder().encode(edit(json)), 3, "h.json")).toThrow(expected);
+  });
+
+  it("a history missing while the state is past 0 starts again after the state's update, and says so", () => {
+    const lines: string[] = [];
+    expect(resumeHistory(undefined, 6, "run/history.json", (l) => lines.push(l))).toEqual(emptyHistory());
+    expect(lines).toEqual(["run/history.json: not found while the training state is at update 6: the history starts again at update 7 (updates 1-6 have no record)"]);
+    expect(resumeHistory(undefined, 0, "run/history.json", (l) => lines.push(l))).toEqual(emptyHistory());
+    expect(lines).toHaveLength(1); // a fresh run has nothing to say
   });
 });

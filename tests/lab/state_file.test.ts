@@ -1,7 +1,7 @@
 // The training-state file and in-process resume: a bit-identical round trip, resume equal to an
 // uninterrupted run (dropout and shuffling on, so every stream matters), `train` equal to the overfit
 // experiment's trainer, and a named refusal for each mismatched or corrupted state.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,15 +154,15 @@ describe("resume refusals", () => {
     expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/);
     expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(/bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/);
     expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(/tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/);
-    expect(attempt(tensors, { ...metadata, step: '"6"' })).toThrow(/metadata "step" must be a non-negative integer, got "6"/);
+    expect(attempt(tensors, { ...metadata, step: '"6"' })).toThrow(/bad\.safetensors: step: must be an integer, not a string \(got "6"\)$/);
     expect(attempt(tensors, { ...metadata, step: "5" })).toThrow(/bad\.safetensors: metadata "step" is 5 but "provenance" says update 6/);
     const s = loadTrainState(path);
     s.optimizer.v.get("wte")![1] = Infinity;
     expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a negative or non-finite second moment (Infinity) at flat index 1');
     s.optimizer.v.get("wte")![1] = 0;
     expect(() => encodeTrainState({ ...s, optimizer: { ...s.optimizer, step: 7 } })).toThrow('cannot write a training-state file: step 7 but provenance says update 6');
-    expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/metadata "step" must be a non-negative integer, got -1/);
-    expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/rng state "dropout" is malformed/);
+    expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/bad\.safetensors: step: must be ≥ 0 \(got -1\)$/);
+    expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/bad\.safetensors: rngs\.dropout\.alea: is missing \(got nothing\)$/);
     const { config: _c, ...noConfig } = metadata;
     expect(attempt(tensors, noConfig)).toThrow(/training-state file .*bad\.safetensors: metadata has no "config"/);
     expect(attempt(tensors, { ...metadata, format: "tinylab-model/2" })).toThrow(/format is "tinylab-model\/2", expected "tinylab-train-state\/2"/);
@@ -180,6 +180,56 @@ describe("resume refusals", () => {
     // a cursor from another data source is refused when the run restores it
     const cursor = JSON.stringify({ epoch: 0, position: 0, order: [0, 0], rng: null });
     writeFileSync(path, encodeSafetensors(tensors, signed(tensors, { ...metadata, cursor })));
-    await expect(train({ updates: 8, resume: dir })).rejects.toThrow(/data cursor order is not a permutation/);
+    await expect(train({ updates: 8, resume: dir })).rejects.toThrow(/train_state\.safetensors: cursor\.order\[1\]: is given twice \(also at cursor\.order\[0\]\) \(got 0\)$/);
+  });
+});
+
+describe("the data cursor of a state file", () => {
+  let good: { tensors: ReturnType<typeof decodeSafetensors>["tensors"]; metadata: Record<string, string> };
+  beforeAll(async () => {
+    const dir = fresh();
+    await train({ updates: 6, checkpointDir: dir });
+    good = decodeSafetensors(fileBytes(join(dir, STATE_FILE)));
+  });
+  /** A run directory whose state has this cursor, re-signed (so only the cursor's own checks can refuse it); resumed to 8. */
+  const resumeWith = async (cursor: unknown) => {
+    const dir = fresh();
+    mkdirSync(dir);
+    writeFileSync(join(dir, STATE_FILE), encodeSafetensors(good.tensors, signed(good.tensors, { ...good.metadata, cursor: typeof cursor === "string" ? cursor : JSON.stringify(cursor) })));
+    try {
+      await train({ updates: 8, resume: dir });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "resumed";
+  };
+  const saved = () => JSON.parse(good.metadata.cursor) as { epoch: number; position: number; order: number[]; rng: { seed: string; alea: Record<string, number> } };
+
+  it("resumes from the cursor as written (the control)", async () => {
+    expect(await resumeWith(good.metadata.cursor)).toBe("resumed");
+  });
+
+  it("refuses a well-formed cursor that is not where the updates leave the data (forged: it would resume another run)", async () => {
+    const c = saved();
+    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: checkpoint \[1,0\], replayed \[0,1\]\)$/);
+    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: checkpoint ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
+    const alea = { ...c.rng.alea, s0: 0.5 }; // in range, a multiple of 2^-32: only the replay can tell
+    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: checkpoint 0\.5, replayed/);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ["null", null, /train_state\.safetensors: cursor: must be a data cursor: an rng state \{seed, alea\} or an epoch cursor \{epoch, position, order, rng\} \(got null\)$/],
+    ["a stream without a seed", "no seed", /train_state\.safetensors: cursor\.rng\.seed: is missing \(got nothing\)$/],
+    ["a state word out of range", "s0 = 2", /cursor\.rng\.alea\.s0: must be < 1 \(got 2\)$/],
+    ["a carry that is not an integer", "c = 1.5", /cursor\.rng\.alea\.c: must be an integer, not .*|cursor\.rng\.alea\.c: must be an integer of at most .* \(got 1\.5\)$/],
+    ["an order of another length", "order [0]", /train_state\.safetensors: cursor: data cursor order is not a permutation of this source's 2 microbatches$/],
+    ["a string position", "position \"1\"", /cursor\.position: must be an integer, not a string \(got "1"\)$/],
+  ])("refuses a cursor with %s, naming the file and the field", async (_, what, expected) => {
+    const c = saved();
+    const { seed: _s, ...noSeed } = c.rng;
+    const cursor = what === "no seed" ? { ...c, rng: noSeed } : what === "s0 = 2" ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, s0: 2 } } }
+      : what === "c = 1.5" ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, c: 1.5 } } } : what === "order [0]" ? { ...c, order: [0] }
+      : what === "position \"1\"" ? { ...c, position: "1" } : what;
+    expect(await resumeWith(cursor)).toMatch(expected);
   });
 });

@@ -164,4 +164,23 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
     const missing = python([SCORE, join(dir, "absent.safetensors")]);
     expect(missing.stderr).toMatch(/^score\.py: error: model file not found: .*absent\.safetensors\n$/);
   });
+
+  it("agrees with tinylab on what a config must not be: a key given twice, an integer written 266.0 (both refused by both)", async () => {
+    if (noNumpy) throw new Error(noNumpy);
+    const { path } = makeModel(SHAPES[0], 9);
+    const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(path)));
+    const { integrity: _, ...rest } = metadata;
+    const cases: [string, string, RegExp, RegExp][] = [
+      ["twice", rest.config.replace('"nHeads":', '"nHeads":1,"nHeads":'), /metadata "config" is not valid JSON: key "nHeads" is given twice/, /config: not valid JSON: key "nHeads" is given twice/],
+      ["float", rest.config.replace(/"vocabSize":(\d+)/, '"vocabSize":$1.0'), /metadata "config" vocabSize must be a positive integer, got \d+\.0/, /config\.vocabSize: must be an integer, written without a fraction or exponent \(got \d+\.0\)/],
+    ];
+    for (const [name, config, byScore, byTinylab] of cases) {
+      const bad = join(dir, `${name}.safetensors`);
+      writeFileSync(bad, encodeSafetensors(tensors, signed(tensors, { ...rest, config })));
+      const r = python([SCORE, bad]);
+      expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(byScore)]);
+      const t = await tinylab(["evaluate", "--model", bad, "--data", docsPath]);
+      expect([t.code, t.stderr.trim()]).toEqual([1, expect.stringMatching(new RegExp(`^tinylab: error: model file .*${byTinylab.source}`))]);
+    }
+  });
 });

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, checkMicrobatchRows, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
 export const brownCommand: CommandModule = {
   command: "brown",
@@ -33,6 +33,7 @@ export const brownCommand: CommandModule = {
     checkOutputDir(argv.out as string, "--out");
     const model = resolveModelConfig(modelOverrides(argv), d.model);
     checkMicrobatchRows(argv.microbatches as number, argv["batch-rows"] as number);
+    checkMinLr(argv["min-lr"] as number, argv.lr as number);
     await startEngine(argv.backend as string);
     const o = {
       ...d,

@@ -4,7 +4,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, checkMicrobatchRows, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
@@ -51,6 +51,7 @@ export const trainCommand: CommandModule = {
     const pick = <V>(name: string, fixture: V, forText: V): V => (argv[name] as V | undefined) ?? (text ? forText : fixture);
     const updates = pick("updates", d.updates, t.updates);
     const lr = pick("lr", d.lr, t.lr);
+    checkMinLr(pick("min-lr", lr, t.minLr), lr, argv["min-lr"] === undefined ? " (its default with --text)" : "");
     if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
     const overrides = modelOverrides(argv);
     if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
