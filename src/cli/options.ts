@@ -109,6 +109,8 @@ export const OPTION_GROUPS = {
     "checkpoint-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: positiveInt },
     "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
     resume: { type: "boolean", describe: "continue from the training state in the checkpoint directory (refused if there is none, or if any setting differs)" },
+    overwrite: { type: "boolean", describe: "the directory holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused" },
+    patience: { type: "number", describe: "with --eval-every: stop early after N validation scorings in a row without a new lowest validation NLL", check: positiveInt },
     "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },
     "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update is checkpointed", choices: ["warn", "stop"] },
     "log-every": { type: "number", describe: "print the training loss every N updates", check: positiveInt },
