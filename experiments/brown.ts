@@ -69,7 +69,7 @@ export async function runBrown(o: BrownOptions) {
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
     pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, begun: o.begun, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {

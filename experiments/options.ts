@@ -45,8 +45,6 @@ export interface TrainRunOptions {
   /** Where the state file is written (and read with `resume`). */
   checkpoints?: Store;
   resume: boolean;
-  /** `checkpoints` holds a run stopped before its first state file (src/lab/run_dir.ts `claimRunDir`): a resume starts it at update 0. */
-  begun?: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
   patience?: number;
   /** Where the final model file goes: a store and a file name in it. */
@@ -117,8 +115,6 @@ export interface BrownOptions {
   evalEvery: number;
   checkpointEvery: number;
   resume: boolean;
-  /** `outDir` holds a run stopped before its first state file (src/lab/run_dir.ts `claimRunDir`): a resume starts it at update 0. */
-  begun?: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL. */
   patience?: number;
   finalTest: boolean;

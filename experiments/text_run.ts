@@ -42,8 +42,6 @@ export interface TextRunSpec {
   /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
   store?: Store;
   resume: boolean;
-  /** The store holds a run stopped before its first state file (src/lab/run_dir.ts `claimRunDir`): a resume starts it at update 0. */
-  begun?: boolean;
   /** Stop early after this many validation scorings in a row that do not beat the best (needs evalEvery). */
   patience?: number;
   /** Stop after this update as an interruption would (tests the resume path). */
@@ -81,7 +79,7 @@ export function validationNll(model: ScoringModel, docs: readonly Document[]): {
 /** openRun, with the schedule's length named as the option to keep when a resume changes it. */
 function open(spec: TextRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool, spec.begun);
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool, true);
   } catch (err) {
     const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
     if (!length) throw err;

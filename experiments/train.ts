@@ -108,7 +108,7 @@ export async function runTraining(
   const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, begun: o.begun, patience: o.patience, shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
     onUpdate: (e, s) => {
@@ -119,7 +119,8 @@ export async function runTraining(
     onStart: (run) => {
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
-      log(o.resume ? `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+      const resumed = run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`;
+      log(o.resume ? `${resumed}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     },
   }).catch((err) => {
     pool.close();

@@ -31,15 +31,15 @@ export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
 }
 
 /**
- * The run from its checkpoint when `resume`, else fresh. A run that began but was stopped before its first state
- * file (`begun`: the store holds another of its files) resumes at update 0; a store with nothing of a run is refused.
+ * The run from its checkpoint when `resume`, else fresh. With `resumeFromNothing`, a store without a state file (a
+ * run killed before its first one, at any instant) resumes at update 0; without it, that is refused.
  */
-export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool, begun = false): Run {
+export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool, resumeFromNothing = false): Run {
   if (!resume) return Run.create(spec, undefined, pool);
   if (!store) throw new Error("--resume needs a checkpoint directory to resume from");
   const where = store.where(STATE_FILE);
   const bytes = store.read(STATE_FILE);
-  if (!bytes && begun) return Run.create(spec, undefined, pool);
+  if (!bytes && resumeFromNothing) return Run.create(spec, undefined, pool);
   if (!bytes) throw new Error(`training-state file not found: ${where} (nothing to resume)`);
   return Run.create(spec, { state: decodeTrainState(bytes, where), where }, pool);
 }

@@ -34,18 +34,18 @@ export interface Claim {
 /**
  * Take a directory for a run, before anything is written to it. Holding any of a run's files, it is refused
  * unless `resume` (continue it) or `overwrite` (its files are removed first, state first). `label` names it,
- * e.g. "--checkpoint-dir results/train". Returns whether a run had begun there (what a resume continues from
- * when it was stopped before its first state file) and what was removed.
+ * e.g. "--checkpoint-dir results/train". Returns what was removed. A resume of a directory with no state file
+ * starts at update 0: a kill can land before the first write, and the next --resume must still go on.
  */
-export function claimRunDir(store: Store, how: Claim, label: string): { begun: boolean; removed: string[] } {
+export function claimRunDir(store: Store, how: Claim, label: string): { removed: string[] } {
   if (how.resume && how.overwrite) throw new RunDirectoryError("give one of --resume (continue the run) and --overwrite (replace it)");
   const held = RUN_FILES.filter((name) => store.read(name) !== undefined);
-  if (held.length === 0 || how.resume) return { begun: held.length > 0, removed: [] };
+  if (held.length === 0 || how.resume) return { removed: [] };
   if (!how.overwrite) {
     throw new RunDirectoryError(`${label} holds a run (${held.join(", ")}); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
   }
   for (const name of held) store.remove(name);
-  return { begun: false, removed: held };
+  return { removed: held };
 }
 
 /**

@@ -38,7 +38,7 @@ export const brownCommand: CommandModule = {
     const interrupt = onInterrupt();
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
-      const { begun } = claimRunDir(store, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--out ${argv.out as string}`);
+      claimRunDir(store, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--out ${argv.out as string}`);
       await startEngine(argv.backend as string);
       const o = {
         ...d,
@@ -47,7 +47,7 @@ export const brownCommand: CommandModule = {
         minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
         checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
         canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
-        onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number, begun, patience: argv.patience as number | undefined,
+        onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number, patience: argv.patience as number | undefined,
       };
       const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");

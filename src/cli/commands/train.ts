@@ -75,7 +75,7 @@ export const trainCommand: CommandModule = {
     const interrupt = onInterrupt();
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
-      const { begun } = checkpoints ? claimRunDir(checkpoints, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--checkpoint-dir ${checkpointDir}`) : { begun: false };
+      if (checkpoints) claimRunDir(checkpoints, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--checkpoint-dir ${checkpointDir}`);
       await startEngine(argv.backend as string);
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
@@ -89,7 +89,7 @@ export const trainCommand: CommandModule = {
         } : undefined,
         evalEvery: pick("eval-every", undefined, t.evalEvery),
         checkpointEvery: pick("checkpoint-every", undefined, t.checkpointEvery),
-        checkpoints, resume: argv.resume as boolean, begun, patience: argv.patience as number | undefined,
+        checkpoints, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
         logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number,
       }, log, console.error, interrupt.requested);
