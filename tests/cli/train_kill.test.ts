@@ -3,14 +3,13 @@
 // the TINYLAB_TEST_KILL_AT hook (src/util/atomic.ts): just before its N-th atomic write, or with that write's temp
 // file complete but not renamed. Between those points the directory does not change, so they are the moments a
 // kill anywhere can tell apart; three chains of seven kills run side by side to keep the wall time modest.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { loadTrainState } from "../helpers.ts";
-import { ok, tinylab, type Finished } from "./spawn.ts";
+import { ok, start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-train-kill-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,17 +22,9 @@ writeFileSync(story, Array.from({ length: 10 }, (_, i) => Array.from({ length: 2
 // curve are written both with the state and between states), dropout so the random streams matter
 const RUN = ["train", "--text", story, "--tokenizer", "byte", "--layers", "1", "--d-model", "8", "--heads", "2", "--d-ff", "16", "--context", "16",
   "--batch-rows", "2", "--dropout", "0.1", "--updates", "12", "--checkpoint-every", "2", "--eval-every", "3", "--log-every", "1000"];
-const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
 
 /** One process killed at `at` (a write number, or "N.tmp"); resolves when it is gone. */
-function killedAt(ck: string, at: string, resume: boolean): Promise<Finished> {
-  const args = [BIN, ...RUN, "--checkpoint-dir", ck, ...(resume ? ["--resume"] : [])];
-  const child = spawn(process.execPath, args, { env: { ...process.env, TINYLAB_BACKEND: "wasm", TINYLAB_TEST_KILL_AT: at }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "", stderr = "";
-  child.stdout.on("data", (d: Buffer) => { stdout += d; });
-  child.stderr.on("data", (d: Buffer) => { stderr += d; });
-  return new Promise((res) => child.on("close", (code, signal) => res({ code, signal, stdout, stderr })));
-}
+const killedAt = (ck: string, at: string, resume: boolean) => start([...RUN, "--checkpoint-dir", ck, ...(resume ? ["--resume"] : [])], undefined, { TINYLAB_TEST_KILL_AT: at }).done;
 
 /** What a kill left: the state's update (or none), temp files and the files present. */
 function leftBy(ck: string): { state: number | null; temps: string[]; files: string[] } {
