@@ -119,8 +119,8 @@ export async function runTraining(
     onStart: (run) => {
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
-      const resumed = run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`;
-      log(o.resume ? `${resumed}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+      const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
+      log(o.resume ? `${resumed()}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     },
   }).catch((err) => {
     pool.close();

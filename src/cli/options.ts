@@ -108,7 +108,7 @@ export const OPTION_GROUPS = {
     checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored (each in [0, --updates])", check: intList({ min: 0 }) },
     "checkpoint-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: positiveInt },
     "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
-    resume: { type: "boolean", describe: "continue from the training state in the checkpoint directory (refused if there is none, or if any setting differs)" },
+    resume: { type: "boolean", describe: "continue the run in the checkpoint directory from its training state (refused if any setting differs; a run stopped before its first state starts at update 0)" },
     overwrite: { type: "boolean", describe: "the directory holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused" },
     patience: { type: "number", describe: "with --eval-every: stop early after N validation scorings in a row without a new lowest validation NLL", check: positiveInt },
     "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },

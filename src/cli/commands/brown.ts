@@ -22,7 +22,8 @@ export const brownCommand: CommandModule = {
       lr: "peak learning rate (linear warmup, then cosine decay over --cosine-steps to --min-lr)",
       "cosine-steps": "the schedule's length: cosine decay over this many updates (default: --updates); to extend a finished run, raise --updates with --resume and pass the run's --cosine-steps",
       "eval-every": "score the whole validation split every N updates (history.json, drawn in loss_curve.svg with the baselines)",
-      resume: "continue from <out>/train_state.safetensors (refused if there is none, or if any setting differs)",
+      resume: "continue from <out>/train_state.safetensors (refused if any setting differs; a run stopped before its first state starts at update 0)",
+      overwrite: "<out> holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused",
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
