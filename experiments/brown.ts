@@ -19,6 +19,9 @@ import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport } from "../src/eval/report.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
+import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
+import { selectionOf } from "../src/lab/run.ts";
+import { sha256Hex } from "../src/util/sha256.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
 import { workersFor } from "../src/train/pool.ts";
@@ -66,7 +69,7 @@ export async function runBrown(o: BrownOptions) {
   // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
     pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, stopAt: o.stopAt, shouldStop: o.shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {
@@ -85,6 +88,9 @@ export async function runBrown(o: BrownOptions) {
     const history: History = lossPoints(r.history);
     const trainSeconds = r.trainSeconds, tokensSeen = r.tokensSeen;
     const sha = saveModel(run, store, MODEL);
+    // the weights validation chose, beside the last ones (the report scores the last: validation chose the other)
+    const best = run.bestModelBytes();
+    if (best) store.write(BEST_MODEL_FILE, best);
     const adapter = decoderAdapter(run.model, { name: `brown decoder seed ${o.seed}`, pool });
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
@@ -109,6 +115,8 @@ export async function runBrown(o: BrownOptions) {
       },
       training: { updates: o.updates, resumed_from: from, seconds: trainSeconds, tokens_per_second: tokensSeen / Math.max(trainSeconds, 1e-9), history },
       model_sha256: sha,
+      best: run.best ? { ...selectionOf(run.best), file: store.where(BEST_MODEL_FILE), sha256: sha256Hex(best!) } : null,
+      early_stop: r.earlyStop ?? null,
       report,
       next_tokens: o.prompts.map((p) => nextTokenRow(adapter, tokenizer, p)),
       contamination: validationContamination(report),

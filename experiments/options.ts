@@ -45,6 +45,8 @@ export interface TrainRunOptions {
   /** Where the state file is written (and read with `resume`). */
   checkpoints?: Store;
   resume: boolean;
+  /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
+  patience?: number;
   /** Where the final model file goes: a store and a file name in it. */
   saveModel?: { store: Store; name: string };
   logEvery: number;
@@ -113,6 +115,8 @@ export interface BrownOptions {
   evalEvery: number;
   checkpointEvery: number;
   resume: boolean;
+  /** Stop after this many validation scorings in a row without a new lowest NLL. */
+  patience?: number;
   finalTest: boolean;
   canary: { text: string; repetitions: number; secretTokens: number };
   prompts: string[];

@@ -10,8 +10,11 @@ import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { evaluateWindows } from "../src/eval/windowed.ts";
 import { meanNll } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
-import { openRun, saveState, type Store } from "../src/lab/checkpoint.ts";
+import { openRun, type Store } from "../src/lab/checkpoint.ts";
+import { commitCheckpoint, CURVE_FILE, writeHistory as writeHistoryFiles } from "../src/lab/run_dir.ts";
+import { ResumeMismatchError } from "../src/lab/state_file.ts";
 import type { TrainOptions } from "../src/lab/config.ts";
+import { STATE_FILE } from "../src/lab/checkpoint.ts";
 import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "../src/lab/history.ts";
 import type { Run } from "../src/lab/run.ts";
 import type { StepResult } from "../src/train/trainer.ts";
@@ -20,7 +23,7 @@ import { lossCurve } from "../src/util/charts.ts";
 import type { Rng } from "../src/util/rng.ts";
 import type { WorkerPool } from "../src/train/pool.ts";
 
-export const CURVE_FILE = "loss_curve.svg";
+export { CURVE_FILE };
 
 export interface TextRunSpec {
   /** Where updates and validation are computed (experiments/pool.ts); the caller opens and closes it. Absent: this thread. */
@@ -39,6 +42,8 @@ export interface TextRunSpec {
   /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
   store?: Store;
   resume: boolean;
+  /** Stop early after this many validation scorings in a row that do not beat the best (needs evalEvery). */
+  patience?: number;
   /** Stop after this update as an interruption would (tests the resume path). */
   stopAt?: number;
   shouldStop?: (done: number) => boolean;
@@ -61,6 +66,8 @@ export interface TextRunResult {
   baselines: { name: string; validation_nll: number }[];
   trainSeconds: number;
   tokensSeen: number;
+  /** Set when --patience ended the run: the update it stopped at (a finished run, not an interruption). */
+  earlyStop?: { at: number; patience: number };
 }
 
 /** Whole-split validation: every target once, in windows of the context (stride = context), token-weighted. */
@@ -72,11 +79,11 @@ export function validationNll(model: ScoringModel, docs: readonly Document[]): {
 /** openRun, with the schedule's length named as the option to keep when a resume changes it. */
 function open(spec: TextRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool);
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool, true);
   } catch (err) {
-    const m = /options\.schedule\.cosineSteps: checkpoint (\d+), this run (\d+)/.exec((err as Error).message);
-    if (!m) throw err;
-    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${m[1]} and is now ${m[2]}; to extend the run, raise --updates and pass --cosine-steps ${m[1]}`);
+    const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
+    if (!length) throw err;
+    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${length.checkpoint} and is now ${length.run}; to extend the run, raise --updates and pass --cosine-steps ${length.checkpoint}`);
   }
 }
 
@@ -94,6 +101,7 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
     const from = run.step;
     const store = spec.store;
     if (from > spec.updates) throw new Error(`the training state is at update ${from}, past --updates ${spec.updates}`);
+    if (spec.patience !== undefined && spec.evalEvery === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
     const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE, store && spec.evalEvery !== undefined ? spec.warn : undefined);
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
@@ -101,23 +109,34 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
     const baselines = scoreValidation ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll })) : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
-    if (scoreValidation && from === 0) history.initial_validation_nll = validationNll(adapter, spec.validation).nll;
+    if (scoreValidation && from === 0) {
+      history.initial_validation_nll = validationNll(adapter, spec.validation).nll;
+      run.considerForBest(history.initial_validation_nll);
+    }
+    // history.json and the curve are what --eval-every asks for
+    const historyFiles = () => (spec.evalEvery === undefined ? undefined : {
+      json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
+      curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
+    });
     const writeHistory = () => {
-      if (!store || spec.evalEvery === undefined) return; // history.json and the curve are what --eval-every asks for
-      store.write(HISTORY_FILE, finite(history, store.where(HISTORY_FILE)));
-      store.write(CURVE_FILE, lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))));
+      const files = historyFiles();
+      if (store && files) writeHistoryFiles(store, files);
     };
+    // the protocol of src/lab/run_dir.ts: the history, then the state that points at it
+    const checkpoint = () => commitCheckpoint(store!, run.stateBytes(), historyFiles());
+    const patienceSpent = () => spec.patience !== undefined && run.best !== undefined && run.best.scoringsSince >= spec.patience;
     const t0 = performance.now();
     let tokensSeen = 0;
     let stopped = false;
     const target = Math.min(spec.updates, spec.stopAt ?? spec.updates);
-    if (from < target) {
+    if (from < target && !patienceSpent()) {
       const span = await run.trainAsync(target, {
         checkpointEvery: spec.checkpointEvery, onDivergence: spec.onDivergence, warn: spec.warn,
         onUpdate: (step, r) => {
           tokensSeen += r.targets;
           const seconds = (performance.now() - t0) / 1000;
           const scored = scoreValidation && (step % spec.evalEvery! === 0 || step === spec.updates) ? validationNll(adapter, spec.validation) : undefined;
+          if (scored) run.considerForBest(scored.nll);
           const entry: HistoryEntry = {
             update: step, train_loss: r.loss, lr: learningRate(spec.options.schedule, step), grad_norm: r.gradNorm,
             validation_nll: scored?.nll ?? null, validation_targets: scored?.targets ?? null,
@@ -127,17 +146,15 @@ export async function trainWithValidation(spec: TextRunSpec): Promise<TextRunRes
           if (scored) writeHistory();
           spec.onUpdate?.(entry, r);
         },
-        // the history is written with the state, so a resume finds every update the state holds
-        onCheckpoint: store ? (step) => { const where = saveState(run, store); writeHistory(); spec.onCheckpoint?.(step, where); } : undefined,
-      }, spec.shouldStop);
-      stopped = span.stopped || run.step < spec.updates;
-      if (stopped && store) {
-        saveState(run, store);
-        writeHistory();
-      }
+        onCheckpoint: store ? (step) => { checkpoint(); spec.onCheckpoint?.(step, store.where(STATE_FILE)); } : undefined,
+      }, (done) => patienceSpent() || (spec.shouldStop?.(done) ?? false));
+      stopped = !patienceSpent() && (span.stopped || run.step < spec.updates);
+      // a stop between checkpoints (Ctrl-C, patience): the state of the last whole update
+      if ((stopped || patienceSpent()) && store && run.step % (spec.checkpointEvery ?? spec.updates) !== 0) checkpoint();
     }
     writeHistory();
-    return { run, from, stopped, history, baselines, trainSeconds: (performance.now() - t0) / 1000, tokensSeen };
+    const earlyStop = patienceSpent() && run.step < spec.updates ? { at: run.step, patience: spec.patience! } : undefined;
+    return { run, from, stopped, history, baselines, trainSeconds: (performance.now() - t0) / 1000, tokensSeen, earlyStop };
   } catch (err) {
     run.dispose();
     throw err;

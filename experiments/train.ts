@@ -15,6 +15,8 @@ import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
+import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
+import { selectionOf } from "../src/lab/run.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { CURVE_FILE, trainWithValidation } from "./text_run.ts";
@@ -106,7 +108,7 @@ export async function runTraining(
   const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
     onUpdate: (e, s) => {
@@ -117,7 +119,8 @@ export async function runTraining(
     onStart: (run) => {
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
-      log(o.resume ? `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+      const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
+      log(o.resume ? `${resumed()}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     },
   }).catch((err) => {
     pool.close();
@@ -132,6 +135,8 @@ export async function runTraining(
       options: run.spec.options, updates: o.updates, resumed_from: r.from, workers,
       validation: last ? { update: last.update, nll: last.validation_nll, targets: last.validation_targets } : null,
       initial_validation_nll: r.history.initial_validation_nll,
+      best: run.best ? { ...selectionOf(run.best), file: store ? store.where(BEST_MODEL_FILE) : null } : null,
+      early_stop: r.earlyStop ?? null,
       baselines: r.baselines,
       files: store ? { state: store.where(STATE_FILE), history: o.evalEvery !== undefined ? store.where(HISTORY_FILE) : null, curve: o.evalEvery !== undefined ? store.where(CURVE_FILE) : null } : null,
     };
@@ -142,7 +147,13 @@ export async function runTraining(
       log(`saved model (seed ${o.seed}, update ${run.step}) → ${o.saveModel.store.where(o.saveModel.name)}`);
       log(`model_sha256 ${modelSha256}`);
     }
-    return { from: r.from, to: run.step, lastLoss, modelSha256, summary: { ...summary, model_sha256: modelSha256 ?? null } };
+    // the selected weights beside the last ones, after them: a kill between the two resumes and writes both again
+    const best = store ? run.bestModelBytes() : undefined;
+    if (best && store) {
+      store.write(BEST_MODEL_FILE, best);
+      log(`saved model selected on validation (update ${run.best!.update}) → ${store.where(BEST_MODEL_FILE)}`);
+    }
+    return { from: r.from, to: run.step, lastLoss, modelSha256, summary: { ...summary, model_sha256: modelSha256 ?? null, best_model_sha256: best ? sha256Hex(best) : null } };
   } finally {
     run.dispose();
     pool.close();

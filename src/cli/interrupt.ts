@@ -1,5 +1,6 @@
 // Ctrl-C during training: the first SIGINT asks the run to stop after the update in progress (its state is then
-// saved whole); a second one ends the process at once, as Node does by default. Not used outside long commands.
+// saved whole); a second one ends the process at once, through process.exit so its locks are released (every
+// write is synchronous and atomic, so the files are at a consistent point). Not used outside long commands.
 
 export interface Interrupt {
   /** Whether SIGINT has arrived. */
@@ -10,13 +11,15 @@ export interface Interrupt {
 
 export function onInterrupt(notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Interrupt {
   let requested = false;
+  const now = () => process.exit(INTERRUPTED_EXIT_CODE); // runs the exit hooks (src/util/lock.ts), unlike a signal death
   const handler = () => {
     requested = true;
-    process.removeListener("SIGINT", handler); // a second Ctrl-C kills at once
+    process.removeListener("SIGINT", handler);
+    process.on("SIGINT", now);
     notice("tinylab: interrupt: stopping after the current update (Ctrl-C again to quit at once)");
   };
   process.on("SIGINT", handler);
-  return { requested: () => requested, dispose: () => process.removeListener("SIGINT", handler) };
+  return { requested: () => requested, dispose: () => { process.removeListener("SIGINT", handler); process.removeListener("SIGINT", now); } };
 }
 
 /** The process exit code after an interrupt, as shells report a SIGINT death. */

@@ -9,6 +9,8 @@ import { decodeTrainState } from "./state_file.ts";
 export interface Store {
   read(name: string): Uint8Array | undefined;
   write(name: string, data: Uint8Array | string): void;
+  /** Remove `name` if it is there (only a file the store holds: a directory store refuses anything but a regular file). */
+  remove(name: string): void;
   /** How to name the file in messages (a path on disk). */
   where(name: string): string;
 }
@@ -23,16 +25,21 @@ export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
     files,
     read: (name) => files.get(name)?.slice(),
     write: (name, data) => { files.set(name, typeof data === "string" ? new TextEncoder().encode(data) : data.slice()); },
+    remove: (name) => { files.delete(name); },
     where: (name) => `memory:${name}`,
   };
 }
 
-/** The run from its checkpoint when `resume` (refused, naming the place, when there is none), else fresh. */
-export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool): Run {
+/**
+ * The run from its checkpoint when `resume`, else fresh. With `resumeFromNothing`, a store without a state file (a
+ * run killed before its first one, at any instant) resumes at update 0; without it, that is refused.
+ */
+export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool, resumeFromNothing = false): Run {
   if (!resume) return Run.create(spec, undefined, pool);
   if (!store) throw new Error("--resume needs a checkpoint directory to resume from");
   const where = store.where(STATE_FILE);
   const bytes = store.read(STATE_FILE);
+  if (!bytes && resumeFromNothing) return Run.create(spec, undefined, pool);
   if (!bytes) throw new Error(`training-state file not found: ${where} (nothing to resume)`);
   return Run.create(spec, { state: decodeTrainState(bytes, where), where }, pool);
 }

@@ -35,6 +35,16 @@ export interface ModelProvenance {
   backend: string;
   tfjs: string;
   tinylab: string;
+  /** Present when these weights were chosen among a run's updates rather than being its last. */
+  selection?: ModelSelection;
+}
+
+/** How a run chose the update its saved weights come from. */
+export interface ModelSelection {
+  on: "validation";
+  update: number;
+  validation_nll: number;
+  note: string;
 }
 
 /** The metadata map of a model file, every value a JSON string except `format` and `integrity`. */

@@ -15,8 +15,8 @@ import { microbatchGradient, type GradientProvider, type StepResult } from "../t
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
-import { encodeModel, modelProvenance, type ModelProvenance } from "./model_file.ts";
-import { checkResume, differences, encodeTrainState, type TrainSnapshot } from "./state_file.ts";
+import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
+import { checkResume, differences, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
 
 /**
  * The run's random streams, each a child of `Rng.fromSeed(seed)` by this name: parameters at init, the draws
@@ -43,6 +43,8 @@ export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" 
 
 export class Run {
   private warnedDivergence = false;
+  /** The weights validation chose so far (set by whoever scores validation: experiments/text_run.ts); saved with the state. */
+  best: SelectedWeights | undefined;
 
   private constructor(
     readonly spec: RunSpec,
@@ -69,6 +71,7 @@ export class Run {
         run.restoreStreams(from.state, from.where);
         checkCursor(spec, from.state, from.where);
         run.optimizer.restore(from.state.optimizer);
+        run.best = from.state.best;
       } catch (err) {
         run.dispose();
         throw err;
@@ -151,13 +154,21 @@ export class Run {
       weights: this.model.read(), optimizer: this.optimizer.state(),
       rngs: { [STREAMS.dropout]: this.dropout.state() }, cursor: structuredClone(this.data.state()),
       provenance: this.provenance(),
+      ...(this.best ? { best: { ...this.best, weights: copyArrays(this.best.weights) } } : {}),
     };
+  }
+
+  /** Score a validation NLL of the current weights: they become the selected ones when strictly lower than the best so far. */
+  considerForBest(validationNll: number): void {
+    if (this.best === undefined || validationNll < this.best.validationNll) this.best = { update: this.step, validationNll, scoringsSince: 0, weights: this.model.read() };
+    else this.best = { ...this.best, scoringsSince: this.best.scoringsSince + 1 };
   }
 
   /** Put a snapshot back; `keepCursor` leaves the data where it is (a control that must change the next update). */
   restore(s: TrainSnapshot, opts: { keepCursor?: boolean } = {}): void {
     this.model.assign(s.weights);
     this.optimizer.restore(s.optimizer);
+    this.best = s.best && { ...s.best, weights: copyArrays(s.best.weights) };
     if (opts.keepCursor) this.dropout.load(s.rngs[STREAMS.dropout]);
     else this.restoreStreams(s, "snapshot");
   }
@@ -191,6 +202,14 @@ export class Run {
     return encodeModel(this.model.read(), this.spec.config, this.spec.tokenizer, this.provenance());
   }
 
+  /** The model file of the selected weights, its provenance saying how they were chosen; undefined before any scoring. */
+  bestModelBytes(): Uint8Array | undefined {
+    if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
+    const b = this.best;
+    if (!b) return undefined;
+    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update), selection: selectionOf(b) });
+  }
+
   dispose(): void {
     this.model.dispose();
     this.optimizer.dispose();
@@ -213,6 +232,14 @@ function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
   }
 }
 
+const copyArrays = (a: ParamArrays): ParamArrays => new Map([...a].map(([k, v]) => [k, v.slice()]));
+
+/** How the selected weights were chosen, in words a reader of the model file needs: its validation number is optimistic. */
+export const selectionOf = (b: Pick<SelectedWeights, "update" | "validationNll">): ModelSelection => ({
+  on: "validation", update: b.update, validation_nll: b.validationNll,
+  note: "the update with the lowest whole-split validation NLL: chosen on validation, so that number is optimistic; only the test split (--final-test) is unbiased",
+});
+
 /** The streams a snapshot carries, by name: the data cursor (drawn from "batches") and the rest. */
 export const SAVED_STREAMS = [STREAMS.batches, STREAMS.dropout];
 
@@ -223,6 +250,8 @@ export function snapshotDifferences(a: TrainSnapshot, b: TrainSnapshot): string[
   const maps: [string, ParamArrays, ParamArrays][] = [["param", a.weights, b.weights], ["adam.m", a.optimizer.m, b.optimizer.m], ["adam.v", a.optimizer.v, b.optimizer.v]];
   for (const [what, x, y] of maps) for (const [k, v] of x) if (!same(v, y.get(k))) out.push(`${what} ${k}`);
   if (a.optimizer.step !== b.optimizer.step) out.push("adam.step");
+  if ((a.best === undefined) !== (b.best === undefined) || (a.best && b.best && (a.best.update !== b.best.update || !Object.is(a.best.validationNll, b.best.validationNll) || a.best.scoringsSince !== b.best.scoringsSince))) out.push("best");
+  else if (a.best && b.best) for (const [k, v] of a.best.weights) if (!same(v, b.best.weights.get(k))) out.push(`best ${k}`);
   if (JSON.stringify(a.cursor) !== JSON.stringify(b.cursor)) out.push(`rng ${STREAMS.batches}`);
   for (const k of Object.keys(a.rngs)) if (JSON.stringify(a.rngs[k]) !== JSON.stringify(b.rngs[k])) out.push(`rng ${k}`);
   return out;

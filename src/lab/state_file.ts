@@ -7,7 +7,7 @@ import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/rng.ts";
-import { arr, int, nullable, obj, refuse, type Schema } from "../util/schema.ts";
+import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schema.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
   CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
@@ -30,7 +30,23 @@ export interface TrainSnapshot {
   /** The data source's position (src/train/loop.ts `DataSource.state()`), stored as JSON. */
   cursor: unknown;
   provenance: ModelProvenance;
+  /** The weights validation chose so far, when the run scores validation (absent: none scored yet). */
+  best?: SelectedWeights;
 }
+
+/**
+ * The lowest whole-split validation NLL a run has seen, at which update, how many scorings since have not beaten
+ * it (what --patience counts) and the weights of that update: in the state, so a resumed run keeps them exactly.
+ */
+export interface SelectedWeights {
+  update: number;
+  validationNll: number;
+  scoringsSince: number;
+  weights: ParamArrays;
+}
+
+/** Tensor-name prefix of the selected weights in a state file. */
+const BEST = "best.";
 
 /** AdamW's second moments are running means of squared gradients: finite and never negative. */
 const SECOND_MOMENT: ValueRule = { ok: (x) => x >= 0 && x < Infinity, says: "a negative or non-finite second moment" };
@@ -47,7 +63,9 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
     ...weightTensors(s.optimizer.v, s.config, "v."),
+    ...(s.best ? weightTensors(s.best.weights, s.config, BEST) : {}),
   };
+  if (s.best) refuseBadValues(s.best.weights, BEST, where);
   const metadata = {
     format: TRAIN_STATE_FORMAT,
     config: configJSON(s.config),
@@ -57,6 +75,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
     step: String(s.optimizer.step),
     rngs: JSON.stringify(s.rngs),
     cursor: JSON.stringify(s.cursor),
+    ...(s.best ? { best: JSON.stringify({ update: s.best.update, validation_nll: s.best.validationNll, scorings_since: s.best.scoringsSince }) } : {}),
   };
   return encodeSafetensors(tensors, signed(tensors, metadata));
 }
@@ -97,31 +116,66 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const weights = takeTensors(tensors, shapes, "", where);
   const m = takeTensors(tensors, shapes, "m.", where);
   const v = takeTensors(tensors, shapes, "v.", where);
-  refuseExtraTensors(tensors, new Set(["", "m.", "v."].flatMap((p) => shapes.map(([n]) => p + n))), where);
+  const best = metadata.best === undefined ? undefined : parseBest(metadata, step, where);
+  const prefixes = best ? ["", "m.", "v.", BEST] : ["", "m.", "v."];
+  refuseExtraTensors(tensors, new Set(prefixes.flatMap((p) => shapes.map(([n]) => p + n))), where);
   refuseBadValues(weights, "", where);
   refuseBadValues(m, "m.", where);
   refuseBadValues(v, "v.", where, SECOND_MOMENT);
-  return { config, tokenizer, options, weights, optimizer: { step, m, v }, rngs, cursor, provenance };
+  const selected = best && { ...best, weights: takeTensors(tensors, shapes, BEST, where) };
+  if (selected) refuseBadValues(selected.weights, BEST, where);
+  return { config, tokenizer, options, weights, optimizer: { step, m, v }, rngs, cursor, provenance, ...(selected ? { best: selected } : {}) };
+}
+
+/** The "best" metadata: an update no later than the state's, a finite NLL, a non-negative count. */
+const BEST_META = obj({ update: int({ min: 0 }), validation_nll: num(), scorings_since: int({ min: 0 }) });
+
+function parseBest(metadata: Record<string, string>, step: number, where: string): Omit<SelectedWeights, "weights"> {
+  const b = metaField(metadata, "best", BEST_META, where);
+  if (b.update > step) throw new CheckpointError(`${where}: metadata "best": update: must be at most the state's step ${step} (got ${b.update})`);
+  return { update: b.update, validationNll: b.validation_nll, scoringsSince: b.scorings_since };
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** Leaf-by-leaf differences between two JSON values, as "path: checkpoint X, this run Y". */
-export function differences(saved: unknown, wanted: unknown, path: string): string[] {
+/** One leaf where a checkpoint and this run disagree: its path and both values as JSON (undefined: absent). */
+export interface Difference {
+  path: string;
+  checkpoint: string | undefined;
+  run: string | undefined;
+}
+
+/** Leaf-by-leaf differences between two JSON values. */
+export function differencesOf(saved: unknown, wanted: unknown, path: string): Difference[] {
   if (isObject(saved) && isObject(wanted)) {
     const keys = [...new Set([...Object.keys(saved), ...Object.keys(wanted)])];
-    return keys.flatMap((k) => differences(saved[k], wanted[k], `${path}.${k}`));
+    return keys.flatMap((k) => differencesOf(saved[k], wanted[k], `${path}.${k}`));
   }
   const [a, b] = [JSON.stringify(saved), JSON.stringify(wanted)];
-  return a === b ? [] : [`${path}: checkpoint ${a ?? "(absent)"}, this run ${b ?? "(absent)"}`];
+  return a === b ? [] : [{ path, checkpoint: a, run: b }];
+}
+
+const said = (d: Difference) => `${d.path}: checkpoint ${d.checkpoint ?? "(absent)"}, this run ${d.run ?? "(absent)"}`;
+
+/** Leaf-by-leaf differences between two JSON values, as "path: checkpoint X, this run Y". */
+export function differences(saved: unknown, wanted: unknown, path: string): string[] {
+  return differencesOf(saved, wanted, path).map(said);
+}
+
+/** A resume refused because the run differs from its checkpoint; `differences` says where, for a caller to explain. */
+export class ResumeMismatchError extends CheckpointError {
+  override name = "ResumeMismatchError";
+  constructor(readonly where: string, readonly differences: Difference[]) {
+    super(`cannot resume from ${where}: this run differs from it in ${differences.map(said).join("; ")}`);
+  }
 }
 
 /** Refuse to resume a run whose config, tokenizer or options differ from the checkpoint's, naming each difference. */
 export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions }, where: string): void {
   const diffs = [
-    ...differences(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
-    ...differences(saved.tokenizer, run.tokenizer, "tokenizer"),
-    ...differences(saved.options, run.options, "options"),
+    ...differencesOf(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
+    ...differencesOf(saved.tokenizer, run.tokenizer, "tokenizer"),
+    ...differencesOf(saved.options, run.options, "options"),
   ];
-  if (diffs.length > 0) throw new CheckpointError(`cannot resume from ${where}: this run differs from it in ${diffs.join("; ")}`);
+  if (diffs.length > 0) throw new ResumeMismatchError(where, diffs);
 }

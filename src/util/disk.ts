@@ -4,7 +4,7 @@
 import { constants } from "node:buffer";
 import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { writeFileAtomic } from "./atomic.ts";
+import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "./process.ts";
 import { decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
 
@@ -111,10 +111,15 @@ export function checkOutputDir(dir: string, option: string, probe: FsProbe = nod
   checkDir(resolve(dir), `${option} ${dir}`, probe);
 }
 
-/** Refuse an output file path (e.g. --save-model) that is a directory or whose directory could not be written. */
+/**
+ * Refuse an output file path (e.g. --save-model) that is a directory, a device, a FIFO or a link to one (only a
+ * regular file or a new path is ever replaced), or whose directory could not be written.
+ */
 export function checkOutputFile(path: string, option: string, probe: FsProbe = nodeProbe): void {
   const abs = resolve(path);
   if (probe.isDirectory(abs) === true) throw new Error(`${option} ${path}: is a directory; give a file name`);
+  const what = notRegular(abs);
+  if (what) throw new Error(`${option} ${path}: is ${what}, not a regular file; give a file path`);
   checkDir(dirname(abs), `${option} ${path}`, probe);
 }
 
@@ -155,6 +160,8 @@ export interface DirStore {
   readonly dir: string;
   read(name: string): Uint8Array | undefined;
   write(name: string, data: Uint8Array | string): void;
+  /** Remove the regular file `name` if it is there; anything else by that name is refused, never removed. */
+  remove(name: string): void;
   where(name: string): string;
 }
 
@@ -169,6 +176,12 @@ export function dirStore(dir: string): DirStore {
     dir,
     read: (name) => (existsSync(join(dir, name)) ? readFileBytes(join(dir, name), "file") : undefined),
     write: (name, data) => writeFileAtomic(join(dir, name), data),
+    remove: (name) => {
+      const path = join(dir, name);
+      const what = notRegular(path);
+      if (what) throw new Error(`${path} is ${what}, not a file this run wrote; refusing to remove it`);
+      rmSync(path, { force: true });
+    },
     where: (name) => join(dir, name),
   };
 }

@@ -20,8 +20,9 @@ export interface Running {
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
 }
 
-export function start(args: string[], cwd?: string): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm" }, stdio: ["ignore", "pipe", "pipe"] });
+/** `env` adds to this process's environment (e.g. a test hook such as TINYLAB_TEST_KILL_AT). */
+export function start(args: string[], cwd?: string, env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "", stderr = "";
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {

@@ -132,4 +132,43 @@ describe("a run", () => {
     run.dispose();
     expect(tf.memory().numTensors).toBe(before);
   });
+
+});
+
+describe("the weights validation chose", () => {
+  it("are kept only when strictly better, counted since, carried through a state file exactly, and written as a labelled model file", () => {
+    const tensors = tf.memory().numTensors;
+    const run = Run.create(spec());
+    const store = memoryStore();
+    try {
+      run.considerForBest(3);
+      run.train(2);
+      const chosen = run.model.read();
+      run.considerForBest(2.5);
+      run.train(4);
+      run.considerForBest(2.5); // a tie is no improvement
+      run.considerForBest(2.7);
+      expect([run.best!.update, run.best!.validationNll, run.best!.scoringsSince]).toEqual([2, 2.5, 2]);
+      for (const [k, v] of chosen) expect(run.best!.weights.get(k)).toEqual(v);
+      saveState(run, store);
+      const resumed = openRun(spec(), store, true);
+      try {
+        expect(snapshotDifferences(run.snapshot(), resumed.snapshot())).toEqual([]);
+        expect([resumed.best!.update, resumed.best!.scoringsSince]).toEqual([2, 2]);
+      } finally {
+        resumed.dispose();
+      }
+      const file = decodeModelFile(run.bestModelBytes()!, "best");
+      try {
+        expect(file.provenance.update).toBe(2);
+        expect(file.provenance.selection).toMatchObject({ on: "validation", update: 2, validation_nll: 2.5 });
+        for (const [k, v] of chosen) expect(file.model.read().get(k)).toEqual(v);
+      } finally {
+        file.model.dispose();
+      }
+    } finally {
+      run.dispose();
+    }
+    expect(tf.memory().numTensors).toBe(tensors);
+  });
 });

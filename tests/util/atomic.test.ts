@@ -1,11 +1,12 @@
 // Contracts of the atomic writer (all-or-nothing replacement, no leftovers) and the SHA-256 helpers.
 // Durability across a power cut (the fsyncs) cannot be observed from a test and is not claimed here.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sha256Bytes, sha256File, writeFileAtomic } from "../../src/util/atomic.ts";
+import { NotRegularFileError, sha256Bytes, sha256File, writeFileAtomic } from "../../src/util/atomic.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -41,6 +42,42 @@ describe("writeFileAtomic", () => {
     const path = join(dir, "missing", "out.bin");
     expect(() => writeFileAtomic(path, "x")).toThrow(path);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("writeFileAtomic replaces only a regular file", () => {
+  // rename() would put a regular file where the device, FIFO or directory was; each is refused before any byte is written
+  const fifo = () => {
+    const p = join(dir, "pipe");
+    execFileSync("mkfifo", [p]);
+    return p;
+  };
+  const cases: [string, () => string, string][] = [
+    ["/dev/full", () => "/dev/full", "a character device"],
+    ["a FIFO", fifo, "a FIFO"],
+    ["a directory", () => { const p = join(dir, "d"); mkdirSync(p); return p; }, "a directory"],
+    ["a link to /dev/full", () => { const p = join(dir, "link"); symlinkSync("/dev/full", p); return p; }, "a character device"],
+    ["a dangling link", () => { const p = join(dir, "dangling"); symlinkSync(join(dir, "nowhere"), p); return p; }, "a dangling symbolic link"],
+  ];
+  it.each(cases)("refuses %s in one line, leaving it as it was and no temp file", (_, make, what) => {
+    const path = make();
+    const before = statSync(path, { throwIfNoEntry: false });
+    const entries = readdirSync(dir).sort();
+    expect(() => writeFileAtomic(path, "model bytes")).toThrow(NotRegularFileError);
+    expect(() => writeFileAtomic(path, "model bytes")).toThrow(`${path} is ${what}, not a regular file; refusing to replace it (give a file path)`);
+    const after = statSync(path, { throwIfNoEntry: false });
+    expect([after?.mode, after?.rdev, after?.ino]).toEqual([before?.mode, before?.rdev, before?.ino]);
+    expect(readdirSync(dir).sort()).toEqual(entries);
+  });
+
+  it("replaces a link to a regular file (the link, not the file it points at)", () => {
+    const target = join(dir, "real.bin");
+    writeFileSync(target, "old");
+    const link = join(dir, "model.safetensors");
+    symlinkSync(target, link);
+    writeFileAtomic(link, "new");
+    expect(readFileSync(link, "utf8")).toBe("new");
+    expect(readFileSync(target, "utf8")).toBe("old");
   });
 });
 

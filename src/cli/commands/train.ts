@@ -18,7 +18,7 @@ export const trainCommand: CommandModule = {
       "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
-      data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, "save-model": undefined, "log-every": undefined,
+      data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
       "on-divergence": d.onDivergence, json: false, backend: backendDefault(), workers: undefined,
     }, {
       updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
@@ -36,14 +36,14 @@ export const trainCommand: CommandModule = {
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
       "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --checkpoint-dir ${both("never", t.evalEvery)}`,
       "checkpoint-every": `write the training state every N updates (and after the last) ${both("only with --checkpoint-dir, at the end", t.checkpointEvery)}`,
-      "checkpoint-dir": `directory of the training state, and with --text of manifest.json, history.json, loss_curve.svg, train.json, model.safetensors (with --text default ${t.checkpointDir})`,
+      "checkpoint-dir": `directory of the training state, and with --text of manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors (with --text default ${t.checkpointDir})`,
       "log-every": `print the training loss every N updates ${both(d.logEvery, t.logEvery)}`,
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }, { readTextInput }] = await Promise.all([
+    const [{ startEngine, toJson, writeOutput }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"), import("../../model/config.ts"),
-      import("../../util/lock.ts"), import("../interrupt.ts"), import("../../data/text_files.ts"),
+      import("../../util/lock.ts"), import("../interrupt.ts"), import("../../data/text_files.ts"), import("../../lab/run_dir.ts"),
     ]);
     const text = argv.text as string | undefined;
     if (text && argv.data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
@@ -53,6 +53,8 @@ export const trainCommand: CommandModule = {
     const lr = pick("lr", d.lr, t.lr);
     checkMinLr(pick("min-lr", lr, t.minLr), lr, argv["min-lr"] === undefined ? " (its default with --text)" : "");
     if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
+    if (argv.overwrite && !argv["checkpoint-dir"] && !text) throw new Error("--overwrite needs --checkpoint-dir (the run directory to replace)");
+    if (argv.patience !== undefined && pick("eval-every", undefined, t.evalEvery) === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
     const overrides = modelOverrides(argv);
     if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
     else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model));
@@ -64,7 +66,6 @@ export const trainCommand: CommandModule = {
     const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
     if (text) checkMicrobatchRows(pick("microbatches", d.microbatches, t.microbatches), pick("batch-rows", d.batchRows, t.batchRows));
-    await startEngine(argv.backend as string);
     const checkpoints = checkpointDir ? dirStore(checkpointDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
     // one writer per checkpoint directory and per model path: a second run is refused, naming the holder's pid
@@ -74,6 +75,9 @@ export const trainCommand: CommandModule = {
     ];
     const interrupt = onInterrupt();
     try {
+      // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
+      if (checkpoints) claimRunDir(checkpoints, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--checkpoint-dir ${checkpointDir}`);
+      await startEngine(argv.backend as string);
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
         minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),
@@ -86,7 +90,7 @@ export const trainCommand: CommandModule = {
         } : undefined,
         evalEvery: pick("eval-every", undefined, t.evalEvery),
         checkpointEvery: pick("checkpoint-every", undefined, t.checkpointEvery),
-        checkpoints, resume: argv.resume as boolean,
+        checkpoints, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
         logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number,
       }, log, console.error, interrupt.requested);

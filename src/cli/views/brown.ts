@@ -50,6 +50,8 @@ export function formatBrown(r: BrownResult): string {
   lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${r.backend}`);
   lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
   lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}), ${Math.round(r.training.tokens_per_second)} training tokens/s; model_sha256 ${r.model_sha256}`);
+  if (r.best) lines.push(`  best on validation: update ${r.best.update}, whole-split NLL ${f(r.best.validation_nll)} (stride = context; optimistic: chosen on validation) → ${r.best.file}; the report below scores the last update`);
+  if (r.early_stop) lines.push(`  stopped early at update ${r.early_stop.at} (--patience ${r.early_stop.patience})`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
   const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
   const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
