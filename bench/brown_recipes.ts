@@ -7,11 +7,14 @@
 // only `cost` needs the machine to itself. The test split is never read. Prints JSON lines.
 // Usage: npx tsx bench/brown_recipes.ts cost --recipes a,b,c [--budget 600] [--rounds 5] [--per-round 4]
 //        npx tsx bench/brown_recipes.ts train --recipe a --updates N [--workers 1]
+//        --kernels tfjs|onnxruntime|auto (default auto, as tinylab brown): who computes the matrix products; every line names it
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initBackend } from "../src/util/backend.ts";
+import { engineInfo, initBackend } from "../src/util/backend.ts";
+import { engineLabel, parseKernelsChoice, type KernelsChoice } from "../src/util/backend_choice.ts";
+import { useKernels } from "../src/util/native_kernels.ts";
 import { dirStore } from "../src/util/disk.ts";
 import { resolveModelConfig, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
@@ -45,6 +48,7 @@ const refuse = (why: string): never => {
 const OPTIONS = {
   recipes: { type: "string" }, recipe: { type: "string" }, budget: { type: "string", default: "600" }, rounds: { type: "string", default: "5" },
   "per-round": { type: "string", default: "4" }, updates: { type: "string" }, workers: { type: "string", default: "1" },
+  kernels: { type: "string", default: "auto" },
 } as const;
 const parsed = (() => {
   try {
@@ -62,7 +66,15 @@ for (const [flag, v] of [["--budget", values.budget], ["--rounds", values.rounds
   if (!(Number(v) > 0) || (flag !== "--budget" && !Number.isInteger(Number(v)))) refuse(`${flag} must be a positive ${flag === "--budget" ? "number" : "integer"}, got ${JSON.stringify(v ?? "")}`);
 }
 
+let kernels: KernelsChoice = "auto";
+try {
+  kernels = parseKernelsChoice(values.kernels);
+} catch (err) {
+  refuse((err as Error).message);
+}
 await initBackend("wasm");
+useKernels(kernels);
+const engine = engineLabel(engineInfo());
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));
 const o = BROWN_DEFAULTS;
 const { tokenizer, train, validation } = brownData(o, dirStore(dir));
@@ -93,7 +105,7 @@ try {
     const ref = median(runs[0].ms);
     for (const x of runs) {
       const ms = median(x.ms);
-      console.log(JSON.stringify({ recipe: x.name, ...recipeOf(x.name), parameters: parameterCount(configOf(recipeOf(x.name))), workers: 2, ms_per_update: +ms.toFixed(1), per_round_ms: x.ms.map((v) => +v.toFixed(1)), ratio_to_first: +(ms / ref).toFixed(3), updates_in_budget: Math.floor((budget * 1000) / ms), budget_seconds: budget }));
+      console.log(JSON.stringify({ engine, recipe: x.name, ...recipeOf(x.name), parameters: parameterCount(configOf(recipeOf(x.name))), workers: 2, ms_per_update: +ms.toFixed(1), per_round_ms: x.ms.map((v) => +v.toFixed(1)), ratio_to_first: +(ms / ref).toFixed(3), updates_in_budget: Math.floor((budget * 1000) / ms), budget_seconds: budget }));
       x.run.dispose();
       x.pool.close();
     }
@@ -110,7 +122,7 @@ try {
     const at = (m: typeof model, stride: number) => meanNll(evaluateWindows(m, validation, stride).metrics);
     const v64 = at(model, 64), v128 = at(model, 128), p64 = at(prior, 64);
     const last = res.history.entries.slice(-50);
-    console.log(JSON.stringify({ recipe: name, ...r, updates, workers, parameters: parameterCount(s.config), train_loss_last50: +(last.reduce((a, e) => a + e.train_loss, 0) / last.length).toFixed(4), validation_stride64: +v64.toFixed(4), validation_stride128: +v128.toFixed(4), unigram_prior_bigram_stride64: +p64.toFixed(4), margin: +(p64 - v64).toFixed(4), train_seconds: +trainSeconds.toFixed(1) }));
+    console.log(JSON.stringify({ engine, recipe: name, ...r, updates, workers, parameters: parameterCount(s.config), train_loss_last50: +(last.reduce((a, e) => a + e.train_loss, 0) / last.length).toFixed(4), validation_stride64: +v64.toFixed(4), validation_stride128: +v128.toFixed(4), unigram_prior_bigram_stride64: +p64.toFixed(4), margin: +(p64 - v64).toFixed(4), train_seconds: +trainSeconds.toFixed(1) }));
     res.run.dispose();
     pool.close();
   }

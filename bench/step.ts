@@ -1,17 +1,19 @@
 // Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
 // tokens/s and kernel dispatches per step, for the tiny and medium configs on each backend. Prints JSON; not a test.
-// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
+// Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime).
+// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
   options: {
-    backends: { type: "string", default: "wasm,cpu" }, configs: { type: "string", default: "tiny,medium" },
+    backends: { type: "string", default: "wasm,cpu" }, kernels: { type: "string", default: "tfjs" }, configs: { type: "string", default: "tiny,medium" },
     steps: { type: "string", default: "" }, workers: { type: "string", default: "1" }, gradcheck: { type: "boolean", default: false },
     profile: { type: "boolean", default: false }, against: { type: "string" }, pairs: { type: "string", default: "3" },
     src: { type: "string", default: resolve(import.meta.dirname, "..") },
@@ -26,6 +28,7 @@ function positiveInt(name: string, text: string): number {
 const workers = positiveInt("workers", values.workers!);
 // the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
+for (const k of values.kernels!.split(",")) if (k !== "tfjs" && k !== "onnxruntime") throw new Error(`--kernels: unknown kernels "${k}" (known: tfjs, onnxruntime)`);
 for (const c of values.configs!.split(",")) if (c !== "tiny" && c !== "medium") throw new Error(`--configs: unknown config "${c}" (known: tiny, medium)`);
 
 if (values.against) {
@@ -37,7 +40,7 @@ if (values.against) {
 /** Alternate child processes of this tree and `other` (this one first), printing each pair's ratio as it lands. */
 function interleave(other: string, pairs: number) {
   const here = resolve(import.meta.dirname, "..");
-  const args = ["--backends", values.backends!, "--configs", values.configs!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
+  const args = ["--backends", values.backends!, "--kernels", values.kernels!, "--configs", values.configs!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
   const runOnce = (src: string) => {
     // the script always comes from this tree; --src says which tree's src/ it imports
     const r = spawnSync(process.execPath, ["--import", "tsx", resolve(here, "bench/step.ts"), ...args, "--src", src], { encoding: "utf8", cwd: here });
@@ -50,7 +53,7 @@ function interleave(other: string, pairs: number) {
     a.forEach((ra, i) => {
       const rb = b[i];
       const row = {
-        pair: p + 1, backend: ra.backend, config: ra.config, ms_this: ra.ms_per_step, ms_other: rb.ms_per_step,
+        pair: p + 1, backend: ra.backend, kernels: ra.kernels, engine: ra.engine, config: ra.config, ms_this: ra.ms_per_step, ms_other: rb.ms_per_step,
         step_ratio: +((ra.ms_per_step as number) / (rb.ms_per_step as number)).toFixed(3),
         eval_tokens_per_s_this: ra.eval_tokens_per_s, eval_tokens_per_s_other: rb.eval_tokens_per_s,
         eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
@@ -195,21 +198,28 @@ async function benchHere(src: string) {
     };
   }
 
+  // a tree without native kernels (an older checkout) can still be measured on tfjs's
+  const useKernels = async (kernels: string) => kernels === "tfjs" && !existsSync(resolve(src, "src/util/native_kernels.ts"))
+    ? undefined : (await mod<typeof import("../src/util/native_kernels.ts")>("src/util/native_kernels.ts")).useKernels(kernels as "tfjs" | "onnxruntime");
   const results: Record<string, unknown>[] = [];
   for (const backend of values.backends!.split(",")) {
-    const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
-    wrapKernels(info.backend);
-    for (const name of values.configs!.split(",")) {
-      // the cpu backend is ~15× slower on medium: fewer steps there
-      const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
-      results.push({ backend: info.backend, workers, ...benchConfig(name, steps) });
-      console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
-    }
-    if (values.gradcheck) {
-      const { runGradcheck } = await mod<typeof import("../experiments/gradcheck.ts")>("experiments/gradcheck.ts");
-      const t0 = performance.now();
-      const report = runGradcheck("overfit");
-      results.push({ backend: info.backend, gradcheck_overfit_seconds: +((performance.now() - t0) / 1000).toFixed(2), passed: report.passed });
+    for (const kernels of backend === "wasm" ? values.kernels!.split(",") : ["tfjs"]) {
+      const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
+      await useKernels(kernels);
+      wrapKernels(info.backend);
+      const engine = { backend: info.backend, kernels, engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
+      for (const name of values.configs!.split(",")) {
+        // the cpu backend is ~15× slower on medium: fewer steps there
+        const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
+        results.push({ ...engine, workers, ...benchConfig(name, steps) });
+        console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
+      }
+      if (values.gradcheck) {
+        const { runGradcheck } = await mod<typeof import("../experiments/gradcheck.ts")>("experiments/gradcheck.ts");
+        const t0 = performance.now();
+        const report = runGradcheck("overfit");
+        results.push({ ...engine, gradcheck_overfit_seconds: +((performance.now() - t0) / 1000).toFixed(2), passed: report.passed });
+      }
     }
   }
   console.log(JSON.stringify({ results, src, tfjs: tf.version_core, node: process.version }, null, 2));

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Benchmark: tinylab (wasm, one thread) and the PyTorch peer (../shared/peer) on the medium config in interleaved
-# pairs (tinylab first), printing per pair the step-time ratio tinylab/peer and the forward-only scoring ratio
-# peer tokens/s ÷ tinylab tokens/s (both > 1 mean tinylab is slower). Not a test.
-# Usage: bash bench/vs_peer.sh [PAIRS=3] [PEER_THREADS=2] [SRCS=this tree] [STEPS=6] [PEER_STEPS=30] [WORKERS=1]
+# Benchmark: tinylab (wasm, on tfjs's kernels and on onnxruntime-node's) and the PyTorch peer (../shared/peer) on the
+# medium config in interleaved pairs (tinylab's engines first, then the peer), printing per pair and engine the
+# step-time ratio tinylab/peer and the forward-only scoring ratio peer tokens/s ÷ tinylab tokens/s (both > 1 mean
+# tinylab is slower). Not a test.
+# Usage: bash bench/vs_peer.sh [PAIRS=3] [PEER_THREADS=2] [SRCS=this tree] [STEPS=6] [PEER_STEPS=30] [WORKERS=1] [KERNELS=tfjs,onnxruntime]
 #   WORKERS: comma-separated tinylab worker counts, each measured once per pair (e.g. 1,2)
+#   KERNELS: comma-separated kernels (tfjs, onnxruntime), each measured once per pair and worker count
 #   SRCS: comma-separated checkouts whose src/ this tree's bench/step.ts measures, each once per pair against
 #   the same peer run (a before/after comparison against the peer in one run)
 set -euo pipefail
@@ -14,16 +16,20 @@ srcs=${3:-$PWD}
 steps=${4:-6}
 peer_steps=${5:-30}
 workers=${6:-1}
+kernels=${7:-tfjs,onnxruntime}
 peer="$PWD/../shared/peer/torch_decoder.py"
 [ -f "$peer" ] || peer=/work/shared/peer/torch_decoder.py
 for p in $(seq "$pairs"); do
   ours=()
-  for src in ${srcs//,/ }; do for w in ${workers//,/ }; do ours+=("$(node --import tsx bench/step.ts --backends wasm --configs medium --steps "$steps" --workers "$w" --src "$src" 2>/dev/null)"); done; done
+  for src in ${srcs//,/ }; do for w in ${workers//,/ }; do for k in ${kernels//,/ }; do
+    ours+=("$(node --import tsx bench/step.ts --backends wasm --kernels "$k" --configs medium --steps "$steps" --workers "$w" --src "$src" 2>/dev/null)")
+  done; done; done
   theirs=$(/usr/bin/python3 "$peer" --config medium --threads "$threads" --steps "$peer_steps" --eval-steps "$peer_steps")
   for a in "${ours[@]}"; do
     jq -n -c --argjson a "$a" --argjson b "$theirs" --arg p "$p" '
       ($a.results[0]) as $t | {
-        pair: ($p | tonumber), src: $a.src, workers: $t.workers, peer_threads: $b.threads,
+        pair: ($p | tonumber), engine: $t.engine, src: $a.src, workers: $t.workers, peer_threads: $b.threads,
+        peer_openblas_coretype: $b.env.openblas_coretype_env,
         tinylab_ms: $t.ms_per_step, peer_ms: ($b.train.median_ms * 1000 | round / 1000),
         step_ratio: ($t.ms_per_step / $b.train.median_ms * 100 | round / 100),
         tinylab_eval_tokens_per_s: $t.eval_tokens_per_s, peer_eval_tokens_per_s: ($b.eval.tokens_per_s_median | round),

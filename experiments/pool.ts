@@ -9,7 +9,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "
 import type { ModelConfig } from "../src/model/config.ts";
 import { parameterShapes } from "../src/model/config.ts";
 import { withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
-import { tf } from "../src/util/backend.ts";
+import { currentKernels, tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 
 const ENTRY = new URL("./pool_worker.ts", import.meta.url).href;
@@ -39,7 +39,7 @@ class ThreadReplicas implements Replicas {
     const shared = new SharedArrayBuffer(4 * this.layout.total);
     this.weights = new Float32Array(shared);
     this.signal = new Int32Array(new SharedArrayBuffer(4 * SIGNAL_SLOTS * (count + 1)));
-    const init: WorkerInit = { config, layout: this.layout, weights: shared, backend };
+    const init: WorkerInit = { config, layout: this.layout, weights: shared, backend, kernels: currentKernels() };
     for (let w = 1; w <= count; w++) {
       const { port1, port2 } = new MessageChannel();
       const worker = new Worker(BOOT, { eval: true, workerData: { init, port: port2, signal: this.signal, index: w }, transferList: [port2] });

@@ -6,6 +6,8 @@ import { batchLoss, positionNll } from "../src/model/loss.ts";
 import { microbatchGradient } from "../src/train/trainer.ts";
 import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 import { initBackend, parseBackendChoice, readTensor, tf } from "../src/util/backend.ts";
+import { parseKernelsChoice } from "../src/util/backend_choice.ts";
+import { useKernels } from "../src/util/native_kernels.ts";
 import { Rng } from "../src/util/rng.ts";
 
 const { init, port, signal, index } = workerData as { init: WorkerInit; port: MessagePort; signal: Int32Array; index: number };
@@ -18,6 +20,8 @@ function post(reply: Reply, transfer: ArrayBuffer[] = []): void {
 }
 
 await initBackend(parseBackendChoice(init.backend));
+// explicit, never auto: a replica that cannot compute as the calling thread does fails its start
+useKernels(parseKernelsChoice(init.kernels));
 const view = new Float32Array(init.weights);
 const model = new GPT(init.config, readWeights(view, init.layout));
 const vars = [...model.params.values()];

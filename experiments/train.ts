@@ -10,6 +10,7 @@ import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
+import { engineLabel } from "../src/util/backend_choice.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "./pool.ts";
@@ -118,7 +119,7 @@ export async function runTraining(
     onCheckpoint: (step, where) => log(`checkpoint update ${step} → ${where}`),
     onStart: (run) => {
       log(d.describe);
-      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${run.provenance().backend}, workers ${workers}`);
+      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance())}, workers ${workers}`);
       const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
       log(o.resume ? `${resumed()}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
     },

@@ -2,14 +2,20 @@
 // (src/cli/commands/*) and not option definitions (options.ts).
 import { dirname } from "node:path";
 import type { EngineInfo } from "../util/backend.ts";
-import { parseBackendChoice } from "../util/backend_choice.ts";
+import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 import { ensureDir } from "../util/disk.ts";
 
-/** Load the engine (tfjs) and initialise the chosen backend: the first heavy import of any command. */
-export async function startEngine(backend: string | undefined): Promise<EngineInfo> {
-  const { initBackend } = await import("../util/backend.ts");
-  return initBackend(parseBackendChoice(backend));
+/**
+ * Load the engine (tfjs), initialise the chosen backend and put its matrix products on the chosen kernels: the
+ * first heavy import of any command. What was chosen is in the returned info and in every result's provenance.
+ */
+export async function startEngine(backend: string | undefined, kernels?: string): Promise<EngineInfo> {
+  const choice = parseKernelsChoice(kernels ?? process.env.TINYLAB_KERNELS);
+  const [{ initBackend, engineInfo }, { useKernels }] = await Promise.all([import("../util/backend.ts"), import("../util/native_kernels.ts")]);
+  await initBackend(parseBackendChoice(backend));
+  useKernels(choice);
+  return engineInfo();
 }
 
 /** Write a result file atomically, creating its directory. */

@@ -3,7 +3,7 @@
 // which belong to its recipe (experiments/options.ts). Parsing refuses a bad value by name before any work starts.
 // Loads no engine: `tinylab --help` imports only this, the command list and the recipes' defaults.
 import type { Argv, Options } from "yargs";
-import { BACKEND_CHOICES } from "../util/backend_choice.ts";
+import { BACKEND_CHOICES, KERNELS_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../model/config.ts";
 import { parseStrictJson } from "../util/json_strict.ts";
@@ -186,6 +186,7 @@ export const OPTION_GROUPS = {
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
+    kernels: { type: "string", describe: "matrix products under the wasm backend: auto = onnxruntime (onnxruntime-node's MLAS) where it loads, else tfjs (tfjs-wasm's own); recorded with every result (default from TINYLAB_KERNELS)", choices: KERNELS_CHOICES },
     workers: {
       type: "number", check: positiveInt,
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
@@ -240,6 +241,7 @@ export function parseOptionText(name: OptionName, text: string): unknown {
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
+export const kernelsDefault = (): string => process.env.TINYLAB_KERNELS ?? "auto";
 
 
 /** An option's value as the recipe needs it (parsing already checked its type and range). */

@@ -33,6 +33,9 @@ export interface ModelProvenance {
   seed: number;
   update: number;
   backend: string;
+  /** Who computed the matrix products and its version, where not tfjs's own kernels (absent: tfjs, so those files keep their bytes). */
+  kernels?: string;
+  onnxruntime?: string;
   tfjs: string;
   tinylab: string;
   /** Present when these weights were chosen among a run's updates rather than being its last. */
@@ -78,8 +81,8 @@ export class CheckpointError extends Error {
 }
 
 export function modelProvenance(seed: number, update: number): ModelProvenance {
-  const { backend, tfjs } = engineInfo();
-  return { seed, update, backend, tfjs, tinylab: provenance().tinylab };
+  const { backend, kernels, onnxruntime, tfjs } = engineInfo();
+  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab };
 }
 
 /** The config as JSON with keys in the declared order, so equal configs give equal bytes. */

@@ -55,6 +55,8 @@ export interface WorkerInit {
   weights: SharedArrayBuffer;
   /** The tfjs backend of the calling thread: replicas must compute with the same kernels. */
   backend: string;
+  /** Who computes the calling thread's matrix products (tfjs or onnxruntime): replicas use the same. */
+  kernels: string;
 }
 
 /** A job for one worker: its share of an update's microbatches or of a scoring call, by item index. */

@@ -15,9 +15,26 @@ export { tf };
 import { BACKEND_CHOICES, parseBackendChoice, type BackendChoice } from "./backend_choice.ts";
 export { BACKEND_CHOICES, parseBackendChoice, type BackendChoice };
 
+/** Who computes matrix products: tfjs's own kernels, or onnxruntime-node's (installed from the Node edge). */
+export type Kernels = "tfjs" | "onnxruntime";
+let kernels: Kernels = "tfjs";
+let kernelsVersion: string | undefined;
+
+/** Who computes matrix products now (the native kernels consult it on every call, so a switch back is honoured). */
+export const currentKernels = (): Kernels => kernels;
+
+/** Record who computes the matrix products (called by src/util/native_kernels.ts once its kernels are in place). */
+export function setKernels(name: Kernels, version?: string): void {
+  [kernels, kernelsVersion] = [name, version];
+}
+
 /** What a result records about the engine that produced it. */
 export interface EngineInfo {
   backend: string;
+  /** Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend). */
+  kernels: Kernels;
+  /** The onnxruntime-node version, where kernels is onnxruntime. */
+  onnxruntime?: string;
   tfjs: string;
   node: string;
 }
@@ -53,6 +70,7 @@ export async function initBackend(choice: BackendChoice = parseBackendChoice(nod
       continue;
     }
     if (tf.getBackend() === name) return engineInfo();
+    setKernels("tfjs"); // native kernels override one backend's: a new backend starts on its own
     if (await tf.setBackend(name)) {
       await tf.ready();
       return engineInfo();
@@ -63,7 +81,7 @@ export async function initBackend(choice: BackendChoice = parseBackendChoice(nod
 }
 
 export function engineInfo(): EngineInfo {
-  return { backend: tf.getBackend(), tfjs: tf.version_core, node: nodeProcess()?.version ?? NO_NODE };
+  return { backend: tf.getBackend(), kernels, ...(kernelsVersion ? { onnxruntime: kernelsVersion } : {}), tfjs: tf.version_core, node: nodeProcess()?.version ?? NO_NODE };
 }
 
 /** What `node` says where there is no Node (the lab's web page runs this module in a browser worker). */

@@ -10,3 +10,23 @@ export function parseBackendChoice(value: string | undefined): BackendChoice {
   if ((BACKEND_CHOICES as readonly string[]).includes(v)) return v as BackendChoice;
   throw new Error(`unknown backend "${value}": choose one of ${BACKEND_CHOICES.join(", ")}`);
 }
+
+/**
+ * Who computes the wasm backend's matrix products: onnxruntime (onnxruntime-node's MLAS, Node only, loaded from
+ * the edge by src/util/native_kernels.ts), tfjs (tfjs-wasm's own XNNPACK), or auto = onnxruntime where it loads.
+ */
+export type KernelsChoice = "auto" | "onnxruntime" | "tfjs";
+export const KERNELS_CHOICES: readonly KernelsChoice[] = ["auto", "onnxruntime", "tfjs"];
+
+/** Parse a kernels name from a flag or TINYLAB_KERNELS, refusing unknown names. */
+export function parseKernelsChoice(value: string | undefined): KernelsChoice {
+  const v = (value ?? "auto").trim().toLowerCase();
+  if ((KERNELS_CHOICES as readonly string[]).includes(v)) return v as KernelsChoice;
+  throw new Error(`unknown kernels "${value}": choose one of ${KERNELS_CHOICES.join(", ")}`);
+}
+
+/** How output names an engine: the backend, and onnxruntime where it computed the matrix products. */
+export function engineLabel(p: { backend: string; kernels?: string; onnxruntime?: string }): string {
+  if (!p.kernels || p.kernels === "tfjs") return p.backend;
+  return `${p.backend} (matrix products on ${p.kernels === "onnxruntime" ? `onnxruntime-node ${p.onnxruntime ?? "(version not recorded)"}` : p.kernels})`;
+}

@@ -1,5 +1,5 @@
-// Test helper, not a test: runs `node bin/tinylab.js …` in a separate process on the wasm backend and
-// collects its output, optionally waiting for a line before the caller acts (e.g. kills it); `ok` asserts a clean exit.
+// Test helper, not a test: runs `node bin/tinylab.js …` in a separate process on the wasm backend with tfjs's own kernels
+// (the README's digits) and collects its output, optionally waiting for a line before the caller acts (e.g. kills it); `ok` asserts a clean exit.
 import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { expect } from "vitest";
@@ -22,7 +22,7 @@ export interface Running {
 
 /** `env` adds to this process's environment (e.g. a test hook such as TINYLAB_TEST_KILL_AT). */
 export function start(args: string[], cwd?: string, env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "", stderr = "";
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
 export const brownCommand: CommandModule = {
   command: "brown",
@@ -13,7 +13,7 @@ export const brownCommand: CommandModule = {
       seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
       layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
       lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false, overwrite: false, patience: undefined, "on-divergence": d.onDivergence,
-      "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), workers: undefined,
+      "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
       "batch-rows": "rows of --context tokens per update",
@@ -41,7 +41,7 @@ export const brownCommand: CommandModule = {
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       claimRunDir(store, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--out ${argv.out as string}`);
-      await startEngine(argv.backend as string);
+      await startEngine(argv.backend as string, argv.kernels as string);
       const o = {
         ...d,
         outDir: argv.out as string, seed: argv.seed as number, splitSeed: argv["split-seed"] as number, vocab: argv.vocab as number,

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
 
 export const compareCommand: CommandModule = {
   command: "compare <a> [b]",
@@ -13,7 +13,7 @@ export const compareCommand: CommandModule = {
       y.positional("a", { type: "string", describe: "model file A (.safetensors)" }).positional("b", { type: "string", describe: "model file B (.safetensors); or give --baseline" }),
       {
         baseline: undefined, data: undefined, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
-        "bits-per-byte": d.bitsPerByte, out: "results/compare", json: false, backend: backendDefault(),
+        "bits-per-byte": d.bitsPerByte, out: "results/compare", json: false, backend: backendDefault(), kernels: kernelsDefault(),
       },
       {
         split: "split to compare (train, validation, or test with --final-test)",
@@ -40,7 +40,7 @@ export const compareCommand: CommandModule = {
       if (!argv["final-test"]) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
       (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     }
-    await startEngine(argv.backend as string);
+    await startEngine(argv.backend as string, argv.kernels as string);
     const { result, tokens } = runCompare({
       a, b, baseline: argv.baseline as undefined, data: argv.data as string | undefined, split: split as "validation", finalTest: argv["final-test"] as boolean,
       stride: argv.stride as number | undefined, seed: argv.seed as number, replicates: argv.replicates as number, bitsPerByte: argv["bits-per-byte"] as boolean,

@@ -2,7 +2,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
 
 export const overfitCommand: CommandModule = {
   command: "overfit",
@@ -10,7 +10,7 @@ export const overfitCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, {
       seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), workers: undefined,
+      out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       out: "output directory: overfit.json and overfit.svg are written into it",
       replicates: `Multi-Bootstrap replicates at each checkpoint (2..100000; the resampling seed is fixed at ${d.bootstrapSeed})`,
@@ -26,7 +26,7 @@ export const overfitCommand: CommandModule = {
     const out = argv.out as string;
     checkOutputDir(out, "--out");
     if (savePath) checkOutputFile(savePath, "--save-model");
-    await startEngine(argv.backend as string);
+    await startEngine(argv.backend as string, argv.kernels as string);
     const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
     const lock = savePath ? lockPath(savePath, "model path") : undefined;
     let result;

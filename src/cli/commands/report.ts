@@ -2,7 +2,7 @@
 // HTML page with SVG figures, and a summary on stdout.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 export const reportCommand: CommandModule = {
@@ -12,7 +12,7 @@ export const reportCommand: CommandModule = {
     withOptions(y, {
       model: undefined, data: undefined, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
-      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), workers: undefined,
+      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       stride: "headline window stride (default: half the context, rounded up)",
@@ -27,7 +27,7 @@ export const reportCommand: CommandModule = {
     checkOutputDir(argv.out as string, "--out");
     const finalTest = argv["final-test"] as boolean;
     if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(argv.backend as string);
+    await startEngine(argv.backend as string, argv.kernels as string);
     const report = runReport({
       finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
       model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,

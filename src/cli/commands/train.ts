@@ -4,7 +4,7 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
@@ -19,7 +19,7 @@ export const trainCommand: CommandModule = {
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
       data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
-      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), workers: undefined,
+      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
       lr: `peak learning rate ${both(d.lr, t.lr)}`,
@@ -77,7 +77,7 @@ export const trainCommand: CommandModule = {
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       if (checkpoints) claimRunDir(checkpoints, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--checkpoint-dir ${checkpointDir}`);
-      await startEngine(argv.backend as string);
+      await startEngine(argv.backend as string, argv.kernels as string);
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
         minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),

@@ -1,5 +1,6 @@
 // Console table of `tinylab evaluate` (experiments/evaluate.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
+import { engineLabel } from "../../util/backend_choice.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
 
 /** Printed before any number of a run that may score the test split. */
@@ -7,11 +8,11 @@ export const FINAL_REPORT_BANNER = "FINAL REPORT: the test split is scored. Numb
 
 export function formatEvaluation(r: EvaluateReport): string {
   const f = (x: number) => round6(x).toFixed(6);
-  const t = r.trained as { seed: number; update: number; backend: string };
+  const t = r.trained as { seed: number; update: number; backend: string; kernels?: string; onnxruntime?: string };
   const lines = [
     `model ${r.model}`,
     `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
-    `trained: seed ${t.seed}, update ${t.update}, backend ${t.backend}; scored on ${r.provenance.backend}, no training`,
+    `trained: seed ${t.seed}, update ${t.update}, backend ${engineLabel(t)}; scored on ${engineLabel(r.provenance)}, no training`,
     `data: ${r.data.source} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
   ];

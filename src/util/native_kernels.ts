@@ -1,0 +1,190 @@
+// Node-only: the wasm backend's matrix products (tfjs's BatchMatMul and tinylab's sliced batched matmul) computed
+// by onnxruntime-node's MLAS, reading and writing tfjs-wasm's heap in place. Not imported by the core: the CLI,
+// the pool's workers and the benches install it at start-up; everything but the products stays on tfjs-wasm.
+//
+// Why: on this project's CPUs XNNPACK in wasm runs 128-bit SIMD, MLAS AVX2/AVX-512, and products are two thirds
+// of a training step. The seam is the binding's synchronous InferenceSession.run (the public run is async only
+// because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
+// output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
+import { createRequire } from "node:module";
+import { currentKernels, setKernels, tf } from "./backend.ts";
+import type { KernelsChoice } from "./backend_choice.ts";
+import { matmulModel } from "./onnx_matmul_model.ts";
+import { SLICED_MATMUL } from "./wasm_matmul.ts";
+
+/** The onnxruntime-node version whose binding this file relies on (package.json pins it exactly). */
+export const ONNXRUNTIME_VERSION = "1.30.0";
+
+/**
+ * One intra-op thread per session: parallelism comes from --workers (one engine per thread), and a product's
+ * bits then cannot depend on how many threads MLAS split it over.
+ */
+export const INTRA_OP_THREADS = 1;
+
+/**
+ * Products smaller than this many multiply-adds stay on tfjs-wasm: a native call costs ~10 µs of feeds and
+ * fetches that a small product does not repay. bench/native_matmul.ts, busy 2-core machine: 48² × 48 (110,592)
+ * ran 0.6–0.9× as fast natively, 64² × 64 (262,144) 1.1–1.6×, the medium step's products 2.6–6.5× (fastest rounds).
+ */
+export const NATIVE_MIN_MACS = 131072;
+
+const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs`;
+
+type Info = tf.TensorInfo;
+interface OrtTensor { data: Float32Array }
+type TensorCtor = new (type: "float32", data: Float32Array, dims: readonly number[]) => OrtTensor;
+interface Session {
+  loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
+  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
+}
+interface Ort { newSession: () => Session; Tensor: TensorCtor }
+
+/** The parts of tfjs-wasm 4.22's BackendWasm these kernels rely on (as wasm_kernels.ts). */
+interface WasmHeapBackend {
+  makeOutput: (shape: number[], dtype: "float32") => Info;
+  typedArrayFromHeap: (t: Info) => Float32Array;
+}
+
+/** onnxruntime-node's binding and tensor class, or the reason they cannot be used. */
+function loadOrt(): Ort | string {
+  const require = createRequire(import.meta.url);
+  let version: string;
+  try {
+    version = (require("onnxruntime-node/package.json") as { version: string }).version;
+  } catch {
+    return "onnxruntime-node is not installed";
+  }
+  if (version !== ONNXRUNTIME_VERSION) return `onnxruntime-node ${version} is installed, ${ONNXRUNTIME_VERSION} expected (its binding's synchronous run is an internal)`;
+  try {
+    const { binding, initOrt } = require("onnxruntime-node/dist/binding.js") as { binding?: { InferenceSession?: new () => Session }; initOrt?: () => void };
+    const { Tensor } = require("onnxruntime-common") as { Tensor?: TensorCtor };
+    const Ctor = binding?.InferenceSession;
+    if (typeof initOrt !== "function" || typeof Ctor !== "function" || typeof Ctor.prototype.run !== "function" || typeof Ctor.prototype.loadModel !== "function" || typeof Tensor !== "function") {
+      return `onnxruntime-node ${version}'s binding does not expose a synchronous InferenceSession (loadModel, run)`;
+    }
+    initOrt();
+    return { newSession: () => new Ctor(), Tensor };
+  } catch (err) {
+    return `onnxruntime-node ${version} failed to load (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`;
+  }
+}
+
+const SESSION_OPTIONS = { intraOpNumThreads: INTRA_OP_THREADS, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "disabled", enableCpuMemArena: false };
+
+/** Sessions by rank and transposition (their dimensions are symbolic, so one session serves every shape). */
+class Products {
+  private readonly sessions = new Map<string, Session>();
+  constructor(private readonly ort: Ort) {}
+
+  private session(rank: number, ta: boolean, tb: boolean): Session {
+    const key = `${rank}${+ta}${+tb}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      const bytes = matmulModel(rank, ta, tb);
+      s = this.ort.newSession();
+      s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, SESSION_OPTIONS);
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  /** out ← a @ b (operands optionally transposed), all three float32 arrays of the given shapes. */
+  run(a: Float32Array, aShape: number[], b: Float32Array, bShape: number[], out: Float32Array, outShape: number[], ta: boolean, tb: boolean): void {
+    const { Tensor } = this.ort;
+    this.session(aShape.length, ta, tb).run({ a: new Tensor("float32", a, aShape), b: new Tensor("float32", b, bShape) }, { y: new Tensor("float32", out, outShape) }, {});
+  }
+}
+
+/** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
+export function nativeShapes(aShape: number[], bShape: number[], ta: boolean, tb: boolean, minMacs = NATIVE_MIN_MACS): number[] | undefined {
+  const r = aShape.length;
+  if (r < 2 || r > 4 || bShape.length !== r || aShape.slice(0, -2).some((d, i) => d !== bShape[i])) return undefined;
+  const [M, K] = ta ? [aShape[r - 1], aShape[r - 2]] : [aShape[r - 2], aShape[r - 1]];
+  const [Kb, N] = tb ? [bShape[r - 1], bShape[r - 2]] : [bShape[r - 2], bShape[r - 1]];
+  const batch = aShape.slice(0, -2).reduce((x, y) => x * y, 1);
+  if (K !== Kb || batch * M * K * N < minMacs || M * N === 0) return undefined;
+  return [...aShape.slice(0, -2), M, N];
+}
+
+type KernelArgs = { inputs: { a: Info; b: Info }; backend: unknown; attrs?: { transposeA?: boolean; transposeB?: boolean } };
+
+function isHeapBackend(b: unknown): b is WasmHeapBackend {
+  return typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" && typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function";
+}
+
+/** Wrap a wasm kernel: products the native path takes go to MLAS, the rest (and everything while kernels are tfjs) to the original. */
+function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
+  return ((args: KernelArgs) => {
+    const { inputs: { a, b }, backend, attrs } = args;
+    const [ta, tb] = [!!attrs?.transposeA, !!attrs?.transposeB];
+    const outShape = currentKernels() === "onnxruntime" && a.dtype === "float32" && b.dtype === "float32" && isHeapBackend(backend)
+      ? nativeShapes(a.shape, b.shape, ta, tb, minMacs) : undefined;
+    if (!outShape || !isHeapBackend(backend)) return original(args as unknown as Parameters<tf.KernelFunc>[0]);
+    const out = backend.makeOutput(outShape, "float32");
+    calls++;
+    // views after makeOutput: allocating may grow the heap, which detaches earlier views
+    products.run(backend.typedArrayFromHeap(a), a.shape, backend.typedArrayFromHeap(b), b.shape, backend.typedArrayFromHeap(out), outShape, ta, tb);
+    return out;
+  }) as unknown as tf.KernelFunc;
+}
+
+let installed: Products | undefined;
+let minMacs = NATIVE_MIN_MACS;
+let calls = 0;
+
+/** Products computed by onnxruntime in this thread so far (tests and benches check the native path ran). */
+export const nativeCalls = (): number => calls;
+
+/** Check the binding on a product whose exact value is known, so a broken install fails here, not mid-run. */
+function selfTest(p: Products): string | undefined {
+  const a = Float32Array.from([1, 2, 3, 4, 5, 6]), b = Float32Array.from([1, 2, 3, 4, 5, 6]), y = new Float32Array(4);
+  p.run(a, [2, 3], b, [3, 2], y, [2, 2], false, false); // [[1,2,3],[4,5,6]] @ [[1,2],[3,4],[5,6]]
+  const t = new Float32Array(4);
+  p.run(a, [1, 3, 2], b, [1, 2, 3], t, [1, 2, 2], true, true); // ([[1,2],[3,4],[5,6]])ᵀ @ ([[1,2,3],[4,5,6]])ᵀ
+  const want = [22, 28, 49, 64], wantT = [22, 49, 28, 64];
+  if (want.some((v, i) => y[i] !== v) || wantT.some((v, i) => t[i] !== v)) return `onnxruntime-node's MatMul gave [${y}] and [${t}], expected [${want}] and [${wantT}]`;
+  return undefined;
+}
+
+function install(): string | undefined {
+  if (installed) return undefined;
+  const ort = loadOrt();
+  if (typeof ort === "string") return ort;
+  const products = new Products(ort);
+  let failed: string | undefined;
+  try {
+    failed = selfTest(products);
+  } catch (err) {
+    failed = `onnxruntime-node's MatMul failed (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`;
+  }
+  if (failed) return failed;
+  for (const name of [tf.BatchMatMul, SLICED_MATMUL]) {
+    const cfg = tf.getKernel(name, "wasm");
+    if (!cfg) return `the wasm backend has no ${name} kernel to hand to onnxruntime`;
+    cfg.kernelFunc = wrap(products, cfg.kernelFunc);
+  }
+  installed = products;
+  return undefined;
+}
+
+/**
+ * Put the matrix products of the current backend on onnxruntime-node when asked (or, for auto, where it loads on
+ * the wasm backend), and record the choice in engineInfo(). An explicit onnxruntime that cannot be met is an
+ * error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
+ */
+export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): void {
+  setKernels("tfjs");
+  minMacs = smallest;
+  if (choice === "tfjs") return;
+  const backend = tf.getBackend();
+  if (backend !== "wasm") {
+    if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime runs under --backend wasm, and the backend is ${backend}`);
+    return;
+  }
+  const failed = install();
+  if (failed) {
+    if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime: ${failed}; install it with ${INSTALL_HINT}`);
+    return;
+  }
+  setKernels("onnxruntime", ONNXRUNTIME_VERSION);
+}
