@@ -9,7 +9,7 @@ import type { ParamArrays } from "../src/model/init.ts";
 import { LN_EPS } from "../src/model/ops.ts";
 import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
 import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
-import { checkOutputDir, ensureDir, readFileBytes, removeStaleTemps } from "../src/util/disk.ts";
+import { checkOutputDir, ensureDir, readSafetensorsBytes, removeStaleTemps } from "../src/util/disk.ts";
 import { encodeSafetensors, type TensorEntry } from "../src/util/safetensors.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
 
@@ -170,7 +170,7 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
-  const parts = decodeModelParts(readFileBytes(o.model, "model file", CheckpointError), o.model);
+  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
