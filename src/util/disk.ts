@@ -52,7 +52,7 @@ export function notFound(what: string, path: string, err: unknown, Refusal: new 
  * Open `path` for reading, refusing (as `Refusal`, naming `what`) a missing path, anything but a regular file
  * and a file over `limit`, all before a byte is read. O_NONBLOCK: opening a FIFO must not wait for a writer.
  */
-function openRegular(path: string, what: string, limit: SizeLimit, Refusal: new (message: string) => Error): { fd: number; size: number } {
+function openRegular(path: string, what: string, limit: SizeLimit | null, Refusal: new (message: string) => Error): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
@@ -62,13 +62,17 @@ function openRegular(path: string, what: string, limit: SizeLimit, Refusal: new 
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new Refusal(`${what} is not a regular file: ${path} (it is ${kindOf(st)})`);
-    const cap = Math.min(limit.bytes, MAX_LENGTH);
-    if (st.size > cap) throw new Refusal(`${what} ${path} has ${st.size} bytes, more than the ${cap} (${cap === limit.bytes ? limit.label : BUFFER_LIMIT.label}) limit`);
+    if (limit !== null) checkSize(st.size, path, what, limit, Refusal);
     return { fd, size: st.size };
   } catch (err) {
     closeSync(fd);
     throw err;
   }
+}
+
+function checkSize(size: number, path: string, what: string, limit: SizeLimit, Refusal: new (message: string) => Error): void {
+  const cap = Math.min(limit.bytes, MAX_LENGTH);
+  if (size > cap) throw new Refusal(`${what} ${path} has ${size} bytes, more than the ${cap} (${cap === limit.bytes ? limit.label : BUFFER_LIMIT.label}) limit`);
 }
 
 /**
@@ -104,7 +108,7 @@ function readOpen(fd: number, size: number, path: string, into = new Uint8Array(
  * describe exactly its bytes (say a valid model followed by a GiB of zeros) is refused having read only its header.
  */
 export function readSafetensorsBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, says = "not a valid safetensors file: "): Uint8Array {
-  const { fd, size } = openRegular(path, what, BUFFER_LIMIT, Refusal);
+  const { fd, size } = openRegular(path, what, null, Refusal);
   try {
     const prefix = new Uint8Array(Math.min(8, size));
     readOpen(fd, prefix.length, path, prefix);
@@ -116,6 +120,7 @@ export function readSafetensorsBytes(path: string, what: string, Refusal: new (m
     } catch (err) {
       throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${says}${err.message}`) : err;
     }
+    checkSize(size, path, what, BUFFER_LIMIT, Refusal);
     const bytes = new Uint8Array(size);
     bytes.set(head);
     return readOpen(fd, size, path, bytes, head.length);

@@ -229,7 +229,7 @@ describe("model file refusals", () => {
     expect(message(() => loadModel(join(dir, "absent.safetensors")))).toMatch(/model file not found: .*absent\.safetensors/);
     const sub = join(dir, "a-directory");
     mkdirSync(sub, { recursive: true });
-    expect(message(() => loadModel(sub))).toMatch(/model file is not a file/);
+    expect(message(() => loadModel(sub))).toMatch(/model file is not a regular file: .* \(it is a directory\)/);
     const text = join(dir, "notes.txt");
     writeFileSync(text, "this is a text file, not a model\n");
     expect(message(() => loadModel(text))).toMatch(/notes\.txt: not a valid safetensors file: header length \d+ exceeds the 100000000-byte limit/);
