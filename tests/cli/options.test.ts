@@ -114,6 +114,18 @@ describe("options", () => {
   });
 });
 
+// Sizes that allocate are bounded where they are parsed, naming the limit (in process: no engine, no spawn).
+describe("allocation limits", () => {
+  it.each<[string, string, string]>([
+    ["bins", "1000000000", "--bins must be an integer in [1, 10000] (MAX_BINS: past it a bin holds next to nothing), got 1000000000"],
+    ["workers", "48", "--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got 48"],
+    ["jobs", "1000", "--jobs must be an integer in [1, 16] (MAX_WORKERS: each run is a process with its own engine), got 1000"],
+  ])("--%s %s is refused", (name, value, message) => {
+    expect(() => parse([`--${name}`, value], { [name]: undefined })).toThrow(message);
+    expect(parse([`--${name}`, "16"], { [name]: undefined })[name]).toBe(16);
+  });
+});
+
 // Every refusal through the real command line: one line, the option's name and the value as typed, exit 1,
 // nothing written to stdout (no work started).
 describe("refusals through the CLI", () => {
