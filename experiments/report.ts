@@ -74,6 +74,11 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model");
       loaded.push(ref);
+      // the canary is encoded once, with the model's tokenizer: under another tokenizer its ids are other text
+      const [mine, theirs] = [JSON.stringify(main.tokenizer.toJSON()), JSON.stringify(ref.tokenizer.toJSON())];
+      if (mine !== theirs) {
+        throw new Error(`--canary-reference ${o.canary.reference}: its tokenizer (${ref.tokenizer.kind}, vocabulary ${ref.tokenizer.vocabSize}) is not the model's (${main.tokenizer.kind}, vocabulary ${main.tokenizer.vocabSize}), so the canary's token ids would mean other text under it; fit the reference with the model's tokenizer`);
+      }
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };

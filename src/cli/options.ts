@@ -207,10 +207,13 @@ const find = (name: string): [string, Spec] => {
  * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
  */
-export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}): Argv<T> {
+export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
   const byGroup = new Map<string, string[]>();
   for (const [name, def] of Object.entries(defaults)) {
-    const [group, spec] = find(name);
+    const [group, found] = find(name);
+    // a command that takes only some of an option's choices offers (and accepts) only those
+    const only = narrowed[name as OptionName];
+    const spec: Spec = only ? { ...found, choices: found.choices?.filter((c) => only.includes(c)) } : found;
     const describe = extra[name as OptionName] ?? spec.describe;
     const o: Options = { type: spec.type, describe, requiresArg: spec.type !== "boolean" };
     if (def !== undefined) o.default = def;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkMinLr, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
+import { compareCommand } from "../../src/cli/commands/compare.ts";
 import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
 import { evaluateCommand } from "../../src/cli/commands/evaluate.ts";
 import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
@@ -123,6 +124,15 @@ describe("allocation limits", () => {
   ])("--%s %s is refused", (name, value, message) => {
     expect(() => parse([`--${name}`, value], { [name]: undefined })).toThrow(message);
     expect(parse([`--${name}`, "16"], { [name]: undefined })[name]).toBe(16);
+  });
+});
+
+describe("choices a command offers", () => {
+  it("compare offers (and takes) only the splits it scores: no --split all in its help", () => {
+    const y = (compareCommand.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
+    const o = (y as unknown as { getOptions(): { choices: Record<string, string[]> } }).getOptions();
+    expect(o.choices.split).toEqual(["train", "validation", "test"]);
+    expect(() => y.strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(["x", "--split", "all"])).toThrow('--split must be one of train, validation, test, got "all"');
   });
 });
 
