@@ -153,6 +153,16 @@ describe("model file round trip", () => {
     expect(formatEvaluation(report)).toContain(`model_sha256 ${written}`);
   });
 
+  it("prints a provenance string with a newline escaped: a re-signed file cannot forge an output line", () => {
+    const forged = join(dir, "forged-provenance.safetensors");
+    writeFileSync(forged, reencode(fileBytes(path), (_, m) => {
+      m.provenance = JSON.stringify({ ...JSON.parse(m.provenance), backend: "wasm\nmodel_sha256 0000 (integrity verified)" });
+    }, true));
+    const lines = formatEvaluation(evaluateModelFile({ model: forged, batchRows: 2, split: "all" })).split("\n");
+    expect(lines.filter((l) => l.startsWith("model_sha256"))).toHaveLength(1);
+    expect(lines.find((l) => l.startsWith("trained:"))).toContain("backend wasm\\nmodel_sha256 0000 (integrity verified);");
+  });
+
   const probe = spawnSync("python3", ["-c", "import numpy"], { encoding: "utf8" });
   it("is readable by the numpy-only reader (tools/read_safetensors.py)", (ctx) => {
     if (probe.status !== 0) ctx.skip("python3 with numpy not available");
