@@ -35,6 +35,8 @@ export function startAsSweepChild(env: NodeJS.ProcessEnv = process.env): void {
   acquireLock(join(process.cwd(), SWEEP_RUN_LOCK), `sweep run folder ${process.cwd()}`);
   watchParent(parent, () => {
     console.error(`tinylab: the sweep (process ${parent}) that started this run is gone; stopping`);
+    // a command that handles Ctrl-C (training) stops after its update and saves; any other exits now, its locks released
+    if (process.listenerCount("SIGINT") === 0) process.exit(130);
     process.kill(process.pid, "SIGINT");
     setTimeout(() => process.exit(130), 1000).unref();
   });
