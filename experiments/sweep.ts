@@ -172,18 +172,17 @@ export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran
   }
 }
 
-/** The file inside a run folder that says the sweep made it: only such a folder is ever cleared. */
-export const RUN_MARKER = ".tinylab-sweep-run.json";
+/** The log the sweep writes beside each run folder (`<name>.log`) before it makes the folder: its mark of having made it. */
+export const logFile = (out: string, name: string) => join(out, `${name}.log`);
 
 /**
- * Empty `dir` for a fresh start of its run, refusing a folder the sweep did not make (no RUN_MARKER, and not
- * empty) and one a live process still holds (its lock files): only what a sweep wrote is removed.
+ * Empty `dir` for a fresh start of its run, refusing a folder the sweep did not make (not empty, and no log
+ * beside it) and one a live process still holds (its lock files): only what a sweep wrote is removed.
  */
-function clearRunDir(dir: string, name: string): void {
+function clearRunDir(out: string, dir: string, name: string): void {
   if (!existsSync(dir)) return;
   if (!lstatSync(dir).isDirectory()) throw new Error(`sweep: ${dir} is in the way of run ${name} and is not a directory; move it away`);
-  const entries = readdirSync(dir);
-  if (entries.length > 0 && !entries.includes(RUN_MARKER)) throw new Error(`sweep: ${dir} was not made by a sweep (it has no ${RUN_MARKER}); move it away or choose another --out`);
+  if (readdirSync(dir).length > 0 && !existsSync(logFile(out, name))) throw new Error(`sweep: ${dir} was not made by a sweep (there is no ${name}.log beside it); move it away or choose another --out`);
   // taking each lock refuses a live holder (the run's own process, or a train in it) and takes a dead one's over
   const locks: Lock[] = [];
   try {
@@ -199,7 +198,7 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>): Promise<{ r
   const todo = o.runs.filter((r) => !existsSync(doneFile(o.out, r.name)));
   const kept = o.runs.length - todo.length;
   if (kept > 0) o.log(`sweep: ${kept} of ${o.runs.length} runs already finished in ${o.out}; running the other ${todo.length}`);
-  for (const run of todo) clearRunDir(runDir(o.out, run.name), run.name);
+  for (const run of todo) clearRunDir(o.out, runDir(o.out, run.name), run.name);
   let interrupted = false;
   o.onInterrupt?.(() => {
     interrupted = true;
@@ -211,12 +210,11 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>): Promise<{ r
     while (!interrupted && next < todo.length) {
       const run = todo[next++];
       const dir = runDir(o.out, run.name);
-      ensureDir(dir);
-      writeFileAtomic(join(dir, RUN_MARKER), JSON.stringify({ name: run.name, args: run.args }) + "\n");
       const t0 = performance.now();
-      const logPath = join(o.out, `${run.name}.log`);
+      const logPath = logFile(o.out, run.name);
       if (existsSync(logPath) && !lstatSync(logPath).isFile()) throw new Error(`sweep: ${logPath} is in the way of run ${run.name}'s log and is not a regular file; move it away`);
-      const fd = openSync(logPath, "w");
+      const fd = openSync(logPath, "w"); // before the folder: a folder with no log beside it is not the sweep's
+      ensureDir(dir);
       // its own process group: a Ctrl-C at the terminal reaches the sweep only, which passes it on once; the
       // child watches this process (SWEEP_PARENT_ENV) and stops when it is gone, so it never outlives the sweep
       const child = spawn(process.execPath, [BIN, ...run.args], { cwd: dir, env: { ...process.env, [SWEEP_PARENT_ENV]: String(process.pid) }, stdio: ["ignore", fd, fd], detached: true });
@@ -254,7 +252,7 @@ export function collectSweep(dir: string): SweepRow[] {
     const recipe = SWEEP_RECIPE_NAMES.find((r) => existsSync(join(sub, SWEEP_RECIPES[r].result)));
     if (!recipe) {
       // a run the sweep marked done (or made) whose result is gone would silently drop out of the table
-      if (existsSync(doneFile(dir, name)) || existsSync(join(sub, RUN_MARKER))) unfinished.push(name);
+      if (existsSync(doneFile(dir, name))) unfinished.push(name);
       continue;
     }
     const grid = Object.fromEntries(name.split(",").map((p) => p.split("=")).filter((kv) => kv.length === 2 && kv[0] !== "seed").map(([k, v]) => [k, decodeNamePart(v)]));

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { collectSweep, parseGrid, planSweep, RUN_MARKER, runSweep } from "../../experiments/sweep.ts";
+import { collectSweep, parseGrid, planSweep, runSweep } from "../../experiments/sweep.ts";
 import { SWEEP_RUN_LOCK, watchParent } from "../../src/util/child_watch.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-sweep-paths-"));
@@ -40,12 +40,12 @@ describe("sweep run folders", () => {
     const foreign = join(dir, "foreign");
     mkdirSync(join(foreign, "seed=39"), { recursive: true });
     writeFileSync(join(foreign, "seed=39", "notes.txt"), "not the sweep's");
-    await expect(runSweep({ recipe: "overfit", runs, out: foreign, jobs: 1, log: quiet })).rejects.toThrow(`sweep: ${join(foreign, "seed=39")} was not made by a sweep (it has no ${RUN_MARKER}); move it away or choose another --out`);
+    await expect(runSweep({ recipe: "overfit", runs, out: foreign, jobs: 1, log: quiet })).rejects.toThrow(`sweep: ${join(foreign, "seed=39")} was not made by a sweep (there is no seed=39.log beside it); move it away or choose another --out`);
     expect(readFileSync(join(foreign, "seed=39", "notes.txt"), "utf8")).toBe("not the sweep's");
 
     const held = join(dir, "held");
     mkdirSync(join(held, "seed=39"), { recursive: true });
-    writeFileSync(join(held, "seed=39", RUN_MARKER), "{}\n");
+    writeFileSync(join(held, "seed=39.log"), "");
     // a run of a killed sweep still alive (here: a live pid that is not this process)
     writeFileSync(join(held, "seed=39", SWEEP_RUN_LOCK), JSON.stringify({ pid: process.ppid }) + "\n");
     await expect(runSweep({ recipe: "overfit", runs, out: held, jobs: 1, log: quiet })).rejects.toThrow(`is in use by process ${process.ppid}`);
