@@ -1,6 +1,6 @@
 // The lab page's build and its server: Vite builds web/ into a directory, and a small node:http static server
 // hands it out on localhost with the headers that make it cross-origin isolated (wasm threads). It computes nothing.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,8 +71,20 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild):
     renameSync(temp, out);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
-    const first = String((err as Error)?.message ?? err).split("\n").find((l) => l.trim().length > 0) ?? "unknown error";
-    throw new Error(`could not build the lab page into ${outDir} (${first.trim()}); nothing was left there but what was before`);
+    // the bundler's message runs to many lines (a backtrace); the line naming the OS error says what went wrong
+    const lines = String((err as Error)?.message ?? err).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    const why = lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines.find((l) => !l.endsWith(":")) ?? lines[0] ?? "unknown error";
+    throw new Error(`could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`);
+  }
+}
+
+/** Free space where the build went, since a bundler that runs out of it says only that something went wrong. */
+function freeSpace(dir: string): string {
+  try {
+    const st = statfsSync(dir);
+    return `${((st.bavail * st.bsize) / 2 ** 20).toFixed(1)} MiB free on its file system`;
+  } catch {
+    return "free space unknown";
   }
 }
 

@@ -104,7 +104,7 @@ describe("the lab server", () => {
       writeFileSync(join(to, "assets", "worker.js"), "truncat");
       throw Object.assign(new Error("ENOSPC: no space left on device, write\n    at rust backtrace…"), { code: "ENOSPC" });
     };
-    await expect(buildLab(out, full)).rejects.toThrow(/^could not build the lab page into .*built \(ENOSPC: no space left on device, write\); nothing was left there but what was before$/);
+    await expect(buildLab(out, full)).rejects.toThrow(/^could not build the lab page into .*built \(ENOSPC: no space left on device, write; [\d.]+ MiB free on its file system\); nothing was left there but what was before$/);
     expect(readFileSync(join(out, "index.html"), "utf8")).toBe("<title>tinylab lab</title> v1");
     expect(existsSync(join(out, "assets"))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes("lab-build"))).toEqual([]);
