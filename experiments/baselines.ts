@@ -1,17 +1,16 @@
 // `tinylab baselines` as a recipe: fit every count baseline on a data file's train split and score each split
 // present, through the same evaluator as the decoder. Reads JSONL documents (src/data/files.ts) or a split file.
-import { readFileSync } from "node:fs";
 import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { separateBatches, type Binding } from "../src/data/batches.ts";
 import { SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { readDocumentsFile } from "../src/data/files.ts";
+import { FILE_LIMIT, readDocumentsFile } from "../src/data/files.ts";
 import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src/data/split_file.ts";
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
 import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
-import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { readFileText, readSafetensorsBytes } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface BaselinesOptions {
@@ -53,12 +52,11 @@ function checkVocab(v: number | undefined): void {
 /** Read either format, with the vocabulary it is scored over and where that number came from. */
 export function loadBaselineData(o: BaselinesOptions): LoadedData {
   checkVocab(o.vocab);
-  requireFile(o.data, "data file");
-  const text = readFileSync(o.data, "utf8");
+  const text = readFileText(o.data, "data file", FILE_LIMIT);
   let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
   if (o.model !== undefined) {
     // the whole file is validated (format, integrity digest, weights), though only its config and tokenizer are used
-    const parts = decodeModelParts(readFileBytes(o.model, "model file", CheckpointError), o.model);
+    const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
     const config = parts.config;
     if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
     tokenizer = parts.tokenizer;

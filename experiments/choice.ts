@@ -1,13 +1,13 @@
 // `tinylab choice` as a recipe: multiple-choice questions from a JSONL file (src/data/choice_file.ts) scored by a
 // model file's candidate log-likelihoods (src/eval/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
-import { readFileSync } from "node:fs";
 import { parseChoiceJsonl } from "../src/data/choice_file.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { wilsonInterval } from "../src/eval/intervals.ts";
 import { continuationLogProb } from "../src/eval/memorization.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
 import { CheckpointError, decodeModelFile } from "../src/lab/model_file.ts";
-import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { FILE_LIMIT } from "../src/data/files.ts";
+import { readFileText, readSafetensorsBytes } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface ChoiceOptions {
@@ -28,9 +28,9 @@ export interface ChoiceReport {
 }
 
 export function runChoice(o: ChoiceOptions): ChoiceReport {
-  const loaded = decodeModelFile(readFileBytes(requireFile(o.model, "model file"), "model file", CheckpointError), o.model);
+  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
   try {
-    const questions = parseChoiceJsonl(readFileSync(requireFile(o.data, "choice file"), "utf8"), loaded.tokenizer, o.data);
+    const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
     const model = decoderAdapter(loaded.model);
     const r = scoreMultipleChoice(questions, (ctx, cont) => continuationLogProb(model, ctx, cont).perToken);
     const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;

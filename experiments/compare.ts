@@ -13,7 +13,7 @@ import { mcnemarExact } from "../src/eval/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../src/eval/multi_bootstrap.ts";
 import { windowBatches } from "../src/eval/windows.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
-import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
@@ -59,7 +59,7 @@ interface Side {
   tokenizerObj: Tokenizer;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
 const sameJSON = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
 /** The documents of the chosen split, encoded with `tokenizer`; the overfit fixture's when no file is given. */

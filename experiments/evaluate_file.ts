@@ -2,13 +2,13 @@
 // them with the pure evaluateModel (evaluate.ts). Not the recipe itself, so the browser page can bundle that.
 import { CheckpointError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/data/files.ts";
-import { readFileBytes } from "../src/util/disk.ts";
+import { readSafetensorsBytes } from "../src/util/disk.ts";
 import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 export { chosenSplits } from "./evaluate.ts";
 
 /** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given. */
 export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
-  const modelBytes = readFileBytes(o.model, "model file", CheckpointError);
+  const modelBytes = readSafetensorsBytes(o.model, "model file", CheckpointError);
   return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data) });
 }

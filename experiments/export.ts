@@ -1,7 +1,7 @@
 // `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started) and written as
 // a Hugging Face GPT-2 directory with its ONNX graph (what transformers.js loads), or as the ONNX graph alone.
 // Not a converter back.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Tokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
@@ -9,7 +9,8 @@ import type { ParamArrays } from "../src/model/init.ts";
 import { LN_EPS } from "../src/model/ops.ts";
 import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
 import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
-import { checkOutputDir, ensureDir, readFileBytes, removeStaleTemps } from "../src/util/disk.ts";
+import { checkOutputDir, ensureDir, readFileBytes, readFileText, readSafetensorsBytes, removeStaleTemps } from "../src/util/disk.ts";
+import { FILE_LIMIT } from "../src/data/files.ts";
 import { encodeSafetensors, type TensorEntry } from "../src/util/safetensors.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
 
@@ -54,8 +55,8 @@ function exportEntries(dir: string): string[] {
 /** Whether an existing file carries EXPORT_MARKER: config.json as a key, model.onnx in its metadata_props. */
 function marked(path: string, kind: "config" | "onnx"): boolean {
   try {
-    if (kind === "config") return Object.hasOwn(JSON.parse(readFileSync(path, "utf8")), EXPORT_MARKER);
-    return Object.hasOwn(readOnnxMetadata(readFileBytes(path, "ONNX file")), EXPORT_MARKER);
+    if (kind === "config") return Object.hasOwn(JSON.parse(readFileText(path, "config.json", FILE_LIMIT)), EXPORT_MARKER);
+    return Object.hasOwn(readOnnxMetadata(readFileBytes(path, "ONNX file", Error, FILE_LIMIT)), EXPORT_MARKER);
   } catch {
     return false; // absent, or not JSON / not ONNX: not ours
   }
@@ -170,7 +171,7 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
-  const parts = decodeModelParts(readFileBytes(o.model, "model file", CheckpointError), o.model);
+  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });

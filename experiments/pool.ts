@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../src/model/config.ts";
 import { parameterShapes } from "../src/model/config.ts";
-import { withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
+import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
 import { currentKernels, tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 
@@ -83,7 +83,7 @@ class ThreadReplicas implements Replicas {
  * replica started and checked ready before this returns. Close it when the run ends (also on error).
  */
 export function startPool(workers: number, config: ModelConfig, backend: string): WorkerPool {
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, got ${workers}`);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new Error(`--workers must be an integer in [1, ${MAX_WORKERS}] (MAX_WORKERS), got ${workers}`);
   if (workers === 1) return new WorkerPool(null);
   const replicas = new ThreadReplicas(workers - 1, config, backend);
   try {

@@ -19,7 +19,7 @@ import { reportCard, type CardContext } from "../src/eval/report_card.ts";
 import { reportFigures } from "../src/eval/report_page.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
-import { readFileBytes, requireFile } from "../src/util/disk.ts";
+import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { usingPool } from "./pool.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
@@ -47,7 +47,7 @@ export interface ReportRunOptions {
   workers?: number;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readFileBytes(requireFile(path, what), what, CheckpointError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
 
 /** Perplexity by split/source at each stride: every target once per stride, only the context before it changes. */
 export interface PerplexityByStride {
@@ -74,6 +74,11 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model");
       loaded.push(ref);
+      // the canary is encoded once, with the model's tokenizer: under another tokenizer its ids are other text
+      const [mine, theirs] = [JSON.stringify(main.tokenizer.toJSON()), JSON.stringify(ref.tokenizer.toJSON())];
+      if (mine !== theirs) {
+        throw new Error(`--canary-reference ${o.canary.reference}: its tokenizer (${ref.tokenizer.kind}, vocabulary ${ref.tokenizer.vocabSize}) is not the model's (${main.tokenizer.kind}, vocabulary ${main.tokenizer.vocabSize}), so the canary's token ids would mean other text under it; fit the reference with the model's tokenizer`);
+      }
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };

@@ -4,7 +4,7 @@ import type { Rng } from "../src/util/rng.ts";
 import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
-import { readFileBytes } from "../src/util/disk.ts";
+import { readSafetensorsBytes } from "../src/util/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
@@ -58,7 +58,7 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** A model file by path; the caller disposes the model. */
 export function loadModel(path: string): LoadedModel {
-  return decodeModelFile(readFileBytes(path, "model file", CheckpointError), path);
+  return decodeModelFile(readSafetensorsBytes(path, "model file", CheckpointError), path);
 }
 
 /** Write a model file atomically; returns its sha256. */
@@ -70,5 +70,5 @@ export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: 
 
 /** A training-state file by path. */
 export function loadTrainState(path: string): TrainSnapshot {
-  return decodeTrainState(readFileBytes(path, "training-state file", CheckpointError), path);
+  return decodeTrainState(readSafetensorsBytes(path, "training-state file", CheckpointError), path);
 }

@@ -1,9 +1,11 @@
 // The lab page's build and its server: Vite builds web/ into a directory, and a small node:http static server
 // hands it out on localhost with the headers that make it cross-origin isolated (wasm threads). It computes nothing.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { extname, join, resolve, sep } from "node:path";
+import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkOutputDir } from "../util/disk.ts";
+import { isAlive } from "../util/process.ts";
 
 const CONFIG = fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url));
 /** What the built index.html says of itself, so a rebuild empties only a directory that holds a previous build. */
@@ -21,8 +23,12 @@ const TYPES: Record<string, string> = {
   ".wasm": "application/wasm", ".svg": "image/svg+xml", ".png": "image/png",
 };
 
-/** Refuse an --out that holds anything but an earlier lab build: Vite empties the directory it builds into. */
+/**
+ * Refuse an --out that could not be written (/proc, a read-only mount, no permission: checked before the bundler
+ * runs, which would crash with a backtrace) or holds anything but an earlier lab build (it is replaced whole).
+ */
 export function checkLabOut(dir: string): void {
+  checkOutputDir(dir, "--out");
   if (!existsSync(dir)) return;
   if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir} is a file; the lab page is built into a directory`);
   if (readdirSync(dir).length === 0) return;
@@ -32,15 +38,60 @@ export function checkLabOut(dir: string): void {
   }
 }
 
-/** Build web/ into `outDir` (vite is imported here only, so no other command loads it). */
-export async function buildLab(outDir: string): Promise<void> {
+/** Builds web/ into a directory (Vite); injectable so a test can fail a build midway. */
+export type LabBuilder = (outDir: string) => Promise<void>;
+
+const viteBuild: LabBuilder = async (outDir) => {
+  const { build } = await import("vite"); // imported here only, so no other command loads it
+  await build({ configFile: CONFIG, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+};
+
+/** The temp directory a build of `out` goes to first, beside it: `.NAME.lab-build.PID.tmp`. */
+const BUILD_TEMP = /^\.(.+)\.lab-build\.(\d+)\.tmp$/;
+
+/**
+ * Build web/ into `outDir`: into a temp directory beside it, checked, then renamed into place, so a failed build
+ * (a full disk) leaves the previous build or nothing, never a truncated bundle. Temp builds of dead processes
+ * are removed first; nothing else is.
+ */
+export async function buildLab(outDir: string, builder: LabBuilder = viteBuild): Promise<void> {
   checkLabOut(outDir);
-  const { build } = await import("vite");
-  await build({ configFile: CONFIG, logLevel: "warn", build: { outDir: resolve(outDir), emptyOutDir: true } });
-  if (!existsSync(join(outDir, "wasm", "tfjs-backend-wasm-simd.wasm"))) throw new Error(`the lab build in ${outDir} has no wasm binaries`);
+  const out = resolve(outDir);
+  const parent = dirname(out);
+  for (const f of existsSync(parent) ? readdirSync(parent) : []) {
+    const m = BUILD_TEMP.exec(f);
+    if (m && m[1] === basename(out) && !isAlive(Number(m[2]))) rmSync(join(parent, f), { recursive: true, force: true });
+  }
+  const temp = join(parent, `.${basename(out)}.lab-build.${process.pid}.tmp`);
+  try {
+    await builder(temp);
+    if (!existsSync(join(temp, "index.html")) || !readFileSync(join(temp, "index.html"), "utf8").includes(MARKER)) throw new Error("the build wrote no index.html");
+    if (!existsSync(join(temp, "wasm", "tfjs-backend-wasm-simd.wasm"))) throw new Error("the build has no wasm binaries");
+    rmSync(out, { recursive: true, force: true }); // an earlier lab build (checkLabOut refused anything else)
+    renameSync(temp, out);
+  } catch (err) {
+    rmSync(temp, { recursive: true, force: true });
+    // the bundler's message runs to many lines (a backtrace); the line naming the OS error says what went wrong
+    const lines = String((err as Error)?.message ?? err).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    const why = lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines.find((l) => !l.endsWith(":")) ?? lines[0] ?? "unknown error";
+    throw new Error(`could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`);
+  }
 }
 
-/** The file a URL path names inside `root`, or undefined (outside it, or absent). */
+/** Free space where the build went, since a bundler that runs out of it says only that something went wrong. */
+function freeSpace(dir: string): string {
+  try {
+    const st = statfsSync(dir);
+    return `${((st.bavail * st.bsize) / 2 ** 20).toFixed(1)} MiB free on its file system`;
+  } catch {
+    return "free space unknown";
+  }
+}
+
+/**
+ * The file a URL path names inside `root` (a real path), or undefined: outside it, absent, not a regular file, or
+ * reached through a symbolic link (the build holds none, so one is something put there).
+ */
 function fileFor(root: string, urlPath: string): string | undefined {
   let p: string;
   try {
@@ -50,8 +101,16 @@ function fileFor(root: string, urlPath: string): string | undefined {
   }
   const full = resolve(root, `.${p.endsWith("/") ? `${p}index.html` : p}`);
   if (full !== root && !full.startsWith(root + sep)) return undefined;
-  return existsSync(full) && statSync(full).isFile() ? full : undefined;
+  try {
+    if (!lstatSync(full).isFile() || realpathSync(full) !== full) return undefined;
+  } catch {
+    return undefined;
+  }
+  return full;
 }
+
+/** How long a client may take: to send its headers, its whole request, and to stay idle between requests. */
+export const LAB_TIMEOUTS_MS = { headers: 10_000, request: 30_000, idle: 30_000 } as const;
 
 export interface LabServer {
   url: string;
@@ -59,20 +118,28 @@ export interface LabServer {
 }
 
 /** Serve `dir` on 127.0.0.1:`port` (0: any free port) with the isolation headers; GET and HEAD only. */
-export function serveLab(dir: string, port: number): Promise<LabServer> {
-  const root = resolve(dir);
-  if (!existsSync(join(root, "index.html"))) throw new Error(`${dir} has no index.html: build the page first (tinylab lab --build-only --out ${dir})`);
-  const server: Server = createServer((req, res) => {
-    const file = req.method === "GET" || req.method === "HEAD" ? fileFor(root, req.url ?? "/") : undefined;
+export function serveLab(dir: string, port: number, timeouts: { headers: number; request: number; idle: number } = LAB_TIMEOUTS_MS): Promise<LabServer> {
+  if (!existsSync(join(resolve(dir), "index.html"))) throw new Error(`${dir} has no index.html: build the page first (tinylab lab --build-only --out ${dir})`);
+  const root = realpathSync(resolve(dir));
+  // a stalled client is dropped: headers and requests have deadlines, checked every second
+  const server: Server = createServer({ headersTimeout: timeouts.headers, requestTimeout: timeouts.request, connectionsCheckingInterval: Math.min(1000, timeouts.headers) }, (req, res) => {
     const headers = { ...ISOLATION_HEADERS, "Cache-Control": "no-store" };
+    const text = { ...headers, "Content-Type": "text/plain; charset=utf-8" };
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { ...text, Allow: "GET, HEAD" }).end(`method ${req.method} not allowed (GET and HEAD only)\n`);
+      return;
+    }
+    const file = fileFor(root, req.url ?? "/");
     if (!file) {
-      res.writeHead(req.method === "GET" || req.method === "HEAD" ? 404 : 405, { ...headers, "Content-Type": "text/plain; charset=utf-8" }).end("not found\n");
+      res.writeHead(404, text).end("not found\n");
       return;
     }
     const body = readFileSync(file);
     res.writeHead(200, { ...headers, "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", "Content-Length": body.length });
     res.end(req.method === "HEAD" ? undefined : body);
   });
+  server.setTimeout(timeouts.idle, (socket) => socket.destroy());
+  server.keepAliveTimeout = 5000;
   return new Promise((ok, fail) => {
     server.once("error", (err: NodeJS.ErrnoException) =>
       fail(new Error(err.code === "EADDRINUSE" ? `--port ${port} is in use; pass another, or --port 0 for any free port` : `cannot serve on port ${port}: ${err.message}`)));

@@ -16,6 +16,7 @@ import { sampleCommand } from "./commands/sample.ts";
 import { choiceCommand } from "./commands/choice.ts";
 import { canaryCommand } from "./commands/canary.ts";
 import { labCommand } from "./commands/lab.ts";
+import { startAsSweepChild } from "../util/child_watch.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { refuseRepeatedOptions } from "./options.ts";
 
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<void> {
   await cli.parseAsync();
 }
 
+startAsSweepChild();
 main(hideBin(process.argv)).catch((err: unknown) => {
   // one readable line, not a stack through minified wasm glue; TINYLAB_DEBUG=1 shows the stack
   const e = err as Error;

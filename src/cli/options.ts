@@ -7,6 +7,8 @@ import { BACKEND_CHOICES, KERNELS_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../model/config.ts";
 import { parseStrictJson } from "../util/json_strict.ts";
+import { MAX_BINS } from "../eval/calibration.ts";
+import { MAX_WORKERS } from "../train/pool.ts";
 import { COMPARE_BASELINES } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
@@ -153,7 +155,7 @@ export const OPTION_GROUPS = {
     "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
     baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
     "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
-    bins: { type: "number", describe: "calibration bins (reliability table and ECE)", check: positiveInt },
+    bins: { type: "number", describe: `calibration bins (reliability table and ECE; 1..${MAX_BINS})`, check: intIn(1, MAX_BINS, " (MAX_BINS: past it a bin holds next to nothing)") },
     scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: ["equal-width", "equal-mass"] },
     smoothing: { type: "number", describe: "the count baselines' smoothing k: add-k bigram (C_uv + k)/(C_u + kV), and the unigram-prior bigram's kV pseudo-counts", check: positive },
     lambda: {
@@ -180,7 +182,7 @@ export const OPTION_GROUPS = {
     "build-only": { type: "boolean", describe: "build the page into --out and exit without serving it" },
   },
   "Sweep:": {
-    jobs: { type: "number", describe: "runs at once, each its own process (default: the machine's cores)", check: positiveInt },
+    jobs: { type: "number", describe: `runs at once, each its own process (default: the machine's cores; 1..${MAX_WORKERS})`, check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each run is a process with its own engine)") },
     grid: { type: "string", describe: "a grid over one or two options, e.g. lr=1e-3,3e-3 or 'lr=1e-3,3e-3 batch-rows=4,8' (every combination, each over --seeds)", check: nonEmpty },
     collect: { type: "string", describe: "merge the finished run directories under DIR into one table and JSON, running nothing", check: nonEmpty },
   },
@@ -188,7 +190,7 @@ export const OPTION_GROUPS = {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
     kernels: { type: "string", describe: "matrix products under the wasm backend: auto = onnxruntime (onnxruntime-node's MLAS) where it loads, else tfjs (tfjs-wasm's own); recorded with every result (default from TINYLAB_KERNELS)", choices: KERNELS_CHOICES },
     workers: {
-      type: "number", check: positiveInt,
+      type: "number", check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait)"),
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
     },
   },
@@ -206,10 +208,13 @@ const find = (name: string): [string, Spec] => {
  * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
  */
-export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}): Argv<T> {
+export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
   const byGroup = new Map<string, string[]>();
   for (const [name, def] of Object.entries(defaults)) {
-    const [group, spec] = find(name);
+    const [group, found] = find(name);
+    // a command that takes only some of an option's choices offers (and accepts) only those
+    const only = narrowed[name as OptionName];
+    const spec: Spec = only ? { ...found, choices: found.choices?.filter((c) => only.includes(c)) } : found;
     const describe = extra[name as OptionName] ?? spec.describe;
     const o: Options = { type: spec.type, describe, requiresArg: spec.type !== "boolean" };
     if (def !== undefined) o.default = def;

@@ -7,6 +7,14 @@ const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 const EMPTY = new Uint8Array(0);
 /** Chunks kept in the encode cache before it is cleared (bounds memory on very diverse text). */
 const CACHE_LIMIT = 100_000;
+/**
+ * Bytes one token may expand to. Merges apply within a pre-split chunk (a word, a number, a run of spaces), so a
+ * trained token is never longer than a chunk seen at least twice; a file whose merges each double the last would
+ * otherwise make a table of gigabytes from kilobytes of JSON.
+ */
+export const MAX_TOKEN_BYTES = 4096;
+/** Bytes all tokens together may expand to (the decode table), checked before it is built. */
+export const MAX_TOKENIZER_BYTES = 64 * 2 ** 20;
 
 /**
  * GPT-2's pre-split pattern: an English contraction suffix, letters with an optional leading space,
@@ -52,6 +60,30 @@ function checkVocabSize(vocabSize: number): void {
   }
 }
 
+/**
+ * Refuse merges that are not pairs of earlier ids, or whose tokens would expand past MAX_TOKEN_BYTES each or
+ * MAX_TOKENIZER_BYTES in all: lengths are counted, nothing is allocated, before the table is built.
+ */
+function checkExpansion(merges: readonly (readonly [number, number])[]): void {
+  const length = (id: number) => (id < BYTE_VOCAB ? 1 : lengths[id - BYTE_VOCAB]);
+  const lengths: number[] = [];
+  let total = BYTE_VOCAB;
+  merges.forEach((m, r) => {
+    const id = BYTE_VOCAB + r;
+    if (!Array.isArray(m) || m.length !== 2) throw new Error(`bpe merge ${r}: expected a pair [a, b], got ${JSON.stringify(m)}`);
+    for (const x of m) {
+      if (!Number.isInteger(x) || x < BYTE_OFFSET || x >= id) {
+        throw new Error(`bpe merge ${r} (${JSON.stringify(m)}): id ${x} is not a byte or an earlier merge (need ${BYTE_OFFSET} ≤ id < ${id})`);
+      }
+    }
+    const n = length(m[0]) + length(m[1]);
+    if (n > MAX_TOKEN_BYTES) throw new Error(`bpe merge ${r} (${JSON.stringify(m)}) expands to ${n} bytes, more than the ${MAX_TOKEN_BYTES} a token may (MAX_TOKEN_BYTES)`);
+    total += n;
+    if (total > MAX_TOKENIZER_BYTES) throw new Error(`bpe merges 0..${r} expand to ${total} bytes in all, more than the ${MAX_TOKENIZER_BYTES} (64 MiB) a tokenizer may (MAX_TOKENIZER_BYTES)`);
+    lengths.push(n);
+  });
+}
+
 /** Byte-level BPE tokenizer: BOS 0, EOS 1, byte b → b + 2, merge r → 258 + r. */
 export class BpeTokenizer implements Tokenizer {
   readonly kind = "bpe" as const;
@@ -69,14 +101,9 @@ export class BpeTokenizer implements Tokenizer {
     this.table = Array.from({ length: this.vocabSize }, (_, id) =>
       id >= BYTE_OFFSET && id < BYTE_VOCAB ? Uint8Array.of(id - BYTE_OFFSET) : EMPTY,
     );
+    checkExpansion(merges);
     merges.forEach((m, r) => {
       const id = BYTE_VOCAB + r;
-      if (!Array.isArray(m) || m.length !== 2) throw new Error(`bpe merge ${r}: expected a pair [a, b], got ${JSON.stringify(m)}`);
-      for (const x of m) {
-        if (!Number.isInteger(x) || x < BYTE_OFFSET || x >= id) {
-          throw new Error(`bpe merge ${r} (${JSON.stringify(m)}): id ${x} is not a byte or an earlier merge (need ${BYTE_OFFSET} ≤ id < ${id})`);
-        }
-      }
       const key = m[0] * this.vocabSize + m[1];
       const prior = this.ranks.get(key);
       if (prior !== undefined) throw new Error(`bpe merge ${r} (${JSON.stringify(m)}) repeats merge ${prior}`);

@@ -1,6 +1,6 @@
 // Documents files read from disk: the file's size checked, its bytes read, then parsed by documents_jsonl.ts (the
 // format, pure). Not batching (batches.ts) and not the split-file format of raw rows (split_file.ts).
-import { statSync, readFileSync } from "node:fs";
+import { readFileBytes, type SizeLimit } from "../util/disk.ts";
 import { parseDocumentsBytes } from "./documents_jsonl.ts";
 import type { Document } from "./documents.ts";
 import type { Tokenizer } from "./tokenizer.ts";
@@ -15,17 +15,10 @@ export function readDocumentsFile(path: string, tokenizer: Tokenizer): Document[
   return parseDocumentsBytes(readDocumentsBytes(path), tokenizer, path);
 }
 
-/** The file's bytes, its size checked before it is read; parsing is parseDocumentsBytes. */
+/** MAX_FILE_BYTES as readFileBytes states it. */
+export const FILE_LIMIT: SizeLimit = { bytes: MAX_FILE_BYTES, label: "256 MiB" };
+
+/** The file's bytes: a regular file, its size checked before it is read; parsing is parseDocumentsBytes. */
 export function readDocumentsBytes(path: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    const size = statSync(path).size;
-    if (size > MAX_FILE_BYTES) throw new Error(`documents file ${path} has ${size} bytes, more than the ${MAX_FILE_BYTES} (256 MiB) limit`);
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === undefined) throw err;
-    throw new Error(code === "ENOENT" ? `documents file not found: ${path}` : `cannot read documents file ${path}: ${(err as Error).message}`);
-  }
-  return bytes;
+  return readFileBytes(path, "documents file", Error, FILE_LIMIT);
 }

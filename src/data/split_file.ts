@@ -1,6 +1,7 @@
 // The split-file format: JSON {"train": [[ids…], …], "validation": […], "test": […]} of raw token rows,
 // read, validated and turned into Documents (no BOS/EOS added). Not JSONL documents (files.ts), not batching.
-import { readFileSync } from "node:fs";
+import { readFileText } from "../util/disk.ts";
+import { FILE_LIMIT } from "./files.ts";
 import { SPLITS, type Document, type Split } from "./documents.ts";
 
 /** Rows of token ids per split, exactly as given in the file. */
@@ -57,12 +58,7 @@ export function checkSplitRows(value: unknown, rules: SplitFileRules, where = "s
 
 /** Read and validate a split file, naming the path in every error. */
 export function readSplitFile(path: string, rules: SplitFileRules): SplitRows {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new Error(`cannot read split file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = readFileText(path, "split file", FILE_LIMIT);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,15 +1,14 @@
 // Reads a text input from disk: one UTF-8 file (documents split by blank lines, or one per line) or a directory
 // of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { documentsOfText, type TextSource } from "./text_split.ts";
-import { MAX_FILE_BYTES } from "./files.ts";
+import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
+import { readFileBytes } from "../util/disk.ts";
 
-/** A file's text, refused by name when it is too large, not UTF-8 or empty. */
+/** A file's text, refused by name when it is not a regular file, too large, not UTF-8 or empty. */
 function readUtf8(path: string): string {
-  const size = statSync(path).size;
-  if (size > MAX_FILE_BYTES) throw new Error(`text file ${path} has ${size} bytes, more than the ${MAX_FILE_BYTES} (256 MiB) limit`);
-  const bytes = readFileSync(path);
+  const bytes = readFileBytes(path, "text file", Error, FILE_LIMIT);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -56,6 +55,9 @@ export function readTextInput(path: string, onePerLine: boolean): TextSource[] {
   }
   const files = txtFiles(path);
   if (files.length === 0) throw new Error(`${path}: a directory with no .txt files (--text takes a UTF-8 file or a directory of .txt files)`);
+  // all of them become one corpus: its total is bounded as one file is, before any is read
+  const total = files.reduce((n, f) => n + statSync(f).size, 0);
+  if (total > MAX_FILE_BYTES) throw new Error(`text directory ${path} has ${total} bytes of .txt files, more than the ${MAX_FILE_BYTES} (${FILE_LIMIT.label}) limit`);
   const docs: TextSource[] = [];
   for (const f of files) {
     const rel = relative(path, f).split(sep);

@@ -77,9 +77,12 @@ function validated(confidences: readonly number[], correct: Correct): number[] {
   });
 }
 
+/** Most bins a reliability table takes: a bin is an object and arrays per bin, and past this each holds next to nothing. */
+export const MAX_BINS = 10_000;
+
 /** Groups of item indices, one per bin in order (possibly empty), with each bin's nominal edges. */
 function assign(confidences: readonly number[], bins: number, scheme: BinScheme): { lo: number; hi: number; members: number[] }[] {
-  if (!Number.isInteger(bins) || bins < 1) throw new Error(`calibration: bins must be a positive integer, got ${bins}`);
+  if (!Number.isInteger(bins) || bins < 1 || bins > MAX_BINS) throw new Error(`calibration: bins must be an integer in [1, ${MAX_BINS}] (MAX_BINS), got ${bins}`);
   if (scheme === "equal-width") {
     const groups = Array.from({ length: bins }, (_, b) => ({ lo: b / bins, hi: (b + 1) / bins, members: [] as number[] }));
     // Confidence 1.0 would land in bin `bins`; it belongs to the last, closed bin.

@@ -11,8 +11,13 @@ export interface CardContext {
   readonly figures: readonly { readonly file: string; readonly title: string }[];
 }
 
-/** A Markdown cell: pipes escaped, line breaks flattened (a table row is one line). */
-const md = (s: string | number) => String(s).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/**
+ * A Markdown cell: pipes escaped, line breaks flattened (a table row is one line), and `<`, `>`, `&`, `[`, `]`
+ * escaped, so a source or file name is shown as text: never raw HTML (Markdown renderers pass it through) nor a link.
+ */
+const md = (s: string | number) =>
+  String(s).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ")
+    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[[\]]/g, (c) => `\\${c}`);
 const row = (cells: readonly (string | number)[]) => `| ${cells.map(md).join(" | ")} |`;
 function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[], right: readonly boolean[] = []): string[] {
   return [row(headers), `|${headers.map((_, i) => (right[i] ? " ---: " : " --- ")).join("|")}|`, ...rows.map(row)];

@@ -3,6 +3,7 @@
 // to re-score (docs/model-format.md is the spec). Bytes in, bytes
 // out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
+import { refuseNonFiniteForward } from "./finite_forward.ts";
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FIELDS, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
 import { architectureOf, type Architecture } from "../model/architecture.ts";
@@ -334,7 +335,14 @@ export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays
 /** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
 export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
-  return { model: new GPT(parts.config, weights), ...parts };
+  const model = new GPT(parts.config, weights);
+  try {
+    refuseNonFiniteForward(model, `model file ${path}`, CheckpointError);
+  } catch (err) {
+    model.dispose();
+    throw err;
+  }
+  return { model, ...parts };
 }
 
 /** The validated contents of a model file (no engine needed: e.g. count baselines over its tokenizer). */

@@ -7,6 +7,12 @@ import type { RngState } from "../util/rng.ts";
 import { shares, writeWeights, type Job, type Reply, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
 import type { MicrobatchGradient } from "./trainer.ts";
 
+/**
+ * Most workers a pool takes, this thread included. Each is a thread with its own engine and model copy (about
+ * 55 MB for the smallest model), and beyond the cores a thread only waits its turn: 48 took 2.6 GB for one update.
+ */
+export const MAX_WORKERS = 16;
+
 /** Workers 1..count: each holds an engine and a model copy, reads `weights` at each job, replies once per job. */
 export interface Replicas {
   readonly count: number;

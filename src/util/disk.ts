@@ -2,66 +2,139 @@
 // directory store that writes atomically and sweeps the temp files of killed writers. Not a format (that is
 // src/util/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
 import { constants } from "node:buffer";
-import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "./process.ts";
-import { decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
+import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
 
 const { MAX_LENGTH } = constants;
 
+/** A size a read is checked against before it allocates: the bytes, and how a refusal states them. */
+export interface SizeLimit {
+  bytes: number;
+  /** e.g. "256 MiB": the refusal says `more than the 268435456 (256 MiB) limit`. */
+  label: string;
+}
+
+/** The largest file one buffer can hold: the ceiling of every read here. */
+export const BUFFER_LIMIT: SizeLimit = { bytes: MAX_LENGTH, label: "one buffer" };
+
+/** What an open file is, for a refusal of anything but a regular file. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO (named pipe)";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/** Why a path names no file, or undefined for any other error: one wording for every reader and every command. */
+export function notFoundReason(err: unknown): string | undefined {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case "ENOENT": return "";
+    case "ENOTDIR": return " (a part of the path is not a directory)";
+    case "ELOOP": return " (a loop of symbolic links)";
+    case "ENAMETOOLONG": return " (the name is too long)";
+    default: return undefined;
+  }
+}
+
+/** The one refusal of a path that names no file (or cannot be opened: its OS reason, e.g. EACCES). */
+export function notFound(what: string, path: string, err: unknown, Refusal: new (message: string) => Error = Error): Error {
+  const why = notFoundReason(err);
+  if (why !== undefined) return new Refusal(`${what} not found: ${path}${why}`);
+  return (err as NodeJS.ErrnoException).code === undefined ? (err as Error) : new Refusal(`cannot read ${what} ${path} (${osReason(err)})`);
+}
+
 /**
- * The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies).
- * A missing path or a directory is refused as `Refusal` (e.g. the lab's CheckpointError), naming `what`.
+ * Open `path` for reading, refusing (as `Refusal`, naming `what`) a missing path, anything but a regular file
+ * and a file over `limit`, all before a byte is read. O_NONBLOCK: opening a FIFO must not wait for a writer.
  */
-export function readFileBytes(path: string, what: string, Refusal: new (message: string) => Error = Error): Uint8Array {
+function openRegular(path: string, what: string, limit: SizeLimit | null, Refusal: new (message: string) => Error): { fd: number; size: number } {
   let fd: number;
   try {
-    if (!statSync(path).isFile()) throw new Refusal(`${what} is not a file: ${path}`);
-    fd = openSync(path, "r");
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Refusal(`${what} not found: ${path}`);
-    throw err;
+    throw notFound(what, path, err, Refusal);
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_LENGTH) throw new Error(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Refusal(`${what} is not a regular file: ${path} (it is ${kindOf(st)})`);
+    if (limit !== null) checkSize(st.size, path, what, limit, Refusal);
+    return { fd, size: st.size };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function checkSize(size: number, path: string, what: string, limit: SizeLimit, Refusal: new (message: string) => Error): void {
+  const cap = Math.min(limit.bytes, MAX_LENGTH);
+  if (size > cap) throw new Refusal(`${what} ${path} has ${size} bytes, more than the ${cap} (${cap === limit.bytes ? limit.label : BUFFER_LIMIT.label}) limit`);
+}
+
+/**
+ * The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies).
+ * A missing path, anything but a regular file (directory, FIFO, device) and a file over `limit` are refused as
+ * `Refusal` (e.g. the lab's CheckpointError), naming `what`, before anything is read.
+ */
+export function readFileBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, limit: SizeLimit = BUFFER_LIMIT): Uint8Array {
+  const { fd, size } = openRegular(path, what, limit, Refusal);
+  try {
     return readOpen(fd, size, path);
   } finally {
     closeSync(fd);
   }
 }
 
-/** All `size` bytes of an open file, refusing one that shrank while being read. */
-function readOpen(fd: number, size: number, path: string): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let got = 0;
-  for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, bytes, got, size - got, got);
+/** A regular file's text as UTF-8 (invalid bytes replaced), bounded as readFileBytes is. */
+export function readFileText(path: string, what: string, limit: SizeLimit = BUFFER_LIMIT): string {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(readFileBytes(path, what, Error, limit));
+}
+
+/** All `size` bytes of an open file from `from`, refusing one that shrank while being read. */
+function readOpen(fd: number, size: number, path: string, into = new Uint8Array(size), from = 0): Uint8Array {
+  let got = from;
+  for (let r = 1; got < size && r > 0; got += r) r = readSync(fd, into, got, size - got, got);
   if (got !== size) throw new Error(`${path}: file shrank while being read (${got} of ${size} bytes)`);
-  return bytes;
+  return into;
 }
 
 /**
- * Reads and decodes a safetensors file. The size and the header length are checked before the
- * file is read, so a corrupt prefix never triggers a large read.
+ * A safetensors file's bytes (a model or training-state file), read as readFileBytes reads, except that the
+ * 8-byte prefix and the header are read and checked against the file's size first: a file whose header does not
+ * describe exactly its bytes (say a valid model followed by a GiB of zeros) is refused having read only its header.
  */
-export function readSafetensorsFile(path: string): SafetensorsContents {
-  const fd = openSync(path, "r");
-  let bytes: Uint8Array;
+export function readSafetensorsBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, says = "not a valid safetensors file: "): Uint8Array {
+  const { fd, size } = openRegular(path, what, null, Refusal);
   try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_LENGTH) throw new SafetensorsError(`${path}: ${size} bytes is more than one buffer can hold (${MAX_LENGTH})`);
-    const prefix = new Uint8Array(8);
-    readSync(fd, prefix, 0, Math.min(8, size), 0);
+    const prefix = new Uint8Array(Math.min(8, size));
+    readOpen(fd, prefix.length, path, prefix);
+    let head: Uint8Array;
     try {
-      headerLength(prefix, size);
+      const end = 8 + headerLength(prefix, size);
+      head = readOpen(fd, end, path, new Uint8Array(end));
+      checkHeader(head, size);
     } catch (err) {
-      throw new SafetensorsError(`${path}: ${(err as Error).message}`);
+      throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${says}${err.message}`) : err;
     }
-    bytes = readOpen(fd, size, path);
+    checkSize(size, path, what, BUFFER_LIMIT, Refusal);
+    const bytes = new Uint8Array(size);
+    bytes.set(head);
+    return readOpen(fd, size, path, bytes, head.length);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads and decodes a safetensors file, its header checked against its size before the body is read
+ * (readSafetensorsBytes), so a corrupt prefix never triggers a large read.
+ */
+export function readSafetensorsFile(path: string): SafetensorsContents {
+  const bytes = readSafetensorsBytes(path, "safetensors file", SafetensorsError, "");
   try {
     return decodeSafetensors(bytes);
   } catch (err) {
@@ -195,9 +268,14 @@ export function removeStaleTemps(dir: string): void {
 }
 
 
-/** Refuse a path that must be an existing regular file, naming what it is for. */
+/** Refuse a path that must be an existing regular file, naming what it is for (the wording of readFileBytes). */
 export function requireFile(path: string, what: string): string {
-  if (!existsSync(path)) throw new Error(`${what} not found: ${path}`);
-  if (!statSync(path).isFile()) throw new Error(`${what} is not a file: ${path}`);
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    throw notFound(what, path, err);
+  }
+  if (!st.isFile()) throw new Error(`${what} is not a regular file: ${path} (it is ${kindOf(st)})`);
   return path;
 }

@@ -214,13 +214,25 @@ function tensorInfo(name: string, value: unknown, dataLen: number): Info {
   return { name, dtype, shape, begin, end };
 }
 
+/** A header's validated tensor layout and metadata, as decodeSafetensors and checkHeader see it. */
+interface Header {
+  n: number;
+  infos: Info[];
+  metadata: Record<string, unknown>;
+}
+
 /**
- * Parses a whole safetensors file. Everything is validated before any tensor is allocated, and
- * every tensor is copied into its own aligned typed array (file offsets need not be aligned).
- * Throws SafetensorsError on any violation of the format.
+ * Validates the header (the first 8 + N bytes of a file of `fileSize` bytes) without the data section: a reader
+ * calls it before reading the rest, so a file whose header does not describe exactly its size (trailing bytes,
+ * data past the end) is refused before its body is read.
  */
-export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
-  const n = headerLength(bytes, bytes.length);
+export function checkHeader(head: Uint8Array, fileSize: number): void {
+  parseHeader(head, fileSize);
+}
+
+function parseHeader(bytes: Uint8Array, fileSize: number): Header {
+  const n = headerLength(bytes, fileSize);
+  if (bytes.length < 8 + n) fail(`header of ${n} bytes, given ${bytes.length - 8}`);
   const headerBytes = bytes.subarray(8, 8 + n);
   if (headerBytes[0] !== 0x7b) fail("header does not start with '{'");
   let text: string;
@@ -239,7 +251,7 @@ export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
   const lexical = lexicalProblem(text);
   if (lexical !== undefined) fail(`header: ${lexical}`);
 
-  const dataLen = bytes.length - 8 - n;
+  const dataLen = fileSize - 8 - n;
   const metadata = header.__metadata__ ?? {}; // null allowed: the reference reads it as an absent Option
   if (!isRecord(metadata)) return fail("__metadata__ is not an object");
   for (const [k, v] of Object.entries(metadata)) {
@@ -263,7 +275,16 @@ export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
     previous = t.name;
   }
   if (covered < dataLen) fail(`${dataLen - covered} trailing bytes after the last tensor's data`);
+  return { n, infos, metadata };
+}
 
+/**
+ * Parses a whole safetensors file. Everything is validated before any tensor is allocated, and
+ * every tensor is copied into its own aligned typed array (file offsets need not be aligned).
+ * Throws SafetensorsError on any violation of the format.
+ */
+export function decodeSafetensors(bytes: Uint8Array): SafetensorsContents {
+  const { n, infos, metadata } = parseHeader(bytes, bytes.length);
   const data = bytes.subarray(8 + n);
   const entries = infos.map((t): [string, TensorEntry] => {
     const { ctor } = DTYPES[t.dtype];

@@ -1,11 +1,12 @@
 // `tinylab lab`'s server and guards without a browser: the isolation headers on every response, nothing outside the
 // built directory, a refused --out that is not a lab build, and the page's form fields parsed as the CLI parses flags.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
+import { buildLab, checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
 import { parseOptionText } from "../../src/cli/options.ts";
 
 /** A raw request (no URL normalisation, so ../ reaches the server as written). */
@@ -31,7 +32,9 @@ describe("the lab server", () => {
     writeFileSync(join(site, "index.html"), "<title>tinylab lab</title>");
     writeFileSync(join(site, "wasm", "x.wasm"), new Uint8Array([0, 97, 115, 109]));
     writeFileSync(join(dir, "secret.txt"), "outside");
-    server = await serveLab(site, 0);
+    symlinkSync(join(dir, "secret.txt"), join(site, "link.txt"));
+    symlinkSync(dir, join(site, "linkdir"));
+    server = await serveLab(site, 0, { headers: 300, request: 1000, idle: 1000 });
   });
   afterAll(async () => {
     await server?.close();
@@ -50,8 +53,28 @@ describe("the lab server", () => {
 
   it("hands out nothing outside the built directory and only answers GET and HEAD", async () => {
     for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/wasm/../../secret.txt", "/%E0%A4%A"]) expect((await get(server.url, path)).status, path).toBe(404);
-    expect((await get(server.url, "/", "POST")).status).toBe(405);
     expect((await get(server.url, "/", "HEAD")).status).toBe(200);
+  });
+
+  it("answers another method 405 with an Allow header, saying so", async () => {
+    const r = await get(server.url, "/", "POST");
+    expect([r.status, r.headers.allow, r.body]).toEqual([405, "GET, HEAD", "method POST not allowed (GET and HEAD only)\n"]);
+  });
+
+  it("follows no symbolic link inside the build (to a file or a directory outside it)", async () => {
+    for (const path of ["/link.txt", "/linkdir/secret.txt"]) expect((await get(server.url, path)).status, path).toBe(404);
+  });
+
+  it("drops a client that stalls in its headers (here after 300 ms; LAB_TIMEOUTS_MS in use)", async () => {
+    const u = new URL(server.url);
+    const t0 = Date.now();
+    const closed = await new Promise<number>((ok) => {
+      const socket = connect(Number(u.port), u.hostname, () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n")); // never finishes its headers
+      socket.on("data", () => {});
+      socket.on("close", () => ok(Date.now() - t0));
+      socket.on("error", () => {});
+    });
+    expect(closed).toBeLessThan(5000);
   });
 
   it("refuses a port in use, naming it", async () => {
@@ -64,6 +87,29 @@ describe("the lab server", () => {
     expect(() => checkLabOut(site)).not.toThrow();
     expect(() => checkLabOut(dir)).toThrow(`--out ${dir} holds files that are not a lab page build, and building empties it`);
     expect(() => checkLabOut(join(dir, "secret.txt"))).toThrow("is a file");
+    // unwritable places are refused before the bundler runs (it crashed there with a backtrace)
+    expect(() => checkLabOut("/proc/tinylab-lab")).toThrow("--out /proc/tinylab-lab: /proc is a kernel pseudo-filesystem; nothing can be written there");
+  });
+
+  it("a build that fails midway (a full disk) leaves the earlier build whole and no partial bundle or temp", async () => {
+    const out = join(dir, "built");
+    const good = async (to: string) => {
+      mkdirSync(join(to, "wasm"), { recursive: true });
+      writeFileSync(join(to, "index.html"), "<title>tinylab lab</title> v1");
+      writeFileSync(join(to, "wasm", "tfjs-backend-wasm-simd.wasm"), "w");
+    };
+    await buildLab(out, good);
+    const full = async (to: string) => {
+      mkdirSync(join(to, "assets"), { recursive: true });
+      writeFileSync(join(to, "assets", "worker.js"), "truncat");
+      throw Object.assign(new Error("ENOSPC: no space left on device, write\n    at rust backtrace…"), { code: "ENOSPC" });
+    };
+    await expect(buildLab(out, full)).rejects.toThrow(/^could not build the lab page into .*built \(ENOSPC: no space left on device, write; [\d.]+ MiB free on its file system\); nothing was left there but what was before$/);
+    expect(readFileSync(join(out, "index.html"), "utf8")).toBe("<title>tinylab lab</title> v1");
+    expect(existsSync(join(out, "assets"))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes("lab-build"))).toEqual([]);
+    await expect(buildLab(join(dir, "fresh"), full)).rejects.toThrow(/ENOSPC/);
+    expect(existsSync(join(dir, "fresh"))).toBe(false);
   });
 });
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkMinLr, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
+import { compareCommand } from "../../src/cli/commands/compare.ts";
 import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
 import { evaluateCommand } from "../../src/cli/commands/evaluate.ts";
 import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
@@ -111,6 +112,27 @@ describe("options", () => {
     expect(typed("data", "", ["--data", ""])).toBe('""');
     expect(typed("clip", NaN, [])).toBe("NaN"); // JSON.stringify said null
     expect(typed("seeds", "1,1", [])).toBe('"1,1"');
+  });
+});
+
+// Sizes that allocate are bounded where they are parsed, naming the limit (in process: no engine, no spawn).
+describe("allocation limits", () => {
+  it.each<[string, string, string]>([
+    ["bins", "1000000000", "--bins must be an integer in [1, 10000] (MAX_BINS: past it a bin holds next to nothing), got 1000000000"],
+    ["workers", "48", "--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got 48"],
+    ["jobs", "1000", "--jobs must be an integer in [1, 16] (MAX_WORKERS: each run is a process with its own engine), got 1000"],
+  ])("--%s %s is refused", (name, value, message) => {
+    expect(() => parse([`--${name}`, value], { [name]: undefined })).toThrow(message);
+    expect(parse([`--${name}`, "16"], { [name]: undefined })[name]).toBe(16);
+  });
+});
+
+describe("choices a command offers", () => {
+  it("compare offers (and takes) only the splits it scores: no --split all in its help", () => {
+    const y = (compareCommand.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
+    const o = (y as unknown as { getOptions(): { choices: Record<string, string[]> } }).getOptions();
+    expect(o.choices.split).toEqual(["train", "validation", "test"]);
+    expect(() => y.strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(["x", "--split", "all"])).toThrow('--split must be one of train, validation, test, got "all"');
   });
 });
 

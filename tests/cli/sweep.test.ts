@@ -1,11 +1,13 @@
 // `tinylab sweep` of the overfit recipe over 3 seeds with --jobs 2: each run's directory holds what the same
 // command run alone writes (JSON equal apart from the date, SVG bit for bit); a finished run is not redone;
 // --collect gives the same rows; the table is in plan order; bad grids are refused before any run starts.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseGrid, planSweep } from "../../experiments/sweep.ts";
+import { SWEEP_RUN_LOCK } from "../../src/util/child_watch.ts";
+import { isAlive } from "../../src/util/process.ts";
 import { start, tinylab } from "./spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-sweep-"));
@@ -60,6 +62,29 @@ describe("tinylab sweep", () => {
     const resumed = await tinylab(["sweep", "overfit", "--seeds", "1,2", "--jobs", "2", "--out", out, "--", "--updates", "20", "--checkpoints", "0,20"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readdirSync(out).filter((f) => f.endsWith(".done.json")).sort()).toEqual(["seed=1.done.json", "seed=2.done.json"]);
+  });
+
+  it("a run never outlives a SIGKILLed sweep, and its folder is left unheld", async () => {
+    const out = join(dir, "killed");
+    const p = start(["sweep", "overfit", "--seeds", "1", "--out", out, "--", "--updates", "20000", "--checkpoints", "0,20000"]);
+    await p.waitFor(/sweep: overfit × 1 runs/);
+    const lock = join(out, "seed=1", SWEEP_RUN_LOCK);
+    const until = async (ok: () => boolean, ms: number) => {
+      for (const t0 = Date.now(); !ok() && Date.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 50));
+      return ok();
+    };
+    expect(await until(() => existsSync(lock), 20_000)).toBe(true); // the run holds its folder
+    const child = (JSON.parse(readFileSync(lock, "utf8")) as { pid: number }).pid;
+    p.child.kill("SIGKILL");
+    await p.done;
+    expect(await until(() => !isAlive(child), 5_000)).toBe(true); // stopped within a few of its 0.5 s looks
+    expect(existsSync(lock)).toBe(false); // released as it stopped
+  }, 60_000);
+
+  it("--grid with an option the recipe does not take lists the ones it does", async () => {
+    const r = await tinylab(["sweep", "overfit", "--grid", "bogus=1,2", "--out", join(dir, "bogus")]);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr.trim()).toBe("tinylab: error: --grid: overfit has no option --bogus (it takes --backend, --checkpoints, --figures, --lr, --replicates, --save-model, --updates, --workers)");
   });
 
   it("plans grid × seeds in order with absolute input paths; refuses bad grids by name before any run", async () => {

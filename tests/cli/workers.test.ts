@@ -73,10 +73,10 @@ describe("tinylab --workers", () => {
     expect(r.stderr).toMatch(/^tinylab: interrupt: stopping after the current update.*\ntinylab: interrupted at update \d+; training state saved → /);
   });
 
-  it.each(["0", "-1", "1.5", "two"])("refuses --workers %s in one line naming the option", async (n) => {
+  it.each(["0", "-1", "1.5", "two", "17", "1e9"])("refuses --workers %s in one line naming the option and its limit", async (n) => {
     const r = await tinylab(["train", "--updates", "1", "--workers", n]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain(`--workers must be a positive integer, got ${n === "two" ? "two" : n}`);
+    expect(r.stderr).toContain(`--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got ${n === "two" ? "two" : n}`);
   });
 });

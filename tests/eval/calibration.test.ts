@@ -141,8 +141,11 @@ describe("calibrationReport and validation", () => {
     expect(() => expectedCalibrationError([NaN], [1])).toThrow(/confidence at index 0 is NaN/);
     expect(() => brierScore([0.1, 0.2], [1, 2])).toThrow(/correctness at index 1 is 2, expected a boolean or 0\/1/);
     expect(() => brierScore([0.1], ["yes" as unknown as number])).toThrow(/correctness at index 0 is yes/);
-    expect(() => reliabilityBins([0.1], [1], { bins: 0 })).toThrow(/bins must be a positive integer, got 0/);
-    expect(() => reliabilityBins([0.1], [1], { bins: 2.5 })).toThrow(/bins must be a positive integer, got 2.5/);
+    expect(() => reliabilityBins([0.1], [1], { bins: 0 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 0/);
+    expect(() => reliabilityBins([0.1], [1], { bins: 2.5 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 2.5/);
+    // a bound checked before the bins are allocated: 1e9 of them took 3 GB
+    expect(() => reliabilityBins([0.1], [1], { bins: 1e9 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 1000000000/);
+    expect(reliabilityBins([0.1], [1], { bins: 10_000 })).toHaveLength(1); // the limit itself is taken (one populated bin)
     expect(() => reliabilityBins([0.1], [1], { scheme: "quantile" as "equal-mass" })).toThrow(/unknown bin scheme "quantile"/);
   });
 });

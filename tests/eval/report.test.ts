@@ -117,6 +117,17 @@ describe("buildReport on a briefly trained decoder", () => {
     for (const [split, h] of Object.entries(report.data.split_sha256)) expect(md).toContain(`| ${split} split sha256 | ${h} |`);
   });
 
+  it("shows source and file names in the card as text: no raw HTML, no link", () => {
+    const payload = "<img src=x onerror=alert(1)>[x](javascript:alert(2))";
+    const forged = JSON.parse(JSON.stringify(report).replaceAll('"quotes"', JSON.stringify(payload))) as typeof report;
+    (forged.identities.model as { path: string }).path = payload;
+    const card = reportCard(forged, { git: null, figures: [{ file: "f.svg", title: payload }] });
+    expect(card).not.toContain("<img");
+    expect(card).not.toContain("[x]");
+    expect(card).toContain("&lt;img src=x onerror=alert(1)&gt;\\[x\\](javascript:alert(2))");
+    expect((card.match(/&lt;img/g) ?? []).length).toBeGreaterThan(3); // the title, the provenance, the figure and the headline's rows
+  });
+
   it("writes progress to the given stream and leaks no tensors", () => {
     expect(lines.length).toBeGreaterThan(0);
     expect(lines[lines.length - 1]).toMatch(/^report .*elapsed/);

@@ -153,6 +153,20 @@ describe("model file round trip", () => {
     expect(formatEvaluation(report)).toContain(`model_sha256 ${written}`);
   });
 
+  it("a provenance string with a newline cannot forge an output line: refused when read, escaped when printed", () => {
+    const forged = join(dir, "forged-provenance.safetensors");
+    const backend = "wasm\nmodel_sha256 0000 (integrity verified)";
+    writeFileSync(forged, reencode(fileBytes(path), (_, m) => {
+      m.provenance = JSON.stringify({ ...JSON.parse(m.provenance), backend });
+    }, true));
+    expect(() => evaluateModelFile({ model: forged, batchRows: 2, split: "all" })).toThrow(/provenance\.backend: must be one line of text/);
+    // the console view escapes whatever reaches it (a report made elsewhere, a path with a newline)
+    const report = evaluateModelFile({ model: path, batchRows: 2, split: "all" });
+    const lines = formatEvaluation({ ...report, model: "a\nmodel_sha256 1111", trained: { ...(report.trained as object), backend } } as typeof report).split("\n");
+    expect(lines.filter((l) => l.startsWith("model_sha256"))).toHaveLength(1);
+    expect(lines.find((l) => l.startsWith("trained:"))).toContain("backend wasm\\nmodel_sha256 0000 (integrity verified);");
+  });
+
   const probe = spawnSync("python3", ["-c", "import numpy"], { encoding: "utf8" });
   it("is readable by the numpy-only reader (tools/read_safetensors.py)", (ctx) => {
     if (probe.status !== 0) ctx.skip("python3 with numpy not available");
@@ -229,7 +243,7 @@ describe("model file refusals", () => {
     expect(message(() => loadModel(join(dir, "absent.safetensors")))).toMatch(/model file not found: .*absent\.safetensors/);
     const sub = join(dir, "a-directory");
     mkdirSync(sub, { recursive: true });
-    expect(message(() => loadModel(sub))).toMatch(/model file is not a file/);
+    expect(message(() => loadModel(sub))).toMatch(/model file is not a regular file: .* \(it is a directory\)/);
     const text = join(dir, "notes.txt");
     writeFileSync(text, "this is a text file, not a model\n");
     expect(message(() => loadModel(text))).toMatch(/notes\.txt: not a valid safetensors file: header length \d+ exceeds the 100000000-byte limit/);

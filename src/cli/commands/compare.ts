@@ -1,5 +1,6 @@
 // `tinylab compare A.safetensors [B.safetensors | --baseline NAME]`: the same targets scored by both, paired
 // per-document bootstrap differences, McNemar on next-token hits, and an HTML page (experiments/compare.ts).
+import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
@@ -23,13 +24,13 @@ export const compareCommand: CommandModule = {
         replicates: "bootstrap replicates (2..100000)",
         out: "output directory: compare.json and compare.html are written into it",
       },
+      { split: SPLITS },
     ),
   handler: async (argv) => {
     const [{ startEngine, toJson, writeOutput }, { runCompare }, { formatCompare, compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const split = argv.split as string;
-    if (split === "all") throw new Error("--split all: compare scores one split; name train, validation or test");
     const a = requireFile(argv.a as string, "model file A");
     const b = argv.b === undefined ? undefined : requireFile(argv.b as string, "model file B");
     if ((b === undefined) === (argv.baseline === undefined)) throw new Error("compare needs exactly one of a second model file (B) or --baseline NAME");

@@ -46,6 +46,10 @@ export const sweepCommand: CommandModule = {
     const grid = argv.grid ? parseGrid(argv.grid as string) : [];
     // a grid value is refused here, by its option's own parser, before any run starts
     const { default: yargs } = await import("yargs");
+    const taken = await recipeOptions(recipe);
+    for (const [name] of grid) {
+      if (!taken.includes(name)) throw new Error(`--grid: ${recipe} has no option --${name} (it takes ${taken.map((o) => `--${o}`).join(", ")})`);
+    }
     for (const [name, values] of grid) {
       for (const v of values) withOptions(yargs(), { [name]: undefined } as never).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(`--grid ${name}: ${msg}`); }).parseSync([`--${name}`, v]);
     }
@@ -60,7 +64,9 @@ export const sweepCommand: CommandModule = {
       log("tinylab: interrupt: stopping the running runs (they are started again on the next sweep)");
       stopRuns?.();
     };
-    process.once("SIGINT", onSigint);
+    // a terminal closing or a kill stops the runs as Ctrl-C does: no run outlives the sweep
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const sig of signals) process.once(sig, onSigint);
     try {
       const r = await runSweep({ recipe: recipe as never, runs, out, jobs, log, onInterrupt: (stop) => { stopRuns = stop; } });
       if (r.interrupted) {
@@ -70,7 +76,17 @@ export const sweepCommand: CommandModule = {
       }
       finish(recipe, r.rows, out);
     } finally {
-      process.removeListener("SIGINT", onSigint);
+      for (const sig of signals) process.removeListener(sig, onSigint);
     }
   },
 };
+
+/** The options a recipe's own command takes that a grid may vary (not those the sweep sets itself). */
+async function recipeOptions(recipe: string): Promise<string[]> {
+  const [{ default: yargs }, modules] = await Promise.all([import("yargs"), Promise.all([import("./overfit.ts"), import("./cyclic.ts"), import("./train.ts")])]);
+  const command = { overfit: modules[0].overfitCommand, cyclic: modules[1].cyclicCommand, train: modules[2].trainCommand }[recipe as "overfit"];
+  const y = yargs([]);
+  (command.builder as (y: unknown) => unknown)(y);
+  const own = ["help", "version", "seed", "seeds", "out", "checkpoint-dir", "json", "resume"];
+  return Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key).filter((k) => !own.includes(k) && !/[A-Z]/.test(k)).sort();
+}

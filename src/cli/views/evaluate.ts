@@ -1,6 +1,7 @@
 // Console table of `tinylab evaluate` (experiments/evaluate.ts). Presentation only.
 import { round6 } from "../../util/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
+import { visibleChars } from "../../util/text_view.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
 
 /** Printed before any number of a run that may score the test split. */
@@ -9,11 +10,13 @@ export const FINAL_REPORT_BANNER = "FINAL REPORT: the test split is scored. Numb
 export function formatEvaluation(r: EvaluateReport): string {
   const f = (x: number) => round6(x).toFixed(6);
   const t = r.trained as { seed: number; update: number; backend: string; kernels?: string; onnxruntime?: string };
+  // strings from the model file (a re-signed one may hold a newline) and paths: escaped, so none can forge a line
+  const v = (s: unknown) => visibleChars(String(s));
   const lines = [
-    `model ${r.model}`,
+    `model ${v(r.model)}`,
     `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
-    `trained: seed ${t.seed}, update ${t.update}, backend ${engineLabel(t)}; scored on ${engineLabel(r.provenance)}, no training`,
-    `data: ${r.data.source} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
+    `trained: seed ${t.seed}, update ${t.update}, backend ${v(engineLabel(t))}; scored on ${engineLabel(r.provenance)}, no training`,
+    `data: ${v(r.data.source)} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
   ];
   for (const [split, s] of Object.entries(r.splits)) {
