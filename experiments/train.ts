@@ -7,7 +7,7 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
+import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
@@ -45,6 +45,7 @@ interface TrainData {
   describe: string;
   source: (batches: Rng) => EpochSource<ReturnType<typeof trainingBatches>[number]> | RandomWindows;
   split?: { manifest: string; documents: Record<string, number> };
+  trainedOn?: TextDataProvenance;
 }
 
 /** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
@@ -85,6 +86,7 @@ function textData(o: TrainRunOptions): TrainData {
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${o.microbatches > 1 ? ` as ${o.microbatches} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
     split: { manifest: o.checkpoints.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
+    trainedOn: textDataProvenance(manifest),
   };
 }
 
@@ -107,7 +109,7 @@ export async function runTraining(
   const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
   const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
-    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
+    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },

@@ -7,7 +7,7 @@ import { BACKEND_CHOICES } from "../util/backend_choice.ts";
 import { SPLITS } from "../data/documents.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../model/config.ts";
 import { parseStrictJson } from "../util/json_strict.ts";
-import { COMPARE_BASELINES } from "../../experiments/options.ts";
+import { COMPARE_BASELINES, TEXT_DEFAULTS } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
 
@@ -131,6 +131,7 @@ export const OPTION_GROUPS = {
   "Data:": {
     data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
     model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    run: { type: "string", describe: "run directory of train --text: score the split it trained on, rebuilt from its manifest.json and its text (each document's sha256 checked); without --model, its model.safetensors", check: nonEmpty },
     text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
     "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
     "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
@@ -139,7 +140,7 @@ export const OPTION_GROUPS = {
     "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
-    stride: { type: "number", describe: "score in strided windows of the context (1..context)", check: positiveInt },
+    stride: { type: "number", describe: "window stride, 1..context (default: the context: non-overlapping windows, a document that fits is one window, a longer one is scored in windows of the context, every target once)", check: positiveInt },
     strides: { type: "string", describe: "comma-separated window strides (each 1..context), perplexity scored at each", check: intList({ min: 1, unique: true }) },
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
@@ -237,6 +238,23 @@ export function parseOptionText(name: OptionName, text: string): unknown {
   const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
   return check ? check(v, name) : v;
 }
+
+/**
+ * The data options of every scorer (evaluate, report, compare): a run directory, or a text with the split options
+ * of train --text (the same defaults), or a JSONL documents file; none of them = the overfit fixture.
+ * src/cli/common.ts scoringText reads them.
+ */
+export const SCORING_DATA: Partial<Record<OptionName, unknown>> = {
+  run: undefined, text: undefined, "one-per-line": undefined, "split-seed": TEXT_DEFAULTS.splitSeed, "validation-fraction": TEXT_DEFAULTS.validationFraction, "test-fraction": TEXT_DEFAULTS.testFraction, data: undefined,
+};
+export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
+  text: "score this text's split: the UTF-8 file or .txt directory train --text was given, split by --split-seed and the fractions as train does (with --run: where the run's text is now)",
+  "one-per-line": "with --text: one document per non-blank line (with --run: read from its manifest)",
+  "split-seed": "with --text: the split seed train --text used",
+  "validation-fraction": "with --text: the validation fraction train --text used",
+  "test-fraction": "with --text: the test fraction train --text used",
+  data: "JSONL documents file, one {id, split, source, text|ids} per line (default: --run/--text, else the built-in overfit fixture)",
+};
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";

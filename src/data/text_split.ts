@@ -132,10 +132,10 @@ export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], whe
  * The documents of each split in manifest order, after checking every one against `docs`: present, same sha256;
  * and no document the manifest does not list. A difference is refused naming the file and the manifest.
  */
-export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string): Record<Split, TextDocument[]> {
+export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory"): Record<Split, TextDocument[]> {
   const byId = new Map(docs.map((d) => [d.id, d]));
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
-  const fix = `(the split in ${where} was made from other text; restore the file or start a new run in another directory)`;
+  const fix = `(the split in ${where} was made from other text; ${remedy})`;
   for (const e of m.documents) {
     const d = byId.get(e.id);
     if (!d) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
@@ -146,6 +146,56 @@ export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[],
   }
   const extra = [...byId.values()][0];
   if (extra) throw new Error(`${extra.file} changed: document ${extra.id} is not in the split ${fix}`);
+  return out;
+}
+
+/** A manifest's identity: the sha256 of manifest.json as train writes it (`sha256sum DIR/manifest.json`). */
+export function manifestSha256(m: TextManifest): string {
+  return sha256Hex(manifestJson(m));
+}
+
+const manifestJson = (m: TextManifest) => JSON.stringify(m, null, 1) + "\n";
+
+/** What a model trained on text records of its data (the model file's provenance `data`): enough to name it and to check it. */
+export interface TextDataProvenance {
+  kind: "text";
+  manifest_sha256: string;
+  split: TextSplitOptions;
+  documents: Record<Split, number>;
+  /** The text files, as train was given them. */
+  files: string[];
+}
+
+export function textDataProvenance(m: TextManifest): TextDataProvenance {
+  const count = (s: Split) => m.documents.filter((d) => d.split === s).length;
+  return {
+    kind: "text", manifest_sha256: manifestSha256(m), split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
+    documents: { train: count("train"), validation: count("validation"), test: count("test") }, files: [...new Set(m.documents.map((d) => d.file))],
+  };
+}
+
+/**
+ * The documents a manifest was made from, re-read through `read` (a file's text by its path in the manifest):
+ * a file whose every document has the id `<file>#<n>` is one text cut at blank lines (or, when that does not
+ * reproduce its documents' sha256s, one document per line: `onePerLine` forces either); any other document is one
+ * whole .txt file of a directory. verifyTextManifest then checks every sha256.
+ */
+export function sourcesOfManifest(m: TextManifest, read: (file: string) => string, onePerLine?: boolean): TextSource[] {
+  const byFile = new Map<string, TextManifestDoc[]>();
+  for (const d of m.documents) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d]);
+  const out: TextSource[] = [];
+  for (const [file, entries] of byFile) {
+    if (!entries.every((e) => e.id.startsWith(`${file}#`))) {
+      for (const e of entries) out.push({ id: e.id, source: e.source, file, text: read(file).replace(/^\ufeff/, "").trim() });
+      continue;
+    }
+    const text = read(file);
+    const cut = (perLine: boolean) => documentsOfText(text, file, entries[0].source, perLine);
+    const sha = new Map(entries.map((e) => [e.id, e.sha256]));
+    const matches = (docs: TextSource[]) => docs.length === entries.length && docs.every((d) => sha.get(d.id) === sha256Hex(d.text));
+    const blank = cut(onePerLine ?? false);
+    out.push(...(onePerLine === undefined && !matches(blank) && matches(cut(true)) ? cut(true) : blank));
+  }
   return out;
 }
 
@@ -165,7 +215,7 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
     if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
-    store.write(MANIFEST_FILE, JSON.stringify(m, null, 1) + "\n");
+    store.write(MANIFEST_FILE, manifestJson(m));
   }
   const bySplit = verifyTextManifest(m, docs, where);
   if (saved) checkSplitRule(m, docs, where);
