@@ -101,9 +101,9 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
     // the manifest names each file as train was given it; --text says where the text is now
     const path = o.text === undefined ? file : id.startsWith(`${file}#`) ? o.text : join(o.text, id);
     if (!existsFile(path)) throw new Error(`--run ${o.run}: its text file ${path} is not there${o.text === undefined ? " (pass --text PATH where the text is now)" : ""}`);
-    return readUtf8(path);
+    return { text: readUtf8(path), path };
   };
-  const docs = sourcesOfManifest(manifest, (file) => read(file, manifest.documents.find((d) => d.file === file)!.id), o.onePerLine);
+  const docs = sourcesOfManifest(manifest, read, o.onePerLine);
   const files = [...new Set(manifest.documents.map((d) => d.file))];
   return {
     bySplit: verifyTextManifest(manifest, docs, where, remedy), manifest, manifestSha256: manifestSha256(manifest),

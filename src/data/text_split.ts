@@ -140,7 +140,7 @@ export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[],
     const d = byId.get(e.id);
     if (!d) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
     const sha = sha256Hex(d.text);
-    if (sha !== e.sha256) throw new Error(`${e.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
+    if (sha !== e.sha256) throw new Error(`${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
     out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
     byId.delete(e.id);
   }
@@ -178,19 +178,23 @@ export function textDataProvenance(m: TextManifest): TextDataProvenance {
  * The documents a manifest was made from, re-read through `read` (a file's text by its path in the manifest):
  * a file whose every document has the id `<file>#<n>` is one text cut at blank lines (or, when that does not
  * reproduce its documents' sha256s, one document per line: `onePerLine` forces either); any other document is one
- * whole .txt file of a directory. verifyTextManifest then checks every sha256.
+ * whole .txt file of a directory. `read` gives the text and the path it was read from (named if it changed);
+ * verifyTextManifest then checks every sha256.
  */
-export function sourcesOfManifest(m: TextManifest, read: (file: string) => string, onePerLine?: boolean): TextSource[] {
+export function sourcesOfManifest(m: TextManifest, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean): TextSource[] {
   const byFile = new Map<string, TextManifestDoc[]>();
   for (const d of m.documents) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d]);
   const out: TextSource[] = [];
   for (const [file, entries] of byFile) {
     if (!entries.every((e) => e.id.startsWith(`${file}#`))) {
-      for (const e of entries) out.push({ id: e.id, source: e.source, file, text: read(file).replace(/^\ufeff/, "").trim() });
+      for (const e of entries) {
+        const r = read(file, e.id);
+        out.push({ id: e.id, source: e.source, file: r.path, text: r.text.replace(/^\ufeff/, "").trim() });
+      }
       continue;
     }
-    const text = read(file);
-    const cut = (perLine: boolean) => documentsOfText(text, file, entries[0].source, perLine);
+    const { text, path } = read(file, entries[0].id);
+    const cut = (perLine: boolean) => documentsOfText(text, file, entries[0].source, perLine).map((d) => ({ ...d, file: path }));
     const sha = new Map(entries.map((e) => [e.id, e.sha256]));
     const matches = (docs: TextSource[]) => docs.length === entries.length && docs.every((d) => sha.get(d.id) === sha256Hex(d.text));
     const blank = cut(onePerLine ?? false);
