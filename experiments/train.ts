@@ -5,7 +5,7 @@ import { trainingBatches } from "../src/data/batches.ts";
 import { encodeDocument, targetCount, type Document } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
-import { trainBpe } from "../src/data/bpe.ts";
+import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
@@ -66,13 +66,23 @@ function documentData(o: TrainRunOptions): TrainData {
   };
 }
 
+/** The BPE of --vocab ids learned on the train split, or a refusal naming --vocab and the largest the text supports. */
+function bpeOf(texts: string[], vocab: number) {
+  try {
+    return trainBpe(texts, vocab);
+  } catch (err) {
+    if (!(err instanceof BpeVocabError)) throw err;
+    throw new Error(`--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`);
+  }
+}
+
 /** `--text`: the seeded split (manifest in the checkpoint directory), a tokenizer learned on train only, random windows. */
 function textData(o: TrainRunOptions): TrainData {
   const t = o.text!;
   if (!o.checkpoints) throw new Error("--text needs --checkpoint-dir (the split manifest, history and state live there)");
   const { bySplit, manifest } = textSplit(t.docs, o.checkpoints, t.split);
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
-  const tokenizer = t.tokenizer === "bpe" ? trainBpe(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
+  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   const enc = (s: "train" | "validation" | "test") => bySplit[s].map((d) => encodeDocument(tokenizer, d));
   const train = enc("train");

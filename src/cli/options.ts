@@ -101,7 +101,7 @@ export const OPTION_GROUPS = {
       type: "number", check: nonNegativeInt,
       describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
     },
-    "min-lr": { type: "number", describe: "floor of the cosine decay (default: --lr)", check: nonNegative },
+    "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative },
     clip: { type: "number", describe: "global gradient-norm clip", check: positive },
     "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
     microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
@@ -201,6 +201,22 @@ const find = (name: string): [string, Spec] => {
   for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
   throw new Error(`no option "${name}" in the catalogue`);
 };
+
+/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
+export function nearestOption(name: string): string | undefined {
+  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
+  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
+  const oneEdit = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+  };
+  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
+}
+
+/** Every option of these catalogue groups, by name (what a --grid may vary). */
+export const groupOptionNames = (...groups: (keyof typeof OPTION_GROUPS)[]): string[] => groups.flatMap((g) => Object.keys(OPTION_GROUPS[g]));
 
 /**
  * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
