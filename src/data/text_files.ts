@@ -2,7 +2,7 @@
 // of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { documentsOfText, manifestSha256, MANIFEST_FILE, parseTextManifest, sourcesOfManifest, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "./text_split.ts";
+import { documentsOfText, manifestSha256, MANIFEST_FILE, rebuildRunSplit, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "./text_split.ts";
 import type { Split, TextDocument } from "./documents.ts";
 import { MAX_FILE_BYTES } from "./files.ts";
 
@@ -96,17 +96,16 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
   } catch {
     throw new Error(`--run ${o.run}: no ${MANIFEST_FILE} in it (a run directory of train --text holds one)`);
   }
-  const manifest = parseTextManifest(json, where);
   const read = (file: string, id: string) => {
     // the manifest names each file as train was given it; --text says where the text is now
     const path = o.text === undefined ? file : id.startsWith(`${file}#`) ? o.text : join(o.text, id);
     if (!existsFile(path)) throw new Error(`--run ${o.run}: its text file ${path} is not there${o.text === undefined ? " (pass --text PATH where the text is now)" : ""}`);
     return { text: readUtf8(path), path };
   };
-  const docs = sourcesOfManifest(manifest, read, o.onePerLine);
-  const files = [...new Set(manifest.documents.map((d) => d.file))];
+  const r = rebuildRunSplit(json, where, read, o.onePerLine);
+  const files = [...new Set(r.manifest.documents.map((d) => d.file))];
   return {
-    bySplit: verifyTextManifest(manifest, docs, where, remedy), manifest, manifestSha256: manifestSha256(manifest),
+    ...r,
     source: `run ${o.run} (its ${MANIFEST_FILE} over ${files.length === 1 ? files[0] : `${files.length} text files`})`,
   };
 }

@@ -203,6 +203,16 @@ export function sourcesOfManifest(m: TextManifest, read: (file: string, id: stri
   return out;
 }
 
+/**
+ * A run's split rebuilt for scoring from its manifest's JSON and its text (`read`, see sourcesOfManifest), every
+ * document's sha256 checked: the one rule the CLI (text_files.ts readRunText) and the lab page share.
+ */
+export function rebuildRunSplit(json: string, where: string, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean) {
+  const manifest = parseTextManifest(json, where);
+  const bySplit = verifyTextManifest(manifest, sourcesOfManifest(manifest, read, onePerLine), where, "restore it, or score other documents with --data");
+  return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
+}
+
 /** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
 export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest } {
   const where = store.where(MANIFEST_FILE);
