@@ -1,6 +1,7 @@
 """The split a tinylab run trained on, rebuilt from its manifest.json by the rule docs/evaluation.md states (and
 src/data/text_split.ts sourcesOfManifest / src/data/text_files.ts readRunText implement): each document re-read from
-its file and checked against the manifest's sha256. Used by score.py and tinylab_torch.py; standard library only.
+its file and checked against the manifest's sha256; and the scorers' one stride rule and windows (src/eval/windows.ts).
+Used by score.py and tinylab_torch.py; standard library only.
 Not the seeded split itself: without a manifest (tinylab's --text alone) give the run directory instead.
 """
 import hashlib
@@ -106,3 +107,22 @@ def trained_on_note(model, provenance, given_kind, manifest_sha256=None, given_s
     if manifest_sha256 != d.get("manifest_sha256"):
         return f"note: {model} was trained on another split ({named}); {given_source} has manifest sha256 {manifest_sha256[:12]}…: not the data it was trained against"
     return None
+
+
+def scoring_stride(stride, context):
+    """src/eval/windows.ts scoringStride: default the context; outside [1, context] refused naming --stride."""
+    if stride is None:
+        return context
+    if not 1 <= stride <= context:
+        raise RunTextError(f"--stride must be an integer in [1, {context}] (the model's context), got {stride}")
+    return stride
+
+
+def windows(n_targets, context, stride):
+    """(start, length, scored) as src/eval/windows.ts documentWindows: each target 1..N scored exactly once."""
+    out, prev, end = [], 0, min(context, n_targets)
+    while prev < n_targets:
+        start = max(0, end - context)
+        out.append((start, end - start, end - prev))
+        prev, end = end, min(end + stride, n_targets)
+    return out

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_safetensors import SafetensorsError, read  # noqa: E402
-from run_text import RunTextError, read_run, trained_on_note  # noqa: E402
+from run_text import RunTextError, read_run, scoring_stride, trained_on_note, windows  # noqa: E402
 
 FORMATS = ("tinylab-model/3", "tinylab-model/2", "tinylab-model/1")
 CONFIG_KEYS = ("vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF", "dropout", "tiedHead")
@@ -366,16 +366,6 @@ def read_documents(path, tokenizer):
     return docs
 
 
-def windows(n_targets, context, stride):
-    """(start, length, scored) as src/eval/windows.ts documentWindows: each target 1..N scored exactly once."""
-    out, prev, end = [], 0, min(context, n_targets)
-    while prev < n_targets:
-        start = max(0, end - context)
-        out.append((start, end - start, end - prev))
-        prev, end = end, min(end + stride, n_targets)
-    return out
-
-
 # ---- the forward pass in float64 ------------------------------------------------------------------------------
 
 def layer_norm(x, g, b):
@@ -458,10 +448,10 @@ def main(argv):
         a.model = os.path.join(a.run, "model.safetensors")
     model = load_model(a.model)
     T = model["config"]["contextLength"]
-    if a.stride is None:
-        a.stride = T
-    if not 1 <= a.stride <= T:
-        raise Refusal(f"--stride must be an integer in [1, {T}] (the model's context), got {a.stride}")
+    try:
+        a.stride = scoring_stride(a.stride, T)
+    except RunTextError as err:
+        raise Refusal(str(err)) from None
     tok = model["tokenizer"]
     encode = lambda rows: [{"id": d["id"], "split": d["split"], "ids": [BOS] + tok.encode(d["text"]) + [EOS]} for d in rows]  # noqa: E731
     try:

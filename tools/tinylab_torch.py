@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_text import read_run, trained_on_note  # noqa: E402
+from run_text import read_run, scoring_stride, trained_on_note, windows  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # safetensors, read with numpy (header + frombuffer), as in tools/read_safetensors.py
@@ -466,24 +466,12 @@ def context_of(model):
     return model.config["contextLength"] if isinstance(model, TinylabGPT) else model.context
 
 
-def windows(n_targets, context, stride):
-    """(start, length, scored) as src/eval/windows.ts documentWindows: each target 1..N scored exactly once."""
-    out, prev, end = [], 0, min(context, n_targets)
-    while prev < n_targets:
-        start = max(0, end - context)
-        out.append((start, end - start, end - prev))
-        prev, end = end, min(end + stride, n_targets)
-    return out
-
-
 @torch.no_grad()
 def score(model, docs, splits, stride=None):
     """Per split {nll, targets, total_nll}: the token-weighted mean of -log p(target), in windows of the context at
     `stride` (default the context: tinylab's one rule, docs/evaluation.md), only each window's new targets scored."""
     T = context_of(model)
-    stride = T if stride is None else stride
-    if not 1 <= stride <= T:
-        raise ValueError(f"--stride must be an integer in [1, {T}] (the model's context), got {stride}")
+    stride = scoring_stride(stride, T)
     out = {}
     for split in splits:
         chosen = [d for d in docs if d[1] == split]
