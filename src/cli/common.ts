@@ -49,5 +49,5 @@ export function modelOfRun(argv: Record<string, unknown>, flag = "--model"): str
   const model = argv.model as string | undefined;
   if (model !== undefined) return model;
   if (argv.run !== undefined) return join(argv.run as string, "model.safetensors");
-  throw new Error(`${flag} is required (a model file), or --run DIR (its model.safetensors)`);
+  throw new Error(`give ${flag} FILE, or --run DIR (its model.safetensors)`);
 }

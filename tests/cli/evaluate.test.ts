@@ -88,8 +88,7 @@ describe("tinylab evaluate in a separate process", () => {
     expect([missing.code, missing.stderr.trim()]).toEqual([1, `tinylab: error: model file not found: ${join(dir, "absent.safetensors")}`]);
     expect(notModel.code).toBe(1);
     expect(notModel.stderr).toMatch(/^tinylab: error: .*notes\.txt: not a valid safetensors file: header length \d+ exceeds/);
-    expect(noFlag.code).toBe(2);
-    expect(noFlag.stderr).toMatch(/give --model FILE, or --run DIR \(its model\.safetensors\)/);
+    expect([noFlag.code, noFlag.stderr]).toEqual([1, "tinylab: error: give --model FILE, or --run DIR (its model.safetensors)\n"]);
   });
 });
 

@@ -12,7 +12,7 @@ export const evaluateCommand: CommandModule = {
       model: "model file (.safetensors); default with --run: its model.safetensors",
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
-    }).check((argv) => argv.model !== undefined || argv.run !== undefined || "give --model FILE, or --run DIR (its model.safetensors)"),
+    }),
   handler: async (argv) => {
     const [{ modelOfRun, scoringText, startEngine, toJson }, { chosenSplits, evaluateModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/evaluate_file.ts"), import("../views/evaluate.ts"),

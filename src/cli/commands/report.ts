@@ -19,7 +19,7 @@ export const reportCommand: CommandModule = {
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
-    }).check((argv) => argv.model !== undefined || argv.run !== undefined || "give --model FILE, or --run DIR (its model.safetensors)"),
+    }),
   handler: async (argv) => {
     const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
