@@ -210,7 +210,7 @@ export class Run {
     if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
     const b = this.best;
     if (!b) return undefined;
-    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update), selection: selectionOf(b) });
+    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update, this.spec.trainedOn), selection: selectionOf(b) });
   }
 
   dispose(): void {
