@@ -2,21 +2,21 @@
 // of one split; per-document paired bootstrap of the NLL and bits-per-byte differences, McNemar on next-token hits.
 import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import type { Binding } from "../src/data/batches.ts";
-import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { readDocumentsFile } from "../src/data/files.ts";
-import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
+import { targetCount, type Document, type Split } from "../src/data/documents.ts";
+import { readDocumentsBytes } from "../src/data/files.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { scoredBytes } from "../src/eval/bpb.ts";
 import { wilsonInterval } from "../src/eval/intervals.ts";
 import { mcnemarExact } from "../src/eval/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../src/eval/multi_bootstrap.ts";
-import { windowBatches } from "../src/eval/windows.ts";
+import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
+import { scoringDocuments } from "./scoring_data.ts";
 export { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions };
 
 /** Per target of one document: −ln p (nats) and whether the model's top token (lowest id on ties) was the target. */
@@ -62,17 +62,20 @@ interface Side {
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
 const sameJSON = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
-/** The documents of the chosen split, encoded with `tokenizer`; the overfit fixture's when no file is given. */
-function documentsOf(o: CompareOptions, tokenizer: Tokenizer): Document[] {
-  return o.data ? readDocumentsFile(requireFile(o.data, "documents file"), tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));
+/** The documents, encoded with the model's tokenizer (a run's text, a documents file or the fixture), and the note on whether it trained on them. */
+function documentsOf(o: CompareOptions, model: string, loaded: LoadedModel): { docs: Document[]; source: string; note?: string } {
+  return scoringDocuments(model, loaded, { text: o.text, documents: o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined });
 }
 
 export interface CompareResult {
   a: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown };
   b: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown };
-  data: { source: string; split: Split; documents: number; targets: number | null; bytes: number };
+  /** `notes`: one line per model not trained on these documents (src/lab/trained_on.ts). */
+  data: { source: string; split: Split; documents: number; targets: number | null; bytes: number; notes?: string[] };
   same_tokenizer: boolean;
   stride: number;
+  /** A's context (the default stride). */
+  context_length: number;
   bootstrap: { replicates: number; seed: number; level: number; resampled: string; note: string };
   /** Nats per target, B − A (positive: A predicts better); null when the tokenizers differ. */
   nll: null | { a: number; b: number; difference: ReturnType<typeof multiBootstrapDifference>["difference"] };
@@ -109,16 +112,20 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
     const la = load(o.a, "model file A");
     loaded.push(la);
     const binding: Binding = { vocabSize: la.config.vocabSize, contextLength: la.config.contextLength };
-    const docsA = documentsOf(o, la.tokenizer);
+    const inA = documentsOf(o, o.a, la);
+    const docsA = inA.docs;
+    const notes = inA.note ? [inA.note] : [];
     const a: Side = { name: o.a, path: o.a, model_sha256: la.sha256, tokenizer: la.tokenizer.toJSON(), scorer: decoderAdapter(la.model, { name: o.a }), docs: docsA, tokenizerObj: la.tokenizer };
     let b: Side;
     if (o.b !== undefined) {
       const lb = load(o.b, "model file B");
       loaded.push(lb);
-      b = { name: o.b, path: o.b, model_sha256: lb.sha256, tokenizer: lb.tokenizer.toJSON(), scorer: decoderAdapter(lb.model, { name: o.b }), docs: documentsOf(o, lb.tokenizer), tokenizerObj: lb.tokenizer };
+      const inB = documentsOf(o, o.b, lb);
+      if (inB.note) notes.push(inB.note);
+      b = { name: o.b, path: o.b, model_sha256: lb.sha256, tokenizer: lb.tokenizer.toJSON(), scorer: decoderAdapter(lb.model, { name: o.b }), docs: inB.docs, tokenizerObj: lb.tokenizer };
     } else {
       const train = docsA.filter((d) => d.split === "train");
-      if (train.length === 0) throw new Error(`--baseline ${o.baseline}: no train documents in ${o.data ?? "the overfit fixture"} to fit it on`);
+      if (train.length === 0) throw new Error(`--baseline ${o.baseline}: no train documents in ${inA.source} to fit it on`);
       const scorer = allBaselines(train, binding, DEFAULT_SMOOTHING_K)[COMPARE_BASELINES.indexOf(o.baseline as (typeof COMPARE_BASELINES)[number])];
       b = { name: `${scorer.name}, fitted on ${train.length} train documents`, path: null, model_sha256: null, tokenizer: a.tokenizer, scorer, docs: docsA, tokenizerObj: la.tokenizer };
     }
@@ -128,8 +135,8 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
     }
     const pick = (s: Side) => s.docs.filter((d) => d.split === o.split);
     const da = pick(a), db = pick(b);
-    if (da.length === 0) throw new Error(`no ${o.split} documents in ${o.data ?? "the overfit fixture"}`);
-    const strideOf = (s: Side) => o.stride ?? s.scorer.binding.contextLength;
+    if (da.length === 0) throw new Error(`no ${o.split} documents in ${inA.source}`);
+    const strideOf = (s: Side) => scoringStride(o.stride, s.scorer.binding.contextLength);
     const sa = da.map((d) => scoreTokens(a.scorer, d, strideOf(a)));
     const sb = db.map((d) => scoreTokens(b.scorer, d, strideOf(b)));
     const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
@@ -164,9 +171,9 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
     const result: CompareResult = {
       a: { name: a.name, path: a.path, model_sha256: a.model_sha256, tokenizer: a.tokenizer },
       b: { name: b.name, path: b.path, model_sha256: b.model_sha256, tokenizer: b.tokenizer },
-      data: { source: o.data ?? "overfit fixture", split: o.split, documents: da.length, targets: same ? targets.reduce((s, x) => s + x, 0) : null, bytes: bytes.reduce((s, x) => s + x, 0) },
+      data: { source: inA.source, split: o.split, documents: da.length, targets: same ? targets.reduce((s, x) => s + x, 0) : null, bytes: bytes.reduce((s, x) => s + x, 0), ...(notes.length ? { notes } : {}) },
       same_tokenizer: same,
-      stride: strideOf(a),
+      stride: strideOf(a), context_length: a.scorer.binding.contextLength,
       bootstrap: {
         replicates: o.replicates, seed: o.seed, level: 0.95, resampled: "documents (one draw shared by A and B: paired)",
         note: "one model per arm: documents are resampled, seeds are not; the interval says nothing about training another seed",

@@ -1,17 +1,15 @@
 // `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file's bytes alone and score
 // documents without training. Pure (the CLI and the web page hand it bytes; evaluate_file.ts reads them from disk).
 // Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
-import { paddedBatches } from "../src/data/batches.ts";
-import { encodeDocument, SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
-import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
+import { SPLITS, type Split } from "../src/data/documents.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
-import { windowBatches } from "../src/eval/windows.ts";
+import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
+import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export interface EvaluateOptions {
   /** The model file's path (or, in the page, its name): reported and named in errors. */
@@ -20,7 +18,7 @@ export interface EvaluateOptions {
   split: Split | "all";
   /** A documents file's path or name (src/data/documents_jsonl.ts); the overfit fixture's texts when absent. */
   data?: string;
-  /** Score in strided windows of the context length (src/eval/windows.ts); needed for documents longer than the context. */
+  /** Window stride (src/eval/windows.ts scoringStride): default the context, so a document that fits is one window. */
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
@@ -50,11 +48,13 @@ export interface EvaluateReport {
   model_config: unknown;
   tokenizer: unknown;
   trained: unknown;
-  data: { source: string; documents: number };
+  /** `note`: one line when the model was not trained on these documents (src/lab/trained_on.ts). */
+  data: { source: string; documents: number; note?: string };
   batch_rows: number;
-  /** "padded": one whole document per row; "strided windows": one window per row. */
-  layout: "padded" | "strided windows";
-  stride: number | null;
+  /** One window per row (a document that fits the context is one window). */
+  layout: "strided windows";
+  stride: number;
+  context_length: number;
   /** True when the test split was allowed (--final-test): the numbers are a final report. */
   final_test: boolean;
   /** Test documents present in the data but not scored (0 with --final-test). */
@@ -63,10 +63,11 @@ export interface EvaluateReport {
   provenance: Provenance;
 }
 
-/** The bytes evaluateModel scores: the model file's, and the documents file's when `data` names one. */
+/** The bytes evaluateModel scores: the model file's, and the documents file's when `data` names one, or a run's text split. */
 export interface EvaluateInputs {
   modelBytes: Uint8Array;
   dataBytes?: Uint8Array;
+  text?: ScoringText;
 }
 
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
@@ -77,16 +78,14 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
   const loaded = decodeModelFile(input.modelBytes, o.model);
   try {
     const { model, tokenizer, config } = loaded;
-    const docs: Document[] = o.data !== undefined ? parseDocumentsBytes(input.dataBytes!, tokenizer, o.data) : OVERFIT_TEXTS.map((d) => encodeDocument(tokenizer, d));
-    const source = o.data ?? "overfit fixture";
+    const stride = scoringStride(o.stride, config.contextLength);
+    const { docs, source, note } = scoringDocuments(o.model, loaded, { text: input.text, documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined });
     const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
     const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
     const bySplit = splits.map((split) => {
       const chosen = docs.filter((d) => d.split === split);
       if (chosen.length === 0) throw new Error(`no ${split} documents in ${source}`);
-      const long = o.stride === undefined ? chosen.find((d) => targetCount(d) > config.contextLength) : undefined;
-      if (long) throw new Error(`document "${long.id}" has ${targetCount(long)} targets, more than the model's context ${config.contextLength}; pass --stride S (1..${config.contextLength}) to score it in strided windows`);
-      return [split, o.stride === undefined ? paddedBatches(chosen, binding, o.batchRows) : windowBatches(chosen, binding, o.stride, o.batchRows).batches] as const;
+      return [split, windowBatches(chosen, binding, stride, o.batchRows).batches] as const;
     });
     const scores: Partial<Record<Split, SplitScore>> = {};
     let used = 1;
@@ -100,8 +99,8 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
     });
     return {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
-      data: { source, documents: docs.length }, batch_rows: o.batchRows,
-      layout: o.stride === undefined ? "padded" : "strided windows", stride: o.stride ?? null,
+      data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,
+      layout: "strided windows", stride, context_length: config.contextLength,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
       splits: scores, provenance: { ...provenance(), workers: used },
     };

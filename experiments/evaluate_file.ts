@@ -4,11 +4,12 @@ import { CheckpointError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/data/files.ts";
 import { readSafetensorsBytes } from "../src/util/disk.ts";
 import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
+import type { ScoringText } from "./scoring_data.ts";
 export { chosenSplits } from "./evaluate.ts";
 
-/** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given. */
-export function evaluateModelFile(o: EvaluateOptions): EvaluateReport {
+/** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given (or a run's `text`). */
+export function evaluateModelFile(o: EvaluateOptions, text?: ScoringText): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const modelBytes = readSafetensorsBytes(o.model, "model file", CheckpointError);
-  return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data) });
+  return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
 }

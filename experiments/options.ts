@@ -174,8 +174,9 @@ export interface CompareOptions {
   a: string;
   b?: string;
   baseline?: (typeof COMPARE_BASELINES)[number];
-  /** A documents file (JSONL); the overfit fixture when absent. */
+  /** A documents file (JSONL); a run's text split (`text`); the overfit fixture when neither. */
   data?: string;
+  text?: import("./scoring_data.ts").ScoringText;
   split: Split;
   /** The test split may be compared only in a final report. */
   finalTest: boolean;

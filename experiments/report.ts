@@ -4,9 +4,8 @@
 import { spawnSync } from "node:child_process";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import type { BinScheme } from "../src/eval/calibration.ts";
-import { encodeDocument, type Document } from "../src/data/documents.ts";
-import { readDocumentsFile } from "../src/data/files.ts";
-import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
+import type { Document } from "../src/data/documents.ts";
+import { readDocumentsBytes } from "../src/data/files.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
@@ -21,13 +20,15 @@ import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/m
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { usingPool } from "./pool.ts";
+import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
 
 export interface ReportRunOptions {
   model: string;
-  /** A documents file (JSONL); the overfit fixture when absent. */
+  /** A documents file (JSONL); a run's text split (`text`); the overfit fixture when neither. */
   data?: string;
+  text?: ScoringText;
   stride?: number;
   /** Extra strides at which perplexity is scored (each 1..context), beside the report's headline stride. */
   strides?: number[];
@@ -69,7 +70,7 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
   try {
     const main = load(o.model, "model file");
     loaded.push(main);
-    const docs: Document[] = o.data ? readDocumentsFile(requireFile(o.data, "documents file"), main.tokenizer) : OVERFIT_TEXTS.map((d) => encodeDocument(main.tokenizer, d));
+    const { docs, source, note } = scoringDocuments(o.model, main, { text: o.text, documents: o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined });
     let without: ScoringModel | undefined;
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model");
@@ -93,7 +94,7 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
         stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
-        data: o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: DEFAULT_DATA_DESCRIPTION },
+        data: { ...(o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }), note },
         progress: o.progress,
       });
       const report = { ...built, provenance: { ...built.provenance, workers: pool.size } };

@@ -12,6 +12,9 @@ import { arr, int, nullable, num, obj, optional, parseJsonFile, type Schema } fr
 
 const BIN = resolve(import.meta.dirname, "../bin/tinylab.js");
 
+/** Why a train run has no train NLL: a null is never left without its reason (sweep.json and the table). */
+const TRAIN_NLL_REASON = "train scores the validation split only; its training loss is each update's own batch, not the train split";
+
 /** A score a run's result holds: a finite NLL (each result file's own schema says where). */
 const NLL = num({ min: 0 });
 const OPEN = { open: true };
@@ -35,7 +38,10 @@ export const SWEEP_RECIPES = {
   train: {
     seed: (s: number) => ["--seed", String(s)], out: ["--checkpoint-dir", ".", "--json"], result: "train.json",
     schema: obj({ options: obj({ seed: int() }, OPEN), validation: optional(nullable(scoreAt)) }, OPEN),
-    read: (j: any) => ({ seed: j.options.seed, train_nll: null, validation_nll: j.validation?.nll ?? null }),
+    read: (j: any) => ({
+      seed: j.options.seed, train_nll: null, train_nll_reason: TRAIN_NLL_REASON, validation_nll: j.validation?.nll ?? null,
+      ...(j.validation ? {} : { validation_nll_reason: "the run scored no validation (it needs --eval-every)" }),
+    }),
   },
 } as const;
 export type SweepRecipe = keyof typeof SWEEP_RECIPES;
@@ -105,7 +111,9 @@ export interface SweepRow {
   seed: number;
   grid: Record<string, string>;
   train_nll: number | null;
+  train_nll_reason?: string;
   validation_nll: number | null;
+  validation_nll_reason?: string;
   /** The run's own result file. */
   result: string;
 }
@@ -279,5 +287,6 @@ export function formatSweep(rows: readonly SweepRow[]): string {
   const head = ["run".padEnd(Math.max(3, ...rows.map((r) => r.name.length))), "recipe ", "seed".padStart(6), ...keys.map((k) => k.padStart(10)), "train NLL".padStart(11), "valid NLL".padStart(11)];
   const lines = [head.join("  ")];
   for (const r of rows) lines.push([r.name.padEnd(head[0].length), r.recipe.padEnd(7), String(r.seed).padStart(6), ...keys.map((k) => (r.grid[k] ?? "").padStart(10)), f(r.train_nll).padStart(11), f(r.validation_nll).padStart(11)].join("  "));
-  return lines.join("\n");
+  const reasons = [...new Set(rows.flatMap((r) => [r.train_nll === null ? `train NLL n/a: ${r.train_nll_reason ?? "not reported by the run"}` : "", r.validation_nll === null ? `valid NLL n/a: ${r.validation_nll_reason ?? "not reported by the run"}` : ""]).filter((x) => x))];
+  return [...lines, ...reasons].join("\n");
 }

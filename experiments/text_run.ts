@@ -5,9 +5,11 @@ import type { Batch } from "../src/data/batches.ts";
 import type { Document } from "../src/data/documents.ts";
 import type { DataSource } from "../src/data/source.ts";
 import type { TokenizerJSON } from "../src/data/tokenizer.ts";
+import type { TextDataProvenance } from "../src/data/text_split.ts";
 import type { ModelConfig } from "../src/model/config.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { evaluateWindows } from "../src/eval/windowed.ts";
+import { scoringStride } from "../src/eval/windows.ts";
 import { meanNll } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { openRun, type Store } from "../src/lab/checkpoint.ts";
@@ -34,6 +36,8 @@ export interface TextRunSpec {
   train: readonly Document[];
   validation: readonly Document[];
   data: (batches: Rng) => DataSource<Batch>;
+  /** What the model file records of the text trained on (train --text). */
+  trainedOn?: TextDataProvenance;
   /** Total updates to reach (may exceed a finished run's, to extend it when the schedule is unchanged). */
   updates: number;
   /** Score the whole validation split every N updates (and at 0 and the last update); absent: never. */
@@ -70,16 +74,16 @@ export interface TextRunResult {
   earlyStop?: { at: number; patience: number };
 }
 
-/** Whole-split validation: every target once, in windows of the context (stride = context), token-weighted. */
+/** Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted. */
 export function validationNll(model: ScoringModel, docs: readonly Document[]): { nll: number; targets: number } {
-  const r = evaluateWindows(model, docs, model.binding.contextLength);
+  const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength));
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
 }
 
 /** openRun, with the schedule's length named as the option to keep when a resume changes it. */
 function open(spec: TextRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data }, spec.store, spec.resume, spec.pool, true);
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn }, spec.store, spec.resume, spec.pool, true);
   } catch (err) {
     const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
     if (!length) throw err;

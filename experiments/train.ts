@@ -5,9 +5,9 @@ import { trainingBatches } from "../src/data/batches.ts";
 import { encodeDocument, targetCount, type Document } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
-import { trainBpe } from "../src/data/bpe.ts";
+import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textSplit } from "../src/data/text_split.ts";
+import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
 import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { engineLabel } from "../src/util/backend_choice.ts";
@@ -46,6 +46,7 @@ interface TrainData {
   describe: string;
   source: (batches: Rng) => EpochSource<ReturnType<typeof trainingBatches>[number]> | RandomWindows;
   split?: { manifest: string; documents: Record<string, number> };
+  trainedOn?: TextDataProvenance;
 }
 
 /** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
@@ -66,13 +67,23 @@ function documentData(o: TrainRunOptions): TrainData {
   };
 }
 
+/** The BPE of --vocab ids learned on the train split, or a refusal naming --vocab and the largest the text supports. */
+function bpeOf(texts: string[], vocab: number) {
+  try {
+    return trainBpe(texts, vocab);
+  } catch (err) {
+    if (!(err instanceof BpeVocabError)) throw err;
+    throw new Error(`--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`);
+  }
+}
+
 /** `--text`: the seeded split (manifest in the checkpoint directory), a tokenizer learned on train only, random windows. */
 function textData(o: TrainRunOptions): TrainData {
   const t = o.text!;
   if (!o.checkpoints) throw new Error("--text needs --checkpoint-dir (the split manifest, history and state live there)");
   const { bySplit, manifest } = textSplit(t.docs, o.checkpoints, t.split);
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
-  const tokenizer = t.tokenizer === "bpe" ? trainBpe(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
+  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   const enc = (s: "train" | "validation" | "test") => bySplit[s].map((d) => encodeDocument(tokenizer, d));
   const train = enc("train");
@@ -86,6 +97,7 @@ function textData(o: TrainRunOptions): TrainData {
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${o.microbatches > 1 ? ` as ${o.microbatches} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
     split: { manifest: o.checkpoints.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
+    trainedOn: textDataProvenance(manifest),
   };
 }
 
@@ -108,7 +120,7 @@ export async function runTraining(
   const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
   const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
-    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source,
+    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
     updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },

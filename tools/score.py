@@ -1,9 +1,11 @@
 """Scores documents with a tinylab model file in float64, using numpy only: an independent implementation of
 docs/model-format.md (no tinylab code, no tfjs). Not a trainer and not fast: one window at a time.
 
-Usage: python3 tools/score.py MODEL [--data FILE.jsonl] [--stride S] [--split train|validation|test|all]
-                              [--final-test] [--batch-rows N] [--json]
-Without --data it scores the overfit fixture's four texts, as `tinylab evaluate` does.
+Usage: python3 tools/score.py [MODEL] [--run DIR [--text PATH]] [--data FILE.jsonl] [--stride S]
+                              [--split train|validation|test|all] [--final-test] [--batch-rows N] [--json]
+--run DIR scores the split the run trained on (its manifest.json, each document's sha256 checked: tools/run_text.py)
+and, without MODEL, its model.safetensors. Without --run or --data it scores the overfit fixture's four texts, as
+`tinylab evaluate` does. The stride rule is tinylab's: default the context (docs/evaluation.md).
 """
 import argparse
 import hashlib
@@ -17,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_safetensors import SafetensorsError, read  # noqa: E402
+from run_text import RunTextError, read_run, scoring_stride, trained_on_note, windows  # noqa: E402
 
 FORMATS = ("tinylab-model/3", "tinylab-model/2", "tinylab-model/1")
 CONFIG_KEYS = ("vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF", "dropout", "tiedHead")
@@ -363,16 +366,6 @@ def read_documents(path, tokenizer):
     return docs
 
 
-def windows(n_targets, context, stride):
-    """(start, length, scored) as src/eval/windows.ts documentWindows: each target 1..N scored exactly once."""
-    out, prev, end = [], 0, min(context, n_targets)
-    while prev < n_targets:
-        start = max(0, end - context)
-        out.append((start, end - start, end - prev))
-        prev, end = end, min(end + stride, n_targets)
-    return out
-
-
 # ---- the forward pass in float64 ------------------------------------------------------------------------------
 
 def layer_norm(x, g, b):
@@ -421,9 +414,7 @@ def score(model, docs, split, stride, batch_rows):
     total, targets, rows = 0.0, 0, 0
     for d in chosen:
         n = len(d["ids"]) - 1
-        if stride is None and n > T:
-            raise Refusal(f'document "{d["id"]}" has {n} targets, more than the model\'s context {T}; pass --stride S (1..{T}) to score it in strided windows')
-        for start, length, scored in (windows(n, T, stride) if stride is not None else [(0, n, n)]):
+        for start, length, scored in windows(n, T, stride):
             total += window_nll(model, d["ids"][start:start + length], d["ids"][start + 1:start + length + 1], scored)
             targets += scored
             rows += 1
@@ -433,9 +424,11 @@ def score(model, docs, split, stride, batch_rows):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="score.py", description="Score documents with a tinylab model file in float64 (numpy only).")
-    ap.add_argument("model")
+    ap.add_argument("model", nargs="?", help="model file (default with --run: its model.safetensors)")
+    ap.add_argument("--run", help="run directory of tinylab train --text: score the split it trained on (its manifest.json)")
+    ap.add_argument("--text", help="with --run: where the run's text file (or .txt directory) is now")
     ap.add_argument("--data", help="JSONL documents file (src/data/files.ts); the overfit fixture's texts when absent")
-    ap.add_argument("--stride", type=int, help="score in strided windows of the context length, as tinylab evaluate --stride")
+    ap.add_argument("--stride", type=int, help="window stride, 1..context (default: the context; as tinylab evaluate --stride)")
     ap.add_argument("--split", default="all", choices=["train", "validation", "test", "all"])
     ap.add_argument("--final-test", action="store_true", help="allow the test split (a final report)")
     ap.add_argument("--batch-rows", type=int, default=1, help="rows per batch; only the printed batch count depends on it")
@@ -445,13 +438,33 @@ def main(argv):
         raise Refusal(f"--batch-rows must be a positive integer, got {a.batch_rows}")
     if a.split == "test" and not a.final_test:
         raise Refusal("--split test scores the test split, which only a final report may do: add --final-test")
+    if a.text is not None and a.run is None:
+        raise Refusal("--text needs --run DIR: score.py rebuilds a split from the run's manifest.json (tinylab evaluate --text also makes it from the split options)")
+    if a.run is not None and a.data is not None:
+        raise Refusal("give one of --run (a run's text) and --data (a JSONL documents file)")
+    if a.model is None and a.run is None:
+        raise Refusal("give a MODEL file, or --run DIR (its model.safetensors)")
+    if a.model is None:
+        a.model = os.path.join(a.run, "model.safetensors")
     model = load_model(a.model)
     T = model["config"]["contextLength"]
-    if a.stride is not None and not 1 <= a.stride <= T:
-        raise Refusal(f"stride must be an integer in [1, {T}] (the context length), got {a.stride}")
+    try:
+        a.stride = scoring_stride(a.stride, T)
+    except RunTextError as err:
+        raise Refusal(str(err)) from None
     tok = model["tokenizer"]
-    docs = read_documents(a.data, tok) if a.data else [{"id": d["id"], "split": d["split"], "ids": [BOS] + tok.encode(d["text"]) + [EOS]} for d in OVERFIT_TEXTS]
-    source = a.data or "overfit fixture"
+    encode = lambda rows: [{"id": d["id"], "split": d["split"], "ids": [BOS] + tok.encode(d["text"]) + [EOS]} for d in rows]  # noqa: E731
+    try:
+        if a.run is not None:
+            rows, manifest_sha, source = read_run(a.run, a.text)
+            note = trained_on_note(a.model, model["provenance"], "text", manifest_sha, source)
+            docs = encode(rows)
+        else:
+            source = a.data or "overfit fixture"
+            note = trained_on_note(a.model, model["provenance"], "documents" if a.data else "fixture", None, a.data)
+            docs = read_documents(a.data, tok) if a.data else encode(OVERFIT_TEXTS)
+    except RunTextError as err:
+        raise Refusal(str(err)) from None
     allowed = [a.split] if a.split != "all" else [s for s in SPLITS if s != "test" or a.final_test]
     splits = [s for s in allowed if a.split != "all" or any(d["split"] == s for d in docs)]
     scores = {}
@@ -462,7 +475,7 @@ def main(argv):
     sha = hashlib.sha256(open(a.model, "rb").read()).hexdigest()
     if a.json:
         print(json.dumps({"model": a.model, "model_sha256": sha, "format": model["format"], "integrity": model["integrity"],
-                          "data": {"source": source, "documents": len(docs)}, "layout": "padded" if a.stride is None else "strided windows",
+                          "data": {"source": source, "documents": len(docs), **({"note": note} if note else {})}, "layout": "strided windows",
                           "stride": a.stride, "splits": scores, "scorer": "tools/score.py (float64, numpy)"}, indent=2))
         return
     p = model["provenance"]
@@ -470,7 +483,9 @@ def main(argv):
     print(f"model_sha256 {sha} (integrity {model['integrity']})")
     print(f"trained: seed {p.get('seed')}, update {p.get('update')}, backend {p.get('backend')}; scored by tools/score.py in float64 (numpy {np.__version__}), no training")
     print(f"data: {source} ({len(docs)} documents), encoded with the model file's tokenizer; {a.batch_rows} row(s) per batch, "
-          + ("one document per row" if a.stride is None else f"one window per row, stride {a.stride}"))
+          + f"one window per row, stride {a.stride}" + (" (= the context)" if a.stride == T else ""))
+    if note:
+        print(note)
     print(f"{'split':<10} {'NLL':>9} {'perplexity':>12} {'targets':>7} {'batches':>7}")
     for s, r in scores.items():
         print(f"{s:<10} {r['nll']:9.6f} {r['perplexity']:12.6f} {r['targets']:7d} {r['batches']:7d}")

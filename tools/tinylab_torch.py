@@ -14,6 +14,7 @@ Needs numpy and torch only (Debian: python3-numpy python3-torch).
 import argparse
 import json
 import math
+import os
 import struct
 import sys
 import unicodedata
@@ -22,6 +23,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_text import read_run, scoring_stride, trained_on_note, windows  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------------------
 # safetensors, read with numpy (header + frombuffer), as in tools/read_safetensors.py
@@ -463,20 +467,23 @@ def context_of(model):
 
 
 @torch.no_grad()
-def score(model, docs, splits):
-    """Per split {nll, targets, total_nll}: the token-weighted mean of -log p(target), each document one row."""
+def score(model, docs, splits, stride=None):
+    """Per split {nll, targets, total_nll}: the token-weighted mean of -log p(target), in windows of the context at
+    `stride` (default the context: tinylab's one rule, docs/evaluation.md), only each window's new targets scored."""
+    T = context_of(model)
+    stride = scoring_stride(stride, T)
     out = {}
     for split in splits:
         chosen = [d for d in docs if d[1] == split]
         if not chosen:
             continue
         terms = []
-        for doc_id, _, ids in chosen:
-            if len(ids) - 1 > context_of(model):
-                raise ValueError(f'document "{doc_id}" has {len(ids) - 1} targets, more than the model\'s context {context_of(model)}')
-            x = torch.tensor([ids[:-1]])
-            logp = model(x).log_softmax(-1)[0]  # [T, V]
-            terms.extend((-logp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]).double().tolist())
+        for _, _, ids in chosen:
+            for start, length, scored in windows(len(ids) - 1, T, stride):
+                x = torch.tensor([ids[start:start + length]])
+                logp = model(x).log_softmax(-1)[0]  # [length, V]
+                pos = torch.arange(length - scored, length)
+                terms.extend((-logp[pos, torch.tensor(ids[start + 1 + length - scored:start + 1 + length])]).double().tolist())
         total = math.fsum(terms)
         out[split] = {"nll": total / len(terms), "targets": len(terms), "total_nll": total}
     return out
@@ -485,17 +492,35 @@ def score(model, docs, splits):
 def main(argv):
     p = argparse.ArgumentParser(prog="tinylab_torch.py", description=__doc__.split("\n")[0])
     p.add_argument("mode", choices=["score", "encode"])
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group(required=False)
     src.add_argument("--model", help="tinylab model file (.safetensors)")
     src.add_argument("--hf-dir", help="directory written by tinylab export --format hf-gpt2")
-    p.add_argument("--data", help="JSONL documents file (default: the overfit fixture)")
+    p.add_argument("--data", help="JSONL documents file (default: --run, else the overfit fixture)")
+    p.add_argument("--run", help="run directory of tinylab train --text: score the split it trained on (its manifest.json, sha256-checked)")
+    p.add_argument("--text", help="with --run: where the run's text is now")
+    p.add_argument("--stride", type=int, help="window stride, 1..context (default: the context, as tinylab evaluate)")
     p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     p.add_argument("--final-test", action="store_true", help="also score the test split (a final report)")
     a = p.parse_args(argv)
     dtype = getattr(torch, a.dtype)
+    note, data = None, a.data or "overfit fixture"
     try:
+        if a.model is None and a.hf_dir is None:
+            if a.run is None:
+                raise ValueError("give --model FILE, --hf-dir DIR or --run DIR (its model.safetensors)")
+            a.model = os.path.join(a.run, "model.safetensors")
+        if a.text is not None and a.run is None:
+            raise ValueError("--text needs --run DIR (the split is rebuilt from its manifest.json)")
+        if a.run is not None and a.data is not None:
+            raise ValueError("give one of --run (a run's text) and --data (a JSONL documents file)")
         model = load(a.model, dtype) if a.model else from_hf_dir(a.hf_dir, dtype)
-        rows = read_documents(a.data) if a.data else OVERFIT_TEXTS
+        prov = json.loads(model.metadata.get("provenance", "{}")) if isinstance(model, TinylabGPT) else {}
+        if a.run is not None:
+            rows, manifest_sha, data = read_run(a.run, a.text)
+            note = trained_on_note(a.model or a.hf_dir, prov, "text", manifest_sha, data)
+        else:
+            note = trained_on_note(a.model or a.hf_dir, prov, "documents" if a.data else "fixture", None, a.data)
+            rows = read_documents(a.data) if a.data else OVERFIT_TEXTS
         docs = encode_rows(rows, model)
     except (OSError, ValueError, KeyError) as e:
         print(f"tinylab_torch: error: {e}", file=sys.stderr)
@@ -505,11 +530,13 @@ def main(argv):
         return 0
     splits = SPLITS if a.final_test else ["train", "validation"]
     try:
-        result = score(model, docs, splits)
+        result = score(model, docs, splits, a.stride)
     except ValueError as e:
         print(f"tinylab_torch: error: {e}", file=sys.stderr)
         return 1
-    print(json.dumps({"source": a.model or a.hf_dir, "dtype": a.dtype, "data": a.data or "overfit fixture", "splits": result}))
+    if note:
+        print(note, file=sys.stderr)
+    print(json.dumps({"source": a.model or a.hf_dir, "dtype": a.dtype, "data": data, "stride": a.stride or context_of(model), "splits": result}))
     return 0
 
 

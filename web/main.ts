@@ -3,6 +3,9 @@
 import { OVERFIT_DEFAULTS, type OverfitOptions } from "../experiments/options.ts";
 import type { OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
+import type { ScoringText } from "../experiments/scoring_data.ts";
+import { rebuildRunSplit } from "../src/data/text_split.ts";
+import { strideLabel } from "../src/eval/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import type { Report } from "../src/eval/report.ts";
 import { reportHtml } from "../src/eval/report_page.ts";
@@ -209,31 +212,58 @@ async function runGradcheckClicked() {
 // ---- 3. re-score a model file ----
 let modelFile: File | undefined;
 let docsFile: File | undefined;
+/** A run's manifest.json and its text files: the split the run trained on, rebuilt here as `evaluate --run` does. */
+let manifestFile: File | undefined;
+let textFiles: File[] = [];
 
 function chooseFiles(files: FileList | File[]) {
   for (const file of files) {
     if (file.name.endsWith(".jsonl")) docsFile = file;
+    else if (file.name === "manifest.json") manifestFile = file;
+    else if (file.name.endsWith(".txt")) textFiles = [...textFiles.filter((f) => f.name !== file.name), file];
     else modelFile = file;
   }
-  $("chosen").textContent = `model: ${modelFile?.name ?? "none"}; documents: ${docsFile?.name ?? "the overfit fixture (4 documents)"}`;
+  const data = manifestFile ? `the run's split (manifest.json over ${textFiles.map((f) => f.name).join(", ") || "no text file yet"})` : docsFile?.name ?? "the overfit fixture (4 documents)";
+  $("chosen").textContent = `model: ${modelFile?.name ?? "none"}; documents: ${data}`;
   setBusy(engine === undefined);
+}
+
+/** The run's split from the dropped manifest and text files: each manifest file is matched by its name. */
+async function runText(): Promise<ScoringText | undefined> {
+  if (!manifestFile) return undefined;
+  const texts = new Map<string, string>();
+  for (const f of textFiles) texts.set(f.name, await f.text());
+  const read = (file: string, id: string) => {
+    const name = (id.startsWith(`${file}#`) ? file : id).split(/[\\/]/).pop()!;
+    const text = texts.get(name);
+    if (text === undefined) throw new Error(`manifest.json names ${file}: drop ${name} too`);
+    return { text, path: name };
+  };
+  const r = rebuildRunSplit(await manifestFile.text(), "manifest.json", read);
+  return { source: `the run's manifest.json over ${textFiles.map((f) => f.name).join(", ")}`, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
 }
 
 async function rescoreClicked() {
   const status = $("rescore-status");
   status.classList.remove("error");
+  delete status.dataset.done;
+  $("rescore-result").innerHTML = ""; // never leave an earlier model's sha256 and table under a new result or error
   if (!modelFile) return showError("rescore", "drop or choose a .safetensors model file first");
   setBusy(true);
   status.textContent = `re-scoring ${modelFile.name}…`;
   try {
+    const strideText = $<HTMLInputElement>("stride").value.trim();
+    const stride = strideText === "" ? undefined : parseOptionText("stride", strideText) as number;
     const modelBytes = new Uint8Array(await modelFile.arrayBuffer());
-    const dataBytes = docsFile ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
-    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: docsFile?.name, dataBytes, batchRows: 1 });
+    const text = await runText();
+    const dataBytes = docsFile && !text ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
+    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: text ? undefined : docsFile?.name, dataBytes, text, stride, batchRows: 1 });
     if (r.type !== "rescore") throw new Error(`unexpected reply ${r.type}`);
     const rep: EvaluateReport = r.report;
     $("rescore-result").innerHTML =
       `<p>model_sha256 <code id="model-sha256">${escapeHtml(rep.model_sha256)}</code> (integrity ${escapeHtml(rep.integrity)})</p>` +
-      `<p>trained: ${escapeHtml(JSON.stringify(rep.trained))}; data: ${escapeHtml(rep.data.source)} (${rep.data.documents} documents), ${rep.batch_rows} row per batch, ${rep.layout}</p>` +
+      `<p>trained: ${escapeHtml(JSON.stringify(rep.trained))}; data: ${escapeHtml(rep.data.source)} (${rep.data.documents} documents), ${rep.batch_rows} row per batch, ${rep.layout}, <span id="rescore-stride">${escapeHtml(strideLabel(rep.stride, rep.context_length))}</span></p>` +
+      (rep.data.note ? `<p class="note">${escapeHtml(rep.data.note)}</p>` : "") +
       table(["split", "NLL", "perplexity", "targets", "batches", "recorded graphs"],
         Object.entries(rep.splits).map(([split, s]) => `<tr>${cell(split)}${num(`rescore:${split}:nll`, s!.nll)}${num(`rescore:${split}:perplexity`, s!.perplexity)}${cell(s!.targets)}${cell(s!.batches)}${cell(s!.recorded_graphs)}</tr>`));
     status.textContent = `scored on ${rep.provenance.backend}, no training`;

@@ -1,6 +1,7 @@
 // The messages between the lab page (main.ts) and its Web Worker (worker.ts). Types only: no engine, no DOM.
 import type { OverfitOptions, OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
+import type { ScoringText } from "../experiments/scoring_data.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
 
 /** What the page asks for the engine: wasm with or without threads (threads need cross-origin isolation), or webgl. */
@@ -27,7 +28,8 @@ export type Request =
   | { id: number; type: "init"; engine: EngineRequest }
   | { id: number; type: "overfit"; options: Partial<OverfitOptions> }
   | { id: number; type: "gradcheck" }
-  | { id: number; type: "rescore"; model: string; modelBytes: Uint8Array; data?: string; dataBytes?: Uint8Array; batchRows: number };
+  /** `text`: a run's split rebuilt from its dropped manifest.json and text (src/data/text_split.ts rebuildRunSplit); `stride` absent: the context. */
+  | { id: number; type: "rescore"; model: string; modelBytes: Uint8Array; data?: string; dataBytes?: Uint8Array; text?: ScoringText; stride?: number; batchRows: number };
 
 export type Reply =
   | { id: number; type: "ready"; engine: BrowserEngine }

@@ -82,8 +82,9 @@ function handle(req: Request): void {
     const report = runGradcheck("overfit");
     post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(), "tinylab gradcheck (in the browser: tinylab lab)") });
   } else if (req.type === "rescore") {
-    const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: "all", data: req.data }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes });
-    post({ id: req.id, type: "rescore", report: { ...report, provenance: browserProvenance(report.provenance, `tinylab evaluate --model ${req.model} --batch-rows ${req.batchRows}${req.data ? ` --data ${req.data}` : ""} (in the browser: tinylab lab)`) } });
+    const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: "all", data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
+    const flags = `${req.data ? ` --data ${req.data}` : ""}${req.text ? " --run DIR" : ""}${req.stride ? ` --stride ${req.stride}` : ""}`;
+    post({ id: req.id, type: "rescore", report: { ...report, provenance: browserProvenance(report.provenance, `tinylab evaluate --model ${req.model} --batch-rows ${req.batchRows}${flags} (in the browser: tinylab lab)`) } });
   }
 }
 

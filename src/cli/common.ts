@@ -1,6 +1,6 @@
 // Shared CLI pieces: engine start-up (loaded only when a command runs), output files and JSON. Not commands
 // (src/cli/commands/*) and not option definitions (options.ts).
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { EngineInfo } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
@@ -31,4 +31,29 @@ export { toJson } from "../util/json.ts";
  */
 export function wallTimeLine(): string {
   return `wall time ${process.uptime().toFixed(1)} s (since the process started: start-up, work and writing files)`;
+}
+
+/**
+ * The run's text split a scorer was asked for (--run DIR and/or --text PATH with the split options), rebuilt and
+ * sha256-checked by src/data/text_files.ts; undefined when neither was given (then --data, or the fixture).
+ */
+export async function scoringText(argv: Record<string, unknown>): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
+  const run = argv.run as string | undefined, text = argv.text as string | undefined;
+  if (run === undefined && text === undefined) {
+    if (argv["one-per-line"]) throw new Error("--one-per-line needs --text or --run");
+    return undefined;
+  }
+  if (argv.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
+  const { readRunText } = await import("../data/text_files.ts");
+  const split = { seed: argv["split-seed"] as number, validation: argv["validation-fraction"] as number, test: argv["test-fraction"] as number };
+  const r = readRunText({ run, text, onePerLine: argv["one-per-line"] ? true : undefined, split });
+  return { source: r.source, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
+}
+
+/** --model, or with --run the run's model.safetensors; `flag` names what is missing. */
+export function modelOfRun(argv: Record<string, unknown>, flag = "--model"): string {
+  const model = argv.model as string | undefined;
+  if (model !== undefined) return model;
+  if (argv.run !== undefined) return join(argv.run as string, "model.safetensors");
+  throw new Error(`give ${flag} FILE, or --run DIR (its model.safetensors)`);
 }

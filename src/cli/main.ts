@@ -35,7 +35,9 @@ export async function main(argv: string[]): Promise<void> {
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .fail((msg, err) => {
       if (err) throw err;
-      console.error(`tinylab: error: ${msg} (run tinylab --help for usage)`); // one line, like every other refusal
+      // a sweep's recipe options (e.g. --text) belong after --, where the sweep passes them on unread
+      const hint = argv[0] === "sweep" && /^Unknown arguments?:/.test(msg) ? "; a recipe's own options go after --, e.g. tinylab sweep train --grid lr=1e-3,3e-3 -- --text FILE" : "";
+      console.error(`tinylab: error: ${msg}${hint} (run tinylab --help for usage)`); // one line, like every other refusal
       process.exit(2);
     });
   for (const c of commands) cli.command(c);

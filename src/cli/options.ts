@@ -9,7 +9,7 @@ import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../mode
 import { parseStrictJson } from "../util/json_strict.ts";
 import { MAX_BINS } from "../eval/calibration.ts";
 import { MAX_WORKERS } from "../train/pool.ts";
-import { COMPARE_BASELINES } from "../../experiments/options.ts";
+import { COMPARE_BASELINES, TEXT_DEFAULTS } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
 
@@ -103,7 +103,7 @@ export const OPTION_GROUPS = {
       type: "number", check: nonNegativeInt,
       describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
     },
-    "min-lr": { type: "number", describe: "floor of the cosine decay (default: --lr)", check: nonNegative },
+    "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative },
     clip: { type: "number", describe: "global gradient-norm clip", check: positive },
     "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
     microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
@@ -133,6 +133,7 @@ export const OPTION_GROUPS = {
   "Data:": {
     data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
     model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    run: { type: "string", describe: "run directory of train --text: score the split it trained on, rebuilt from its manifest.json and its text (each document's sha256 checked); without --model, its model.safetensors", check: nonEmpty },
     text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
     "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
     "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
@@ -141,7 +142,7 @@ export const OPTION_GROUPS = {
     "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
-    stride: { type: "number", describe: "score in strided windows of the context (1..context)", check: positiveInt },
+    stride: { type: "number", describe: "window stride, 1..context (default: the context: non-overlapping windows, a document that fits is one window, a longer one is scored in windows of the context, every target once)", check: positiveInt },
     strides: { type: "string", describe: "comma-separated window strides (each 1..context), perplexity scored at each", check: intList({ min: 1, unique: true }) },
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
@@ -204,6 +205,22 @@ const find = (name: string): [string, Spec] => {
   throw new Error(`no option "${name}" in the catalogue`);
 };
 
+/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
+export function nearestOption(name: string): string | undefined {
+  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
+  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
+  const oneEdit = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+  };
+  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
+}
+
+/** Every option of these catalogue groups, by name (what a --grid may vary). */
+export const groupOptionNames = (...groups: (keyof typeof OPTION_GROUPS)[]): string[] => groups.flatMap((g) => Object.keys(OPTION_GROUPS[g]));
+
 /**
  * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
@@ -243,6 +260,23 @@ export function parseOptionText(name: OptionName, text: string): unknown {
   const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
   return check ? check(v, name) : v;
 }
+
+/**
+ * The data options of every scorer (evaluate, report, compare): a run directory, or a text with the split options
+ * of train --text (the same defaults), or a JSONL documents file; none of them = the overfit fixture.
+ * src/cli/common.ts scoringText reads them.
+ */
+export const SCORING_DATA: Partial<Record<OptionName, unknown>> = {
+  run: undefined, text: undefined, "one-per-line": undefined, "split-seed": TEXT_DEFAULTS.splitSeed, "validation-fraction": TEXT_DEFAULTS.validationFraction, "test-fraction": TEXT_DEFAULTS.testFraction, data: undefined,
+};
+export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
+  text: "score this text's split: the UTF-8 file or .txt directory train --text was given, split by --split-seed and the fractions as train does (with --run: where the run's text is now)",
+  "one-per-line": "with --text: one document per non-blank line (with --run: read from its manifest)",
+  "split-seed": "with --text: the split seed train --text used",
+  "validation-fraction": "with --text: the validation fraction train --text used",
+  "test-fraction": "with --text: the test fraction train --text used",
+  data: "JSONL documents file, one {id, split, source, text|ids} per line (default: --run/--text, else the built-in overfit fixture)",
+};
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";

@@ -233,6 +233,13 @@ class PairHeap {
   }
 }
 
+/** The training text cannot fill the asked vocabulary: `atMost` ids is what it supports (a caller names its own flag). */
+export class BpeVocabError extends Error {
+  constructor(message: string, readonly atMost: number) {
+    super(message);
+  }
+}
+
 /**
  * Learns `vocabSize - 258` merges from `texts` (training text only). Each step merges the most
  * frequent adjacent pair (ties: lowest first id, then lowest second id) inside chunks of
@@ -291,9 +298,10 @@ export function trainBpe(texts: readonly string[], vocabSize: number, opts: Trai
       }
     }
     if (top === undefined || top[0] < minCount) {
-      throw new Error(
+      throw new BpeVocabError(
         `trainBpe: only ${merges.length} pairs occur ≥ ${minCount} times in the training text; ` +
           `vocabSize ${vocabSize} is too large for it (at most ${BYTE_VOCAB + merges.length})`,
+        BYTE_VOCAB + merges.length,
       );
     }
     const key = top[1];

@@ -2,9 +2,10 @@
 // of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { documentsOfText, type TextSource } from "./text_split.ts";
+import { documentsOfText, manifestSha256, MANIFEST_FILE, rebuildRunSplit, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "./text_split.ts";
+import type { Split, TextDocument } from "./documents.ts";
 import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
-import { readFileBytes } from "../util/disk.ts";
+import { readFileBytes, readFileText } from "../util/disk.ts";
 
 /** A file's text, refused by name when it is not a regular file, too large, not UTF-8 or empty. */
 function readUtf8(path: string): string {
@@ -67,3 +68,49 @@ export function readTextInput(path: string, onePerLine: boolean): TextSource[] {
   }
   return docs;
 }
+
+/** A run's split, rebuilt for scoring: the documents of each split (sha256-checked), the manifest and where it came from. */
+export interface RunText {
+  bySplit: Record<Split, TextDocument[]>;
+  manifest: TextManifest;
+  manifestSha256: string;
+  /** How the data is named in reports, e.g. `run results/train (manifest.json, 122 documents of notice.txt)`. */
+  source: string;
+}
+
+/**
+ * The split a run trained on (`run`: its directory, whose manifest.json says which document went where) or the
+ * split `train --text` makes of `text` with `split` (no run: the same pure rule, src/data/text_split.ts). With both,
+ * the run's manifest over the text at `text` (the text moved). A changed or missing document is refused by file.
+ */
+export function readRunText(o: { run?: string; text?: string; onePerLine?: boolean; split: TextSplitOptions }): RunText {
+  const remedy = "restore it, or score other documents with --data";
+  if (o.run === undefined) {
+    const docs = readTextInput(o.text!, o.onePerLine ?? false);
+    const manifest = splitTexts(docs, o.split);
+    return { bySplit: verifyTextManifest(manifest, docs, "--text", remedy), manifest, manifestSha256: manifestSha256(manifest), source: `--text ${o.text} (split seed ${o.split.seed}, validation ${o.split.validation}, test ${o.split.test})` };
+  }
+  const where = join(o.run, MANIFEST_FILE);
+  if (!existsFile(where)) throw new Error(`--run ${o.run}: no ${MANIFEST_FILE} in it (a run directory of train --text holds one)`);
+  const json = readFileText(where, "run manifest", FILE_LIMIT);
+  const read = (file: string, id: string) => {
+    // the manifest names each file as train was given it; --text says where the text is now
+    const path = o.text === undefined ? file : id.startsWith(`${file}#`) ? o.text : join(o.text, id);
+    if (!existsFile(path)) throw new Error(`--run ${o.run}: its text file ${path} is not there${o.text === undefined ? " (pass --text PATH where the text is now)" : ""}`);
+    return { text: readUtf8(path), path };
+  };
+  const r = rebuildRunSplit(json, where, read, o.onePerLine);
+  const files = [...new Set(r.manifest.documents.map((d) => d.file))];
+  return {
+    ...r,
+    source: `run ${o.run} (its ${MANIFEST_FILE} over ${files.length === 1 ? files[0] : `${files.length} text files`})`,
+  };
+}
+
+const existsFile = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};

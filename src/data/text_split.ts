@@ -132,21 +132,85 @@ export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], whe
  * The documents of each split in manifest order, after checking every one against `docs`: present, same sha256;
  * and no document the manifest does not list. A difference is refused naming the file and the manifest.
  */
-export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string): Record<Split, TextDocument[]> {
+export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory"): Record<Split, TextDocument[]> {
   const byId = new Map(docs.map((d) => [d.id, d]));
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
-  const fix = `(the split in ${where} was made from other text; restore the file or start a new run in another directory)`;
+  const fix = `(the split in ${where} was made from other text; ${remedy})`;
   for (const e of m.documents) {
     const d = byId.get(e.id);
     if (!d) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
     const sha = sha256Hex(d.text);
-    if (sha !== e.sha256) throw new Error(`${e.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
+    if (sha !== e.sha256) throw new Error(`${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
     out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
     byId.delete(e.id);
   }
   const extra = [...byId.values()][0];
   if (extra) throw new Error(`${extra.file} changed: document ${extra.id} is not in the split ${fix}`);
   return out;
+}
+
+/** A manifest's identity: the sha256 of manifest.json as train writes it (`sha256sum DIR/manifest.json`). */
+export function manifestSha256(m: TextManifest): string {
+  return sha256Hex(manifestJson(m));
+}
+
+const manifestJson = (m: TextManifest) => JSON.stringify(m, null, 1) + "\n";
+
+/** What a model trained on text records of its data (the model file's provenance `data`): enough to name it and to check it. */
+export interface TextDataProvenance {
+  kind: "text";
+  manifest_sha256: string;
+  split: TextSplitOptions;
+  documents: Record<Split, number>;
+  /** The text files, as train was given them. */
+  files: string[];
+}
+
+export function textDataProvenance(m: TextManifest): TextDataProvenance {
+  const count = (s: Split) => m.documents.filter((d) => d.split === s).length;
+  return {
+    kind: "text", manifest_sha256: manifestSha256(m), split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
+    documents: { train: count("train"), validation: count("validation"), test: count("test") }, files: [...new Set(m.documents.map((d) => d.file))],
+  };
+}
+
+/**
+ * The documents a manifest was made from, re-read through `read` (a file's text by its path in the manifest):
+ * a file whose every document has the id `<file>#<n>` is one text cut at blank lines (or, when that does not
+ * reproduce its documents' sha256s, one document per line: `onePerLine` forces either); any other document is one
+ * whole .txt file of a directory. `read` gives the text and the path it was read from (named if it changed);
+ * verifyTextManifest then checks every sha256.
+ */
+export function sourcesOfManifest(m: TextManifest, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean): TextSource[] {
+  const byFile = new Map<string, TextManifestDoc[]>();
+  for (const d of m.documents) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d]);
+  const out: TextSource[] = [];
+  for (const [file, entries] of byFile) {
+    if (!entries.every((e) => e.id.startsWith(`${file}#`))) {
+      for (const e of entries) {
+        const r = read(file, e.id);
+        out.push({ id: e.id, source: e.source, file: r.path, text: r.text.replace(/^\ufeff/, "").trim() });
+      }
+      continue;
+    }
+    const { text, path } = read(file, entries[0].id);
+    const cut = (perLine: boolean) => documentsOfText(text, file, entries[0].source, perLine).map((d) => ({ ...d, file: path }));
+    const sha = new Map(entries.map((e) => [e.id, e.sha256]));
+    const matches = (docs: TextSource[]) => docs.length === entries.length && docs.every((d) => sha.get(d.id) === sha256Hex(d.text));
+    const blank = cut(onePerLine ?? false);
+    out.push(...(onePerLine === undefined && !matches(blank) && matches(cut(true)) ? cut(true) : blank));
+  }
+  return out;
+}
+
+/**
+ * A run's split rebuilt for scoring from its manifest's JSON and its text (`read`, see sourcesOfManifest), every
+ * document's sha256 checked: the one rule the CLI (text_files.ts readRunText) and the lab page share.
+ */
+export function rebuildRunSplit(json: string, where: string, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean) {
+  const manifest = parseTextManifest(json, where);
+  const bySplit = verifyTextManifest(manifest, sourcesOfManifest(manifest, read, onePerLine), where, "restore it, or score other documents with --data");
+  return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
 }
 
 /** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
@@ -165,7 +229,7 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
     if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
-    store.write(MANIFEST_FILE, JSON.stringify(m, null, 1) + "\n");
+    store.write(MANIFEST_FILE, manifestJson(m));
   }
   const bySplit = verifyTextManifest(m, docs, where);
   if (saved) checkSplitRule(m, docs, where);

@@ -23,7 +23,7 @@ import { reasoned, reasonedRecord } from "./reasoned.ts";
 import { bitsPerByte } from "./bpb.ts";
 import type { BinScheme } from "./calibration.ts";
 import { promptable } from "./verbatim.ts";
-import { documentWindows } from "./windows.ts";
+import { documentWindows, scoringStride } from "./windows.ts";
 
 export interface ReportOptions {
   /**
@@ -33,7 +33,7 @@ export interface ReportOptions {
   readonly baselines: readonly ScoringModel[];
   /** The smoothing the caller fitted them with, recorded in the baselines' evaluator id (default k = 1, no λ). */
   readonly baselineSmoothing?: { readonly k?: number; readonly lambda?: number };
-  /** Headline stride; default half the context (rounded up). Loss by position always uses stride = context. */
+  /** Headline stride; default the context (scoringStride, the rule of every scorer). Loss by position always uses stride = context. */
   readonly stride?: number;
   /** Stride of the next-token calibration pass; default the headline stride (the context length halves its cost). */
   readonly calibrationStride?: number;
@@ -48,7 +48,8 @@ export interface ReportOptions {
   /** Probe a canary: the last `secretTokens` tokens of `text` given BOS and the rest; optionally against a model fitted without it. */
   readonly canary?: { readonly text: string; readonly secretTokens?: number; readonly without?: ScoringModel };
   readonly model?: ModelIdentity;
-  readonly data?: { readonly description: string; readonly path?: string };
+  /** `note`: one line when the model was not trained on these documents. */
+  readonly data?: { readonly description: string; readonly path?: string; readonly note?: string };
   readonly progress?: ProgressStream;
   /**
    * Splits to score (default: train and validation, plus test when `finalTest`). Training documents always serve
@@ -65,7 +66,7 @@ export const REPORT_VERSION = 1;
 /** Evaluate `model` on `documents` (any mix of splits and sources) and compose every namespace. */
 export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions) {
   const T = model.binding.contextLength;
-  const stride = opts.stride ?? Math.ceil(T / 2);
+  const stride = scoringStride(opts.stride, T);
   const calStride = opts.calibrationStride ?? stride;
   const seed = opts.seed ?? 0;
   const rows = opts.rowsPerBatch ?? 16;
@@ -125,6 +126,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
     data: {
       description: opts.data?.description ?? "documents passed in memory",
       path: opts.data?.path ?? null,
+      ...(opts.data?.note ? { note: opts.data.note } : {}),
       // identity of what was scored: sha256 of the JSON [[id, token ids], …] per split in input order; an unscored split is not read
       split_sha256: Object.fromEntries(SPLITS.map((s) => [s, scored.includes(s) || s === "train" ? splitHash(documents.filter((d) => d.split === s)) : null])),
       groups: groups.map((g) => ({ split: g.split, source: g.source, documents: new Set(g.windows.map((w) => w.doc)).size, targets: g.windows.reduce((n, w) => n + w.scored, 0) })),

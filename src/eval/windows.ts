@@ -17,6 +17,21 @@ export interface Window {
   readonly stride: number;
 }
 
+/**
+ * The one stride rule of every scorer (evaluate, report, compare, training's validation, the lab page and the
+ * Python tools): no --stride means stride = the context, non-overlapping windows, so a document that fits is one
+ * window and a longer one is scored in windows of the context, every target once; a --stride outside
+ * [1, context] is refused by name. docs/evaluation.md states it.
+ */
+export function scoringStride(stride: number | undefined, contextLength: number): number {
+  if (stride === undefined) return contextLength;
+  if (!Number.isInteger(stride) || stride < 1 || stride > contextLength) throw new Error(`--stride must be an integer in [1, ${contextLength}] (the model's context), got ${stride}`);
+  return stride;
+}
+
+/** How a result names its stride: `stride 64`, or `stride 128 (= the context, the default)`. */
+export const strideLabel = (stride: number, contextLength: number) => `stride ${stride}${stride === contextLength ? " (= the context)" : ""}`;
+
 export function checkStride(stride: number, contextLength: number): void {
   if (!Number.isInteger(stride) || stride < 1 || stride > contextLength) {
     throw new Error(`stride must be an integer in [1, ${contextLength}] (the context length), got ${stride}`);

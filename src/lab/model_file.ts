@@ -9,6 +9,7 @@ import type { ParamArrays } from "../model/init.ts";
 import { architectureOf, type Architecture } from "../model/architecture.ts";
 import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
+import type { TextDataProvenance } from "../data/text_split.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
@@ -41,6 +42,8 @@ export interface ModelProvenance {
   tinylab: string;
   /** Present when these weights were chosen among a run's updates rather than being its last. */
   selection?: ModelSelection;
+  /** The text it was trained on (train --text); absent for the overfit fixture, a documents file and files written before it. */
+  data?: TextDataProvenance;
 }
 
 /** How a run chose the update its saved weights come from. */
@@ -81,9 +84,9 @@ export class CheckpointError extends Error {
   override name = "CheckpointError";
 }
 
-export function modelProvenance(seed: number, update: number): ModelProvenance {
+export function modelProvenance(seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
   const { backend, kernels, onnxruntime, tfjs } = engineInfo();
-  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab };
+  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab, ...(data ? { data } : {}) };
 }
 
 /** The config as JSON with keys in the declared order, so equal configs give equal bytes. */
@@ -280,7 +283,12 @@ export function parseTokenizer(metadata: Record<string, string>, config: ModelCo
 
 export function parseProvenance(metadata: Record<string, string>, where: string): ModelProvenance {
   metaField(metadata, "provenance", PROVENANCE_SCHEMA, where);
-  return metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
+  const p = metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
+  const d = p.data as Partial<TextDataProvenance> | undefined;
+  if (d !== undefined && (typeof d !== "object" || d === null || d.kind !== "text" || !/^[0-9a-f]{64}$/.test(String(d.manifest_sha256)) || !Array.isArray(d.files))) {
+    throw new CheckpointError(`${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`);
+  }
+  return p;
 }
 
 /**

@@ -3,6 +3,7 @@
 // restored in memory, and turned into state-file and model-file bytes. Not a file system (checkpoint.ts, src/util/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
+import type { TextDataProvenance } from "../data/text_split.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { GPT } from "../model/gpt.ts";
 import { initParameters, type ParamArrays } from "../model/init.ts";
@@ -32,6 +33,8 @@ export interface RunSpec {
   readonly tokenizer: TokenizerJSON | null;
   /** The training data; any randomness it needs comes from the stream it is given, and its state is the cursor. */
   readonly data: (batches: Rng) => DataSource<Batch>;
+  /** What the model file records of the text it trains on (train --text), so a scorer can check it is given that split. */
+  readonly trainedOn?: TextDataProvenance;
 }
 
 export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate"> & {
@@ -189,7 +192,7 @@ export class Run {
   }
 
   provenance(): ModelProvenance {
-    return modelProvenance(this.spec.options.seed, this.step);
+    return modelProvenance(this.spec.options.seed, this.step, this.spec.trainedOn);
   }
 
   stateBytes(): Uint8Array {
@@ -207,7 +210,7 @@ export class Run {
     if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
     const b = this.best;
     if (!b) return undefined;
-    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update), selection: selectionOf(b) });
+    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update, this.spec.trainedOn), selection: selectionOf(b) });
   }
 
   dispose(): void {

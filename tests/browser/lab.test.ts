@@ -129,6 +129,18 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     await rescoreMatchesEvaluate(page);
   });
 
+  it("a refused re-score names its field (--stride) and leaves no earlier model's sha256 or table under the error", async () => {
+    await rescoreMatchesEvaluate(page);
+    await page.fill("#stride", "9");
+    await page.click("#rescore");
+    await page.waitForSelector("#rescore-status.error");
+    expect(await page.textContent("#rescore-status")).toBe("error: --stride must be an integer in [1, 8] (the model's context), got 9");
+    expect([await page.$("#model-sha256"), await page.innerHTML("#rescore-result")]).toEqual([null, ""]);
+    await page.fill("#stride", "");
+    await rescoreMatchesEvaluate(page); // the page's rule: no stride = the context, as every scorer
+    expect(await page.textContent("#rescore-stride")).toBe("stride 8 (= the context)");
+  });
+
   it("re-scores it to the same doubles with two XNNPACK threads (threads split work, not sums)", async () => {
     const two = await openLab(browser, `${server.url}?nthreads=2`);
     try {

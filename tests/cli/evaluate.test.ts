@@ -88,13 +88,12 @@ describe("tinylab evaluate in a separate process", () => {
     expect([missing.code, missing.stderr.trim()]).toEqual([1, `tinylab: error: model file not found: ${join(dir, "absent.safetensors")}`]);
     expect(notModel.code).toBe(1);
     expect(notModel.stderr).toMatch(/^tinylab: error: .*notes\.txt: not a valid safetensors file: header length \d+ exceeds/);
-    expect(noFlag.code).toBe(2);
-    expect(noFlag.stderr).toMatch(/Missing required argument: model/);
+    expect([noFlag.code, noFlag.stderr]).toEqual([1, "tinylab: error: give --model FILE, or --run DIR (its model.safetensors)\n"]);
   });
 });
 
 describe("evaluateModelFile on a documents file", () => {
-  it("encodes text and id rows with the restored tokenizer, refuses long documents without --stride, and scores them with it", () => {
+  it("encodes text and id rows with the restored tokenizer, scores a long document at stride = the context by default, refuses a stride beyond it", () => {
     const data = join(dir, "docs.jsonl");
     writeFileSync(data, [
       '{"id":"t","split":"train","source":"s","text":"aab"}',
@@ -108,7 +107,10 @@ describe("evaluateModelFile on a documents file", () => {
     const fixtureLike = join(dir, "same.jsonl");
     writeFileSync(fixtureLike, '{"id":"v","split":"validation","source":"s","text":"abaa"}\n');
     expect(evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data: fixtureLike }).splits.validation!.total_nll).toBe(r.splits.validation!.total_nll);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data, finalTest: true })).toThrow(/document "long" has 13 targets, more than the model's context 8; pass --stride S \(1\.\.8\)/);
+    // the one stride rule: no --stride is stride = the context, so the 13-target document is two windows (8 + 5 targets)
+    const byContext = evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data, finalTest: true });
+    expect([byContext.splits.test!.targets, byContext.splits.test!.batches, byContext.stride, byContext.context_length]).toEqual([13, 2, 8, 8]);
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data, stride: 9, finalTest: true })).toThrow(/^--stride must be an integer in \[1, 8\] \(the model's context\), got 9$/);
     const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4, finalTest: true });
     expect([strided.splits.test!.targets, strided.layout, strided.stride]).toEqual([13, "strided windows", 4]);
     expect(() => evaluateModelFile({ model: modelPath, batchRows: 0, split: "all" })).toThrow(/--batch-rows must be a positive integer, got 0/);

@@ -12,8 +12,17 @@ import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
 import { overfitCommand } from "../../src/cli/commands/overfit.ts";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import { trainCommand } from "../../src/cli/commands/train.ts";
+import { compareCommand } from "../../src/cli/commands/compare.ts";
+import { sampleCommand } from "../../src/cli/commands/sample.ts";
+import { choiceCommand } from "../../src/cli/commands/choice.ts";
+import { canaryCommand } from "../../src/cli/commands/canary.ts";
+import { labCommand } from "../../src/cli/commands/lab.ts";
+import { sweepCommand } from "../../src/cli/commands/sweep.ts";
 
-const COMMANDS: CommandModule[] = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand];
+const COMMANDS: CommandModule[] = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand, sweepCommand];
+
+/** Options whose description states a default in words and which also carry a yargs [default: …]: two defaults, which may disagree. */
+const twoDefaults = (options: string[]) => options.filter((l) => /\(default[: ]/.test(l.replace(/\[[^\]]*\]/g, "")) && /\[default: /.test(l) && !/TINYLAB_BACKEND/.test(l));
 
 /** The --help text of one command, as `tinylab <command> --help` prints it (wide, so no line wraps). */
 async function helpOf(c: CommandModule): Promise<string> {
@@ -40,7 +49,14 @@ describe("--help of every command", () => {
       expect(options.length).toBeGreaterThan(2); // --help, --version and the command's own
       expect(bare, `tinylab ${name} --help`).toEqual([]);
     });
+    it(`${name}: no option states a default in words beside a different [default]`, async () => {
+      expect(twoDefaults(undescribed(await helpOf(c)).options), `tinylab ${name} --help`).toEqual([]);
+    });
   }
+
+  it("the two-defaults check finds one (control: the brown --min-lr line as it was)", () => {
+    expect(twoDefaults(["--min-lr  floor of the cosine decay (default: --lr)  [number] [default: 0.0003]", "--lr  peak  [number] [default: 0.003]"])).toHaveLength(1);
+  });
 
   it("the check finds an option left without a description (control)", async () => {
     const bareCommand: CommandModule = { command: "probe", describe: "a control", builder: (y) => y.option("bare", { type: "number", default: 3 }).option("told", { type: "number", describe: "has one" }), handler: () => {} };

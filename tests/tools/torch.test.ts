@@ -96,11 +96,17 @@ describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
     }
   });
 
-  it("refuses a document longer than the context, naming it", () => {
+  it("scores a document longer than the context by tinylab's stride rule (default the context, or --stride), and refuses a stride beyond it", async () => {
     const data = join(dir, "long.jsonl");
-    writeFileSync(data, JSON.stringify({ id: "too-long", split: "train", text: "abcdefghijklmnop" }) + "\n");
-    const r = torchToolFails(["score", "--model", models[0].path, "--data", data]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain('document "too-long" has 17 targets, more than the model\'s context 8');
+    writeFileSync(data, JSON.stringify({ id: "long", split: "train", text: "abcdefghijklmnop" }) + "\n");
+    for (const stride of [undefined, 3]) {
+      const r = await tinylab(["evaluate", "--model", models[0].path, "--data", data, "--split", "train", "--json", ...(stride ? ["--stride", String(stride)] : [])]);
+      const ours = (JSON.parse(r.stdout) as EvaluateReport).splits.train!;
+      const got = torchTool(["score", "--model", models[0].path, "--data", data, ...(stride ? ["--stride", String(stride)] : [])]);
+      expect([got.stride, got.splits.train.targets]).toEqual([stride ?? 8, 17]);
+      expect(Math.abs(got.splits.train.nll - ours.nll)).toBeLessThan(FLOAT64_TOL);
+    }
+    const r = torchToolFails(["score", "--model", models[0].path, "--data", data, "--stride", "9"]);
+    expect([r.status, r.stderr.trim()]).toEqual([1, "tinylab_torch: error: --stride must be an integer in [1, 8] (the model's context), got 9"]);
   });
 });

@@ -4,7 +4,7 @@ import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
 
 export const compareCommand: CommandModule = {
   command: "compare <a> [b]",
@@ -13,13 +13,13 @@ export const compareCommand: CommandModule = {
     withOptions(
       y.positional("a", { type: "string", describe: "model file A (.safetensors)" }).positional("b", { type: "string", describe: "model file B (.safetensors); or give --baseline" }),
       {
-        baseline: undefined, data: undefined, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
+        baseline: undefined, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
         "bits-per-byte": d.bitsPerByte, out: "results/compare", json: false, backend: backendDefault(), kernels: kernelsDefault(),
       },
       {
+        ...SCORING_DATA_HELP,
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
-        stride: "window stride (1..context; default the context, so a document that fits is one window)",
         seed: "seed of the bootstrap stream",
         replicates: "bootstrap replicates (2..100000)",
         out: "output directory: compare.json and compare.html are written into it",
@@ -27,7 +27,7 @@ export const compareCommand: CommandModule = {
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runCompare }, { formatCompare, compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare, compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const split = argv.split as string;
@@ -37,13 +37,14 @@ export const compareCommand: CommandModule = {
     if (argv.data !== undefined) requireFile(argv.data as string, "documents file");
     const out = argv.out as string;
     checkOutputDir(out, "--out");
+    const text = await scoringText(argv); // a changed text file is refused before the engine starts
     if (split === "test") {
       if (!argv["final-test"]) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
       (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     }
     await startEngine(argv.backend as string, argv.kernels as string);
     const { result, tokens } = runCompare({
-      a, b, baseline: argv.baseline as undefined, data: argv.data as string | undefined, split: split as "validation", finalTest: argv["final-test"] as boolean,
+      a, b, baseline: argv.baseline as undefined, data: argv.data as string | undefined, text, split: split as "validation", finalTest: argv["final-test"] as boolean,
       stride: argv.stride as number | undefined, seed: argv.seed as number, replicates: argv.replicates as number, bitsPerByte: argv["bits-per-byte"] as boolean,
     });
     writeOutput(join(out, "compare.json"), toJson(result));

@@ -2,7 +2,7 @@
 // HTML page with SVG figures, and a summary on stdout.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 export const reportCommand: CommandModule = {
@@ -10,27 +10,29 @@ export const reportCommand: CommandModule = {
   describe: "Compose the evaluation report of a model file: JSON plus an HTML page with SVG figures",
   builder: (y) =>
     withOptions(y, {
-      model: undefined, data: undefined, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
+      model: undefined, ...SCORING_DATA, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
       canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
       bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
+      ...SCORING_DATA_HELP,
+      model: "model file (.safetensors); default with --run: its model.safetensors",
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
-      stride: "headline window stride (default: half the context, rounded up)",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
-    }).demandOption("model"),
+    }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
-    const modelPath = requireFile(argv.model as string, "model file");
+    const modelPath = requireFile(modelOfRun(argv), "model file");
+    const text = await scoringText(argv); // a changed text file is refused before the engine starts
     checkOutputDir(argv.out as string, "--out");
     const finalTest = argv["final-test"] as boolean;
     if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     await startEngine(argv.backend as string, argv.kernels as string);
     const report = runReport({
       finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
-      model: modelPath, data: argv.data as string | undefined, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
+      model: modelPath, data: argv.data as string | undefined, text, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
       canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
       progress: process.stderr, workers: argv.workers as number,
     });

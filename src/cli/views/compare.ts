@@ -4,6 +4,7 @@ import { round6 } from "../../util/provenance.ts";
 import { escapeHtml, htmlPage, htmlTable } from "../../util/html.ts";
 import type { CompareResult, CompareTokens } from "../../../experiments/compare.ts";
 import { visibleToken } from "./visible.ts";
+import { strideLabel } from "../../eval/windows.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
@@ -16,7 +17,8 @@ export function formatCompare(r: CompareResult): string {
   const lines = [
     `A ${r.a.name}${r.a.model_sha256 ? ` (model_sha256 ${r.a.model_sha256.slice(0, 16)}…)` : ""}`,
     `B ${r.b.name}${r.b.model_sha256 ? ` (model_sha256 ${r.b.model_sha256.slice(0, 16)}…)` : ""}`,
-    `data: ${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes; stride ${r.stride}; ${r.same_tokenizer ? "same tokenizer, same targets" : "different tokenizers: bits per byte only"}`,
+    `data: ${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes; ${strideLabel(r.stride, r.context_length)}; ${r.same_tokenizer ? "same tokenizer, same targets" : "different tokenizers: bits per byte only"}`,
+    ...(r.data.notes ?? []),
     "",
     `${"".padEnd(24)} ${"A".padStart(9)} ${"B".padStart(9)}`,
   ];

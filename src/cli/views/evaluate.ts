@@ -3,6 +3,7 @@ import { round6 } from "../../util/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
 import { visibleChars } from "../../util/text_view.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
+import { strideLabel } from "../../eval/windows.ts";
 
 /** Printed before any number of a run that may score the test split. */
 export const FINAL_REPORT_BANNER = "FINAL REPORT: the test split is scored. Numbers from here must not feed back into any choice.\n";
@@ -16,7 +17,8 @@ export function formatEvaluation(r: EvaluateReport): string {
     `model ${v(r.model)}`,
     `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
     `trained: seed ${t.seed}, update ${t.update}, backend ${v(engineLabel(t))}; scored on ${engineLabel(r.provenance)}, no training`,
-    `data: ${v(r.data.source)} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, ${r.stride === null ? "one document per row" : `one window per row, stride ${r.stride}`}`,
+    `data: ${v(r.data.source)} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, one window per row, ${strideLabel(r.stride, r.context_length)}`,
+    ...(r.data.note ? [v(r.data.note)] : []),
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
   ];
   for (const [split, s] of Object.entries(r.splits)) {

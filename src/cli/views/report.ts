@@ -24,6 +24,7 @@ export function formatReport(r: Report & { perplexity_by_stride?: PerplexityBySt
   const lines = [
     `model ${m.name}${m.sha256 ? `  sha256 ${m.sha256}` : ""}`,
     `data: ${r.data.description}`,
+    ...("note" in r.data && r.data.note ? [String(r.data.note)] : []),
     `perplexity by split/source (stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; NLL in nats per target, bits per byte of UTF-8 text; 95% moving-block bootstrap over windows):`,
   ];
   // in the table an interval without a value shows the first clause of its reason; the whole reason follows once
