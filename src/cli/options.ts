@@ -189,7 +189,7 @@ export const OPTION_GROUPS = {
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
-    kernels: { type: "string", describe: "matrix products under the wasm backend: auto = onnxruntime (onnxruntime-node's MLAS) where it loads, else tfjs (tfjs-wasm's own); recorded with every result (default from TINYLAB_KERNELS)", choices: KERNELS_CHOICES },
+    kernels: { type: "string", describe: "matrix products under the wasm backend: auto = onnxruntime (onnxruntime-node's MLAS) where it loads, else tfjs (tfjs-wasm's own); recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces auto", choices: KERNELS_CHOICES },
     workers: {
       type: "number", check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait)"),
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
