@@ -12,6 +12,10 @@ import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import { Rng } from "../../src/util/rng.ts";
+import { useBackend } from "../helpers.ts";
+
+// the model file below records the engine in its provenance, as every model file does
+await useBackend("cpu");
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-baselines-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

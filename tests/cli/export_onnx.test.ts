@@ -12,7 +12,10 @@ import { resolveModelConfig } from "../../src/model/config.ts";
 import { readOnnxMetadata } from "../../src/model/onnx.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { checkExportDir, exportModel, EXPORT_MARKER } from "../../experiments/export.ts";
-import { randomWeights } from "../helpers.ts";
+import { randomWeights, useBackend } from "../helpers.ts";
+
+// the model files below record the engine in their provenance, as every model file does
+await useBackend("cpu");
 import { ok, tinylab } from "./spawn.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");

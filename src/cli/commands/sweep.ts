@@ -4,7 +4,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, groupOptionNames, nearestOption, withOptions } from "../options.ts";
+import { backendDefault, nearestOption, withOptions } from "../options.ts";
 
 const RECIPES = ["overfit", "cyclic", "train"];
 
@@ -44,16 +44,13 @@ export const sweepCommand: CommandModule = {
     if (!recipe || !RECIPES.includes(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
     if (recipe === "train" && !extra.includes("--text")) throw new Error("sweep train runs train --text: give it after --, e.g. -- --text story.txt");
     const grid = argv.grid ? parseGrid(argv.grid as string) : [];
-    for (const [name] of grid) {
-      if (groupOptionNames("Training:", "Model shape:", "Data:", "Report:", "Generation:", "Engine:").includes(name)) continue;
-      const near = nearestOption(name);
-      throw new Error(`--grid ${name}: not an option name${near ? ` (did you mean ${near}?)` : ""}; a grid varies a recipe's option by its name, e.g. ${groupOptionNames("Training:").filter((n) => !["seed", "seeds", "resume", "checkpoint-dir"].includes(n)).join(", ")}, or a model shape (${groupOptionNames("Model shape:").join(", ")})`);
-    }
     // a grid value is refused here, by its option's own parser, before any run starts
     const { default: yargs } = await import("yargs");
     const taken = await recipeOptions(recipe);
     for (const [name] of grid) {
-      if (!taken.includes(name)) throw new Error(`--grid: ${recipe} has no option --${name} (it takes ${taken.map((o) => `--${o}`).join(", ")})`);
+      if (taken.includes(name)) continue;
+      const near = nearestOption(name);
+      throw new Error(`--grid ${name}: ${recipe} has no option --${name}${near ? ` (did you mean --${near}?)` : ""}; it takes ${taken.map((o) => `--${o}`).join(", ")}`);
     }
     for (const [name, values] of grid) {
       for (const v of values) withOptions(yargs(), { [name]: undefined } as never).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(`--grid ${name}: ${msg}`); }).parseSync([`--${name}`, v]);
