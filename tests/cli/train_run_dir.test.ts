@@ -122,7 +122,7 @@ describe("the best model on validation", () => {
     expect(provenance.selection).toMatchObject({ on: "validation", update: bestUpdate, validation_nll: bestNll });
     expect(provenance.selection.note).toMatch(/optimistic.*test split \(--final-test\) is unbiased/);
     // the file is a model every command reads (integrity, config, tokenizer): evaluate scores it
-    const ev = ok(await tinylab(["evaluate", "--model", join(dir, "best", "model_best.safetensors"), "--json"]));
+    const ev = ok(await tinylab(["evaluate", "--run", join(dir, "best"), "--model", join(dir, "best", "model_best.safetensors"), "--json"]));
     expect(JSON.parse(ev.stdout).model_sha256).toBe(sha256File(join(dir, "best", "model_best.safetensors")));
     expect(full.stdout).toContain(`  model at update ${bestUpdate}`.padEnd(31) + `${bestNll.toFixed(6)}  best on validation (optimistic: chosen on it)`);
     expect(full.stdout).toMatch(/ {2}model at update 60 +\d\.\d{6} {2}last\n/);
