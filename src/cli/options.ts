@@ -189,7 +189,7 @@ export const OPTION_GROUPS = {
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
-    kernels: { type: "string", describe: "matrix products under the wasm backend: auto = onnxruntime (onnxruntime-node's MLAS) where it loads, else tfjs (tfjs-wasm's own); recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces auto", choices: KERNELS_CHOICES },
+    kernels: { type: "string", describe: "matrix products under the wasm backend: tfjs = tfjs-wasm's own (every command but brown: the docs' digits), onnxruntime = onnxruntime-node's MLAS or an error naming what to install, auto = onnxruntime where it loads, else tfjs (brown); recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces the command's choice", choices: KERNELS_CHOICES },
     workers: {
       type: "number", check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait)"),
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
@@ -280,7 +280,12 @@ export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
-export const kernelsDefault = (): string => process.env.TINYLAB_KERNELS ?? "auto";
+/**
+ * tfjs's own kernels unless a recipe asks for more: on the docs' small models the native products do not pay, and
+ * their float32 rounding moves a chaotic run's digits (cyclic's clipped-update count among them); brown's model is
+ * large enough for them to pay, so it takes auto.
+ */
+export const kernelsDefault = (recipe: "tfjs" | "auto" = "tfjs"): string => process.env.TINYLAB_KERNELS ?? recipe;
 
 
 /** An option's value as the recipe needs it (parsing already checked its type and range). */

@@ -13,7 +13,7 @@ export const brownCommand: CommandModule = {
       seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
       layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
       lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false, overwrite: false, patience: undefined, "on-divergence": d.onDivergence,
-      "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+      "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), kernels: kernelsDefault("auto"), workers: undefined,
     }, {
       vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
       "batch-rows": "rows of --context tokens per update",
