@@ -1,0 +1,37 @@
+// Compiles src/ and experiments/ into dist/ (plain JavaScript, so `tinylab` starts without tsx's loader) and
+// stamps the build with its inputs (bin/fresh.js). Not the CLI: bin/tinylab.js picks dist/ or the sources.
+// Usage: node bin/build.js [--if-stale] (npm runs it as `prepare` on `npm ci`; the tests' global setup with --if-stale).
+import { spawnSync } from "node:child_process";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DIST, isFresh, ROOT, stampOf } from "./fresh.js";
+
+/** Compiles into a temporary directory renamed over dist/, so a reader never sees half a build. */
+export function build() {
+  const stamp = stampOf();
+  const tmp = join(ROOT, `dist.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin/tsc");
+  const r = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", tmp], { cwd: ROOT, encoding: "utf8" });
+  if (r.status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
+  }
+  writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
+  rmSync(DIST, { recursive: true, force: true });
+  renameSync(tmp, DIST);
+}
+
+/** Builds unless dist/ already matches the sources; true when it built. */
+export function buildIfStale() {
+  if (isFresh()) return false;
+  build();
+  return true;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--if-stale")) buildIfStale();
+  else build();
+}
