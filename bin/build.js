@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DIST, isFresh, ROOT, stampOf } from "./fresh.js";
 
-/** Compiles into a temporary directory renamed over dist/, so a reader never sees half a build. */
+/** Compiles into a temporary directory renamed to dist/, so a reader never sees half a build. */
 export function build() {
   const stamp = stampOf();
   const tmp = join(ROOT, `dist.tmp-${process.pid}`);
@@ -20,8 +20,12 @@ export function build() {
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
-  rmSync(DIST, { recursive: true, force: true });
+  // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
+  const old = join(ROOT, `dist.old-${process.pid}`);
+  rmSync(old, { recursive: true, force: true });
+  try { renameSync(DIST, old); } catch (e) { if (e.code !== "ENOENT") throw e; }
   renameSync(tmp, DIST);
+  rmSync(old, { recursive: true, force: true });
 }
 
 /** Builds unless dist/ already matches the sources; true when it built. */
