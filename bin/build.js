@@ -24,7 +24,12 @@ export function build() {
   const old = join(ROOT, `dist.old-${process.pid}`);
   rmSync(old, { recursive: true, force: true });
   try { renameSync(DIST, old); } catch (e) { if (e.code !== "ENOENT") throw e; }
-  renameSync(tmp, DIST);
+  try {
+    renameSync(tmp, DIST);
+  } catch (e) {
+    if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+    rmSync(tmp, { recursive: true, force: true }); // a concurrent build placed its dist/ first; isFresh judges it
+  }
   rmSync(old, { recursive: true, force: true });
 }
 
@@ -35,7 +40,12 @@ export function buildIfStale() {
   return true;
 }
 
+// A failed build stops nothing: without a fresh dist/, bin/tinylab.js runs the sources through tsx.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes("--if-stale")) buildIfStale();
-  else build();
+  try {
+    if (process.argv.includes("--if-stale")) buildIfStale();
+    else build();
+  } catch (e) {
+    console.warn(`${e.message}; tinylab will run its sources through tsx instead`);
+  }
 }
