@@ -1,4 +1,4 @@
-// Benchmark, not a test: the Brown lab's recipe comparison on validation at equal wall time (issue 11).
+// Benchmark, not a test: the Brown lab's recipe comparison on validation at equal wall time.
 //   cost:  each recipe's ms per update on the pool (2 workers), the recipes interleaved round by round, and the
 //          updates each affords in --budget seconds of training (median step time × updates = budget)
 //   train: one recipe for --updates updates (through the text-run path brown uses), then the whole validation

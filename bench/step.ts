@@ -209,7 +209,7 @@ async function benchHere(src: string) {
       wrapKernels(info.backend);
       const engine = { backend: info.backend, kernels, engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
       for (const name of values.configs!.split(",")) {
-        // the cpu backend is ~15× slower on medium: fewer steps there
+        // the cpu backend is far slower on medium: fewer steps there
         const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
         results.push({ ...engine, workers, ...benchConfig(name, steps) });
         console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));

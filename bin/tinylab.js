@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// Entry point of `npx tinylab`: registers tsx's loader, then runs the TypeScript CLI unchanged.
-import { register } from "tsx/esm/api";
+// Entry point of `npx tinylab`: runs the compiled CLI in dist/ when it was built from the sources on disk now
+// (bin/fresh.js), else the TypeScript sources through tsx's loader, slower to start but never stale.
+// TINYLAB_FROM_SOURCE=1 takes the sources even when dist/ is current.
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { DIST, isFresh } from "./fresh.js";
 
-register();
-await import("../src/cli/main.ts");
+if (process.env.TINYLAB_FROM_SOURCE !== "1" && isFresh()) {
+  await import(pathToFileURL(join(DIST, "src/cli/main.js")).href);
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import("../src/cli/main.ts");
+}

@@ -141,11 +141,11 @@ export const BROWN_DEFAULTS: BrownOptions = {
   seed: 1,
   splitSeed: 0,
   vocab: 512,
-  // chosen by bench/brown_recipes.ts (issue 11): six recipes, each given the updates it affords in 600 s of training
+  // chosen by bench/brown_recipes.ts: six recipes, each given the updates it affords in the same training time
   // on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers, d 128, 8 rows, lr
-  // 3e-3) scored best, 3.9192; a larger batch, lr 1e-2, d 192 and 4 layers were 0.009–0.137 nats worse (README).
+  // 3e-3) scored best; a larger batch, lr 1e-2, d 192 and 4 layers were worse (docs/brown.md).
   model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
-  // 600 s ÷ 270.2 ms per update (the median 2-worker step of this shape, measured interleaved with the others)
+  // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
   updates: 2220,
   batchRows: 8,
   // the 8 windows as 2 microbatches of 4 rows, so the default's 2 workers share every update
@@ -154,8 +154,8 @@ export const BROWN_DEFAULTS: BrownOptions = {
   warmup: 30,
   minLr: 3e-4,
   weightDecay: 0.1,
-  // the whole validation split (294,432 targets) is scored each time: 208.6 s on the busy 2-core machine, so every
-  // 1,000 updates (at 0, 1,000, 2,000 and the last, 2,220) rather than the old 8-document probe's 200
+  // the whole validation split (294,432 targets) is scored each time, which costs minutes, so every 1,000
+  // updates (at 0, 1,000, 2,000 and the last, 2,220)
   evalEvery: 1000,
   checkpointEvery: 100,
   resume: false,

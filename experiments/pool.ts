@@ -1,4 +1,4 @@
-// The worker pool on Node: `workers − 1` worker_threads replicas (experiments/pool_worker.ts, loaded through
+// The worker pool on Node: `workers − 1` worker_threads replicas (experiments/pool_worker.ts, compiled or through
 // tsx) behind src/train/pool.ts, the calling thread blocking on Atomics.wait for replies so training stays
 // synchronous. Not the protocol (src/train/pool_protocol.ts) nor the assignment or reduction (src/train/pool.ts).
 import { createRequire } from "node:module";
@@ -12,18 +12,27 @@ import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } fro
 import { currentKernels, tf } from "../src/util/backend.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 
-const ENTRY = new URL("./pool_worker.ts", import.meta.url).href;
+// Compiled (dist/experiments/pool.js), the worker is its compiled sibling. From source, the worker runs the
+// compiled copy when bin/fresh.js finds it current, else the source through tsx (whose loader slows each thread's start).
+const COMPILED = !import.meta.url.endsWith(".ts");
+const ENTRY = new URL(COMPILED ? "./pool_worker.js" : "./pool_worker.ts", import.meta.url).href;
+const FRESH = new URL("../bin/fresh.js", import.meta.url).href;
+const BUILT_ENTRY = new URL("../dist/experiments/pool_worker.js", import.meta.url).href;
 // tsx's ESM api by file (its CommonJS build mis-resolves its own loader when imported from a worker)
 const TSX = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
+const LOAD = COMPILED
+  ? `import(${JSON.stringify(ENTRY)})`
+  : `import(${JSON.stringify(FRESH)}).then((b) => b.isFresh() ? import(${JSON.stringify(BUILT_ENTRY)})
+      : import(${JSON.stringify(TSX)}).then((m) => { m.register(); return import(${JSON.stringify(ENTRY)}); }))`;
 
-// Registers tsx in the thread, then loads the entry; a failure to load is posted as an error reply, and the
-// thread's exit is flagged in shared memory, so the caller never waits on a thread that is gone.
+// Loads the entry; a failure to load is posted as an error reply, and the thread's exit is flagged in shared
+// memory, so the caller never waits on a thread that is gone.
 const BOOT = `
 const { workerData } = require("node:worker_threads");
 const { port, signal, index } = workerData;
 const bump = () => { Atomics.add(signal, ${SIGNAL_SLOTS} * index, 1); Atomics.notify(signal, ${SIGNAL_SLOTS} * index); };
 process.on("exit", () => { Atomics.store(signal, ${SIGNAL_SLOTS} * index + 1, 1); bump(); });
-import(${JSON.stringify(TSX)}).then((m) => { m.register(); return import(${JSON.stringify(ENTRY)}); })
+${LOAD}
   .catch((err) => { port.postMessage({ kind: "error", message: "could not start: " + (err && err.stack || err) }); bump(); });
 `;
 

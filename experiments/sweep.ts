@@ -10,7 +10,8 @@ import { acquireLock, DIRECTORY_LOCK, lockDirectory, type Lock } from "../src/ut
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "../src/util/child_watch.ts";
 import { arr, int, nullable, num, obj, optional, parseJsonFile, type Schema } from "../src/util/schema.ts";
 
-const BIN = resolve(import.meta.dirname, "../bin/tinylab.js");
+// bin/ from experiments/ or from its compiled copy in dist/experiments/
+const BIN = resolve(import.meta.dirname, import.meta.url.endsWith(".ts") ? ".." : "../..", "bin/tinylab.js");
 
 /** Why a train run has no train NLL: a null is never left without its reason (sweep.json and the table). */
 const TRAIN_NLL_REASON = "train scores the validation split only; its training loss is each update's own batch, not the train split";

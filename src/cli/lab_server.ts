@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { checkOutputDir } from "../util/disk.ts";
 import { isAlive } from "../util/process.ts";
 
-const CONFIG = fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url));
+// web/ from src/cli/ or from its compiled copy in dist/src/cli/
+const CONFIG = fileURLToPath(new URL(`${import.meta.url.endsWith(".ts") ? "../.." : "../../.."}/web/vite.config.ts`, import.meta.url));
 /** What the built index.html says of itself, so a rebuild empties only a directory that holds a previous build. */
 const MARKER = "<title>tinylab lab</title>";
 

@@ -27,7 +27,7 @@ function swapLastNoGrad(x: T): T {
 
 /**
  * a @ b (batched over leading axes) whose gradients are also plain matMuls of explicit transposes:
- * tfjs's own MatMul gradient passes transposeA/B, 10–40× slower on wasm.
+ * tfjs's own MatMul gradient passes transposeA/B, many times slower on wasm.
  */
 export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.GradSaveFunc) => {
   save([a, b]);
@@ -156,7 +156,7 @@ export const ATTENTION_SCALE = "1/sqrt(d_head)";
 export function attend(x: T, wqkv: T, bqkv: T, mask: T, nHeads: number): T {
   const [B, S, C] = x.shape;
   const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
-  // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is ~15× slower per element
+  // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is far slower per element
   const fromHeads = (h: T) => tf.reshape(swapMiddle(h as tf.Tensor4D), [B * S, C]); // [B·S, C]
   const f = fused((xIn: T, w: T, b: T, save?: T) => {
     const x2 = tf.reshape(xIn, [B * S, C]);

@@ -1,9 +1,9 @@
 // Chooses and initialises the tfjs backend at run time: tensorflow (tfjs-node, optional) if installed, else wasm, else cpu.
 // Not model code: everything else imports `tf` from here so one engine instance serves the whole process.
 import * as tf from "@tensorflow/tfjs-core";
-// tfjs-core registers no gradients: ours are in gradients.ts (the full @tensorflow/tfjs bundle costs ~0.5 s)
+// tfjs-core registers no gradients: ours are in gradients.ts (the full @tensorflow/tfjs bundle would slow every start)
 import "./gradients.ts";
-// a batched matmul kernel for wasm (its own batched path is ~6× slower than its 2-D one)
+// a batched matmul kernel for wasm (its own batched path is slower than its 2-D one)
 import "./wasm_matmul.ts";
 // JS kernels over the wasm heap (column sums, 2-D transposes, row gathers and scatter-adds)
 import "./wasm_kernels.ts";
@@ -94,7 +94,7 @@ export function nodeProcess(): NodeJS.Process | undefined {
 
 /**
  * Run `f` in a tidy scope and copy its result tensor out as a typed array. Never return a typed array from
- * tf.tidy itself: tidy walks its return value element by element (seconds for a 1M-entry array).
+ * tf.tidy itself: tidy walks its return value element by element (slow for a 1M-entry array).
  */
 export function readTensor(f: () => tf.Tensor): Float32Array {
   const t = tf.tidy(f);

@@ -1,6 +1,6 @@
 // Gradient definitions for the tfjs kernels that tinylab differentiates through outside its fused ops.
-// tfjs-core registers none by itself; importing the whole @tensorflow/tfjs bundle to get them costs
-// 0.4–0.9 s of start-up on every command. Existing registrations (e.g. by tfjs-node) are left alone.
+// tfjs-core registers none by itself; importing the whole @tensorflow/tfjs bundle to get them would slow
+// the start-up of every command. Existing registrations (e.g. by tfjs-node) are left alone.
 import * as tf from "@tensorflow/tfjs-core";
 
 type T = tf.Tensor;

@@ -2,8 +2,8 @@
 // Not a general kernel: float32, rank 3, equal batch sizes, no transposes; everything else goes to tf.matMul.
 //
 // Why: tfjs-wasm 4.22 sends any matmul with a batch dimension > 1 to a naive triple loop (its XNNPACK
-// path takes batch 1 only), ~6× slower on attention shapes ([64,128,32]×[64,32,128]:
-// 34 ms vs 6 ms measured). This kernel registers, for each slice, temporary tensor ids that point into
+// path takes batch 1 only), several times slower on attention shapes such as
+// [64,128,32]×[64,32,128] (bench/step.ts --profile shows the kernels). This kernel registers, for each slice, temporary tensor ids that point into
 // the inputs' and output's heap memory (no copies) and calls the backend's own BatchMatMul export on
 // them as batch-1 products; disposing the ids frees the XNNPACK operator it creates.
 import * as tf from "@tensorflow/tfjs-core";
