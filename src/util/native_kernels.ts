@@ -7,7 +7,7 @@
 // because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
 // output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
 import { createRequire } from "node:module";
-import { currentKernels, setKernels, tf } from "./backend.ts";
+import { currentKernels, setGraphLoader, setKernels, tf, type GraphFeed, type GraphLoader } from "./backend.ts";
 import type { KernelsChoice } from "./backend_choice.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
 import { SLICED_MATMUL } from "./wasm_matmul.ts";
@@ -32,7 +32,7 @@ const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a depen
 
 type Info = tf.TensorInfo;
 interface OrtTensor { data: Float32Array }
-type TensorCtor = new (type: "float32", data: Float32Array, dims: readonly number[]) => OrtTensor;
+type TensorCtor = new (type: "float32" | "int64", data: Float32Array | BigInt64Array, dims: readonly number[]) => OrtTensor;
 interface Session {
   loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
@@ -93,6 +93,20 @@ class Products {
     const { Tensor } = this.ort;
     this.session(aShape.length, ta, tb).run({ a: new Tensor("float32", a, aShape), b: new Tensor("float32", b, bShape) }, { y: new Tensor("float32", out, outShape) }, {});
   }
+}
+
+/** Whole graphs (the scoring form of the decoder): full optimisation, one intra-op thread as for the products. */
+const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all" };
+
+function graphLoader(ort: Ort): GraphLoader {
+  return (bytes) => {
+    const s = ort.newSession();
+    s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, GRAPH_OPTIONS);
+    return (feeds: Record<string, GraphFeed>, output: string) => {
+      const ins = Object.fromEntries(Object.entries(feeds).map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
+      return s.run(ins, { [output]: null }, {})[output].data;
+    };
+  };
 }
 
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
@@ -164,6 +178,7 @@ function install(): string | undefined {
     cfg.kernelFunc = wrap(products, cfg.kernelFunc);
   }
   installed = products;
+  setGraphLoader(graphLoader(ort));
   return undefined;
 }
 
