@@ -84,7 +84,11 @@ function attribute(name: string, v: Attr): AttributeProto {
   return Number.isInteger(v) ? create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(v) }) : create(AttributeProtoSchema, { name, type: AttrType.FLOAT, f: v });
 }
 
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 function littleEndian(data: Float32Array): Uint8Array<ArrayBuffer> {
+  // the host's own bytes where they are already ONNX's order (a whole model's weights in one copy, not per float)
+  if (HOST_LITTLE_ENDIAN) return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
   const out = new Uint8Array(data.length * 4), view = new DataView(out.buffer);
   for (let i = 0; i < data.length; i++) view.setFloat32(i * 4, data[i], true);
   return out;

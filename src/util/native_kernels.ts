@@ -143,6 +143,7 @@ function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
 }
 
 let installed: Products | undefined;
+let graphs: GraphLoader | undefined;
 let minMacs = NATIVE_MIN_MACS;
 let calls = 0;
 
@@ -178,14 +179,14 @@ function install(): string | undefined {
     cfg.kernelFunc = wrap(products, cfg.kernelFunc);
   }
   installed = products;
-  setGraphLoader(graphLoader(ort));
+  graphs = graphLoader(ort);
   return undefined;
 }
 
 /**
  * Put the matrix products of the current backend on onnxruntime-node when asked (or, for auto, where it loads on
- * the wasm backend), and record the choice in engineInfo(). An explicit onnxruntime that cannot be met is an
- * error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
+ * the wasm backend), scoring on whole ONNX graphs there too, and record the choice in engineInfo(). An explicit
+ * onnxruntime that cannot be met is an error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
  */
 export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): void {
   setKernels("tfjs");
@@ -202,4 +203,6 @@ export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): v
     return;
   }
   setKernels("onnxruntime", ONNXRUNTIME_VERSION);
+  // scoring follows the kernels: the whole forward as one graph on the same runtime (src/model/graph_scoring.ts)
+  setGraphLoader(graphs);
 }
