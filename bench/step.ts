@@ -1,7 +1,9 @@
 // Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
 // tokens/s and kernel dispatches per step, for the tiny and medium configs on each backend. Prints JSON; not a test.
-// Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime).
-// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
+// Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime) and
+// who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
+// with native products (the comparison the graph has to win, not a choice the CLI offers).
+// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
@@ -28,7 +30,8 @@ function positiveInt(name: string, text: string): number {
 const workers = positiveInt("workers", values.workers!);
 // the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
-for (const k of values.kernels!.split(",")) if (k !== "tfjs" && k !== "onnxruntime") throw new Error(`--kernels: unknown kernels "${k}" (known: tfjs, onnxruntime)`);
+const BENCH_KERNELS = ["tfjs", "onnxruntime", "onnxruntime-products"];
+for (const k of values.kernels!.split(",")) if (!BENCH_KERNELS.includes(k)) throw new Error(`--kernels: unknown kernels "${k}" (known: ${BENCH_KERNELS.join(", ")})`);
 for (const c of values.configs!.split(",")) if (c !== "tiny" && c !== "medium") throw new Error(`--configs: unknown config "${c}" (known: tiny, medium)`);
 
 if (values.against) {
@@ -70,7 +73,8 @@ function interleave(other: string, pairs: number) {
 async function benchHere(src: string) {
   // every module of the measured tree is imported from `src`, so a second checkout can be measured by this script
   const mod = async <M>(path: string): Promise<M> => import(pathToFileURL(resolve(src, path)).href) as Promise<M>;
-  const { initBackend, readTensor, tf } = await mod<typeof import("../src/util/backend.ts")>("src/util/backend.ts");
+  const backendModule = await mod<typeof import("../src/util/backend.ts")>("src/util/backend.ts");
+  const { initBackend, readTensor, tf } = backendModule;
   const { Rng } = await mod<typeof import("../src/util/rng.ts")>("src/util/rng.ts");
   const { PRESETS, parameterCount } = await mod<typeof import("../src/model/config.ts")>("src/model/config.ts");
   const { positionNll } = await mod<typeof import("../src/model/loss.ts")>("src/model/loss.ts");
@@ -159,11 +163,13 @@ async function benchHere(src: string) {
     weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
     const weightsSha256 = sha256Hex(bytes).slice(0, 16);
     const evalTimes: number[] = [];
-    let evalNll = 0;
+    let evalNll = 0, evalFirstMs = 0;
+    // through the adapter, as evaluation scores: on onnxruntime kernels the first call also builds the graph's session
     for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
       const t0 = performance.now();
-      const nll: number[] = workers === 1 ? [...readTensor(() => positionNll(model.forward(batches[s % 3].input), batches[s % 3].targets))] : adapter.positionNlls!(micro.slice((s % 3) * workers, (s % 3 + 1) * workers)).flatMap((x) => [...x]);
+      const nll: number[] = workers === 1 ? [...adapter.positionNll(batches[s % 3])] : adapter.positionNlls!(micro.slice((s % 3) * workers, (s % 3 + 1) * workers)).flatMap((x) => [...x]);
       if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
+      if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
     }
     let profile: unknown, evalProfile: unknown;
@@ -192,22 +198,27 @@ async function benchHere(src: string) {
     const ms = median(times);
     return {
       config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
-      eval_ms: +median(evalTimes).toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
+      eval_ms: +median(evalTimes).toFixed(3), eval_first_ms: +evalFirstMs.toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
       weights_sha256: weightsSha256, eval_nll_sum: evalNll,
       ...(profile ? { profile, eval_profile: evalProfile } : {}),
     };
   }
 
   // a tree without native kernels (an older checkout) can still be measured on tfjs's
-  const useKernels = async (kernels: string) => kernels === "tfjs" && !existsSync(resolve(src, "src/util/native_kernels.ts"))
-    ? undefined : (await mod<typeof import("../src/util/native_kernels.ts")>("src/util/native_kernels.ts")).useKernels(kernels as "tfjs" | "onnxruntime");
+  const useKernels = async (kernels: string) => {
+    if (kernels === "tfjs" && !existsSync(resolve(src, "src/util/native_kernels.ts"))) return;
+    (await mod<typeof import("../src/util/native_kernels.ts")>("src/util/native_kernels.ts")).useKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
+    // products only: no graph loader, so scoring stays on tfjs's forward (a tree without graphs has nothing to remove)
+    if (kernels === "onnxruntime-products") backendModule.setGraphLoader?.(undefined);
+  };
+  const scoringOf = () => backendModule.currentGraphLoader?.() ? "onnxruntime-graph" : "tfjs";
   const results: Record<string, unknown>[] = [];
   for (const backend of values.backends!.split(",")) {
     for (const kernels of backend === "wasm" ? values.kernels!.split(",") : ["tfjs"]) {
       const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
       await useKernels(kernels);
       wrapKernels(info.backend);
-      const engine = { backend: info.backend, kernels, engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
+      const engine = { backend: info.backend, kernels, scoring: scoringOf(), engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
       for (const name of values.configs!.split(",")) {
         // the cpu backend is far slower on medium: fewer steps there
         const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);

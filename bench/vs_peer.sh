@@ -5,7 +5,8 @@
 # tinylab is slower). Not a test.
 # Usage: bash bench/vs_peer.sh [PAIRS=3] [PEER_THREADS=2] [SRCS=this tree] [STEPS=6] [PEER_STEPS=30] [WORKERS=1] [KERNELS=tfjs,onnxruntime]
 #   WORKERS: comma-separated tinylab worker counts, each measured once per pair (e.g. 1,2)
-#   KERNELS: comma-separated kernels (tfjs, onnxruntime), each measured once per pair and worker count
+#   KERNELS: comma-separated kernels (tfjs, onnxruntime, onnxruntime-products), each measured once per pair and worker
+#   count (onnxruntime scores through the whole ONNX graph; onnxruntime-products scores on tfjs with native products)
 #   SRCS: comma-separated checkouts whose src/ this tree's bench/step.ts measures, each once per pair against
 #   the same peer run (a before/after comparison against the peer in one run)
 set -euo pipefail
@@ -28,11 +29,11 @@ for p in $(seq "$pairs"); do
   for a in "${ours[@]}"; do
     jq -n -c --argjson a "$a" --argjson b "$theirs" --arg p "$p" '
       ($a.results[0]) as $t | {
-        pair: ($p | tonumber), engine: $t.engine, src: $a.src, workers: $t.workers, peer_threads: $b.threads,
+        pair: ($p | tonumber), engine: $t.engine, scoring: $t.scoring, src: $a.src, workers: $t.workers, peer_threads: $b.threads,
         peer_openblas_coretype: $b.env.openblas_coretype_env,
         tinylab_ms: $t.ms_per_step, peer_ms: ($b.train.median_ms * 1000 | round / 1000),
         step_ratio: ($t.ms_per_step / $b.train.median_ms * 100 | round / 100),
-        tinylab_eval_tokens_per_s: $t.eval_tokens_per_s, peer_eval_tokens_per_s: ($b.eval.tokens_per_s_median | round),
+        tinylab_eval_tokens_per_s: $t.eval_tokens_per_s, tinylab_eval_first_ms: $t.eval_first_ms, peer_eval_tokens_per_s: ($b.eval.tokens_per_s_median | round),
         scoring_ratio: ($b.eval.tokens_per_s_median / $t.eval_tokens_per_s * 100 | round / 100),
         kernel_calls_per_step: $t.kernel_calls_per_step, peer_other_cpu_load: ($b.train.other_cpu_load * 100 | round / 100) }'
   done

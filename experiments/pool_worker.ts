@@ -2,10 +2,11 @@
 // (gradients of its microbatches, scores of its batches, its memory) at the weights in shared memory. Not the pool.
 import { workerData, type MessagePort } from "node:worker_threads";
 import { GPT } from "../src/model/gpt.ts";
-import { batchLoss, positionNll } from "../src/model/loss.ts";
+import { scoreBatch } from "../src/model/graph_scoring.ts";
+import { batchLoss } from "../src/model/loss.ts";
 import { microbatchGradient } from "../src/train/trainer.ts";
 import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
-import { initBackend, parseBackendChoice, readTensor, tf } from "../src/util/backend.ts";
+import { initBackend, parseBackendChoice, tf } from "../src/util/backend.ts";
 import { parseKernelsChoice } from "../src/util/backend_choice.ts";
 import { useKernels } from "../src/util/native_kernels.ts";
 import { Rng } from "../src/util/rng.ts";
@@ -41,7 +42,8 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     });
     return [{ kind: "gradients", items }, items.flatMap((it) => it.grads.map((g) => g.buffer as ArrayBuffer))];
   }
-  const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets))) }));
+  // as the calling thread scores: the whole graph on onnxruntime kernels (one session per weights), else tfjs
+  const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: scoreBatch(model, batch) }));
   return [{ kind: "scores", items }, items.map((it) => it.nll.buffer as ArrayBuffer)];
 }
 

@@ -4,8 +4,8 @@ import { readTensor, tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
 import { Sha256 } from "../util/sha256.ts";
 import type { GPT } from "../model/gpt.ts";
+import { scoreBatch } from "../model/graph_scoring.ts";
 import type { ScoredBatch } from "../model/input.ts";
-import { positionNll } from "../model/loss.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import type { WorkerPool } from "../train/pool.ts";
 
@@ -16,7 +16,8 @@ export type { ScoringModel };
  * worker, `positionNlls` splits whole batches across it at the model's current weights.
  */
 export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[]; pool?: WorkerPool } = {}): ScoringModel {
-  const one = (batch: ScoredBatch) => Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
+  // on onnxruntime kernels the whole forward runs as one ONNX graph, else on tfjs (graph_scoring.ts)
+  const one = (batch: ScoredBatch) => scoreBatch(model, batch);
   const pool = opts.pool;
   return {
     name: opts.name ?? "decoder",

@@ -31,7 +31,7 @@ export function reportCard(r: Report, ctx: CardContext): string {
   const provenance: [string, string][] = [
     ["tinylab", p.tinylab],
     ["git commit", git],
-    ["backend", `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products on onnxruntime-node ${p.onnxruntime}` : ""}`],
+    ["backend", `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : ""}`],
     ["workers", p.workers !== undefined ? String(p.workers) : "not recorded by this version"],
     ["command", p.command],
     ["date", p.date],

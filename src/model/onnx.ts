@@ -4,6 +4,7 @@
 //
 //   onnxModel(config, weights)                      → Uint8Array, with the KV cache (transformers.js's contract)
 //   onnxModel(config, weights, { kvCache: false })  → Uint8Array, one pass: input_ids, attention_mask, position_ids → logits
+//   onnxModel(config, weights, { scoring: true })   → Uint8Array, one pass: input_ids, attention_bias, position_ids, targets → nll
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   AttributeProto_AttributeType as AttrType, AttributeProtoSchema, GraphProtoSchema, ModelProtoSchema, NodeProtoSchema,
@@ -24,6 +25,8 @@ export const ONNX_IR_VERSION = 8;
 export const BATCH_AXIS = "batch_size";
 
 export const INPUT_IDS = "input_ids", ATTENTION_MASK = "attention_mask", POSITION_IDS = "position_ids", LOGITS = "logits";
+/** The scoring form's extra names: the additive mask input.ts builds (segments included), the targets, −ln p(target). */
+export const ATTENTION_BIAS = "attention_bias", TARGETS = "targets", NLL = "nll";
 /** Names of layer l's cache tensors, [batch_size, heads, past | total, head_dim]: transformers.js's names for a decoder. */
 export const pastName = (l: number, kv: "key" | "value") => `past_key_values.${l}.${kv}`;
 export const presentName = (l: number, kv: "key" | "value") => `present.${l}.${kv}`;
@@ -31,6 +34,12 @@ export const presentName = (l: number, kv: "key" | "value") => `present.${l}.${k
 export interface OnnxOptions {
   /** Past key/value inputs and present outputs per layer (default true). Without them the graph is one pass over the row. */
   kvCache?: boolean;
+  /**
+   * The scoring form (implies no cache): attention_bias [B, 1, S, S] (input.ts's attentionMask, so packed rows keep
+   * their documents apart) replaces attention_mask, targets [B, S] come in and nll [B, S] = −log_softmax(logits)[target]
+   * goes out in place of the logits. tinylab scores through it on onnxruntime; it is not the export's contract.
+   */
+  scoring?: boolean;
   /** Key/value pairs stored in the model's metadata_props (e.g. the source model's sha256). */
   metadata?: Record<string, string>;
 }
@@ -75,7 +84,11 @@ function attribute(name: string, v: Attr): AttributeProto {
   return Number.isInteger(v) ? create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(v) }) : create(AttributeProtoSchema, { name, type: AttrType.FLOAT, f: v });
 }
 
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 function littleEndian(data: Float32Array): Uint8Array<ArrayBuffer> {
+  // the host's own bytes where they are already ONNX's order (a whole model's weights in one copy, not per float)
+  if (HOST_LITTLE_ENDIAN) return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
   const out = new Uint8Array(data.length * 4), view = new DataView(out.buffer);
   for (let i = 0; i < data.length; i++) view.setFloat32(i * 4, data[i], true);
   return out;
@@ -154,10 +167,14 @@ function block(g: Graph, c: ModelConfig, l: number, h: string, bias: string, kvC
 }
 
 /** logits = LN_f(h)·wteᵀ (tied) or ·head (untied). */
-function head(g: Graph, c: ModelConfig, h: string): string {
+function head(g: Graph, c: ModelConfig, h: string, scoring: boolean): string {
   const s = "head/", z = layerNorm(g, h, "lnf", s);
   const w = c.tiedHead ? g.op("Transpose", ["wte"], s, { perm: [1, 0] }, `${s}wte_t`) : "head"; // [C, V]
-  return g.op("MatMul", [z, w], s, {}, LOGITS); // [B, S, V]
+  const logits = g.op("MatMul", [z, w], s, {}, scoring ? `${s}logits` : LOGITS); // [B, S, V]
+  if (!scoring) return logits;
+  const logp = g.op("LogSoftmax", [logits], s, { axis: -1 }, `${s}logp`);
+  const picked = g.op("GatherElements", [logp, g.op("Unsqueeze", [TARGETS, g.int64(`${s}axes_last`, [2])], s)], s, { axis: 2 }); // [B, S, 1]
+  return g.op("Neg", [g.op("Squeeze", [picked, g.int64(`${s}axes_last`, [2])], s)], s, {}, NLL); // [B, S]
 }
 
 /**
@@ -165,28 +182,32 @@ function head(g: Graph, c: ModelConfig, h: string): string {
  * file (docs/model-format.md §3). Inputs and outputs are listed in §8 there; a weight missing or misshapen throws.
  */
 export function onnxModel(config: ModelConfig, weights: ParamArrays, options: OnnxOptions = {}): Uint8Array {
-  const kvCache = options.kvCache ?? true;
+  const scoring = options.scoring ?? false;
+  const kvCache = !scoring && (options.kvCache ?? true);
   const g = new Graph();
   for (const [name, shape] of parameterShapes(config)) {
     const data = weights.get(name);
     if (!data || data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
     g.weight(name, shape, data);
   }
-  const bias = attentionBias(g);
+  const bias = scoring ? ATTENTION_BIAS : attentionBias(g);
   let h = embeddings(g);
   for (let l = 0; l < config.nLayers; l++) h = block(g, config, l, h, bias, kvCache);
-  head(g, config, h);
+  head(g, config, h, scoring);
 
   const H = config.nHeads, D = config.dModel / config.nHeads;
   const cache = (names: (l: number, kv: "key" | "value") => string, len: string) =>
     Array.from({ length: config.nLayers }, (_, l) => (["key", "value"] as const).map((kv) => valueInfo(names(l, kv), DataType.FLOAT, [BATCH_AXIS, H, len, D]))).flat();
   const inputs = [
     valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
-    valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]),
+    scoring ? valueInfo(ATTENTION_BIAS, DataType.FLOAT, [BATCH_AXIS, 1, "sequence_length", "sequence_length"])
+      : valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]),
     valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+    ...(scoring ? [valueInfo(TARGETS, DataType.INT64, [BATCH_AXIS, "sequence_length"])] : []),
     ...(kvCache ? cache(pastName, "past_sequence_length") : []),
   ];
-  const outputs = [valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]), ...(kvCache ? cache(presentName, "total_sequence_length") : [])];
+  const outputs = scoring ? [valueInfo(NLL, DataType.FLOAT, [BATCH_AXIS, "sequence_length"])]
+    : [valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]), ...(kvCache ? cache(presentName, "total_sequence_length") : [])];
   const graph = create(GraphProtoSchema, { name: "tinylab", node: g.nodes, initializer: g.initializers, input: inputs, output: outputs });
   const model = create(ModelProtoSchema, {
     irVersion: BigInt(ONNX_IR_VERSION), producerName: "tinylab", graph,

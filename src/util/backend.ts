@@ -28,10 +28,32 @@ export function setKernels(name: Kernels, version?: string): void {
   [kernels, kernelsVersion] = [name, version];
 }
 
+/** A float32 or int64 input of a graph run, row-major. */
+export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] };
+/** An ONNX model loaded into a session: feeds in, the named float32 output out (synchronously). */
+export type GraphSession = (feeds: Record<string, GraphFeed>, output: string) => Float32Array;
+/** Loads ONNX model bytes into a session (registered from the Node edge beside the native kernels). */
+export type GraphLoader = (bytes: Uint8Array) => GraphSession;
+let graphLoader: GraphLoader | undefined;
+
+/** Register who runs whole ONNX graphs (src/util/native_kernels.ts, with its kernels); undefined unregisters. */
+export function setGraphLoader(loader: GraphLoader | undefined): void {
+  graphLoader = loader;
+}
+
+/**
+ * Who runs whole graphs now: only while the kernels are onnxruntime's (one name for the engine: scoring runs on
+ * onnxruntime exactly when the products do), else undefined and scoring stays on tfjs.
+ */
+export const currentGraphLoader = (): GraphLoader | undefined => (kernels === "onnxruntime" ? graphLoader : undefined);
+
 /** What a result records about the engine that produced it. */
 export interface EngineInfo {
   backend: string;
-  /** Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend). */
+  /**
+   * Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend); with
+   * onnxruntime, scoring also ran the whole forward as one ONNX graph on it (src/model/graph_scoring.ts).
+   */
   kernels: Kernels;
   /** The onnxruntime-node version, where kernels is onnxruntime. */
   onnxruntime?: string;

@@ -25,8 +25,8 @@ export function parseKernelsChoice(value: string | undefined): KernelsChoice {
   throw new Error(`unknown kernels "${value}": choose one of ${KERNELS_CHOICES.join(", ")}`);
 }
 
-/** How output names an engine: the backend, and onnxruntime where it computed the matrix products. */
+/** How output names an engine: the backend, and onnxruntime where it computed the matrix products and scored (whole graphs). */
 export function engineLabel(p: { backend: string; kernels?: string; onnxruntime?: string }): string {
   if (!p.kernels || p.kernels === "tfjs") return p.backend;
-  return `${p.backend} (matrix products on ${p.kernels === "onnxruntime" ? `onnxruntime-node ${p.onnxruntime ?? "(version not recorded)"}` : p.kernels})`;
+  return `${p.backend} (matrix products and scoring on ${p.kernels === "onnxruntime" ? `onnxruntime-node ${p.onnxruntime ?? "(version not recorded)"}` : p.kernels})`;
 }

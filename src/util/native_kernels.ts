@@ -7,7 +7,7 @@
 // because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
 // output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
 import { createRequire } from "node:module";
-import { currentKernels, setKernels, tf } from "./backend.ts";
+import { currentKernels, setGraphLoader, setKernels, tf, type GraphFeed, type GraphLoader } from "./backend.ts";
 import type { KernelsChoice } from "./backend_choice.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
 import { SLICED_MATMUL } from "./wasm_matmul.ts";
@@ -32,7 +32,7 @@ const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a depen
 
 type Info = tf.TensorInfo;
 interface OrtTensor { data: Float32Array }
-type TensorCtor = new (type: "float32", data: Float32Array, dims: readonly number[]) => OrtTensor;
+type TensorCtor = new (type: "float32" | "int64", data: Float32Array | BigInt64Array, dims: readonly number[]) => OrtTensor;
 interface Session {
   loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
@@ -95,6 +95,20 @@ class Products {
   }
 }
 
+/** Whole graphs (the scoring form of the decoder): full optimisation, one intra-op thread as for the products. */
+const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: true };
+
+function graphLoader(ort: Ort): GraphLoader {
+  return (bytes) => {
+    const s = ort.newSession();
+    s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, GRAPH_OPTIONS);
+    return (feeds: Record<string, GraphFeed>, output: string) => {
+      const ins = Object.fromEntries(Object.entries(feeds).map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
+      return s.run(ins, { [output]: null }, {})[output].data;
+    };
+  };
+}
+
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
 export function nativeShapes(aShape: number[], bShape: number[], ta: boolean, tb: boolean, minMacs = NATIVE_MIN_MACS): number[] | undefined {
   const r = aShape.length;
@@ -129,6 +143,7 @@ function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
 }
 
 let installed: Products | undefined;
+let graphs: GraphLoader | undefined;
 let minMacs = NATIVE_MIN_MACS;
 let calls = 0;
 
@@ -164,13 +179,14 @@ function install(): string | undefined {
     cfg.kernelFunc = wrap(products, cfg.kernelFunc);
   }
   installed = products;
+  graphs = graphLoader(ort);
   return undefined;
 }
 
 /**
  * Put the matrix products of the current backend on onnxruntime-node when asked (or, for auto, where it loads on
- * the wasm backend), and record the choice in engineInfo(). An explicit onnxruntime that cannot be met is an
- * error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
+ * the wasm backend), scoring on whole ONNX graphs there too, and record the choice in engineInfo(). An explicit
+ * onnxruntime that cannot be met is an error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
  */
 export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): void {
   setKernels("tfjs");
@@ -187,4 +203,6 @@ export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): v
     return;
   }
   setKernels("onnxruntime", ONNXRUNTIME_VERSION);
+  // scoring follows the kernels: the whole forward as one graph on the same runtime (src/model/graph_scoring.ts)
+  setGraphLoader(graphs);
 }
