@@ -5,6 +5,7 @@ import type { ByteTokenizer } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { Store } from "../src/lab/checkpoint.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 
@@ -51,7 +52,7 @@ export interface TrainRunOptions {
   saveModel?: { store: Store; name: string };
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: "warn" | "stop";
+  onDivergence: DivergencePolicy;
   /** Threads computing each update (experiments/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
 }
@@ -128,7 +129,7 @@ export interface BrownOptions {
   slice?: { filesPerGenre: number; chars: number };
   progress?: ProgressStream;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: "warn" | "stop";
+  onDivergence: DivergencePolicy;
   /**
    * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
    * (`microbatches`), the report's scoring all of them.

@@ -9,6 +9,7 @@ import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../mode
 import { parseStrictJson } from "../util/json_strict.ts";
 import { MAX_BINS } from "../eval/calibration.ts";
 import { MAX_WORKERS } from "../train/pool.ts";
+import { DIVERGENCE_POLICIES } from "../lab/divergence.ts";
 import { COMPARE_BASELINES, TEXT_DEFAULTS } from "../../experiments/options.ts";
 
 type Check = (v: unknown, flag: string) => unknown;
@@ -116,7 +117,7 @@ export const OPTION_GROUPS = {
     overwrite: { type: "boolean", describe: "the directory holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused" },
     patience: { type: "number", describe: "with --eval-every: stop early after N validation scorings in a row without a new lowest validation NLL", check: positiveInt },
     "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },
-    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update is checkpointed", choices: ["warn", "stop"] },
+    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update is checkpointed", choices: DIVERGENCE_POLICIES },
     "log-every": { type: "number", describe: "print the training loss every N updates", check: positiveInt },
   },
   "Model shape:": {

@@ -2,6 +2,7 @@
 // and resume, the evaluation harness; a summary on stdout, brown.json, report.html and the loss curve in --out.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
+import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
@@ -49,7 +50,7 @@ export const brownCommand: CommandModule = {
         minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
         checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
         canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
-        onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number, patience: argv.patience as number | undefined,
+        onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number, patience: argv.patience as number | undefined,
       };
       const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
