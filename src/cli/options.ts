@@ -8,6 +8,7 @@ import { SPLITS } from "../data/documents.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../model/config.ts";
 import { parseStrictJson } from "../util/json_strict.ts";
 import { MAX_BINS } from "../eval/calibration.ts";
+import { MIN_REPLICATES } from "../eval/intervals.ts";
 import { MAX_WORKERS } from "../train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../lab/divergence.ts";
 import { COMPARE_BASELINES, TEXT_DEFAULTS } from "../../experiments/options.ts";
@@ -54,7 +55,7 @@ const intIn = (min: number, max: number, why = ""): Check => (v, f) =>
  * is far below the sampling error it describes, so more buys nothing.
  */
 export const MAX_REPLICATES = 100_000;
-const REPLICATES_WHY = " (more replicates add no precision and exhaust memory)";
+const REPLICATES_WHY = " (fewer give no interval; more add no precision and exhaust memory)";
 
 /** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
 const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check => (v, f) => {
@@ -148,7 +149,7 @@ export const OPTION_GROUPS = {
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
   "Report:": {
-    replicates: { type: "number", describe: `bootstrap replicates (1..${MAX_REPLICATES})`, check: intIn(1, MAX_REPLICATES, REPLICATES_WHY) },
+    replicates: { type: "number", describe: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`, check: intIn(MIN_REPLICATES, MAX_REPLICATES, REPLICATES_WHY) },
     canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
