@@ -218,3 +218,7 @@ export interface CanaryOptions {
 }
 
 export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra|X9>", control: "<Q7|zebra|K4>", secretTokens: 2, repetitions: [0, 1, 3, 8], smoothing: 0.05 };
+
+/** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
+export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
+export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
