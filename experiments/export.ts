@@ -13,8 +13,8 @@ import { checkOutputDir, ensureDir, readFileBytes, readFileText, readSafetensors
 import { FILE_LIMIT } from "../src/data/files.ts";
 import { encodeSafetensors, type TensorEntry } from "../src/util/safetensors.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "./options.ts";
 
-export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";
 /** Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export. */
@@ -22,8 +22,6 @@ export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json
 /** The one file `--format onnx` writes. */
 export const ONNX_FILE = "model.onnx";
 export const BOS_TOKEN = "<|bos|>", EOS_TOKEN = "<|eos|>";
-
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   model: string;

@@ -4,13 +4,14 @@
 // lab page parses its form fields with it.
 import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts";
 import { SPLITS } from "../src/data/documents.ts";
+import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../src/model/config.ts";
 import { parseStrictJson } from "../src/util/json_strict.ts";
-import { MAX_BINS } from "../src/eval/calibration.ts";
+import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
-import { COMPARE_BASELINES } from "./options.ts";
+import { COMPARE_BASELINES, EXPORT_FORMATS } from "./options.ts";
 
 export type Check = (v: unknown, flag: string) => unknown;
 
@@ -139,7 +140,7 @@ export const OPTION_GROUPS = {
     "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
     "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
     "test-fraction": { type: "number", describe: "share of the documents (per source) held out for test", check: probability },
-    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: ["byte", "bpe"] },
+    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: TOKENIZER_KINDS },
     "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
@@ -158,7 +159,7 @@ export const OPTION_GROUPS = {
     baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
     "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
     bins: { type: "number", describe: `calibration bins (reliability table and ECE; 1..${MAX_BINS})`, check: intIn(1, MAX_BINS, " (MAX_BINS: past it a bin holds next to nothing)") },
-    scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: ["equal-width", "equal-mass"] },
+    scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: BIN_SCHEMES },
     smoothing: { type: "number", describe: "the count baselines' smoothing k: add-k bigram (C_uv + k)/(C_u + kV), and the unigram-prior bigram's kV pseudo-counts", check: positive },
     lambda: {
       type: "number", describe: "unigram-prior bigram as the fixed mixture λ·add-k + (1 − λ)·unigram (0 = unigram, 1 = plain add-k); default: per-context weight C_u/(C_u + kV)",
@@ -177,7 +178,7 @@ export const OPTION_GROUPS = {
     json: { type: "boolean", describe: "print the result as JSON instead of the table" },
     figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
     "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
-    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, onnx/model.onnx: what transformers.js loads); onnx = the ONNX graph alone (model.onnx)", choices: ["hf-gpt2", "onnx"] },
+    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, onnx/model.onnx: what transformers.js loads); onnx = the ONNX graph alone (model.onnx)", choices: EXPORT_FORMATS },
   },
   "Lab page:": {
     port: { type: "number", describe: "localhost port the lab page is served on (0 = any free port)", check: intIn(0, 65535) },

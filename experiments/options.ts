@@ -1,7 +1,7 @@
 // Every recipe's typed options with their defaults, in a module that loads no engine, so `tinylab --help` can
 // show each default without importing tfjs. The recipes (overfit.ts, train.ts, cyclic.ts, brown.ts) own them.
 import type { Document, Split } from "../src/data/documents.ts";
-import type { ByteTokenizer } from "../src/data/tokenizer.ts";
+import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { Store } from "../src/lab/checkpoint.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
@@ -62,7 +62,7 @@ export interface TextInput {
   docs: TextSource[];
   name: string;
   split: TextSplitOptions;
-  tokenizer: "byte" | "bpe";
+  tokenizer: TokenizerJSON["kind"];
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions = {
@@ -222,3 +222,7 @@ export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra
 /** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
 export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
 export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
+
+/** What `tinylab export --format` writes (experiments/export.ts writes each). */
+export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
