@@ -28,8 +28,8 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../model/config.ts"),
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../../experiments/brown_page.ts"), import("../../model/config.ts"),
       import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
     ]);
     checkOutputDir(argv.out as string, "--out");
@@ -62,7 +62,7 @@ export const brownCommand: CommandModule = {
       if (argv.json) process.stdout.write(toJson(result));
       else console.log(view.formatBrown(result));
       writeOutput(join(o.outDir, "brown.json"), toJson(result));
-      writeOutput(join(o.outDir, "report.html"), view.brownPageHtml(result, CURVE_NOTE));
+      writeOutput(join(o.outDir, "report.html"), brownPageHtml(result, CURVE_NOTE));
       log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
       log(wallTimeLine());
     } finally {
