@@ -11,7 +11,7 @@ import { MIN_REPLICATES, wilsonInterval } from "../src/eval/intervals.ts";
 import { mcnemarExact } from "../src/eval/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../src/eval/multi_bootstrap.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
-import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
@@ -59,7 +59,7 @@ interface Side {
   tokenizerObj: Tokenizer;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 const sameJSON = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
 /** The documents, encoded with the model's tokenizer (a run's text, a documents file or the fixture), and the note on whether it trained on them. */

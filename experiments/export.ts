@@ -7,7 +7,7 @@ import type { Tokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { LN_EPS } from "../src/model/ops.ts";
-import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
 import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
 import { checkOutputDir, ensureDir, readFileBytes, readFileText, readSafetensorsBytes, removeStaleTemps } from "../src/util/disk.ts";
 import { FILE_LIMIT } from "../src/data/files.ts";
@@ -169,7 +169,7 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
-  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
+  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
