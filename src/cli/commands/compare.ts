@@ -28,8 +28,8 @@ export const compareCommand: CommandModule = {
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare, compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
+    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../../experiments/compare_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const split = argv.split as string;
     const a = requireFile(argv.a as string, "model file A");
