@@ -5,7 +5,7 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { wilsonInterval } from "../src/eval/intervals.ts";
 import { continuationLogProb } from "../src/eval/memorization.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
-import { CheckpointError, decodeModelFile } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/data/files.ts";
 import { readFileText, readSafetensorsBytes } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
@@ -28,7 +28,7 @@ export interface ChoiceReport {
 }
 
 export function runChoice(o: ChoiceOptions): ChoiceReport {
-  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
+  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   try {
     const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
     const model = decoderAdapter(loaded.model);

@@ -7,11 +7,11 @@ import { readDocumentsBytes } from "../src/data/files.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { scoredBytes } from "../src/eval/bpb.ts";
-import { wilsonInterval } from "../src/eval/intervals.ts";
+import { MIN_REPLICATES, wilsonInterval } from "../src/eval/intervals.ts";
 import { mcnemarExact } from "../src/eval/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../src/eval/multi_bootstrap.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
-import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
@@ -59,7 +59,7 @@ interface Side {
   tokenizerObj: Tokenizer;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 const sameJSON = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
 /** The documents, encoded with the model's tokenizer (a run's text, a documents file or the fixture), and the note on whether it trained on them. */
@@ -101,7 +101,7 @@ function checkOptions(o: CompareOptions): void {
   if ((o.b === undefined) === (o.baseline === undefined)) throw new Error("compare needs exactly one of a second model file (B) or --baseline NAME");
   if (o.baseline !== undefined && !(COMPARE_BASELINES as readonly string[]).includes(o.baseline)) throw new Error(`--baseline must be one of ${COMPARE_BASELINES.join(", ")}, got ${JSON.stringify(o.baseline)}`);
   if (o.split === "test" && !o.finalTest) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
-  if (!Number.isInteger(o.replicates) || o.replicates < 2) throw new Error(`--replicates must be an integer ≥ 2, got ${o.replicates}`);
+  if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
 }
 
 /** Compare A with B (a model file or a baseline fitted on the data's train split); every model is disposed. */

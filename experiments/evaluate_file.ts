@@ -1,6 +1,6 @@
 // The evaluate recipe's file-system edge: reads the model file (and the documents file) from disk, then scores
 // them with the pure evaluateModel (evaluate.ts). Not the recipe itself, so the browser page can bundle that.
-import { CheckpointError } from "../src/lab/model_file.ts";
+import { ModelFileError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/data/files.ts";
 import { readSafetensorsBytes } from "../src/util/disk.ts";
 import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
@@ -10,6 +10,6 @@ export { chosenSplits } from "./evaluate.ts";
 /** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given (or a run's `text`). */
 export function evaluateModelFile(o: EvaluateOptions, text?: ScoringText): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
-  const modelBytes = readSafetensorsBytes(o.model, "model file", CheckpointError);
+  const modelBytes = readSafetensorsBytes(o.model, "model file", ModelFileError);
   return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
 }

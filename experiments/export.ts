@@ -7,14 +7,14 @@ import type { Tokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { LN_EPS } from "../src/model/ops.ts";
-import { CheckpointError, decodeModelParts } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
 import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
 import { checkOutputDir, ensureDir, readFileBytes, readFileText, readSafetensorsBytes, removeStaleTemps } from "../src/util/disk.ts";
 import { FILE_LIMIT } from "../src/data/files.ts";
 import { encodeSafetensors, type TensorEntry } from "../src/util/safetensors.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "./options.ts";
 
-export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";
 /** Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export. */
@@ -22,8 +22,6 @@ export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json
 /** The one file `--format onnx` writes. */
 export const ONNX_FILE = "model.onnx";
 export const BOS_TOKEN = "<|bos|>", EOS_TOKEN = "<|eos|>";
-
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   model: string;
@@ -171,7 +169,7 @@ export function hfTokenizer(tokenizer: Tokenizer, vocabSize: number): Record<str
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
-  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", CheckpointError), o.model);
+  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });

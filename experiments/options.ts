@@ -1,10 +1,11 @@
 // Every recipe's typed options with their defaults, in a module that loads no engine, so `tinylab --help` can
 // show each default without importing tfjs. The recipes (overfit.ts, train.ts, cyclic.ts, brown.ts) own them.
 import type { Document, Split } from "../src/data/documents.ts";
-import type { ByteTokenizer } from "../src/data/tokenizer.ts";
+import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { Store } from "../src/lab/checkpoint.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 
@@ -51,7 +52,7 @@ export interface TrainRunOptions {
   saveModel?: { store: Store; name: string };
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: "warn" | "stop";
+  onDivergence: DivergencePolicy;
   /** Threads computing each update (experiments/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
 }
@@ -61,7 +62,7 @@ export interface TextInput {
   docs: TextSource[];
   name: string;
   split: TextSplitOptions;
-  tokenizer: "byte" | "bpe";
+  tokenizer: TokenizerJSON["kind"];
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions = {
@@ -128,7 +129,7 @@ export interface BrownOptions {
   slice?: { filesPerGenre: number; chars: number };
   progress?: ProgressStream;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: "warn" | "stop";
+  onDivergence: DivergencePolicy;
   /**
    * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
    * (`microbatches`), the report's scoring all of them.
@@ -217,3 +218,11 @@ export interface CanaryOptions {
 }
 
 export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra|X9>", control: "<Q7|zebra|K4>", secretTokens: 2, repetitions: [0, 1, 3, 8], smoothing: 0.05 };
+
+/** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
+export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
+export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
+
+/** What `tinylab export --format` writes (experiments/export.ts writes each). */
+export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -17,6 +17,7 @@ import { seedSummary } from "../src/eval/seed_summary.ts";
 import { multiBootstrap, type Arm } from "../src/eval/multi_bootstrap.ts";
 import { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
+import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/checkpoint.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
@@ -36,7 +37,7 @@ export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
   if (!Number.isInteger(o.updates) || o.updates < 1) throw new Error(`updates must be a positive integer, got ${o.updates}`);
   for (const c of o.checkpoints) if (!Number.isInteger(c) || c < 0 || c > o.updates) throw new Error(`--checkpoints: checkpoint ${c} is outside [0, ${o.updates}] (--updates ${o.updates})`);
   if (!(o.lr > 0)) throw new Error(`learning rate must be > 0, got ${o.lr}`);
-  if (!Number.isInteger(o.replicates) || o.replicates < 2) throw new Error(`--replicates must be an integer ≥ 2 for a percentile interval, got ${o.replicates}`);
+  if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES} for a percentile interval, got ${o.replicates}`);
   if (!Number.isSafeInteger(o.bootstrapSeed)) throw new Error(`bootstrap seed must be a safe integer, got ${o.bootstrapSeed}`);
   const checkpoints = [...new Set(o.checkpoints)].sort((a, b) => a - b);
   return { ...o, checkpoints };

@@ -16,7 +16,7 @@ import type { ScoringModel } from "../src/model/scoring.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { reportCard, type CardContext } from "../src/eval/report_card.ts";
 import { reportFigures } from "../src/eval/report_page.ts";
-import { CheckpointError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
 import { usingPool } from "./pool.ts";
@@ -48,7 +48,7 @@ export interface ReportRunOptions {
   workers?: number;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, CheckpointError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 
 /** Perplexity by split/source at each stride: every target once per stride, only the context before it changes. */
 export interface PerplexityByStride {

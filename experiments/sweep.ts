@@ -9,6 +9,7 @@ import { ensureDir, readFileText } from "../src/util/disk.ts";
 import { acquireLock, DIRECTORY_LOCK, lockDirectory, type Lock } from "../src/util/lock.ts";
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "../src/util/child_watch.ts";
 import { arr, int, nullable, num, obj, optional, parseJsonFile, type Schema } from "../src/util/schema.ts";
+import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "./options.ts";
 
 // bin/ from experiments/ or from its compiled copy in dist/experiments/
 const BIN = resolve(import.meta.dirname, import.meta.url.endsWith(".ts") ? ".." : "../..", "bin/tinylab.js");
@@ -44,9 +45,7 @@ export const SWEEP_RECIPES = {
       ...(j.validation ? {} : { validation_nll_reason: "the run scored no validation (it needs --eval-every)" }),
     }),
   },
-} as const;
-export type SweepRecipe = keyof typeof SWEEP_RECIPES;
-export const SWEEP_RECIPE_NAMES = Object.keys(SWEEP_RECIPES) as SweepRecipe[];
+} as const satisfies Record<SweepRecipe, unknown>;
 
 /** Options of the recipes that name an input file: made absolute, since every run works in its own directory. */
 const PATH_OPTIONS = new Set(["--text", "--data", "--split-file", "--model"]);

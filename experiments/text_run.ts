@@ -19,6 +19,7 @@ import type { TrainOptions } from "../src/lab/config.ts";
 import { STATE_FILE } from "../src/lab/checkpoint.ts";
 import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "../src/lab/history.ts";
 import type { Run } from "../src/lab/run.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { StepResult } from "../src/train/trainer.ts";
 import { learningRate } from "../src/train/schedule.ts";
 import { lossCurve } from "../src/util/charts.ts";
@@ -51,7 +52,7 @@ export interface TextRunSpec {
   /** Stop after this update as an interruption would (tests the resume path). */
   stopAt?: number;
   shouldStop?: (done: number) => boolean;
-  onDivergence: "warn" | "stop";
+  onDivergence: DivergencePolicy;
   warn: (line: string) => void;
   /** Every update, with its history entry (validation filled in when scored). */
   onUpdate?: (entry: HistoryEntry, r: StepResult) => void;

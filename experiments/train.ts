@@ -2,7 +2,7 @@
 // your own text (split manifest, byte or BPE tokenizer), with validation history, checkpoints, exact resume and
 // extension, and a model file, all through src/lab (experiments/text_run.ts). Prints nothing itself.
 import { trainingBatches } from "../src/data/batches.ts";
-import { encodeDocument, targetCount, type Document } from "../src/data/documents.ts";
+import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
@@ -85,7 +85,7 @@ function textData(o: TrainRunOptions): TrainData {
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
   const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
-  const enc = (s: "train" | "validation" | "test") => bySplit[s].map((d) => encodeDocument(tokenizer, d));
+  const enc = (s: Split) => bySplit[s].map((d) => encodeDocument(tokenizer, d));
   const train = enc("train");
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);

@@ -8,7 +8,7 @@ import { readSafetensorsBytes } from "../src/util/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import { CheckpointError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
 import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 
 /** Backends every guard test runs on (tensorflow only if installed: not in CI). */
@@ -58,7 +58,7 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** A model file by path; the caller disposes the model. */
 export function loadModel(path: string): LoadedModel {
-  return decodeModelFile(readSafetensorsBytes(path, "model file", CheckpointError), path);
+  return decodeModelFile(readSafetensorsBytes(path, "model file", ModelFileError), path);
 }
 
 /** Write a model file atomically; returns its sha256. */
@@ -70,5 +70,5 @@ export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: 
 
 /** A training-state file by path. */
 export function loadTrainState(path: string): TrainSnapshot {
-  return decodeTrainState(readSafetensorsBytes(path, "training-state file", CheckpointError), path);
+  return decodeTrainState(readSafetensorsBytes(path, "training-state file", ModelFileError), path);
 }

@@ -1,5 +1,7 @@
 // The layering contract: no import (type-only included) runs up the stack util < data < model < train <
 // baselines < eval < lab < experiments < cli, and the core imports no node: module, directly or through our files.
+// web/: the page's browser files (what index.html and its Web Worker load) import no CLI module and reach no node:
+// module; the Node tools beside them (WEB_NODE_TOOLS) may use the CLI's lab server, like any top-level script.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -10,8 +12,12 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 const LAYERS: Readonly<Record<string, number>> = {
   "src/util": 0, "src/data": 1, "src/model": 2, "src/train": 3, "src/baselines": 4, "src/eval": 5, "src/lab": 6,
-  experiments: 7, "src/cli": 8,
+  experiments: 7, "src/cli": 8, web: 9,
 };
+/** What the lab page's index.html loads, and the Web Worker it starts (`new Worker(new URL("./worker.ts", …))`). */
+const WEB_ENTRIES = ["web/main.ts", "web/worker.ts"];
+/** Node scripts in web/ (run by tsx or vite, never in the page): the build config, the screenshot tool, the page driver. */
+const WEB_NODE_TOOLS = ["web/vite.config.ts", "web/screenshot.ts", "web/drive.ts"];
 const CORE = ["src/model", "src/train", "src/eval", "src/baselines", "src/lab", "src/data"];
 /** Data modules whose job is reading files (from disk or an installed corpus): outside the core. */
 const FILE_READERS = [
@@ -120,7 +126,7 @@ const isCore = (file: string) => CORE.some((k) => file.startsWith(`${k}/`)) && !
 
 function scan(): Map<string, Import[]> {
   const graph = new Map<string, Import[]>();
-  for (const file of [...tsFiles("src"), ...tsFiles("experiments")]) {
+  for (const file of [...tsFiles("src"), ...tsFiles("experiments"), ...tsFiles("web")]) {
     const imports = importsOf(readFileSync(join(ROOT, file), "utf8")).map(({ spec, kind }): Import => {
       if (!spec.startsWith(".")) return { spec, kind, target: null };
       const abs = resolve(ROOT, dirname(file), spec);
@@ -227,6 +233,37 @@ describe("layering", () => {
   it("has no core file reaching a node: import through our own sources", () => {
     const reached = [...graph.keys()].filter(isCore).map(chainFrom).filter((c) => c !== null).map((c) => c.join(" → "));
     expect(reached).toEqual([]);
+  });
+
+  /** Every file of ours `start` reaches through static, type-only, re-export and dynamic imports, `start` included. */
+  const closure = (start: string): Set<string> => {
+    const seen = new Set<string>(), stack = [start];
+    while (stack.length > 0) {
+      const f = stack.pop()!;
+      if (seen.has(f) || !graph.has(f)) continue;
+      seen.add(f);
+      for (const i of graph.get(f)!) if (i.target !== null) stack.push(i.target);
+    }
+    return seen;
+  };
+
+  it("sorts every web/ file into the page (reached from its entries) or a listed Node tool", () => {
+    const page = new Set(WEB_ENTRIES.flatMap((e) => [...closure(e)]));
+    const web = [...graph.keys()].filter((f) => f.startsWith("web/"));
+    expect(web).toEqual(expect.arrayContaining([...WEB_ENTRIES, ...WEB_NODE_TOOLS]));
+    expect(web.filter((f) => !page.has(f) && !WEB_NODE_TOOLS.includes(f))).toEqual([]);
+    expect(WEB_NODE_TOOLS.filter((f) => page.has(f))).toEqual([]);
+  });
+
+  it("the lab page's browser files import no CLI module and reach no node: import", () => {
+    const page = [...new Set(WEB_ENTRIES.flatMap((e) => [...closure(e)]))];
+    expect(page).toEqual(expect.arrayContaining(["web/protocol.ts", "experiments/overfit.ts", "src/eval/report_page.ts"]));
+    const cli = page.flatMap((f) => graph.get(f)!.filter((i) => i.target !== null && /^(src\/cli|tools|bench)\//.test(i.target)).map((i) => `${f} imports ${i.target} [${i.kind}]`));
+    expect(cli).toEqual([]);
+    expect(page.filter((f) => f.startsWith("web/")).map(chainFrom).filter((c) => c !== null).map((c) => c.join(" → "))).toEqual([]);
+    // the checks can fail: a Node tool beside the page does import the CLI and node: modules
+    expect(graph.get("web/screenshot.ts")!.map((i) => i.target)).toContain("src/cli/lab_server.ts");
+    expect(chainFrom("web/screenshot.ts")).not.toBeNull();
   });
 
   it("the recipes the lab page runs in a Web Worker reach no node: import (threads come in as a PoolOpener)", () => {

@@ -81,8 +81,8 @@ export function baselineAdapter(name: string, prob: BigramProb, binding: Binding
 }
 
 /**
- * Default smoothing k of the bigram baselines: 1 (add-one), the value 001 publishes exact bigram numbers for and
- * every result so far was made with. 000 and 004 use k = 0.1 in their examples (004: unigram-prior 3.6688 vs plain
+ * Default smoothing k of the bigram baselines: 1 (add-one), the value 001 publishes exact bigram numbers for, so
+ * results stay comparable with them. 000 and 004 use k = 0.1 in their examples (004: unigram-prior 3.6688 vs plain
  * add-0.1 3.6882); pass it with --smoothing 0.1. λ has no default: the unigram-prior bigram uses 004's per-context
  * weight C_u/(C_u + kV) unless a fixed mixture weight is given.
  */

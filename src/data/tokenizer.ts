@@ -1,6 +1,9 @@
 // Tokenizers: the interface every tokenizer implements, the byte-level tokenizer, and JSON round trips.
 // Not a trainer of merges (see bpe.ts) and not document encoding (see documents.ts).
 
+/** The tokenizer kinds, as `--tokenizer` and the JSON form's `kind` name them. */
+export const TOKENIZER_KINDS = ["byte", "bpe"] as const satisfies readonly TokenizerJSON["kind"][];
+
 /** JSON form of any tokenizer; `kind` selects the constructor in `tokenizerFromJSON`. */
 export type TokenizerJSON =
   | { kind: "byte"; vocabSize: number }

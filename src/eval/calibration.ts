@@ -1,7 +1,8 @@
 // Calibration of confidences against binary correctness: reliability bins, ECE, Brier and its
 // Murphy decomposition. Not a confidence estimator: producing the probability is the adapter's job.
 
-export type BinScheme = "equal-width" | "equal-mass";
+export const BIN_SCHEMES = ["equal-width", "equal-mass"] as const;
+export type BinScheme = (typeof BIN_SCHEMES)[number];
 
 /** Binning choice shared by bins, ECE and the decomposition. Defaults: 10 equal-width bins. */
 export interface BinOptions {

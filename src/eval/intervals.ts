@@ -42,10 +42,13 @@ function finiteArray(name: string, xs: readonly number[]): void {
   });
 }
 
+/** Fewest bootstrap replicates that give a percentile interval (one replicate has no spread). */
+export const MIN_REPLICATES = 2;
+
 /** Replicates and level with their defaults (2000, 0.95), refused by name when out of range. */
 export function resampling(name: string, opts: BootstrapOptions): { replicates: number; level: number } {
   const { replicates = 2000, level = 0.95 } = opts;
-  if (!Number.isInteger(replicates) || replicates < 2) throw new Error(`${name}: replicates must be an integer ≥ 2, got ${replicates}`);
+  if (!Number.isInteger(replicates) || replicates < MIN_REPLICATES) throw new Error(`${name}: replicates must be an integer ≥ ${MIN_REPLICATES}, got ${replicates}`);
   if (!(level > 0 && level < 1)) throw new Error(`${name}: level must be in (0, 1), got ${level}`);
   return { replicates, level };
 }

@@ -80,8 +80,8 @@ export interface LoadedModel {
 }
 
 /** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
-export class CheckpointError extends Error {
-  override name = "CheckpointError";
+export class ModelFileError extends Error {
+  override name = "ModelFileError";
 }
 
 export function modelProvenance(seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
@@ -161,9 +161,9 @@ export function signed<M extends Record<string, string>>(tensors: Record<string,
 /** Refuse a file whose digest is absent or does not match its decoded tensors and metadata. */
 export function checkIntegrity(contents: SafetensorsContents, where: string): void {
   const { metadata, tensors } = contents;
-  if (!Object.hasOwn(metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
+  if (!Object.hasOwn(metadata, INTEGRITY)) throw new ModelFileError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
   if (metadata[INTEGRITY] !== integrityDigest(tensors, metadata)) {
-    throw new CheckpointError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
+    throw new ModelFileError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
   }
 }
 
@@ -188,27 +188,27 @@ function checkPadding(bytes: Uint8Array, path: string): void {
   let i = 8 + Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
   while (bytes[i - 1] === 0x20) i--;
   if (bytes[i - 1] !== 0x7d) {
-    throw new CheckpointError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
+    throw new ModelFileError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
   }
 }
 
 /** A required metadata entry parsed as strict JSON (a key given twice is refused), naming the key when absent or malformed. */
 export function metaJSON(metadata: Record<string, string>, key: string, where: string): unknown {
-  if (!Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: metadata has no "${key}"`);
+  if (!Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: metadata has no "${key}"`);
   try {
     return parseStrictJson(metadata[key], `${where}: metadata "${key}"`).value;
   } catch (err) {
-    throw new CheckpointError((err as Error).message);
+    throw new ModelFileError((err as Error).message);
   }
 }
 
 /** A required metadata entry checked against its schema; a refusal names the file and the field, e.g. `cursor.alea.s0`. */
 export function metaField<T>(metadata: Record<string, string>, key: string, schema: Schema<T>, where: string): T {
-  if (!Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: metadata has no "${key}"`);
+  if (!Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: metadata has no "${key}"`);
   try {
     return parseJsonFile(metadata[key], schema, where, key);
   } catch (err) {
-    if (isFileError(err)) throw new CheckpointError(err.message);
+    if (isFileError(err)) throw new ModelFileError(err.message);
     throw err;
   }
 }
@@ -232,8 +232,8 @@ const PROVENANCE_SCHEMA = obj({ seed: int(), update: int({ min: 0 }), backend: s
 /** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
 export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
   const wanted = expected.map((f) => `"${f}"`).join(" or ");
-  if (!Object.hasOwn(metadata, "format")) throw new CheckpointError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
-  if (!expected.includes(metadata.format)) throw new CheckpointError(`${where}: format is "${metadata.format}", expected ${wanted}`);
+  if (!Object.hasOwn(metadata, "format")) throw new ModelFileError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
+  if (!expected.includes(metadata.format)) throw new ModelFileError(`${where}: format is "${metadata.format}", expected ${wanted}`);
 }
 
 /** The config from metadata: every declared key present, no unknown key, types and values valid. */
@@ -242,7 +242,7 @@ export function parseConfig(metadata: Record<string, string>, where: string): Mo
   try {
     return resolveModelConfig(raw as Record<string, unknown>);
   } catch (err) {
-    throw new CheckpointError(`${where}: metadata "config": ${(err as Error).message}`);
+    throw new ModelFileError(`${where}: metadata "config": ${(err as Error).message}`);
   }
 }
 
@@ -253,15 +253,15 @@ export function parseConfig(metadata: Record<string, string>, where: string): Mo
  */
 export function checkDeclared(metadata: Record<string, string>, key: string, implemented: object, where: string): void {
   const raw = metaJSON(metadata, key, where);
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new CheckpointError(`${where}: metadata "${key}" is not a JSON object`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ModelFileError(`${where}: metadata "${key}" is not a JSON object`);
   const want = implemented as Record<string, unknown>, got = raw as Record<string, unknown>;
   const missing = Object.keys(want).filter((k) => !Object.hasOwn(got, k));
-  if (missing.length > 0) throw new CheckpointError(`${where}: metadata "${key}" lacks ${missing.join(", ")}`);
+  if (missing.length > 0) throw new ModelFileError(`${where}: metadata "${key}" lacks ${missing.join(", ")}`);
   const unknown = Object.keys(got).filter((k) => !Object.hasOwn(want, k));
-  if (unknown.length > 0) throw new CheckpointError(`${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`);
+  if (unknown.length > 0) throw new ModelFileError(`${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`);
   for (const k of Object.keys(want)) {
     if (JSON.stringify(got[k]) !== JSON.stringify(want[k])) {
-      throw new CheckpointError(`${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`);
+      throw new ModelFileError(`${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`);
     }
   }
 }
@@ -272,11 +272,11 @@ export function parseTokenizer(metadata: Record<string, string>, config: ModelCo
   try {
     tokenizer = tokenizerFromJSON(metaField(metadata, "tokenizer", TOKENIZER_SCHEMA, where));
   } catch (err) {
-    if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError(`${where}: metadata "tokenizer": ${(err as Error).message}`);
+    if (err instanceof ModelFileError) throw err;
+    throw new ModelFileError(`${where}: metadata "tokenizer": ${(err as Error).message}`);
   }
   if (tokenizer.vocabSize > config.vocabSize) {
-    throw new CheckpointError(`${where}: tokenizer vocabulary ${tokenizer.vocabSize} exceeds the model's vocabSize ${config.vocabSize}`);
+    throw new ModelFileError(`${where}: tokenizer vocabulary ${tokenizer.vocabSize} exceeds the model's vocabSize ${config.vocabSize}`);
   }
   return tokenizer;
 }
@@ -286,7 +286,7 @@ export function parseProvenance(metadata: Record<string, string>, where: string)
   const p = metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
   const d = p.data as Partial<TextDataProvenance> | undefined;
   if (d !== undefined && (typeof d !== "object" || d === null || d.kind !== "text" || !/^[0-9a-f]{64}$/.test(String(d.manifest_sha256)) || !Array.isArray(d.files))) {
-    throw new CheckpointError(`${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`);
+    throw new ModelFileError(`${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`);
   }
   return p;
 }
@@ -299,11 +299,11 @@ export function takeTensors(tensors: Record<string, TensorEntry>, expected: [str
   const out: ParamArrays = new Map();
   for (const [name, shape] of expected) {
     const key = prefix + name;
-    if (!Object.hasOwn(tensors, key)) throw new CheckpointError(`${where}: tensor "${key}" is missing`);
+    if (!Object.hasOwn(tensors, key)) throw new ModelFileError(`${where}: tensor "${key}" is missing`);
     const t = tensors[key];
-    if (t.dtype !== "F32") throw new CheckpointError(`${where}: tensor "${key}" is ${t.dtype}, expected F32`);
+    if (t.dtype !== "F32") throw new ModelFileError(`${where}: tensor "${key}" is ${t.dtype}, expected F32`);
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
-      throw new CheckpointError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
+      throw new ModelFileError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
     }
     out.set(name, t.data as Float32Array);
   }
@@ -327,14 +327,14 @@ export function firstBad(data: Float32Array, rule: ValueRule = FINITE): number {
 export function refuseBadValues(arrays: ParamArrays, prefix: string, where: string, rule: ValueRule = FINITE): void {
   for (const [name, data] of arrays) {
     const i = firstBad(data, rule);
-    if (i >= 0) throw new CheckpointError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
+    if (i >= 0) throw new ModelFileError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
   }
 }
 
 /** Refuse any tensor not in `known`, naming it. */
 export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: Set<string>, where: string): void {
   const extra = Object.keys(tensors).filter((k) => !known.has(k));
-  if (extra.length > 0) throw new CheckpointError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
+  if (extra.length > 0) throw new ModelFileError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
 }
 
 /** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */
@@ -345,7 +345,7 @@ export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
   const model = new GPT(parts.config, weights);
   try {
-    refuseNonFiniteForward(model, `model file ${path}`, CheckpointError);
+    refuseNonFiniteForward(model, `model file ${path}`, ModelFileError);
   } catch (err) {
     model.dispose();
     throw err;
@@ -359,7 +359,7 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
   const where = `model file ${path}`;
   const { metadata, tensors } = contents;
   if (metadata.format?.startsWith("tinylab-train-state/")) {
-    throw new CheckpointError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
+    throw new ModelFileError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
   }
   checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1], where);
   const integrity = modelIntegrity(contents, where);
@@ -372,7 +372,7 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
   } else {
     // /1 and /2 predate the declarations: the code that wrote them computed exactly today's architecture and scheme
     for (const key of ["architecture", "tokenizer_scheme"]) {
-      if (Object.hasOwn(metadata, key)) throw new CheckpointError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
+      if (Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
     }
   }
   const tokenizer = parseTokenizer(metadata, config, where);
@@ -390,6 +390,6 @@ function modelIntegrity(contents: SafetensorsContents, where: string): Integrity
     checkIntegrity(contents, where);
     return "verified";
   }
-  if (Object.hasOwn(contents.metadata, INTEGRITY)) throw new CheckpointError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
+  if (Object.hasOwn(contents.metadata, INTEGRITY)) throw new ModelFileError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
   return `unverified (format ${MODEL_FORMAT_V1} has no digest)`;
 }

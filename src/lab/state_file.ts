@@ -10,7 +10,7 @@ import { RNG_STATE, type RngState } from "../util/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schema.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
-  CheckpointError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
+  ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
   refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
 } from "./model_file.ts";
 
@@ -58,7 +58,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   refuseBadValues(s.weights, "", where);
   refuseBadValues(s.optimizer.m, "m.", where);
   refuseBadValues(s.optimizer.v, "v.", where, SECOND_MOMENT);
-  if (s.optimizer.step !== s.provenance.update) throw new CheckpointError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
+  if (s.optimizer.step !== s.provenance.update) throw new ModelFileError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
@@ -100,7 +100,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const where = `training-state file ${path}`;
   const { metadata, tensors } = contents;
   if (metadata.format === "tinylab-train-state/1") {
-    throw new CheckpointError(`${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`);
+    throw new ModelFileError(`${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`);
   }
   checkFormat(metadata, [TRAIN_STATE_FORMAT], where);
   checkIntegrity(contents, where);
@@ -109,7 +109,7 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const provenance = parseProvenance(metadata, where);
   const options = metaField(metadata, "options", TRAIN_OPTIONS, where);
   const step = metaField(metadata, "step", int({ min: 0 }), where);
-  if (step !== provenance.update) throw new CheckpointError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
+  if (step !== provenance.update) throw new ModelFileError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
   const rngs = metaField(metadata, "rngs", RNGS, where);
   const cursor = metaField(metadata, "cursor", DATA_CURSOR, where);
   const shapes = parameterShapes(config);
@@ -132,7 +132,7 @@ const BEST_META = obj({ update: int({ min: 0 }), validation_nll: num(), scorings
 
 function parseBest(metadata: Record<string, string>, step: number, where: string): Omit<SelectedWeights, "weights"> {
   const b = metaField(metadata, "best", BEST_META, where);
-  if (b.update > step) throw new CheckpointError(`${where}: metadata "best": update: must be at most the state's step ${step} (got ${b.update})`);
+  if (b.update > step) throw new ModelFileError(`${where}: metadata "best": update: must be at most the state's step ${step} (got ${b.update})`);
   return { update: b.update, validationNll: b.validation_nll, scoringsSince: b.scorings_since };
 }
 
@@ -163,7 +163,7 @@ export function differences(saved: unknown, wanted: unknown, path: string): stri
 }
 
 /** A resume refused because the run differs from its checkpoint; `differences` says where, for a caller to explain. */
-export class ResumeMismatchError extends CheckpointError {
+export class ResumeMismatchError extends ModelFileError {
   override name = "ResumeMismatchError";
   constructor(readonly where: string, readonly differences: Difference[]) {
     super(`cannot resume from ${where}: this run differs from it in ${differences.map(said).join("; ")}`);

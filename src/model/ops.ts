@@ -61,7 +61,7 @@ export const linear: (x: T, w: T, b: T) => T = fused((x: T, w: T, b: T, save?: T
 
 /**
  * xᵀ @ dy for x [N, in], dy [N, out]: the weight gradient of x @ w. XNNPACK packs its right operand afresh on
- * every call (a cost ∝ its size, ~2× the product for [2048, 512]), so the narrower of x and dy goes on the right:
+ * every call (a cost ∝ its size, comparable to the product itself for large operands), so the narrower of x and dy goes on the right:
  * for out > in, (dyᵀ @ x)ᵀ. Either way each entry is the same sum over N in the same order, so the bits agree.
  */
 export function weightGrad(x: T, dy: T): T {

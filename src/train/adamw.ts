@@ -1,7 +1,7 @@
 // AdamW (decoupled weight decay, PyTorch's update order) over named tfjs variables, with a snapshot of its state.
 // Not clipping or scheduling (trainer.ts): it applies one update from given gradients at a given rate.
 // The update runs in plain TypeScript on Float32Array state: on small models one JS loop replaces ~12 tfjs
-// kernels per parameter (the dominant cost on wasm), and on large ones it stays a few ms per step.
+// kernels per parameter (the dominant cost on wasm), and on large ones it stays a small share of a step.
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
 import { NonFiniteError } from "./trainer.ts";

@@ -141,8 +141,8 @@ export const thisThread: PoolOpener = Object.assign(() => new WorkerPool(null), 
 
 /**
  * Below this much work per row (parameters × context, proportional to a row's multiply-adds) a thread's hand-off
- * costs more than it saves. Measured on 2 cores: the overfit model (2,808 × 8) ran its default experiment 1.2–1.4×
- * slower on 2 threads than on 1; the medium config (875,264 × 128) took 0.55× the step time. Only the default
+ * costs more than it saves: on 2 cores the overfit model (2,808 × 8) runs slower on 2 threads than on 1, while the
+ * medium config (875,264 × 128) runs faster. Only the default
  * count uses it: an explicit --workers is always honoured (and the result is the same bit for bit either way).
  */
 export const MIN_THREAD_WORK = 1_000_000;

@@ -78,7 +78,7 @@ function checkSize(size: number, path: string, what: string, limit: SizeLimit, R
 /**
  * The whole file as a plain Uint8Array (not a Buffer: Buffer#slice shares memory where decoders need copies).
  * A missing path, anything but a regular file (directory, FIFO, device) and a file over `limit` are refused as
- * `Refusal` (e.g. the lab's CheckpointError), naming `what`, before anything is read.
+ * `Refusal` (e.g. the lab's ModelFileError), naming `what`, before anything is read.
  */
 export function readFileBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, limit: SizeLimit = BUFFER_LIMIT): Uint8Array {
   const { fd, size } = openRegular(path, what, limit, Refusal);

@@ -14,7 +14,7 @@ import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { buildReport } from "../../src/eval/report.ts";
 import { reportHtml } from "../../src/eval/report_page.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
-import { overfitFigure } from "../../src/cli/views/overfit.ts";
+import { overfitFigure } from "../../src/eval/overfit_figure.ts";
 import { tinyData, tinyDecoder } from "../eval/tiny_model.ts";
 import { useBackend } from "../helpers.ts";
 

@@ -14,7 +14,7 @@ import { PRESETS } from "../../src/model/config.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { CheckpointError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, signed } from "../../src/lab/model_file.ts";
+import { ModelFileError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, signed } from "../../src/lab/model_file.ts";
 import { decodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
 import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
@@ -155,7 +155,7 @@ function fuzz(s: Subject, seed: string, count: number): string[] {
       problems.push(`${s.kind} #${i} ${what}: accepted`);
     } catch (err) {
       const e = err as Error;
-      const named = (e instanceof CheckpointError || e instanceof SafetensorsError) && e.message.includes(path) && !e.message.includes("\n");
+      const named = (e instanceof ModelFileError || e instanceof SafetensorsError) && e.message.includes(path) && !e.message.includes("\n");
       if (!named) problems.push(`${s.kind} #${i} ${what}: ${e.name}: ${e.message}`);
     }
   });
@@ -288,7 +288,7 @@ function fuzzJson(s: JsonSubject): { cases: number; problems: string[] } {
         const e = err as Error;
         // a cross-field rule names the sibling it checks: the object holding the field is named then
         const named = e.message.includes(at) || (parent !== "" && e.message.includes(`${parent}.`));
-        const ok = ["SchemaError", "JsonError", "CheckpointError"].includes(e.name) && e.message.includes(`${file}:`) && named && !e.message.includes("\n");
+        const ok = ["SchemaError", "JsonError", "ModelFileError"].includes(e.name) && e.message.includes(`${file}:`) && named && !e.message.includes("\n");
         if (!ok) problems.push(`${s.name} ${at} ${what}: ${e.name}: ${e.message}`);
       }
     }

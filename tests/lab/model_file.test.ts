@@ -17,7 +17,7 @@ import { paddedBatches } from "../../src/data/batches.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
-import { CheckpointError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { ModelFileError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
 import { architectureOf } from "../../src/model/architecture.ts";
 import { CHUNK_RE } from "../../src/data/bpe.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
@@ -195,7 +195,7 @@ describe("model file refusals", () => {
     try {
       f();
     } catch (err) {
-      expect(err instanceof CheckpointError || err instanceof SafetensorsError, String(err)).toBe(true);
+      expect(err instanceof ModelFileError || err instanceof SafetensorsError, String(err)).toBe(true);
       return (err as Error).message;
     }
     throw new Error("a bad model file was accepted");

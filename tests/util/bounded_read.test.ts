@@ -14,7 +14,7 @@ import { readTextInput } from "../../src/data/text_files.ts";
 import { BYTE_OFFSET, BYTE_VOCAB } from "../../src/data/tokenizer.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
-import { CheckpointError, decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
+import { ModelFileError, decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
 import { readFileBytes, readSafetensorsBytes, requireFile } from "../../src/util/disk.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { reencode } from "../lab/file_edits.ts";
@@ -39,7 +39,7 @@ describe("readers refuse what is not a bounded regular file, before reading", ()
     ["evaluate --data /dev/zero", () => readDocumentsBytes("/dev/zero"), "documents file is not a regular file: /dev/zero (it is a character device)"],
     ["evaluate --data FIFO", () => readDocumentsBytes(fifo), `documents file is not a regular file: ${fifo} (it is a FIFO (named pipe))`],
     ["a split file that is a FIFO", () => readSplitFile(fifo, { vocabSize: 4, contextLength: 4 } as never), `split file is not a regular file: ${fifo}`],
-    ["a model file that is /dev/zero", () => readSafetensorsBytes("/dev/zero", "model file", CheckpointError), "model file is not a regular file: /dev/zero (it is a character device)"],
+    ["a model file that is /dev/zero", () => readSafetensorsBytes("/dev/zero", "model file", ModelFileError), "model file is not a regular file: /dev/zero (it is a character device)"],
     ["a directory", () => readFileBytes(dir, "model file"), `model file is not a regular file: ${dir} (it is a directory)`],
   ])("%s", (_, read, message) => {
     expect(read).toThrow(message);
@@ -65,9 +65,9 @@ describe("readers refuse what is not a bounded regular file, before reading", ()
     const path = join(dir, "padded.safetensors");
     writeFileSync(path, bytes);
     truncateSync(path, bytes.length + 2 ** 33); // sparse: more than one buffer holds, so only a header-first reader can say why
-    expect(() => readSafetensorsBytes(path, "model file", CheckpointError)).toThrow(`${path}: not a valid safetensors file: 8589934592 trailing bytes after the last tensor's data`);
+    expect(() => readSafetensorsBytes(path, "model file", ModelFileError)).toThrow(`${path}: not a valid safetensors file: 8589934592 trailing bytes after the last tensor's data`);
     writeFileSync(path, bytes);
-    expect(readSafetensorsBytes(path, "model file", CheckpointError)).toEqual(bytes);
+    expect(readSafetensorsBytes(path, "model file", ModelFileError)).toEqual(bytes);
   });
 });
 

@@ -2,6 +2,7 @@
 // and resume, the evaluation harness; a summary on stdout, brown.json, report.html and the loss curve in --out.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
+import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
@@ -27,8 +28,8 @@ export const brownCommand: CommandModule = {
       out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../model/config.ts"),
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../../experiments/brown_page.ts"), import("../../model/config.ts"),
       import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
     ]);
     checkOutputDir(argv.out as string, "--out");
@@ -49,7 +50,7 @@ export const brownCommand: CommandModule = {
         minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
         checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
         canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
-        onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number, patience: argv.patience as number | undefined,
+        onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number, patience: argv.patience as number | undefined,
       };
       const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
@@ -61,7 +62,7 @@ export const brownCommand: CommandModule = {
       if (argv.json) process.stdout.write(toJson(result));
       else console.log(view.formatBrown(result));
       writeOutput(join(o.outDir, "brown.json"), toJson(result));
-      writeOutput(join(o.outDir, "report.html"), view.brownPageHtml(result, CURVE_NOTE));
+      writeOutput(join(o.outDir, "report.html"), brownPageHtml(result, CURVE_NOTE));
       log(`\nwrote ${join(o.outDir, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
       log(wallTimeLine());
     } finally {

@@ -4,7 +4,8 @@ import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, MAX_REPLICATES, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
+import { MIN_REPLICATES } from "../../eval/intervals.ts";
 
 export const compareCommand: CommandModule = {
   command: "compare <a> [b]",
@@ -21,14 +22,14 @@ export const compareCommand: CommandModule = {
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
         seed: "seed of the bootstrap stream",
-        replicates: "bootstrap replicates (2..100000)",
+        replicates: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`,
         out: "output directory: compare.json and compare.html are written into it",
       },
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare, compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
+    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../../experiments/compare_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const split = argv.split as string;
     const a = requireFile(argv.a as string, "model file A");

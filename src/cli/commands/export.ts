@@ -1,7 +1,7 @@
 // `tinylab export`: write a model file in another library's layout (experiments/export.ts). Parses, calls, prints.
 // Starts no engine: the model file is decoded and validated, never built into a model.
 import type { CommandModule } from "yargs";
-import type { ExportFormat } from "../../../experiments/export.ts";
+import type { ExportFormat } from "../../../experiments/options.ts";
 import { withOptions } from "../options.ts";
 
 export const exportCommand: CommandModule = {

@@ -2,7 +2,8 @@
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, MAX_REPLICATES, withOptions } from "../options.ts";
+import { MIN_REPLICATES } from "../../eval/intervals.ts";
 
 export const overfitCommand: CommandModule = {
   command: "overfit",
@@ -13,12 +14,12 @@ export const overfitCommand: CommandModule = {
       out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       out: "output directory: overfit.json and overfit.svg are written into it",
-      replicates: `Multi-Bootstrap replicates at each checkpoint (2..100000; the resampling seed is fixed at ${d.bootstrapSeed})`,
+      replicates: `Multi-Bootstrap replicates at each checkpoint (${MIN_REPLICATES}..${MAX_REPLICATES}; the resampling seed is fixed at ${d.bootstrapSeed})`,
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit, overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
+    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
     ]);
     const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number, replicates: argv.replicates as number };
     checkOverfitOptions({ ...d, ...options });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { backendDefault, kernelsDefault, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
+import type { BinScheme } from "../../eval/calibration.ts";
 
 export const reportCommand: CommandModule = {
   command: "report",
@@ -31,7 +32,7 @@ export const reportCommand: CommandModule = {
     if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     await startEngine(argv.backend as string, argv.kernels as string);
     const report = runReport({
-      finalTest, bins: argv.bins as number, scheme: argv.scheme as "equal-width", k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
+      finalTest, bins: argv.bins as number, scheme: argv.scheme as BinScheme, k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
       model: modelPath, data: argv.data as string | undefined, text, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
       canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
       progress: process.stderr, workers: argv.workers as number,

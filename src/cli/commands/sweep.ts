@@ -5,12 +5,13 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { backendDefault, nearestOption, withOptions } from "../options.ts";
+import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
 
-const RECIPES = ["overfit", "cyclic", "train"];
+const RECIPES: readonly string[] = SWEEP_RECIPE_NAMES;
 
 export const sweepCommand: CommandModule = {
   command: "sweep [recipe]",
-  describe: "Run a recipe (overfit, cyclic, train) over seeds and a grid of options in parallel processes; one table and JSON across runs",
+  describe: `Run a recipe (${RECIPES.join(", ")}) over seeds and a grid of options in parallel processes; one table and JSON across runs`,
   builder: (y) =>
     withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), {
       seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, json: false, backend: backendDefault(),
@@ -86,7 +87,7 @@ export const sweepCommand: CommandModule = {
 /** The options a recipe's own command takes that a grid may vary (not those the sweep sets itself). */
 async function recipeOptions(recipe: string): Promise<string[]> {
   const [{ default: yargs }, modules] = await Promise.all([import("yargs"), Promise.all([import("./overfit.ts"), import("./cyclic.ts"), import("./train.ts")])]);
-  const command = { overfit: modules[0].overfitCommand, cyclic: modules[1].cyclicCommand, train: modules[2].trainCommand }[recipe as "overfit"];
+  const command = ({ overfit: modules[0].overfitCommand, cyclic: modules[1].cyclicCommand, train: modules[2].trainCommand } satisfies Record<SweepRecipe, CommandModule>)[recipe as SweepRecipe];
   const y = yargs([]);
   (command.builder as (y: unknown) => unknown)(y);
   const own = ["help", "version", "seed", "seeds", "out", "checkpoint-dir", "json", "resume"];

@@ -3,6 +3,7 @@
 // Parses, calls, prints.
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
+import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
 
@@ -92,7 +93,7 @@ export const trainCommand: CommandModule = {
         checkpointEvery: pick("checkpoint-every", undefined, t.checkpointEvery),
         checkpoints, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-        logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as "warn" | "stop", workers: argv.workers as number,
+        logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number,
       }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {

@@ -1,7 +1,7 @@
 // Visible token text: special tokens marked, control characters escaped, multi-byte characters rejoined across tokens.
 import { describe, expect, it } from "vitest";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
-import { visibleIds, visibleToken } from "../../src/cli/views/visible.ts";
+import { visibleIds, visibleToken } from "../../src/eval/visible.ts";
 import { visibleChars } from "../../src/util/text_view.ts";
 
 const t = new ByteTokenizer(266);

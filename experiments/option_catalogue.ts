@@ -1,0 +1,238 @@
+// Every option of every command, defined once: one name, one type, one description and one parser per idea, in
+// groups (training, model shape, data, output, engine), and the parser of a form field's text by the same rules.
+// Not yargs wiring (src/cli/options.ts adds these to a command); loads no engine and no node: module, so the
+// lab page parses its form fields with it.
+import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts";
+import { SPLITS } from "../src/data/documents.ts";
+import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
+import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../src/model/config.ts";
+import { parseStrictJson } from "../src/util/json_strict.ts";
+import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
+import { MIN_REPLICATES } from "../src/eval/intervals.ts";
+import { MAX_WORKERS } from "../src/train/pool.ts";
+import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
+import { COMPARE_BASELINES, EXPORT_FORMATS } from "./options.ts";
+
+export type Check = (v: unknown, flag: string) => unknown;
+
+/**
+ * The value as the user typed it: yargs has already converted numbers (`NaN` or `abc` arrive as NaN, `1e14` as
+ * 100000000000000), so the last `--flag V` or `--flag=V` in process.argv is quoted when it is there; otherwise
+ * (a default, a camel-case spelling, a test parsing its own array) the value itself.
+ */
+export function typed(flag: string, v: unknown, argv: readonly string[] = typeof process === "undefined" ? [] : process.argv.slice(2)): string {
+  let raw: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === `--${flag}` && i + 1 < argv.length) raw = argv[i + 1];
+    else if (argv[i].startsWith(`--${flag}=`)) raw = argv[i].slice(flag.length + 3);
+  }
+  if (raw !== undefined && (typeof v !== "string" || v === raw)) return typeof v === "string" ? JSON.stringify(raw) : raw;
+  return typeof v === "number" ? String(v) : (JSON.stringify(v) ?? String(v));
+}
+
+export const fail = (flag: string, what: string, v: unknown): never => {
+  throw new Error(`--${flag} must be ${what}, got ${typed(flag, v)}`);
+};
+const positiveInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
+const nonNegativeInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
+const safeInt: Check = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "a safe integer (|n| ≤ 2^53 − 1)", v));
+const positive: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
+const nonNegative: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
+const probability: Check = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
+const nonEmpty: Check = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
+
+/** One of the listed values (`def`, the command's default, is passed through). */
+export const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
+  v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
+
+/** An integer in [min, max], the bound stated in the message. */
+const intIn = (min: number, max: number, why = ""): Check => (v, f) =>
+  typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? v : fail(f, `an integer in [${min}, ${max}]${why}`, v);
+
+/**
+ * Most bootstrap replicates a report takes. Each replicate costs a pass over the documents and 8 bytes per
+ * statistic, so 1e9 exhausts the heap (V8 aborts); at 100,000 the Monte-Carlo error of a 95% percentile bound
+ * is far below the sampling error it describes, so more buys nothing.
+ */
+export const MAX_REPLICATES = 100_000;
+const REPLICATES_WHY = " (fewer give no interval; more add no precision and exhaust memory)";
+
+/** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
+const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check => (v, f) => {
+  const parts = String(v).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (parts.length === 0) fail(f, "a comma-separated list of integers", v);
+  const seen = new Set<number>();
+  return parts.map((p) => {
+    const n = Number(p);
+    if (!Number.isInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
+    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)`);
+    if (n < min) throw new Error(`--${f}: "${p}" is below ${min}`);
+    if (unique && seen.has(n)) throw new Error(`--${f}: "${p}" is given twice (each one run; a repeat would count one run as two)`);
+    seen.add(n);
+    return n;
+  });
+};
+
+/**
+ * A JSON object of model-config overrides: a key given twice is refused (JSON.parse keeps the last), and each known
+ * key is checked by the config's own field schema as typed (266.0 is not an integer); unknown keys are refused by
+ * resolveModelConfig.
+ */
+const jsonObject: Check = (v, f) => {
+  const { value, literal } = parseStrictJson(String(v), `--${f}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--${f} must be a JSON object`);
+  const fields = MODEL_CONFIG_FIELDS as Record<string, (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown>;
+  for (const [k, x] of Object.entries(value)) if (Object.hasOwn(fields, k)) fields[k](x, k, { file: `--${f}`, literal });
+  return value;
+};
+
+export interface Spec {
+  type: "number" | "string" | "boolean";
+  describe: string;
+  check?: Check;
+  choices?: readonly string[];
+}
+
+/** The catalogue, by group. The group's title heads its options in `--help`. */
+export const OPTION_GROUPS = {
+  "Training:": {
+    seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt },
+    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList({ unique: true }) },
+    updates: { type: "number", describe: "optimizer updates in total (per seed)", check: positiveInt },
+    lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive },
+    warmup: { type: "number", describe: "linear warmup updates", check: nonNegativeInt },
+    "cosine-steps": {
+      type: "number", check: nonNegativeInt,
+      describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
+    },
+    "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative },
+    clip: { type: "number", describe: "global gradient-norm clip", check: positive },
+    "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
+    microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
+    "batch-rows": { type: "number", describe: "rows (documents or windows) per batch", check: positiveInt },
+    shuffle: { type: "boolean", describe: "reshuffle the training microbatches every epoch (seeded)" },
+    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored (each in [0, --updates])", check: intList({ min: 0 }) },
+    "checkpoint-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: positiveInt },
+    "checkpoint-dir": { type: "string", describe: "directory of the training state (train_state.safetensors)", check: nonEmpty },
+    resume: { type: "boolean", describe: "continue the run in the checkpoint directory from its training state (refused if any setting differs; a run stopped before its first state starts at update 0)" },
+    overwrite: { type: "boolean", describe: "the directory holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused" },
+    patience: { type: "number", describe: "with --eval-every: stop early after N validation scorings in a row without a new lowest validation NLL", check: positiveInt },
+    "eval-every": { type: "number", describe: "score validation every N updates during training", check: positiveInt },
+    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update is checkpointed", choices: DIVERGENCE_POLICIES },
+    "log-every": { type: "number", describe: "print the training loss every N updates", check: positiveInt },
+  },
+  "Model shape:": {
+    layers: { type: "number", describe: "transformer blocks", check: positiveInt },
+    "d-model": { type: "number", describe: "embedding width", check: positiveInt },
+    heads: { type: "number", describe: "attention heads (must divide --d-model)", check: positiveInt },
+    "d-ff": { type: "number", describe: "feed-forward width", check: positiveInt },
+    context: { type: "number", describe: "context length in tokens", check: intIn(1, MAX_CONTEXT_LENGTH) },
+    dropout: { type: "number", describe: "dropout rate in training", check: probability },
+    vocab: { type: "number", describe: "vocabulary size", check: intIn(1, MAX_VOCAB_SIZE) },
+    config: { type: "string", describe: "named model configuration (preset)", choices: ["overfit", "micro"] },
+    "model-config": { type: "string", describe: 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'', check: jsonObject },
+  },
+  "Data:": {
+    data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
+    model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    run: { type: "string", describe: "run directory of train --text: score the split it trained on, rebuilt from its manifest.json and its text (each document's sha256 checked); without --model, its model.safetensors", check: nonEmpty },
+    text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
+    "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
+    "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
+    "test-fraction": { type: "number", describe: "share of the documents (per source) held out for test", check: probability },
+    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: TOKENIZER_KINDS },
+    "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
+    "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
+    split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
+    stride: { type: "number", describe: "window stride, 1..context (default: the context: non-overlapping windows, a document that fits is one window, a longer one is scored in windows of the context, every target once)", check: positiveInt },
+    strides: { type: "string", describe: "comma-separated window strides (each 1..context), perplexity scored at each", check: intList({ min: 1, unique: true }) },
+    "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
+  },
+  "Report:": {
+    replicates: { type: "number", describe: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`, check: intIn(MIN_REPLICATES, MAX_REPLICATES, REPLICATES_WHY) },
+    canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
+    "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
+    "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
+    "canary-control": { type: "string", describe: "control canary: never inserted, probed the same way, to show what an unseen string of the same shape gets", check: nonEmpty },
+    "canary-sweep": { type: "string", describe: "comma-separated repetition counts of the canary, one fitted model each (0 = never inserted)", check: intList({ min: 0, unique: true }) },
+    "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
+    baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
+    "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
+    bins: { type: "number", describe: `calibration bins (reliability table and ECE; 1..${MAX_BINS})`, check: intIn(1, MAX_BINS, " (MAX_BINS: past it a bin holds next to nothing)") },
+    scheme: { type: "string", describe: "calibration binning: equal-width bins on [0, 1], or equal-mass (the same number of predictions each)", choices: BIN_SCHEMES },
+    smoothing: { type: "number", describe: "the count baselines' smoothing k: add-k bigram (C_uv + k)/(C_u + kV), and the unigram-prior bigram's kV pseudo-counts", check: positive },
+    lambda: {
+      type: "number", describe: "unigram-prior bigram as the fixed mixture λ·add-k + (1 − λ)·unigram (0 = unigram, 1 = plain add-k); default: per-context weight C_u/(C_u + kV)",
+      check: (v, f) => (typeof v === "number" && v >= 0 && v <= 1 ? v : fail(f, "a number in [0, 1]", v)),
+    },
+  },
+  "Generation:": {
+    prompt: { type: "string", describe: "text to continue (encoded after BOS with the model file's tokenizer)", check: (v, f) => (typeof v === "string" ? v : fail(f, "a string (the option needs a value)", v)) },
+    temperature: { type: "number", describe: "sampling temperature: 0 = greedy (top token, lowest id on ties), > 0 = sample from softmax(log p / T)", check: nonNegative },
+    "top-k": { type: "number", describe: "sample only among the k most probable tokens (1..vocabulary)", check: positiveInt },
+    "max-tokens": { type: "number", describe: "tokens to generate at most (stops early after EOS)", check: positiveInt },
+    samples: { type: "number", describe: "continuations to draw; sample i uses the seed's sampling stream i, so it does not depend on --samples", check: positiveInt },
+  },
+  "Output:": {
+    out: { type: "string", describe: "output directory (results are written into it under fixed names)", check: nonEmpty },
+    json: { type: "boolean", describe: "print the result as JSON instead of the table" },
+    figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
+    "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
+    format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, onnx/model.onnx: what transformers.js loads); onnx = the ONNX graph alone (model.onnx)", choices: EXPORT_FORMATS },
+  },
+  "Lab page:": {
+    port: { type: "number", describe: "localhost port the lab page is served on (0 = any free port)", check: intIn(0, 65535) },
+    "build-only": { type: "boolean", describe: "build the page into --out and exit without serving it" },
+  },
+  "Sweep:": {
+    jobs: { type: "number", describe: `runs at once, each its own process (default: the machine's cores; 1..${MAX_WORKERS})`, check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each run is a process with its own engine)") },
+    grid: { type: "string", describe: "a grid over one or two options, e.g. lr=1e-3,3e-3 or 'lr=1e-3,3e-3 batch-rows=4,8' (every combination, each over --seeds)", check: nonEmpty },
+    collect: { type: "string", describe: "merge the finished run directories under DIR into one table and JSON, running nothing", check: nonEmpty },
+  },
+  "Engine:": {
+    backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
+    kernels: { type: "string", describe: "matrix products under the wasm backend: tfjs = tfjs-wasm's own (every command but brown: the docs' digits), onnxruntime = onnxruntime-node's MLAS or an error naming what to install, auto = onnxruntime where it loads, else tfjs (brown); recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces the command's choice", choices: KERNELS_CHOICES },
+    workers: {
+      type: "number", check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait)"),
+      describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
+    },
+  },
+} satisfies Record<string, Record<string, Spec>>;
+
+type Catalogue = typeof OPTION_GROUPS;
+export type OptionName = { [G in keyof Catalogue]: keyof Catalogue[G] }[keyof Catalogue] & string;
+
+export const findOption = (name: string): [string, Spec] => {
+  for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
+  throw new Error(`no option "${name}" in the catalogue`);
+};
+
+/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
+export function nearestOption(name: string): string | undefined {
+  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
+  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
+  const oneEdit = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+  };
+  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
+}
+
+/** Every option of these catalogue groups, by name (what a --grid may vary). */
+export const groupOptionNames = (...groups: (keyof typeof OPTION_GROUPS)[]): string[] => groups.flatMap((g) => Object.keys(OPTION_GROUPS[g]));
+
+/**
+ * One option's value from the text of a form field, converted by its type and checked by the same parser as on
+ * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
+ */
+export function parseOptionText(name: OptionName, text: string): unknown {
+  const [, spec] = findOption(name);
+  const t = text.trim();
+  if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  const v = spec.type === "number" ? Number(t) : spec.type === "boolean" ? t === "true" : t;
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return check ? check(v, name) : v;
+}
+
