@@ -117,6 +117,8 @@ export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer
     tokenizer_scheme: JSON.stringify(TOKENIZER_SCHEME),
     provenance: JSON.stringify(prov),
   });
+  // the reader's own rule, so a provenance it would refuse (no engine named, say) is never written
+  parseProvenance({ ...metadata }, "cannot write a model file");
   return encodeSafetensors(tensors, { ...metadata });
 }
 
