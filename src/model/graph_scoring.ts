@@ -45,5 +45,5 @@ export function scoreBatch(model: GPT, batch: ScoredBatch): Float64Array {
     [POSITION_IDS]: int64(positionsOf(batch.input), [rows, cols]),
     [TARGETS]: int64(batch.targets, [rows, cols]),
   };
-  return Float64Array.from(session(model, load)(feeds, NLL));
+  return Float64Array.from(session(model, load)(feeds, [NLL])[0]);
 }

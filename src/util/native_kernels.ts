@@ -102,9 +102,10 @@ function graphLoader(ort: Ort): GraphLoader {
   return (bytes) => {
     const s = ort.newSession();
     s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, GRAPH_OPTIONS);
-    return (feeds: Record<string, GraphFeed>, output: string) => {
+    return (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => {
       const ins = Object.fromEntries(Object.entries(feeds).map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
-      return s.run(ins, { [output]: null }, {})[output].data;
+      const got = s.run(ins, Object.fromEntries(outputs.map((o) => [o, null])), {});
+      return outputs.map((o) => got[o].data);
     };
   };
 }
