@@ -266,6 +266,25 @@ describe("layering", () => {
     expect(chainFrom("web/screenshot.ts")).not.toBeNull();
   });
 
+  it("the lab page's main thread loads no engine: web/main.ts (the report viewer's renderers included) never reaches tfjs statically", () => {
+    // what loading the file evaluates: static, side-effect and re-export edges (type-only and dynamic ones load nothing now)
+    const loaded = (start: string): Set<string> => {
+      const seen = new Set<string>(), stack = [start];
+      while (stack.length > 0) {
+        const f = stack.pop()!;
+        if (seen.has(f) || !graph.has(f)) continue;
+        seen.add(f);
+        for (const i of graph.get(f)!) if (i.target !== null && i.kind !== "type" && i.kind !== "dynamic") stack.push(i.target);
+      }
+      return seen;
+    };
+    const reach = (start: string) => [...loaded(start)].flatMap((f) => graph.get(f)!.filter((i) => i.kind !== "type" && i.kind !== "dynamic" && i.spec.startsWith("@tensorflow/")).map((i) => `${f} → ${i.spec}`));
+    expect(loaded("web/main.ts")).toContain("src/eval/report_evaluators.ts");
+    expect(reach("web/main.ts")).toEqual([]);
+    // the check can fail: the worker's side does load the engine
+    expect(reach("web/worker.ts")).not.toEqual([]);
+  });
+
   it("the recipes the lab page runs in a Web Worker reach no node: import (threads come in as a PoolOpener)", () => {
     const page = ["experiments/overfit.ts", "experiments/gradcheck.ts", "experiments/evaluate.ts"];
     for (const f of page) expect(graph.has(f)).toBe(true);

@@ -60,6 +60,11 @@ export interface ReportContext extends ReportInputs {
   readonly rng: Rng;
   /** One step of progress (a batch, a sample). */
   tick(): void;
+  /**
+   * Score documents with a scorer (the model or a baseline) at a stride: windowed.ts evaluateWindows, passed in
+   * so an evaluator's file, which the page imports for its renderers, never reaches the engine.
+   */
+  score(scorer: ScoringModel, docs: readonly Document[], stride: number, opts?: { readonly tokenizer?: Tokenizer; readonly rowsPerBatch?: number }): WindowedResult;
 }
 
 /** A standalone SVG figure with the file name the report card links it by. */

@@ -161,7 +161,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const full = stride === T ? headline : bySplit.map(([split, d]) =>
     evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }));
   const groups = groupWindowsWithOverall(headline);
-  const ctx: ReportContext = { ...inputs, headline, groups, full, captured, rng: Rng.fromSeed(settings.seed), tick };
+  const ctx: ReportContext = { ...inputs, headline, groups, full, captured, rng: Rng.fromSeed(settings.seed), tick, score: evaluateWindows };
 
   // each value lands at its key, in list order: a namespace first named by a field ("memorization.verbatim") is placed there
   const namespaces: Record<string, unknown> = {};

@@ -7,7 +7,6 @@ import { groupBpb, groupRecord, groupWindowsWithOverall, type GroupRecord } from
 import { reasoned, type Reasoned } from "./reasoned.ts";
 import { fixed, para } from "./report_format.ts";
 import { TOKEN_WEIGHTED } from "./report_perplexity.ts";
-import { evaluateWindows } from "./windowed.ts";
 
 const NO_BYTES = "the scored targets stand for no bytes (BOS, EOS and PAD count 0)";
 
@@ -26,11 +25,11 @@ export const baselinesEvaluator: Evaluator<BaselinesValue> = {
       }
     }
   },
-  compute: ({ train, settings, tokenizer, bySplit }) => {
+  compute: ({ train, settings, tokenizer, bySplit, score }) => {
     if (train.length === 0) return { status: "not run: no training documents to fit baselines on" };
     const splits = bySplit.map(([, d]) => d), docs = splits.flat();
     const groups = settings.baselines.flatMap((b) =>
-      groupWindowsWithOverall(splits.map((d) => evaluateWindows(b, d, settings.stride, { tokenizer }))).map((g) => {
+      groupWindowsWithOverall(splits.map((d) => score(b, d, settings.stride, { tokenizer }))).map((g) => {
         const r = groupRecord(g);
         return { baseline: b.name, ...r, ...reasoned("bits_per_byte", bitsPerByte(r.total_nll, groupBpb(g, docs, tokenizer).bytes), NO_BYTES) };
       }),

@@ -7,7 +7,6 @@ import { notShown, type Aggregation, type Evaluator } from "./evaluator.ts";
 import { groupRecord, groupWindowsWithOverall, type GroupRecord } from "./grouped.ts";
 import { f4, fixed, interval, shown, type Interval } from "./report_format.ts";
 import { reasonOf } from "./reasoned.ts";
-import { evaluateWindows } from "./windowed.ts";
 
 export interface PerplexityValue {
   readonly stride: number;
@@ -92,7 +91,7 @@ export const perplexityByStrideEvaluator: Evaluator<PerplexityByStride> = {
   compute: (ctx) => ({
     note: "the same targets at every stride; a smaller stride gives each target more preceding context (stride = context: non-overlapping windows)",
     strides: (ctx.settings.strides ?? []).map((stride) => ({
-      stride, groups: groupWindowsWithOverall(ctx.bySplit.map(([, d]) => evaluateWindows(ctx.model, d, stride, { tokenizer: ctx.tokenizer, rowsPerBatch: ctx.settings.rowsPerBatch }))).map(groupRecord),
+      stride, groups: groupWindowsWithOverall(ctx.bySplit.map(([, d]) => ctx.score(ctx.model, d, stride, { tokenizer: ctx.tokenizer, rowsPerBatch: ctx.settings.rowsPerBatch }))).map(groupRecord),
     })),
   }),
   render: {
