@@ -82,7 +82,7 @@ export interface Figure {
 export interface Renderers<V> {
   /** Sections of report.html; sections of one namespace with the same heading are one section. */
   html(value: V, report: Report): readonly HtmlSection[];
-  /** Lines of report.md, between the headline and the figures. */
+  /** Lines of report.md, between the headline and the figures; a section ends with an empty line. */
   markdown(value: V, report: Report): readonly string[];
   /** Lines of the console summary. */
   console(value: V, report: Report): readonly string[];
@@ -105,6 +105,7 @@ export interface Evaluator<V = unknown> {
    * "sampled-generation" names).
    */
   readonly identity?: { readonly key: string; settings(inputs: ReportInputs): Readonly<Record<string, unknown>> };
+  /** How its per-item numbers pool (tests check the declared ratio-of-sums against the report's merged groups). */
   readonly aggregation: Aggregation;
   /** Absent: always. An evaluator that does not apply leaves no key in the report. */
   applies?(inputs: ReportInputs): boolean;
