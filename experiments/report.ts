@@ -4,16 +4,11 @@
 import { spawnSync } from "node:child_process";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import type { BinScheme } from "../src/eval/calibration.ts";
-import type { Document } from "../src/data/documents.ts";
 import { readDocumentsBytes } from "../src/data/files.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
-import { groupRecord, groupWindowsWithOverall, type GroupRecord } from "../src/eval/grouped.ts";
-import { evaluateWindows } from "../src/eval/windowed.ts";
-import { SPLITS } from "../src/data/documents.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
-import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { reportCard, type CardContext } from "../src/eval/report_card.ts";
 import { reportFigures } from "../src/eval/report_page.ts";
 import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
@@ -50,22 +45,8 @@ export interface ReportRunOptions {
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 
-/** Perplexity by split/source at each stride: every target once per stride, only the context before it changes. */
-export interface PerplexityByStride {
-  note: string;
-  strides: { stride: number; groups: GroupRecord[] }[];
-}
-
-function perplexityByStride(model: ScoringModel, tokenizer: Tokenizer, docs: readonly Document[], strides: readonly number[], finalTest: boolean): PerplexityByStride {
-  const splits = SPLITS.filter((s) => s !== "test" || finalTest).map((s) => docs.filter((d) => d.split === s)).filter((d) => d.length > 0);
-  return {
-    note: "the same targets at every stride; a smaller stride gives each target more preceding context (stride = context: non-overlapping windows)",
-    strides: strides.map((stride) => ({ stride, groups: groupWindowsWithOverall(splits.map((d) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: 16 }))).map(groupRecord) })),
-  };
-}
-
 /** The report of one model file; every model loaded is disposed before returning. */
-export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?: PerplexityByStride } {
+export function runReport(o: ReportRunOptions): Report {
   const loaded: LoadedModel[] = [];
   try {
     const main = load(o.model, "model file");
@@ -83,22 +64,17 @@ export function runReport(o: ReportRunOptions): Report & { perplexity_by_stride?
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    // refused before the report's passes start, not after them
-    const bad = o.strides?.find((s) => s > binding.contextLength);
-    if (bad !== undefined) throw new Error(`--strides: stride ${bad} is outside [1, ${binding.contextLength}] (the model's context)`);
     return usingPool(o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
-      const built = buildReport(adapter, main.tokenizer, docs, {
+      return buildReport(adapter, main.tokenizer, docs, {
         baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
         baselineSmoothing: { k: o.k, lambda: o.lambda },
         stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
         data: { ...(o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }), note },
-        progress: o.progress,
+        strides: o.strides, workers: pool.size, progress: o.progress,
       });
-      const report = { ...built, provenance: { ...built.provenance, workers: pool.size } };
-      return o.strides ? { ...report, perplexity_by_stride: perplexityByStride(adapter, main.tokenizer, docs, o.strides, o.finalTest === true) } : report;
     });
   } finally {
     for (const l of loaded) l.model.dispose();

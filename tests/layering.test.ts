@@ -235,14 +235,14 @@ describe("layering", () => {
     expect(reached).toEqual([]);
   });
 
-  /** Every file of ours `start` reaches through static, type-only, re-export and dynamic imports, `start` included. */
-  const closure = (start: string): Set<string> => {
+  /** Every file of ours `start` reaches through static, type-only, re-export and dynamic imports (those `follows` keeps), `start` included. */
+  const closure = (start: string, follows: (i: Import) => boolean = () => true): Set<string> => {
     const seen = new Set<string>(), stack = [start];
     while (stack.length > 0) {
       const f = stack.pop()!;
       if (seen.has(f) || !graph.has(f)) continue;
       seen.add(f);
-      for (const i of graph.get(f)!) if (i.target !== null) stack.push(i.target);
+      for (const i of graph.get(f)!) if (i.target !== null && follows(i)) stack.push(i.target);
     }
     return seen;
   };
@@ -264,6 +264,16 @@ describe("layering", () => {
     // the checks can fail: a Node tool beside the page does import the CLI and node: modules
     expect(graph.get("web/screenshot.ts")!.map((i) => i.target)).toContain("src/cli/lab_server.ts");
     expect(chainFrom("web/screenshot.ts")).not.toBeNull();
+  });
+
+  it("the lab page's main thread loads no engine: web/main.ts (the report viewer's renderers included) never reaches tfjs statically", () => {
+    // what loading the file evaluates: static, side-effect and re-export edges (type-only and dynamic ones load nothing now)
+    const loaded = (start: string) => closure(start, (i) => i.kind !== "type" && i.kind !== "dynamic");
+    const reach = (start: string) => [...loaded(start)].flatMap((f) => graph.get(f)!.filter((i) => i.kind !== "type" && i.kind !== "dynamic" && i.spec.startsWith("@tensorflow/")).map((i) => `${f} → ${i.spec}`));
+    expect(loaded("web/main.ts")).toContain("src/eval/report_evaluators.ts");
+    expect(reach("web/main.ts")).toEqual([]);
+    // the check can fail: the worker's side does load the engine
+    expect(reach("web/worker.ts")).not.toEqual([]);
   });
 
   it("the recipes the lab page runs in a Web Worker reach no node: import (threads come in as a PoolOpener)", () => {

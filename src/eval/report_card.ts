@@ -1,8 +1,11 @@
 // The report card: one Markdown page beside report.json and report.html (in the style of nanochat's report),
-// readable on GitHub as is: provenance, the headline table, the key figures as linked SVGs, each evaluator's id.
-// Pure: the caller (experiments/report.ts) reads git and writes the files.
+// readable on GitHub as is: provenance, the headline table, each evaluator's Markdown, the key figures as linked
+// SVGs, each evaluator's id. Pure: the caller (experiments/report.ts) reads git and writes the files.
+import { presentEvaluators, type Evaluator } from "./evaluator.ts";
 import { HEADLINE_COLUMNS, HEADLINE_NOTE, headlineCells, headlineRows } from "./report_page.ts";
 import type { Report } from "./report.ts";
+import { REPORT_EVALUATORS } from "./report_evaluators.ts";
+import { markdownTable as table, md } from "./report_format.ts";
 
 /** Where the run came from, as far as the caller could tell; `git` is null outside a checkout. */
 export interface CardContext {
@@ -11,22 +14,10 @@ export interface CardContext {
   readonly figures: readonly { readonly file: string; readonly title: string }[];
 }
 
-/**
- * A Markdown cell: pipes escaped, line breaks flattened (a table row is one line), and `<`, `>`, `&`, `[`, `]`
- * escaped, so a source or file name is shown as text: never raw HTML (Markdown renderers pass it through) nor a link.
- */
-const md = (s: string | number) =>
-  String(s).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ")
-    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[[\]]/g, (c) => `\\${c}`);
-const row = (cells: readonly (string | number)[]) => `| ${cells.map(md).join(" | ")} |`;
-function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[], right: readonly boolean[] = []): string[] {
-  return [row(headers), `|${headers.map((_, i) => (right[i] ? " ---: " : " --- ")).join("|")}|`, ...rows.map(row)];
-}
-
-export function reportCard(r: Report, ctx: CardContext): string {
-  const p = r.provenance as Report["provenance"] & { workers?: unknown };
+export function reportCard(r: Report, ctx: CardContext, evaluators: readonly Evaluator[] = REPORT_EVALUATORS): string {
+  const p = r.provenance;
   const ids = r.identities;
-  const hashes = (r.data as { split_sha256?: Record<string, string | null> }).split_sha256 ?? {};
+  const hashes = r.data.split_sha256;
   const git = ctx.git ? `${ctx.git.commit}${ctx.git.dirty ? " (dirty: uncommitted changes in the checkout)" : " (clean)"}` : "not run from a git checkout";
   const provenance: [string, string][] = [
     ["tinylab", p.tinylab],
@@ -59,6 +50,7 @@ export function reportCard(r: Report, ctx: CardContext): string {
     "",
     HEADLINE_NOTE,
     "",
+    ...presentEvaluators(r, evaluators).flatMap(({ e, value }) => e.render.markdown(value, r)),
     "## Figures",
     "",
     ...ctx.figures.flatMap((f) => [`[![${md(f.title)}](${f.file})](${f.file})`, ""]),

@@ -1,14 +1,18 @@
-// The generation part of the report: seeded samples from held-out prompts, their n-gram overlap with the
-// training text by order, their diversity, and greedy margins. Composition only: the metrics live elsewhere.
+// The report's generation evaluators: seeded samples and greedy margins from held-out prompts, then the samples'
+// n-gram overlap with the training text by order and their diversity, computed from those samples.
 import type { Document } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
-import type { Rng } from "../util/rng.ts";
 import type { ScoringModel } from "../model/scoring.ts";
+import type { Rng } from "../util/rng.ts";
+import { htmlTable } from "../util/html.ts";
+import { continuationText, tokenText, visibleText } from "../util/text_view.ts";
 import { distinctN, meanPairwiseJaccard, uniqueSequenceRatio } from "./diversity.ts";
+import { notShown, type Evaluator, type ReportInputs } from "./evaluator.ts";
 import { generate, greedyMargin } from "./generate.ts";
 import { overlapByOrder } from "./overlap.ts";
+import { reasoned, type Reasoned } from "./reasoned.ts";
+import { fixed, para, shown } from "./report_format.ts";
 import { noPromptReason, promptable, promptOf } from "./verbatim.ts";
-import { reasoned } from "./reasoned.ts";
 
 export interface GenerationSettings {
   readonly prompts: number;
@@ -30,11 +34,21 @@ function contentIds(d: Document, tokenizer: Tokenizer): number[] {
   return d.ids.slice(start, end);
 }
 
-/** Samples, overlap by order, diversity and greedy margins for up to `prompts` prompt documents. */
-export function generationSection(model: ScoringModel, tokenizer: Tokenizer, promptDocs: readonly Document[], train: readonly Document[], s: GenerationSettings, rng: Rng, tick: () => void) {
-  // documents too short to leave a continuation after the prompt are skipped and counted (verbatim.ts promptable)
-  const usable = promptable(promptDocs, s.promptTokens, tokenizer);
-  const docs = usable.docs.slice(0, s.prompts);
+// documents too short to leave a continuation after the prompt are skipped and counted (verbatim.ts promptable)
+const usable = (i: ReportInputs) => promptable(i.promptDocs, i.settings.generation.promptTokens, i.tokenizer);
+const noSamples = (i: ReportInputs) => `no samples: ${noPromptReason(i.promptDocs.length, i.settings.generation.promptTokens, "prompt")}`;
+
+export interface GenerationValue {
+  readonly unit: "tokens";
+  readonly prompt_source: string[];
+  readonly prompt_documents_skipped_too_short: number;
+  readonly samples: { doc: string; sample: number; prompt: string; text: string; tokens: number[]; stopped: "stop-token" | "length" }[];
+  readonly greedy_margins: { doc: string; prompt: string; token: number; token_text: string; probability: number; runner_up: number; runner_up_text: string; margin_logits: number }[];
+}
+
+/** Seeded samples and greedy margins for up to `s.prompts` prompt documents; `tick` once per sample and margin. */
+export function sampleGeneration(model: ScoringModel, tokenizer: Tokenizer, promptDocs: readonly Document[], s: GenerationSettings, rng: Rng, tick: () => void): GenerationValue {
+  const u = promptable(promptDocs, s.promptTokens, tokenizer), docs = u.docs.slice(0, s.prompts);
   const samples = docs.flatMap((d) => {
     const prompt = promptOf(d, s.promptTokens);
     return Array.from({ length: s.samplesPerPrompt }, (_, k) => {
@@ -52,24 +66,81 @@ export function generationSection(model: ScoringModel, tokenizer: Tokenizer, pro
     tick();
     return { doc: d.id, prompt: tokenizer.decode(prompt), token: m.token, token_text: tokenizer.decode([m.token]), probability: m.probability, runner_up: m.runnerUp, runner_up_text: tokenizer.decode([m.runnerUp]), margin_logits: m.margin };
   });
-  const generated = samples.map((x) => x.tokens);
+  return { unit: "tokens", prompt_source: docs.map((d) => d.split).filter((v, i, a) => a.indexOf(v) === i), prompt_documents_skipped_too_short: u.skipped, samples, greedy_margins: margins };
+}
+
+/** Overlap by order of the samples' token n-grams with the training documents' content. */
+export function sampleOverlap(samples: readonly (readonly number[])[], train: readonly Document[], tokenizer: Tokenizer, orders: readonly number[], noSamples: string): OverlapValue {
   const references = train.map((d) => contentIds(d, tokenizer));
-  const noSamples = `no samples: ${noPromptReason(promptDocs.length, s.promptTokens, "prompt")}`;
-  const noGrams = (n: number) => (generated.length === 0 ? noSamples : `no sample has ${n} tokens, so there is no ${n}-gram`);
   return {
-    generation: { unit: "tokens", prompt_source: docs.map((d) => d.split).filter((v, i, a) => a.indexOf(v) === i), prompt_documents_skipped_too_short: usable.skipped, samples, greedy_margins: margins },
-    overlap: {
-      definition: "fraction of each sample's unique token n-grams found in any training document (no n-gram spans two documents), averaged over all samples; a sample with no n-gram of that order counts 0 (000)",
-      samples: generated.length,
-      orders: overlapByOrder(generated, references, s.overlapOrders).map((o) => ({ n: o.n, ...reasoned("mean_overlap", o.meanOverlap, noSamples), samples_scored: o.scored, samples_with_ngrams: o.withNgrams })),
-    },
-    diversity: {
-      unit: "token ids",
-      samples: generated.length,
-      ...reasoned("distinct_1", distinctN(generated, 1), noGrams(1)),
-      ...reasoned("distinct_2", distinctN(generated, 2), noGrams(2)),
-      ...reasoned("unique_sequence_ratio", uniqueSequenceRatio(generated), noSamples),
-      ...reasoned("mean_pairwise_jaccard_2", meanPairwiseJaccard(generated, 2), generated.length === 0 ? noSamples : "one sample: no pair to compare"),
-    },
+    definition: "fraction of each sample's unique token n-grams found in any training document (no n-gram spans two documents), averaged over all samples; a sample with no n-gram of that order counts 0 (000)",
+    samples: samples.length,
+    orders: overlapByOrder(samples, references, orders).map((o) => ({ n: o.n, ...reasoned("mean_overlap", o.meanOverlap, noSamples), samples_scored: o.scored, samples_with_ngrams: o.withNgrams })),
   };
 }
+
+/** Distinct-1/2, unique sequences and mean pairwise 2-gram Jaccard of the samples, null with a reason when undefined. */
+export function sampleDiversity(g: readonly (readonly number[])[], none: string): DiversityValue {
+  const noGrams = (n: number) => (g.length === 0 ? none : `no sample has ${n} tokens, so there is no ${n}-gram`);
+  return {
+    unit: "token ids", samples: g.length,
+    ...reasoned("distinct_1", distinctN(g, 1), noGrams(1)),
+    ...reasoned("distinct_2", distinctN(g, 2), noGrams(2)),
+    ...reasoned("unique_sequence_ratio", uniqueSequenceRatio(g), none),
+    ...reasoned("mean_pairwise_jaccard_2", meanPairwiseJaccard(g, 2), g.length === 0 ? none : "one sample: no pair to compare"),
+  };
+}
+
+export const generationEvaluator: Evaluator<GenerationValue> = {
+  key: "generation", id: "sampled-generation", version: 1, aggregation: { kind: "per-item", item: "sample" },
+  identity: { key: "generation", settings: (i) => ({ ...i.settings.generation, seed: i.settings.seed }) },
+  steps: (i) => Math.min(i.settings.generation.prompts, usable(i).docs.length) * (i.settings.generation.samplesPerPrompt + 1),
+  compute: (ctx) => sampleGeneration(ctx.model, ctx.tokenizer, ctx.promptDocs, ctx.settings.generation, ctx.rng.child("sampling"), ctx.tick),
+  render: {
+    html: (g) => [{
+      heading: "Generation: samples and greedy margins",
+      html: para("Text as generated: ⟨EOS⟩ where generation stopped at the end-of-sequence token, control characters as escapes (\\n), ⟨?⟩ for bytes that are not valid UTF-8 on their own, (empty) for nothing.") +
+        htmlTable(["document", "sample", "prompt", "continuation"], g.samples.map((s) => [s.doc, s.sample, visibleText(s.prompt), continuationText(s.text, s.stopped)])) +
+        htmlTable(["document", "prompt", "greedy token", "p", "runner-up", "margin (logits)"], g.greedy_margins.map((m) => [m.doc, visibleText(m.prompt), tokenText(m.token, m.token_text), { num: fixed(m.probability) }, tokenText(m.runner_up, m.runner_up_text), { num: fixed(m.margin_logits) }])),
+    }],
+    markdown: notShown, console: notShown, figures: notShown,
+  },
+};
+
+const generated = (done: { generation?: GenerationValue }) => (done.generation?.samples ?? []).map((x) => x.tokens);
+
+export interface OverlapValue {
+  readonly definition: string;
+  readonly samples: number;
+  readonly orders: ({ n: number; samples_scored: number; samples_with_ngrams: number } & Reasoned<"mean_overlap">)[];
+}
+
+export const overlapEvaluator: Evaluator<OverlapValue> = {
+  key: "overlap", id: "sampled-generation", version: 1, // no identity of its own: of the samples generation names
+  aggregation: { kind: "mean-over-items", item: "sample (a sample with no n-gram of the order counts 0)" },
+  compute: (ctx, done) => sampleOverlap(generated(done), ctx.train, ctx.tokenizer, ctx.settings.generation.overlapOrders, noSamples(ctx)),
+  render: {
+    html: (o) => [{ heading: "N-gram overlap of samples with training text, by order", html: para(o.definition) + htmlTable(["n", "mean overlap", "samples scored"], o.orders.map((x) => [x.n, { num: fixed(x.mean_overlap) }, x.samples_scored])) }],
+    markdown: notShown, figures: notShown,
+    // no samples: every quantity is undefined for the same reason, said once per line
+    console: (o, r) => [o.samples === 0 ? `overlap with training text: ${shown(r.diversity, "unique_sequence_ratio")}` : `overlap of ${o.samples} samples with training text: ${o.orders.map((x) => `n=${x.n} ${shown(x, "mean_overlap")}`).join(", ")}`],
+  },
+};
+
+export type DiversityValue = { readonly unit: "token ids"; readonly samples: number } & Reasoned<"distinct_1"> & Reasoned<"distinct_2"> & Reasoned<"unique_sequence_ratio"> & Reasoned<"mean_pairwise_jaccard_2">;
+
+export const diversityEvaluator: Evaluator<DiversityValue> = {
+  key: "diversity", id: "sampled-generation", version: 1, // no identity of its own: of the samples generation names
+  aggregation: { kind: "ratio-of-sums", numerator: "distinct n-grams", denominator: "n-gram positions", over: "all samples pooled (the pairwise Jaccard is a mean over pairs)" },
+  compute: (ctx, done) => sampleDiversity(generated(done), noSamples(ctx)),
+  render: {
+    html: (d) => [{ heading: "Diversity of samples", html: htmlTable(["distinct-1", "distinct-2", "unique sequences", "mean pairwise 2-gram Jaccard", "samples"], [[{ num: fixed(d.distinct_1) }, { num: fixed(d.distinct_2) }, { num: fixed(d.unique_sequence_ratio) }, { num: fixed(d.mean_pairwise_jaccard_2) }, d.samples]]) }],
+    markdown: notShown, figures: notShown,
+    console: (d, r) => {
+      if (d.samples === 0) return [`diversity: ${shown(d, "unique_sequence_ratio")}`];
+      const skipped = r.generation.prompt_documents_skipped_too_short;
+      return [`diversity: distinct-1 ${shown(d, "distinct_1")}, distinct-2 ${shown(d, "distinct_2")}, unique ${shown(d, "unique_sequence_ratio")}, pairwise 2-gram Jaccard ${shown(d, "mean_pairwise_jaccard_2")}`,
+        ...(skipped > 0 ? [`  ${skipped} prompt document(s) skipped: too short to leave a continuation after the prompt`] : [])];
+    },
+  },
+};

@@ -1,18 +1,11 @@
 // The report as a standalone HTML page: the headline (model beside every baseline, per split and source, with
-// intervals) first, then figures, then the detailed sections, identities and provenance last. Presentation only.
-import { barChartWithIntervals, lineChart } from "../util/charts.ts";
+// intervals) first, then the evaluators' figures and sections in their list's order, identities and provenance
+// last. Presentation only: each metric's section is its evaluator's html renderer (report_*.ts).
 import { escapeHtml, flatEntries, htmlPage, htmlTable, keyValueTable, type Cell, type HtmlSection } from "../util/html.ts";
-import { paletteColor, dashFor } from "../util/svg.ts";
-import { continuationText, tokenText, visibleText } from "../util/text_view.ts";
-import { reliabilityDiagram } from "./figures.ts";
+import { presentEvaluators, type Evaluator, type Figure } from "./evaluator.ts";
+import { fixed, para, withIv, type Interval } from "./report_format.ts";
 import type { Report } from "./report.ts";
-
-type Interval = { lo: number; hi: number } | null | undefined;
-// a quantity without a value is null in the report (reasoned.ts); the page says n/a, the JSON keeps the reason
-const fixed = (x: number | null | undefined, d = 4): string => (x !== null && x !== undefined && Number.isFinite(x) ? x.toFixed(d) : "n/a");
-const withIv = (x: number | null | undefined, iv: Interval, f: (v: number) => number = (v) => v, d = 4): string =>
-  `${fixed(x === null || x === undefined ? x : f(x), d)}${iv ? ` [${fixed(f(iv.lo), d)}, ${fixed(f(iv.hi), d)}]` : ""}`;
-const para = (s: string) => `<p>${escapeHtml(s)}</p>`;
+import { REPORT_EVALUATORS } from "./report_evaluators.ts";
 
 /** One row of the headline: a scorer (the model or a baseline) on one split and source. */
 export interface HeadlineRow {
@@ -87,28 +80,24 @@ function headlineHtml(r: Report): string {
 }
 
 /** The page's figures as standalone SVG strings with a file name each (the report card links them). */
-export function reportFigures(r: Report): { name: string; title: string; svg: string }[] {
-  const nllBars = barChartWithIntervals(
-    r.intervals.perplexity_by_group.map((g) => ({ label: `${g.split} / ${g.source}`, value: g.nll, lo: g.block_bootstrap_95?.lo ?? g.nll, hi: g.block_bootstrap_95?.hi ?? g.nll, note: g.block_bootstrap_95 ? `n=${g.targets}` : `n=${g.targets}, one window: no interval` })),
-    { title: `Model NLL per split and source (stride ${r.perplexity.stride})`, valueLabel: "NLL (nats per target)", notes: [`95% moving-block bootstrap over windows, ${r.intervals.settings.replicates} replicates; n = scored targets`] },
-  );
-  const splits = r.loss_by_position.by_split;
-  const byPosition = lineChart({
-    title: `Loss by position in the window (stride ${r.loss_by_position.stride} = context)`,
-    xLabel: "position p in the window (predicts from p + 1 tokens)", yLabel: "NLL (nats per target)", xInteger: true,
-    series: splits.map((s, i) => ({
-      name: s.split, points: s.positions.map((p) => [p.position, p.nll] as [number, number]), color: paletteColor(i), dash: dashFor(i), marker: true,
-      tips: s.positions.map((p) => `${s.split}, position ${p.position}: ${fixed(p.nll)} nats over ${p.targets} targets`),
-    })),
-    // the last split's counts (held out, when scored): a spike resting on two or three targets shows as a short bar
-    counts: splits.length > 0 ? { name: `targets per position (${splits.at(-1)!.split})`, points: splits.at(-1)!.positions.map((p) => [p.position, p.targets] as [number, number]) } : undefined,
-    notes: [r.loss_by_position.note],
-  });
-  return [
-    { name: "nll_by_group.svg", title: "Model NLL per split and source", svg: nllBars },
-    { name: "loss_by_position.svg", title: "Loss by position", svg: byPosition },
-    ...r.calibration.by_split.map((c) => ({ name: `reliability_${c.split}.svg`, title: `Reliability, ${c.split}`, svg: reliabilityDiagram(c.report.bins, { title: `Reliability, ${c.split} (stride ${c.stride})`, ece: c.report.ece ?? undefined }) })),
-  ];
+export function reportFigures(r: Report, evaluators: readonly Evaluator[] = REPORT_EVALUATORS): Figure[] {
+  return presentEvaluators(r, evaluators).flatMap(({ e, value }) => e.render.figures(value, r));
+}
+
+/** The evaluators' sections, one per namespace in list order; sections of one namespace with one heading merge. */
+export function evaluatorSections(r: Report, evaluators: readonly Evaluator[]): HtmlSection[] {
+  const byNamespace = new Map<string, { heading: string; html: string }[]>();
+  for (const { e, value } of presentEvaluators(r, evaluators)) {
+    const ns = e.key.split(".")[0];
+    const sections = byNamespace.get(ns) ?? [];
+    byNamespace.set(ns, sections);
+    for (const s of e.render.html(value, r)) {
+      const same = sections.find((x) => x.heading === s.heading);
+      if (same) same.html += s.html;
+      else sections.push({ heading: s.heading, html: s.html });
+    }
+  }
+  return [...byNamespace.values()].flat();
 }
 
 /** What a lab adds to its page (the Brown lab: verdict, loss curve): sections placed right after the headline. */
@@ -117,59 +106,15 @@ export interface PageExtras {
   readonly afterHeadline?: readonly HtmlSection[];
 }
 
-export function reportHtml(r: Report, extras: PageExtras = {}): string {
+export function reportHtml(r: Report, extras: PageExtras = {}, evaluators: readonly Evaluator[] = REPORT_EVALUATORS): string {
   const ids = r.identities;
-  const figures = reportFigures(r);
   const figure = (f: { title: string; svg: string }) => `<figure>${f.svg}<figcaption>${escapeHtml(f.title)}</figcaption></figure>`;
   const sections: HtmlSection[] = [
     { heading: "Headline: the model beside every baseline", html: headlineHtml(r) },
     ...(extras.afterHeadline ?? []),
     { heading: "By source: the model beside each baseline", html: bySourceHtml(r) },
-    { heading: "Figures", html: figures.map(figure).join("\n") },
-    {
-      heading: `Perplexity by split and source (stride ${r.perplexity.stride}, context ${r.perplexity.context_length})`,
-      html: htmlTable(["split", "source", "documents", "windows", "targets", "NLL (nats/target)", "perplexity", "95% block bootstrap (NLL)"],
-        r.perplexity.groups.map((g, i) => [g.split, g.source, g.documents, g.windows, g.targets, { num: fixed(g.nll) }, { num: fixed(g.perplexity, 2) }, intervalCell(r.intervals.perplexity_by_group[i].block_bootstrap_95, r.intervals.perplexity_by_group[i].block_bootstrap_95_reason)])),
-    },
-    {
-      heading: `Bits per byte (stride ${r.bits_per_byte.stride})`,
-      html: para(r.bits_per_byte.definition) + htmlTable(["split", "source", "targets", "bytes", "chars", "bytes/target", "bits per byte", "95% block bootstrap", "bits per char"],
-        r.bits_per_byte.groups.map((g, i) => {
-          const iv = r.intervals.bits_per_byte_by_group[i];
-          return [g.split, g.source, g.targets, g.bytes, g.chars, { num: fixed(g.bytes_per_target) }, { num: fixed(g.bits_per_byte) }, intervalCell(iv.block_bootstrap_95, iv.block_bootstrap_95_reason), { num: fixed(g.bits_per_char) }];
-        })),
-    },
-    {
-      heading: `Next-token calibration (stride ${r.calibration.stride}, ${r.calibration.bins} ${r.calibration.scheme} ${r.calibration.bins === 1 ? "bin" : "bins"})`,
-      html: r.calibration.by_split.map((c, i) => {
-        const w = r.intervals.next_token_accuracy[i].wilson95;
-        const populated = `${c.report.populatedBins} populated ${c.report.populatedBins === 1 ? "bin" : "bins"}`;
-        return `<h3>${escapeHtml(c.split)}</h3>` + para(`${c.definition}. Accuracy ${c.accuracy.correct}/${c.accuracy.predictions}${w ? ` (Wilson 95% [${fixed(w.lo)}, ${fixed(w.hi)}])` : ""}; ECE ${c.report.ece === null ? `n/a (${c.report.ece_reason})` : fixed(c.report.ece)} over ${populated}; Brier ${fixed(c.report.brier)}.`) +
-          htmlTable(["bin", "predictions", "mean confidence", "accuracy"], c.report.bins.map((b) => [`[${fixed(b.lo, 2)}, ${fixed(b.hi, 2)}]`, b.count, { num: fixed(b.meanConfidence) }, { num: fixed(b.accuracy) }]));
-      }).join("\n"),
-    },
-    {
-      heading: "Generation: samples and greedy margins",
-      html: para("Text as generated: ⟨EOS⟩ where generation stopped at the end-of-sequence token, control characters as escapes (\\n), ⟨?⟩ for bytes that are not valid UTF-8 on their own, (empty) for nothing.") +
-        htmlTable(["document", "sample", "prompt", "continuation"], r.generation.samples.map((s) => [s.doc, s.sample, visibleText(s.prompt), continuationText(s.text, s.stopped)])) +
-        htmlTable(["document", "prompt", "greedy token", "p", "runner-up", "margin (logits)"], r.generation.greedy_margins.map((m) => [m.doc, visibleText(m.prompt), tokenText(m.token, m.token_text), { num: fixed(m.probability) }, tokenText(m.runner_up, m.runner_up_text), { num: fixed(m.margin_logits) }])),
-    },
-    {
-      heading: "N-gram overlap of samples with training text, by order",
-      html: para(r.overlap.definition) + htmlTable(["n", "mean overlap", "samples scored"], r.overlap.orders.map((o) => [o.n, { num: fixed(o.mean_overlap) }, o.samples_scored])),
-    },
-    {
-      heading: "Diversity of samples",
-      html: htmlTable(["distinct-1", "distinct-2", "unique sequences", "mean pairwise 2-gram Jaccard", "samples"], [[{ num: fixed(r.diversity.distinct_1) }, { num: fixed(r.diversity.distinct_2) }, { num: fixed(r.diversity.unique_sequence_ratio) }, { num: fixed(r.diversity.mean_pairwise_jaccard_2) }, r.diversity.samples]]),
-    },
-    { heading: "Memorization", html: verbatimHtml(r) + "<h3>canary</h3>" + keyValueTable(flatEntries(r.memorization.canary).map(([k, v]) => [k, visibleText(v)])) },
-    { heading: "Contamination: word n-gram audit against the training documents", html: contaminationHtml(r) },
-    {
-      heading: `Count baselines, every group (stride ${"groups" in r.baselines ? r.baselines.stride : r.perplexity.stride})`,
-      html: "groups" in r.baselines
-        ? htmlTable(["baseline", "split", "source", "targets", "NLL", "perplexity", "bits per byte"], r.baselines.groups.map((g) => [g.baseline, g.split, g.source, g.targets, { num: fixed(g.nll) }, { num: fixed(g.perplexity, 2) }, { num: fixed(g.bits_per_byte) }]))
-        : para(r.baselines.status),
-    },
+    { heading: "Figures", html: reportFigures(r, evaluators).map(figure).join("\n") },
+    ...evaluatorSections(r, evaluators),
     {
       heading: "Identities",
       html: keyValueTable([
@@ -194,24 +139,4 @@ function leadSentence(r: Report): string {
   const base = same.filter((x) => x.scorer !== "model" && x.nll !== null).sort((a, b) => a.nll! - b.nll!)[0];
   const vs = base ? `; best baseline ${base.scorer} ${fixed(base.nll)}` : "";
   return `${first.split}, ${first.source}: model NLL ${withIv(model.nll, model.nllInterval)} nats per target over ${model.targets} targets${vs}.`;
-}
-
-function intervalCell(iv: Interval, reason?: string): Cell {
-  return iv ? { num: `[${fixed(iv.lo)}, ${fixed(iv.hi)}]` } : `n/a (${reason ?? "undefined"})`;
-}
-
-function verbatimHtml(r: Report): string {
-  const v = r.memorization.verbatim;
-  if (!("train_prompts" in v)) return para(v.status);
-  const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [x.split, x.doc, visibleText(x.prompt), visibleText(x.continuation), x.longest_match, visibleText(x.match)]);
-  return para(`Longest verbatim match with training text, in ${v.unit}: training prompts mean ${fixed(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${fixed(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`) +
-    htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows);
-}
-
-function contaminationHtml(r: Report): string {
-  const c = r.contamination;
-  if (!("splits" in c)) return para(c.status);
-  return para(`${c.n}-grams, flagged at any shared ${c.n}-gram, against ${c.against}; ${c.note}.`) +
-    htmlTable(["split", "documents", "flagged", "unauditable", "NLL, all documents", "NLL, unflagged only", "flagged ids"],
-      c.splits.map((s) => [s.split, s.documents, s.flagged.length, s.unauditable, `${fixed(s.all_documents.nll)} (${s.all_documents.targets} targets)`, `${fixed(s.unflagged_documents.nll)} (${s.unflagged_documents.targets} targets)`, s.flagged.length > 0 ? s.flagged.join(", ") : "none"]));
 }

@@ -13,7 +13,7 @@ import { leakedBy, useBackend } from "../helpers.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import type { ScoringModel } from "../../src/model/scoring.ts";
-import { GENERATION_DEFAULTS, generationSection } from "../../src/eval/report_generation.ts";
+import { GENERATION_DEFAULTS, sampleDiversity, sampleGeneration, sampleOverlap } from "../../src/eval/report_generation.ts";
 import { Rng } from "../../src/util/rng.ts";
 
 // 000: base text, canary and control over the sorted alphabet of their characters; no BOS/EOS
@@ -143,11 +143,15 @@ describe("prompts longer than the document", () => {
 
   it("generation skips them too and says how many; with no sample left every quantity is null with a reason", () => {
     const s = { ...GENERATION_DEFAULTS, prompts: 8, promptTokens: 6, maxTokens: 4, samplesPerPrompt: 1 };
-    const g = generationSection(memorizer, tokenizer, held, train, s, Rng.fromSeed(1), () => {});
-    expect(g.generation.samples.map((x) => x.doc)).toEqual(["v-long"]);
-    expect(g.generation.prompt_documents_skipped_too_short).toBe(1);
-    const none = generationSection(memorizer, tokenizer, [held[1]], train, s, Rng.fromSeed(1), () => {});
-    expect(none.overlap.orders.every((o) => o.mean_overlap === null && /^no samples: all 1 prompt documents/.test(o.mean_overlap_reason!))).toBe(true);
-    expect([none.diversity.distinct_1, none.diversity.unique_sequence_ratio, none.diversity.mean_pairwise_jaccard_2]).toEqual([null, null, null]);
+    const g = sampleGeneration(memorizer, tokenizer, held, s, Rng.fromSeed(1), () => {});
+    expect(g.samples.map((x) => x.doc)).toEqual(["v-long"]);
+    expect(g.prompt_documents_skipped_too_short).toBe(1);
+    const none = sampleGeneration(memorizer, tokenizer, [held[1]], s, Rng.fromSeed(1), () => {});
+    expect(none.samples).toEqual([]);
+    // the report's reason for an empty set of samples (report_generation.ts noSamples), passed through to every quantity
+    const why = "no samples: all 1 prompt documents have ≤ 6 content tokens: a 6-token prompt leaves no continuation";
+    const overlap = sampleOverlap([], train, tokenizer, s.overlapOrders, why), diversity = sampleDiversity([], why);
+    expect(overlap.orders.every((o) => o.mean_overlap === null && o.mean_overlap_reason === why)).toBe(true);
+    expect([diversity.distinct_1, diversity.unique_sequence_ratio, diversity.mean_pairwise_jaccard_2]).toEqual([null, null, null]);
   });
 });
