@@ -10,7 +10,7 @@ export const DIST = join(ROOT, "dist");
 // Everything the emitted JavaScript depends on: the sources, the package (copied for provenance's version) and
 // the compiler settings, the build script included.
 const INPUT_DIRS = ["src", "experiments"];
-const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js"];
+const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js", "bin/front.js"];
 
 /** Every input file (repository-relative, sorted) and every directory holding them. */
 export function inputs(root = ROOT) {
