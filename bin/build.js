@@ -2,7 +2,7 @@
 // stamps the build with its inputs (bin/fresh.js). Not the CLI: bin/tinylab.js picks dist/ or the sources.
 // Usage: node bin/build.js [--if-stale] (npm runs it as `prepare` on `npm ci`; the tests' global setup with --if-stale).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,7 @@ export async function build() {
     rmSync(tmp, { recursive: true, force: true }); // a concurrent build placed its dist/ first; isFresh judges it
   }
   rmSync(old, { recursive: true, force: true });
+  cacheFront(DIST);
 }
 
 /**
@@ -97,23 +98,21 @@ const specifier = (dir, path) => { const s = relative(dir, path); return s.start
 
 /**
  * The front (dist/cli.cjs): src/cli/main.js and every module it imports statically, in one script that
- * bin/front.js runs from V8's code cache, written here by one `--help` run. CommonJS because only a script, not a
- * module, takes a code cache on Node 20. Each `import()` becomes bin/front.js's import of the compiled module it names, so a command's
- * recipe and the engine load as before, when the command runs; the modules the front holds are a second copy of
- * ones a recipe may import (option tables, the lock helper, whose state lives in files), so nothing may depend on
- * their identity across that line. A front that cannot be built leaves the compiled modules to start from.
+ * bin/front.js runs from V8's code cache (cacheFront). CommonJS because on Node 20 only a script, not a module,
+ * takes a code cache. Each `import()` becomes bin/front.js's import of the compiled module it names, so a
+ * command's recipe and the engine load as before, when the command runs. The modules the front holds are a second
+ * copy of ones a recipe may import (option tables; the lock helper, whose state lives in files), so nothing may
+ * depend on their identity across that line. A front that cannot be built leaves the compiled modules to start from.
  */
 async function bundleFront(out) {
   const esbuild = createRequire(import.meta.url)("esbuild");
-  const file = join(out, FRONT);
   const lazy = {
     name: "lazy-imports",
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => (args.path.startsWith(".") || args.kind === "entry-point" ? undefined : { external: true }));
       b.onLoad({ filter: /\.js$/ }, (args) => {
         const here = (p) => JSON.stringify(p.startsWith(".") ? specifier(out, resolve(dirname(args.path), p)) : p);
-        // import() becomes bin/front.js's, of the same compiled file, named from the front's own place; and a
-        // bundled module's import.meta.url stays its compiled file's
+        // import() named from the front's own place; a bundled module's import.meta.url stays its compiled file's
         const contents = readFileSync(args.path, "utf8")
           .replace(/\bimport\(\s*"([^"]+)"\s*\)/g, (_, p) => `__frontImport(${here(p)})`)
           .replaceAll("import.meta.url", `new URL(${JSON.stringify(specifier(out, args.path))}, __frontUrl).href`);
@@ -123,23 +122,33 @@ async function bundleFront(out) {
   };
   try {
     const r = await esbuild.build({
-      entryPoints: [join(out, "src/cli/main.js")], outfile: file, bundle: true, platform: "node", format: "cjs",
-      plugins: [lazy], logLevel: "silent", metafile: true, write: false,
+      entryPoints: [join(out, "src/cli/main.js")], bundle: true, platform: "node", format: "cjs",
+      plugins: [lazy], logLevel: "silent", metafile: true, write: false, outfile: join(out, FRONT),
       banner: { js: 'const __frontUrl = require("node:url").pathToFileURL(__filename).href;' },
     });
-    const text = r.outputFiles[0].text;
-    // an import() whose specifier is not a plain string has no compiled file to name; a script cannot run it
-    if (/\bimport\(/.test(text)) throw new Error("it has an import() of a computed specifier");
-    writeFileSync(file, text);
     const packages = Object.values(r.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path) && !i.path.startsWith("."));
-    // a package would be require()d, a different copy from the one an import() loads, if it loads at all
+    // a package would be require()d: a second copy of one an import() loads, if it loads at all
     if (packages.length > 0) throw new Error(`it imports packages statically (${packages.map((i) => i.path).join(", ")})`);
-    const c = spawnSync(process.execPath, [join(ROOT, "bin/front.js"), out, "--help"], { cwd: ROOT, encoding: "utf8" });
-    if (c.status !== 0) throw new Error(`its --help failed (${c.status ?? c.signal}): ${c.stderr.trim()}`);
+    const text = r.outputFiles[0].text;
+    // an import() of a computed specifier names no compiled file; a script cannot run it
+    if (/\bimport\(/.test(text)) throw new Error("it has an import() of a computed specifier");
+    writeFileSync(join(out, FRONT), text);
   } catch (e) {
-    rmSync(file, { force: true });
     console.warn(`bin/build.js: no bundled front, tinylab starts from the compiled modules: ${e.message.split("\n")[0]}`);
   }
+}
+
+/**
+ * The front's code cache, written by one `--help` run of the front where it will stay (the cache keeps the path
+ * it was compiled at, which stack traces show). A front whose `--help` fails is removed.
+ */
+function cacheFront(dist) {
+  const file = join(dist, FRONT);
+  if (!existsSync(file)) return;
+  const c = spawnSync(process.execPath, [join(ROOT, "bin/front.js"), dist, "--help"], { cwd: ROOT, encoding: "utf8" });
+  if (c.status === 0) return;
+  rmSync(file, { force: true });
+  console.warn(`bin/build.js: the bundled front's --help failed (${c.status ?? c.signal}), so tinylab starts from the compiled modules: ${c.stderr.trim()}`);
 }
 
 /** Builds unless dist/ already matches the sources; true when it built. */

@@ -1,7 +1,7 @@
 // Runs the CLI's front (dist/cli.cjs: the command line and everything it imports before a command runs, bundled
 // by bin/build.js) with V8's code cache, so a start parses and compiles almost nothing. Not the CLI itself:
 // bin/tinylab.js asks it, and falls back to the compiled modules when it cannot run the front.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -54,6 +54,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dist = process.argv.splice(2, 1)[0];
   const front = compileFront(dist);
   if (front === undefined) process.exit(1);
-  process.on("exit", () => writeFileSync(front.cache, front.script.createCachedData()));
+  // written aside and renamed, so a start never reads half a cache
+  process.on("exit", () => { const tmp = `${front.cache}.tmp-${process.pid}`; writeFileSync(tmp, front.script.createCachedData()); renameSync(tmp, front.cache); });
   front.run();
 }
