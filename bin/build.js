@@ -66,7 +66,7 @@ async function vendorYargs(out) {
 
 /**
  * Characters every string-width copy yargs bundles counts as one column each, and that never join into one
- * grapheme (tests/bin/build.test.ts checks both against the copies in node_modules): printable ASCII and Latin-1
+ * grapheme (tests/bin/front.test.ts checks both against each copy the build wraps): printable ASCII and Latin-1
  * but for the soft hyphen and the characters some copies draw as emoji, Greek letters, dashes and quotes, and
  * mathematical operators.
  */

@@ -44,7 +44,7 @@ export function stampOf(root = ROOT) {
   return { hash: contentHash(files, root), files, dirs, times: times([...files, ...dirs], root) };
 }
 
-/** Whether every path the build recorded still has its size and time: one stat each, the whole cost of a start's check. */
+/** Whether every path the build recorded still has its size and time: one stat each, all a start's check costs. */
 function unchanged(stamp, root) {
   for (const p of [...stamp.files, ...stamp.dirs]) {
     const s = statSync(`${root}/${p}`), t = stamp.times[p];

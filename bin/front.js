@@ -37,7 +37,11 @@ export function compileFront(dist) {
     { filename: file, cachedData });
   const url = pathToFileURL(file);
   const load = (spec) => import(spec.startsWith(".") ? new URL(spec, url).href : spec);
-  return { script, cache, run: () => { const module = { exports: {} }; script.runInThisContext()(module.exports, createRequire(file), module, file, dist, load); } };
+  const run = () => {
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(file), module, file, dist, load);
+  };
+  return { script, cache, run };
 }
 
 /** Runs the front from `dist`; false when it cannot (compileFront). */
@@ -48,13 +52,17 @@ export function runFront(dist) {
   return true;
 }
 
-// `node bin/front.js DIST ARGS…` (bin/build.js, on the build it is making): runs ARGS and writes the code cache as
-// the process ends, when every function the run needed has been compiled into it.
+// `node bin/front.js DIST ARGS…` (bin/build.js, on the build it has just put in place): runs ARGS and writes the
+// code cache as the process ends, when every function the run needed has been compiled into it.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dist = process.argv.splice(2, 1)[0];
   const front = compileFront(dist);
   if (front === undefined) process.exit(1);
   // written aside and renamed, so a start never reads half a cache
-  process.on("exit", () => { const tmp = `${front.cache}.tmp-${process.pid}`; writeFileSync(tmp, front.script.createCachedData()); renameSync(tmp, front.cache); });
+  process.on("exit", () => {
+    const tmp = `${front.cache}.tmp-${process.pid}`;
+    writeFileSync(tmp, front.script.createCachedData());
+    renameSync(tmp, front.cache);
+  });
   front.run();
 }
