@@ -2,14 +2,15 @@
 // stamps the build with its inputs (bin/fresh.js). Not the CLI: bin/tinylab.js picks dist/ or the sources.
 // Usage: node bin/build.js [--if-stale] (npm runs it as `prepare` on `npm ci`; the tests' global setup with --if-stale).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DIST, isFresh, ROOT, stampOf } from "./fresh.js";
+import { FRONT } from "./front.js";
 
 /** Compiles into a temporary directory renamed to dist/, so a reader never sees half a build. */
-export function build() {
+export async function build() {
   const stamp = stampOf();
   const tmp = join(ROOT, `dist.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -19,7 +20,8 @@ export function build() {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
-  vendorYargs(tmp);
+  await vendorYargs(tmp);
+  await bundleFront(tmp);
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
   // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
   const old = join(ROOT, `dist.old-${process.pid}`);
@@ -32,20 +34,21 @@ export function build() {
     rmSync(tmp, { recursive: true, force: true }); // a concurrent build placed its dist/ first; isFresh judges it
   }
   rmSync(old, { recursive: true, force: true });
+  cacheFront(DIST);
 }
 
 /**
  * yargs as one file (dist/vendor/yargs.js), which the compiled modules import instead of the package: loading
  * yargs's many ES modules one by one is the largest part of `tinylab --help` after Node's own start.
  */
-function vendorYargs(out) {
+async function vendorYargs(out) {
   const entry = join(out, "vendor/entry.js");
   mkdirSync(dirname(entry), { recursive: true });
   writeFileSync(entry, 'export { default } from "yargs";\nexport { hideBin } from "yargs/helpers";\n');
   const esbuild = createRequire(import.meta.url)("esbuild");
-  esbuild.buildSync({
+  await esbuild.build({
     entryPoints: [entry], outfile: join(out, "vendor/yargs.js"), bundle: true, platform: "node", format: "esm",
-    absWorkingDir: ROOT, nodePaths: [join(ROOT, "node_modules")], logLevel: "error",
+    absWorkingDir: ROOT, nodePaths: [join(ROOT, "node_modules")], logLevel: "error", plugins: [narrowWidth],
     // yargs's CommonJS parts call require(); an ES module has none of its own
     banner: { js: 'import { createRequire as __tinylabRequire } from "node:module"; const require = __tinylabRequire(import.meta.url);' },
   });
@@ -61,18 +64,105 @@ function vendorYargs(out) {
   }
 }
 
+/**
+ * Characters every string-width copy yargs bundles counts as one column each, and that never join into one
+ * grapheme (tests/bin/front.test.ts checks both against each copy the build wraps): printable ASCII and Latin-1
+ * but for the soft hyphen and the characters some copies draw as emoji, Greek letters, dashes and quotes, and
+ * mathematical operators.
+ */
+export const NARROW = /^[\x20-\x7e\xa0-\xa8\xaa-\xac\xaf-\xff\u0391-\u03c9\u2010-\u2027\u2200-\u22ff]*$/;
+
+/**
+ * string-width builds an Intl.Segmenter when it loads, and loading ICU's segmentation data is the largest single
+ * cost of `tinylab --help`; each import of it is answered by a wrapper that counts a NARROW string's length and
+ * loads the real string-width (through a lazy require) only for any other string.
+ */
+const narrowWidth = {
+  name: "narrow-width",
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.pluginData === "real") return undefined;
+      const real = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: "real" });
+      return real.errors.length ? real : { path: real.path, namespace: "narrow-width" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "narrow-width" }, (args) => ({
+      resolveDir: dirname(args.path),
+      contents: `const narrow = ${NARROW};\nlet real;\n` +
+        `export default (s, o) => typeof s === "string" && narrow.test(s) ? s.length : (real ??= require(${JSON.stringify(args.path)}).default)(s, o);\n`,
+    }));
+  },
+};
+
+/** A path from `dir` as an import specifier ("./x.js", "../x.js"). */
+const specifier = (dir, path) => { const s = relative(dir, path); return s.startsWith(".") ? s : `./${s}`; };
+
+/**
+ * The front (dist/cli.cjs): src/cli/main.js and every module it imports statically, in one script that
+ * bin/front.js runs from V8's code cache (cacheFront). CommonJS because on Node 20 only a script, not a module,
+ * takes a code cache. Each `import()` becomes bin/front.js's import of the compiled module it names, so a
+ * command's recipe and the engine load as before, when the command runs. The modules the front holds are a second
+ * copy of ones a recipe may import (option tables; the lock helper, whose state lives in files), so nothing may
+ * depend on their identity across that line. A front that cannot be built leaves the compiled modules to start from.
+ */
+async function bundleFront(out) {
+  const esbuild = createRequire(import.meta.url)("esbuild");
+  const lazy = {
+    name: "lazy-imports",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => (args.path.startsWith(".") || args.kind === "entry-point" ? undefined : { external: true }));
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        const here = (p) => JSON.stringify(p.startsWith(".") ? specifier(out, resolve(dirname(args.path), p)) : p);
+        // import() named from the front's own place; a bundled module's import.meta.url stays its compiled file's
+        const contents = readFileSync(args.path, "utf8")
+          .replace(/\bimport\(\s*"([^"]+)"\s*\)/g, (_, p) => `__frontImport(${here(p)})`)
+          .replaceAll("import.meta.url", `new URL(${JSON.stringify(specifier(out, args.path))}, __frontUrl).href`);
+        return { contents, loader: "js" };
+      });
+    },
+  };
+  try {
+    const r = await esbuild.build({
+      entryPoints: [join(out, "src/cli/main.js")], bundle: true, platform: "node", format: "cjs",
+      plugins: [lazy], logLevel: "silent", metafile: true, write: false, outfile: join(out, FRONT),
+      banner: { js: 'const __frontUrl = require("node:url").pathToFileURL(__filename).href;' },
+    });
+    const packages = Object.values(r.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path) && !i.path.startsWith("."));
+    // a package would be require()d: a second copy of one an import() loads, if it loads at all
+    if (packages.length > 0) throw new Error(`it imports packages statically (${packages.map((i) => i.path).join(", ")})`);
+    const text = r.outputFiles[0].text;
+    // an import() of a computed specifier names no compiled file; a script cannot run it
+    if (/\bimport\(/.test(text)) throw new Error("it has an import() of a computed specifier");
+    writeFileSync(join(out, FRONT), text);
+  } catch (e) {
+    console.warn(`bin/build.js: no bundled front, tinylab starts from the compiled modules: ${e.message.split("\n")[0]}`);
+  }
+}
+
+/**
+ * The front's code cache, written by one `--help` run of the front where it will stay (the cache keeps the path
+ * it was compiled at, which stack traces show). A front whose `--help` fails is removed.
+ */
+function cacheFront(dist) {
+  const file = join(dist, FRONT);
+  if (!existsSync(file)) return;
+  const c = spawnSync(process.execPath, [join(ROOT, "bin/front.js"), dist, "--help"], { cwd: ROOT, encoding: "utf8" });
+  if (c.status === 0) return;
+  rmSync(file, { force: true });
+  console.warn(`bin/build.js: the bundled front's --help failed (${c.status ?? c.signal}), so tinylab starts from the compiled modules: ${c.stderr.trim()}`);
+}
+
 /** Builds unless dist/ already matches the sources; true when it built. */
-export function buildIfStale() {
+export async function buildIfStale() {
   if (isFresh()) return false;
-  build();
+  await build();
   return true;
 }
 
 // A failed build stops nothing: without a fresh dist/, bin/tinylab.js runs the sources through tsx.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    if (process.argv.includes("--if-stale")) buildIfStale();
-    else build();
+    if (process.argv.includes("--if-stale")) await buildIfStale();
+    else await build();
   } catch (e) {
     console.warn(`${e.message}; tinylab will run its sources through tsx instead`);
   }

@@ -10,7 +10,7 @@ export const DIST = join(ROOT, "dist");
 // Everything the emitted JavaScript depends on: the sources, the package (copied for provenance's version) and
 // the compiler settings, the build script included.
 const INPUT_DIRS = ["src", "experiments"];
-const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js"];
+const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js", "bin/front.js"];
 
 /** Every input file (repository-relative, sorted) and every directory holding them. */
 export function inputs(root = ROOT) {
@@ -44,7 +44,14 @@ export function stampOf(root = ROOT) {
   return { hash: contentHash(files, root), files, dirs, times: times([...files, ...dirs], root) };
 }
 
-const same = (a, b) => a !== undefined && b !== undefined && a[0] === b[0] && a[1] === b[1];
+/** Whether every path the build recorded still has its size and time: one stat each, all a start's check costs. */
+function unchanged(stamp, root) {
+  for (const p of [...stamp.files, ...stamp.dirs]) {
+    const s = statSync(`${root}/${p}`), t = stamp.times[p];
+    if (t === undefined || s.size !== t[0] || s.mtimeMs !== t[1]) return false;
+  }
+  return true;
+}
 
 /**
  * True when dist/ matches the sources. The build's files and directories with their times unchanged settle it in
@@ -55,8 +62,7 @@ export function isFresh(root = ROOT) {
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(join(root, "dist/stamp.json"), "utf8"));
-    const now = times([...stamp.files, ...stamp.dirs], root);
-    if (Object.entries(now).every(([p, t]) => same(t, stamp.times[p]))) return true;
+    if (unchanged(stamp, root)) return true;
   } catch {
     return false; // no build, an unreadable stamp, or a recorded input gone: not fresh
   }
