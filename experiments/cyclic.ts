@@ -16,6 +16,7 @@ import { record, summary, type MetricSummary } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, SAVED_STREAMS, snapshotDifferences } from "../src/lab/run.ts";
+import { drive, everyAndLast } from "../src/lab/driver.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /**
@@ -121,12 +122,11 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {
   const adapter = decoderAdapter(run.model, { rngs: [run.batches, run.dropout], pool });
   try {
     const quick = (split: "train" | "validation") => record(evaluateLikelihood(adapter, split, evalBatches[split]).metrics).nll;
-    const checkpoints = [{ update: 0, train: quick("train"), validation: quick("validation") }];
+    const checkpoints: { update: number; train: number; validation: number }[] = [];
     const steps: { loss: number; grad_norm: number; clipped: boolean }[] = [];
-    run.train(o.updates, {
+    drive(run, { updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
+      onEvaluate: (update) => { checkpoints.push({ update, train: quick("train"), validation: quick("validation") }); },
       onUpdate: (_step, r) => steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped }),
-      checkpointEvery: o.evalEvery,
-      onCheckpoint: (step) => checkpoints.push({ update: step, train: quick("train"), validation: quick("validation") }),
     });
     const scorers = [adapter, ...allBaselines(train, binding)];
     const scored = Object.fromEntries(splits.map((split) => [split, scorers.map((m) => score(m, split, batchesOf(split)))])) as Partial<Record<Split, Score[]>>;

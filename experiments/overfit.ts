@@ -19,7 +19,8 @@ import { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
-import { saveModel, type Store } from "../src/lab/checkpoint.ts";
+import { saveModel, type Store } from "../src/lab/store.ts";
+import { atUpdates, drive } from "../src/lab/driver.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
@@ -95,23 +96,26 @@ export type OverfitProgress =
   | { kind: "update"; seed: number; update: number; loss: number }
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
-/** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
+/** One seed: train for `updates` through the lab's driver, scoring at each checkpoint. */
 function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
   const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
   const validation = docs.filter((d) => d.split === "validation");
-  for (let update = 0; update <= o.updates; update++) {
-    if (update > 0) {
-      trainLoss.push(run.update().loss);
-      onProgress?.({ kind: "update", seed, update, loss: trainLoss[update - 1] });
-    }
-    if (o.checkpoints.includes(update)) {
-      const adapter = decoderAdapter(run.model, { pool });
+  const adapter = decoderAdapter(run.model, { pool });
+  const told = (c: (typeof checkpoints)[number]) => onProgress?.({ kind: "checkpoint", seed, ...c });
+  drive(run, { updates: o.updates, evaluateAt: atUpdates(o.checkpoints) }, {
+    onEvaluate: (update) => {
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
-      onProgress?.({ kind: "checkpoint", seed, ...checkpoints[checkpoints.length - 1] });
-    }
-  }
+      if (update === 0) told(checkpoints[0]); // no update event comes before it
+      return checkpoints[checkpoints.length - 1];
+    },
+    onUpdate: (update, r, scored) => {
+      trainLoss.push(r.loss);
+      onProgress?.({ kind: "update", seed, update, loss: r.loss });
+      if (scored) told(scored);
+    },
+  });
   const at = (u: number) => checkpoints.find((c) => c.update === u);
   const intervals = [[20, 40], [40, 80]].filter(([a, b]) => at(a) && at(b)).map(([a, b]) => {
     const trainFell = at(b)!.train.nll < at(a)!.train.nll, validationRose = at(b)!.validation.nll > at(a)!.validation.nll;

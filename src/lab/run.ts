@@ -1,6 +1,6 @@
 // The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
 // data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
-// restored in memory, and turned into state-file and model-file bytes. Not a file system (checkpoint.ts, src/util/disk.ts).
+// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/util/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
@@ -10,7 +10,7 @@ import { initParameters, type ParamArrays } from "../model/init.ts";
 import { dropoutDraws } from "../model/dropout_draws.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
-import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs } from "../train/loop.ts";
+import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs, type ShouldStop } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
 import { microbatchGradient, type GradientProvider, type StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
@@ -37,7 +37,7 @@ export interface RunSpec {
   readonly trainedOn?: TextDataProvenance;
 }
 
-export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate"> & {
+export type RunHooks = Pick<LoopArgs<Batch>, "saveEvery" | "onSave" | "onUpdate"> & {
   /** What a finite but diverging loss does (divergence.ts): warn once (default) or stop the run. */
   onDivergence?: DivergencePolicy;
   /** Where the divergence warning goes (default: console.error). */
@@ -46,7 +46,7 @@ export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" 
 
 export class Run {
   private warnedDivergence = false;
-  /** The weights validation chose so far (set by whoever scores validation: experiments/text_run.ts); saved with the state. */
+  /** The weights validation chose so far (set by the driver's best-model rule: driver.ts); saved with the state. */
   best: SelectedWeights | undefined;
 
   private constructor(
@@ -88,16 +88,16 @@ export class Run {
     return this.optimizer.step;
   }
 
-  /** Continue to `updates` in total; hooks see every update and every checkpoint step; divergence is guarded. */
-  train(updates: number, hooks: RunHooks = {}): { from: number; to: number } {
-    return trainLoop(this.loopArgs(updates, hooks));
+  /** Continue to `updates` in total (or until `shouldStop`); hooks see every update and every save step; divergence is guarded. */
+  train(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): { from: number; to: number; stopped: boolean } {
+    return trainLoop(this.loopArgs(updates, hooks), { shouldStop });
   }
 
   /**
    * The same, yielding to the event loop between updates so a signal handler can run, and stopping between two
    * whole updates when `shouldStop()` says so. `to` is the last update done.
    */
-  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: (done: number) => boolean): Promise<{ from: number; to: number; stopped: boolean }> {
+  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): Promise<{ from: number; to: number; stopped: boolean }> {
     return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop });
   }
 

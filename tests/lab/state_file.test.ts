@@ -13,7 +13,7 @@ import { dirStore } from "../../src/util/disk.ts";
 import { modelProvenance, signed } from "../../src/lab/model_file.ts";
 import { swapOffsets } from "./file_edits.ts";
 import { differences, encodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
-import { STATE_FILE } from "../../src/lab/checkpoint.ts";
+import { STATE_FILE } from "../../src/lab/store.ts";
 import { overfitTokenizer } from "../../src/data/fixtures.ts";
 import { runTraining, TRAIN_DEFAULTS, type TrainRunOptions as RecipeOptions } from "../../experiments/train.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
@@ -25,11 +25,11 @@ let n = 0;
 const fresh = () => join(root, `run${n++}`);
 const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
 
-/** The recipe's options with paths, as the command line gives them: `resume` names the checkpoint directory. */
-type TrainRunOptions = Omit<RecipeOptions, "checkpoints" | "saveModel" | "resume"> & { checkpointDir?: string; resume?: string; saveModel?: string };
-const stores = ({ checkpointDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
+/** The recipe's options with paths, as the command line gives them: `resume` names the output directory. */
+type TrainRunOptions = Omit<RecipeOptions, "out" | "saveModel" | "resume"> & { outDir?: string; resume?: string; saveModel?: string };
+const stores = ({ outDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
   ...rest,
-  checkpoints: checkpointDir ?? resume ? dirStore((checkpointDir ?? resume)!) : undefined,
+  out: outDir ?? resume ? dirStore((outDir ?? resume)!) : undefined,
   resume: resume !== undefined,
   saveModel: model ? { store: dirStore(dirname(model)), name: basename(model) } : undefined,
 });
@@ -47,7 +47,7 @@ beforeAll(() => initBackend("wasm"));
 describe("training state", () => {
   it("round-trips bit-identically: re-encoding the loaded state gives the file's bytes", async () => {
     const dir = fresh();
-    await train({ updates: 3, checkpointDir: dir });
+    await train({ updates: 3, outDir: dir });
     const path = join(dir, STATE_FILE);
     const s = loadTrainState(path);
     expect(encodeTrainState(s)).toEqual(fileBytes(path));
@@ -67,8 +67,8 @@ describe("training state", () => {
     const tensorsBefore = tf.memory().numTensors;
     const a = await train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
     const dir = fresh();
-    const first = await train({ updates: 9, checkpointEvery: 4, checkpointDir: dir });
-    expect(first.lines.filter((l) => l.startsWith("checkpoint"))).toEqual([4, 8, 9].map((u) => `checkpoint update ${u} → ${join(dir, STATE_FILE)}`));
+    const first = await train({ updates: 9, saveEvery: 4, outDir: dir });
+    expect(first.lines.filter((l) => l.startsWith("saved state"))).toEqual([4, 8, 9].map((u) => `saved state at update ${u} → ${join(dir, STATE_FILE)}`));
     const b = await train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
     expect(b.from).toBe(9);
     expect(b.lines).toContain(`  resumed from ${join(dir, STATE_FILE)} at update 9; running to update 23`);
@@ -90,12 +90,12 @@ describe("training state", () => {
 
   it("removes temp files left by a killed writer, and only those", async () => {
     const dir = fresh();
-    await train({ updates: 2, checkpointDir: dir });
+    await train({ updates: 2, outDir: dir });
     const stale = join(dir, `.${STATE_FILE}.999999999.0a1b2c.tmp`); // above any pid_max: never a live process
     const live = join(dir, `.${STATE_FILE}.${process.pid}.0a1b2c.tmp`);
     writeFileSync(stale, "half");
     writeFileSync(live, "in progress");
-    await train({ updates: 4, resume: dir, checkpointDir: dir });
+    await train({ updates: 4, resume: dir, outDir: dir });
     expect([existsSync(stale), existsSync(live)]).toEqual([false, true]);
   });
 });
@@ -104,7 +104,7 @@ describe("resume refusals", () => {
   let dir: string;
   beforeAll(async () => {
     dir = fresh();
-    await train({ updates: 6, checkpointDir: dir });
+    await train({ updates: 6, outDir: dir });
   });
   const refusal = async (o: Partial<TrainRunOptions>) => {
     try {
@@ -188,7 +188,7 @@ describe("the data cursor of a state file", () => {
   let good: { tensors: ReturnType<typeof decodeSafetensors>["tensors"]; metadata: Record<string, string> };
   beforeAll(async () => {
     const dir = fresh();
-    await train({ updates: 6, checkpointDir: dir });
+    await train({ updates: 6, outDir: dir });
     good = decodeSafetensors(fileBytes(join(dir, STATE_FILE)));
   });
   /** A run directory whose state has this cursor, re-signed (so only the cursor's own checks can refuse it); resumed to 8. */
