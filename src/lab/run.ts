@@ -17,7 +17,7 @@ import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
-import { checkResume, differences, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
+import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
 
 /**
  * The run's random streams, each a child of `Rng.fromSeed(seed)` by this name: parameters at init, the draws
@@ -229,9 +229,9 @@ function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
   const fresh = spec.data(Rng.fromSeed(spec.options.seed).child(STREAMS.batches));
   if (fresh.skip) fresh.skip(state.optimizer.step);
   else for (let i = 0; i < state.optimizer.step; i++) fresh.next();
-  const diff = differences(state.cursor, fresh.state(), "cursor")[0];
-  if (diff !== undefined) {
-    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${diff.replace("this run", "replayed")})`);
+  const d = differencesOf(state.cursor, fresh.state(), "cursor")[0];
+  if (d !== undefined) {
+    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${d.path}: saved ${d.saved ?? "(absent)"}, replayed ${d.run ?? "(absent)"})`);
   }
 }
 

@@ -85,7 +85,7 @@ function open(spec: ValidatedRunSpec) {
   } catch (err) {
     const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
     if (!length) throw err;
-    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${length.checkpoint} and is now ${length.run}; to extend the run, raise --updates and pass --cosine-steps ${length.checkpoint}`);
+    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${length.saved} and is now ${length.run}; to extend the run, raise --updates and pass --cosine-steps ${length.saved}`);
   }
 }
 

@@ -113,7 +113,7 @@ describe("brown lab on a slice", () => {
     const out = join(dir, "b");
     const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, stopAt: 40 });
     expect(stopped).toEqual({ stopped: 40, state: join(out, "train_state.safetensors") });
-    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: checkpoint 0\.003, this run 0\.001/);
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: saved 0\.003, this run 0\.001/);
     const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true });
     if ("stopped" in resumed) throw new Error("did not finish");
     expect(resumed.training.resumed_from).toBe(40);

@@ -94,7 +94,7 @@ describe("a run", () => {
     run.train(2);
     saveState(run, store);
     run.dispose();
-    expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/);
+    expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: saved 0\.02, this run 0\.01/);
   });
 
   it("stops at an update that would make a weight non-finite (lr 1e39), before any weight, moment or file changes", () => {

@@ -116,11 +116,11 @@ describe("resume refusals", () => {
   };
 
   it.each<[string, Partial<TrainRunOptions>, RegExp]>([
-    ["a different dropout", { modelConfig: { dropout: 0.2 } }, /this run differs from it in config\.dropout: checkpoint 0\.1, this run 0\.2/],
-    ["a different width", { modelConfig: { dropout: 0.1, dModel: 16 } }, /config\.dModel: checkpoint 8, this run 16/],
-    ["a different learning rate", { lr: 0.01 }, /options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/],
-    ["no shuffling", { shuffle: false }, /options\.shuffle: checkpoint true, this run false/],
-    ["another seed", { seed: 40 }, /options\.seed: checkpoint 39, this run 40/],
+    ["a different dropout", { modelConfig: { dropout: 0.2 } }, /this run differs from it in config\.dropout: saved 0\.1, this run 0\.2/],
+    ["a different width", { modelConfig: { dropout: 0.1, dModel: 16 } }, /config\.dModel: saved 8, this run 16/],
+    ["a different learning rate", { lr: 0.01 }, /options\.schedule\.lr: saved 0\.02, this run 0\.01/],
+    ["no shuffling", { shuffle: false }, /options\.shuffle: saved true, this run false/],
+    ["another seed", { seed: 40 }, /options\.seed: saved 39, this run 40/],
     ["a target behind the checkpoint", { updates: 5 }, /is at update 6, past --updates 5/],
   ])("refuses %s, naming the difference", async (_, o, expected) => {
     expect(await refusal(o)).toMatch(expected);
@@ -128,7 +128,7 @@ describe("resume refusals", () => {
 
   it("lists every difference at once", async () => {
     expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
-      "x.b.c: checkpoint 2, this run 4", "x.b.d: checkpoint 3, this run (absent)", "x.e: checkpoint (absent), this run 5",
+      "x.b.c: saved 2, this run 4", "x.b.d: saved 3, this run (absent)", "x.e: saved (absent), this run 5",
     ]);
   });
 
@@ -211,10 +211,10 @@ describe("the data cursor of a state file", () => {
 
   it("refuses a well-formed cursor that is not where the updates leave the data (forged: it would resume another run)", async () => {
     const c = saved();
-    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: checkpoint \[1,0\], replayed \[0,1\]\)$/);
-    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: checkpoint ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
+    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: saved \[1,0\], replayed \[0,1\]\)$/);
+    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: saved ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
     const alea = { ...c.rng.alea, s0: 0.5 }; // in range, a multiple of 2^-32: only the replay can tell
-    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: checkpoint 0\.5, replayed/);
+    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: saved 0\.5, replayed/);
   });
 
   it.each<[string, unknown, RegExp]>([
