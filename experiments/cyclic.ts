@@ -15,7 +15,8 @@ import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record, summary, type MetricSummary } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { Run, SAVED_STREAMS, snapshotDifferences } from "../src/lab/run.ts";
+import { Run } from "../src/lab/run.ts";
+import { resumeCheck } from "../src/lab/resume_check.ts";
 import { drive, everyAndLast } from "../src/lab/driver.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
@@ -40,36 +41,6 @@ export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
 export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool): Run {
   const options = trainOptions({ seed: o.seed, lr: o.lr, clipNorm: o.clipNorm, batchRows: o.batchRows, data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}` });
   return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches) }, undefined, pool);
-}
-
-/**
- * Snapshot (weights, Adam moments and step, every RNG state), one update, restore, the same update again:
- * the two results must match bit for bit. A control then restores everything but the batch-sampling
- * stream, which must change the update (else the check could not fail). The state is left as before.
- */
-export function resumeCheck(run: Run) {
-  const before = run.snapshot();
-  const first = run.update();
-  const after = run.snapshot();
-  run.restore(before);
-  const restored = snapshotDifferences(before, run.snapshot());
-  const second = run.update();
-  const replay = snapshotDifferences(after, run.snapshot());
-  run.restore(before, { keepCursor: true });
-  run.update();
-  const control = snapshotDifferences(after, run.snapshot());
-  run.restore(before);
-  const values = [...after.weights.values()].reduce((n, v) => n + v.length, 0);
-  return {
-    at_update: before.optimizer.step,
-    replayed_update: after.optimizer.step,
-    compared: { parameter_tensors: after.weights.size, parameter_values: values, adam_moments: 2 * after.optimizer.m.size, rng_streams: SAVED_STREAMS },
-    losses: [first.loss, second.loss],
-    restore_differences: restored,
-    replay_differences: replay,
-    bit_identical: restored.length === 0 && replay.length === 0 && Object.is(first.loss, second.loss),
-    control_without_batch_rng: { differing: control.length, identical: control.length === 0 },
-  };
 }
 
 const bindingOf = (c: ModelConfig): Binding => ({ vocabSize: c.vocabSize, contextLength: c.contextLength });

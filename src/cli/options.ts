@@ -42,7 +42,7 @@ export const RENAMED_OPTIONS = { "checkpoint-dir": "out", "checkpoint-every": "s
 export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAMED_OPTIONS)[]): Argv<T> {
   for (const name of names) {
     const now = RENAMED_OPTIONS[name];
-    y = y.option(name, { type: "string", hidden: true, coerce: () => { throw new Error(`--${name} is now --${now}: pass --${now} instead`); } }) as Argv<T>;
+    y = y.option(name, { type: "string", hidden: true, requiresArg: true, coerce: () => { throw new Error(`--${name} is now --${now}: pass --${now} instead`); } }) as Argv<T>;
   }
   return y;
 }

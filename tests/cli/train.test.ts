@@ -1,5 +1,5 @@
 // Resume across processes: 80 updates straight vs 40, exit, and a new process resuming to 80; and a run killed
-// with SIGKILL at seeded moments, resumed each time from its last checkpoint, ending on the uninterrupted weights.
+// with SIGKILL at seeded moments, resumed each time from its last saved state, ending on the uninterrupted weights.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +29,7 @@ describe("tinylab train across processes", () => {
     const sha = sha256File(join(dir, "straight.safetensors"));
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);
     expect(resumed.stdout).toContain(`model_sha256 ${sha}`);
-    // the checkpoint is not overwritten by a refused resume, and the refusal names the difference
+    // the saved state is not overwritten by a refused resume, and the refusal names the difference
     expect(wrongConfig.code).toBe(1);
     expect(wrongConfig.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: saved 0, this run 0.1`);
   });
@@ -52,8 +52,8 @@ describe("tinylab train across processes", () => {
         if (!/not found/.test((err as Error).message)) failures.push((err as Error).message);
       }
     }, 10);
-    // the moments come from a seeded stream: after a seeded number of this process's checkpoints (1–8), a
-    // further 0–60 ms, about one checkpoint interval, so the kill lands anywhere in it (sometimes mid-write)
+    // the moments come from a seeded stream: after a seeded number of this process's saves (1–8), a
+    // further 0–60 ms, about one save interval, so the kill lands anywhere in it (sometimes mid-write)
     const moments = Rng.fromSeed("tinylab crash test");
     const reached: number[] = [];
     let leftovers = 0;
@@ -82,6 +82,6 @@ describe("tinylab train across processes", () => {
     expect(sha256File(join(dir, "crashed.safetensors"))).toBe(sha256File(join(dir, "uninterrupted.safetensors")));
     // only the state file remains: the resuming runs removed temp files of killed writers
     expect(readdirSync(ckpt)).toEqual([STATE]);
-    console.log(`crash test: killed after updates ${reached.join(", ")} were checkpointed; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`);
+    console.log(`crash test: killed after updates ${reached.join(", ")} were saved; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`);
   });
 });
