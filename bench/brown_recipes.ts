@@ -22,7 +22,7 @@ import { evaluateWindows } from "../src/eval/windowed.ts";
 import { meanNll } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts";
-import { trainWithValidation } from "../experiments/text_run.ts";
+import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { startPool } from "../experiments/pool.ts";
 
 interface Recipe { layers: number; dModel: number; dFF: number; heads: number; rows: number; lr: number; warmup: number }

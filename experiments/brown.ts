@@ -1,4 +1,4 @@
-// The Brown corpus lab: the train-on-text recipe (experiments/text_run.ts) over the Brown corpus's files with its
+// The Brown corpus lab: the train-on-text path (src/lab/validated_training.ts) over the Brown corpus's files with its
 // genre-stratified manifest, BPE on train only and the canary, then the evaluation harness on validation (test only when asked).
 import { BROWN_DEFAULTS, type BrownOptions } from "./options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
@@ -7,7 +7,7 @@ import { dirStore, type DirStore } from "../src/util/disk.ts";
 import { createProgress } from "../src/util/progress.ts";
 import type { LossHistory } from "../src/util/charts.ts";
 import { lossPoints } from "../src/lab/history.ts";
-import { trainWithValidation } from "./text_run.ts";
+import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { brownSplit, loadBrown, sliceBrown } from "../src/data/brown.ts";
@@ -18,7 +18,7 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { insertCanary } from "../src/eval/memorization.ts";
 import { buildReport } from "../src/eval/report.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
-import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
+import { saveModel, STATE_FILE } from "../src/lab/store.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
@@ -66,10 +66,10 @@ export async function runBrown(o: BrownOptions) {
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
   const pool = threadPools(workersFor(o.workers, threadPools.cores, o.microbatches, config), config);
   let progress: ReturnType<typeof createProgress> | undefined;
-  // the train-on-text path every text recipe shares (experiments/text_run.ts): Brown is its documents and defaults
+  // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
     pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {

@@ -1,5 +1,5 @@
 // The Brown lab's readings of a trained model and its report: the bar of the reference text (model vs
-// baselines), the next-token table and the validation contamination audit. Validation during training is text_run.ts's.
+// baselines), the next-token table and the validation contamination audit. Validation during training is src/lab/validated_training.ts's.
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import type { ScoringModel } from "../src/eval/adapter.ts";
 import type { Report } from "../src/eval/report.ts";

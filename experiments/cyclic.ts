@@ -15,7 +15,9 @@ import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record, summary, type MetricSummary } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { Run, SAVED_STREAMS, snapshotDifferences } from "../src/lab/run.ts";
+import { Run } from "../src/lab/run.ts";
+import { resumeCheck } from "../src/lab/resume_check.ts";
+import { drive, everyAndLast } from "../src/lab/driver.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /**
@@ -39,36 +41,6 @@ export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
 export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool): Run {
   const options = trainOptions({ seed: o.seed, lr: o.lr, clipNorm: o.clipNorm, batchRows: o.batchRows, data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}` });
   return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches) }, undefined, pool);
-}
-
-/**
- * Snapshot (weights, Adam moments and step, every RNG state), one update, restore, the same update again:
- * the two results must match bit for bit. A control then restores everything but the batch-sampling
- * stream, which must change the update (else the check could not fail). The state is left as before.
- */
-export function resumeCheck(run: Run) {
-  const before = run.snapshot();
-  const first = run.update();
-  const after = run.snapshot();
-  run.restore(before);
-  const restored = snapshotDifferences(before, run.snapshot());
-  const second = run.update();
-  const replay = snapshotDifferences(after, run.snapshot());
-  run.restore(before, { keepCursor: true });
-  run.update();
-  const control = snapshotDifferences(after, run.snapshot());
-  run.restore(before);
-  const values = [...after.weights.values()].reduce((n, v) => n + v.length, 0);
-  return {
-    at_update: before.optimizer.step,
-    replayed_update: after.optimizer.step,
-    compared: { parameter_tensors: after.weights.size, parameter_values: values, adam_moments: 2 * after.optimizer.m.size, rng_streams: SAVED_STREAMS },
-    losses: [first.loss, second.loss],
-    restore_differences: restored,
-    replay_differences: replay,
-    bit_identical: restored.length === 0 && replay.length === 0 && Object.is(first.loss, second.loss),
-    control_without_batch_rng: { differing: control.length, identical: control.length === 0 },
-  };
 }
 
 const bindingOf = (c: ModelConfig): Binding => ({ vocabSize: c.vocabSize, contextLength: c.contextLength });
@@ -121,12 +93,11 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {
   const adapter = decoderAdapter(run.model, { rngs: [run.batches, run.dropout], pool });
   try {
     const quick = (split: "train" | "validation") => record(evaluateLikelihood(adapter, split, evalBatches[split]).metrics).nll;
-    const checkpoints = [{ update: 0, train: quick("train"), validation: quick("validation") }];
+    const checkpoints: { update: number; train: number; validation: number }[] = [];
     const steps: { loss: number; grad_norm: number; clipped: boolean }[] = [];
-    run.train(o.updates, {
+    drive(run, { updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
+      onEvaluate: (update) => { checkpoints.push({ update, train: quick("train"), validation: quick("validation") }); },
       onUpdate: (_step, r) => steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped }),
-      checkpointEvery: o.evalEvery,
-      onCheckpoint: (step) => checkpoints.push({ update: step, train: quick("train"), validation: quick("validation") }),
     });
     const scorers = [adapter, ...allBaselines(train, binding)];
     const scored = Object.fromEntries(splits.map((split) => [split, scorers.map((m) => score(m, split, batchesOf(split)))])) as Partial<Record<Split, Score[]>>;

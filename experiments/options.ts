@@ -3,7 +3,7 @@
 import type { Document, Split } from "../src/data/documents.ts";
 import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import type { Store } from "../src/lab/checkpoint.ts";
+import type { Store } from "../src/lab/store.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
@@ -38,13 +38,14 @@ export interface TrainRunOptions {
   modelConfig: Record<string, unknown>;
   /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
   data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
-  /** Plain text to train on instead (`--text`): its documents, split by a manifest in `checkpoints`, and the tokenizer to build. */
+  /** Plain text to train on instead (`--text`): its documents, split by a manifest in `out`, and the tokenizer to build. */
   text?: TextInput;
-  /** Score the whole validation split every N updates (history.json and loss_curve.svg in `checkpoints`). */
+  /** Score the whole validation split every N updates (history.json and loss_curve.svg in `out`). */
   evalEvery?: number;
-  checkpointEvery?: number;
-  /** Where the state file is written (and read with `resume`). */
-  checkpoints?: Store;
+  /** Save the training state every N updates (and after the last). */
+  saveEvery?: number;
+  /** The output directory: the state file (read with `resume`), and the history, manifest and summaries. */
+  out?: Store;
   resume: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
   patience?: number;
@@ -75,8 +76,8 @@ export const TRAIN_DEFAULTS: TrainRunOptions = {
  * ~3,500 training tokens/s on wasm), windows of 8 rows, warmup then cosine over --updates, BPE 512 learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 1, evalEvery: 100, checkpointEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, checkpointDir: "results/train",
+  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 1, evalEvery: 100, saveEvery: 100, logEvery: 50,
+  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
   model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
 };
 
@@ -114,7 +115,7 @@ export interface BrownOptions {
   minLr: number;
   weightDecay: number;
   evalEvery: number;
-  checkpointEvery: number;
+  saveEvery: number;
   resume: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL. */
   patience?: number;
@@ -158,7 +159,7 @@ export const BROWN_DEFAULTS: BrownOptions = {
   // the whole validation split (294,432 targets) is scored each time, which costs minutes, so every 1,000
   // updates (at 0, 1,000, 2,000 and the last, 2,220)
   evalEvery: 1000,
-  checkpointEvery: 100,
+  saveEvery: 100,
   resume: false,
   finalTest: false,
   canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },

@@ -7,25 +7,22 @@ import { PRESETS, type ModelConfig } from "../src/model/config.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
-import { packedBatches, paddedBatches, separateBatches, trainingBatches, type Batch, type Binding } from "../src/data/batches.ts";
+import { packedBatches, trainingBatches, type Batch, type Binding } from "../src/data/batches.ts";
 import type { Document } from "../src/data/documents.ts";
-import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
-import { evaluateLikelihood } from "../src/eval/likelihood.ts";
-import { fromProbabilities, meanNll, merge, perplexity, record } from "../src/eval/summary.ts";
+import { decoderAdapter } from "../src/eval/adapter.ts";
+import { byDocument, layoutComparison, overfittingSignals, scoreSplits, TWO_DOCUMENTS_NOTE, weightingProbe, type Split2 } from "../src/eval/overfit_probes.ts";
+import { checkpointBootstrap } from "../src/eval/checkpoint_bootstrap.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { seedSummary } from "../src/eval/seed_summary.ts";
-import { multiBootstrap, type Arm } from "../src/eval/multi_bootstrap.ts";
-import { Rng } from "../src/util/rng.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
-import { saveModel, type Store } from "../src/lab/checkpoint.ts";
+import { saveModel, type Store } from "../src/lab/store.ts";
+import { atUpdates, drive } from "../src/lab/driver.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
 export const OVERFIT_MODEL: ModelConfig = PRESETS.overfit;
-
-type Split2 = { train: ReturnType<typeof record>; validation: ReturnType<typeof record> };
 
 /** Resolve options, refusing checkpoints outside [0, updates] and empty seed lists. */
 export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
@@ -43,50 +40,11 @@ export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
   return { ...o, checkpoints };
 }
 
-/** Scores of one adapter on both splits (packed layout; the layout comparison shows it does not matter). */
-function scoreSplits(model: ScoringModel, data: Record<"train" | "validation", Batch[]>): Split2 {
-  return { train: record(evaluateLikelihood(model, "train", data.train).metrics), validation: record(evaluateLikelihood(model, "validation", data.validation).metrics) };
-}
-
-/** Constructed probabilities, not decoder outputs, make the denominator visible. */
-export function weightingProbe() {
-  const short = fromProbabilities([0.5, 0.25]);
-  const long = fromProbabilities([0.5, 0.5, 0.25, 0.5]);
-  const all = merge(short, long);
-  return {
-    batch_targets: [short.targets, long.targets],
-    batch_mean_nll: [meanNll(short), meanNll(long)],
-    correct: { mean_nll: meanNll(all), perplexity: perplexity(all), targets: all.targets },
-    wrong_unweighted_mean_nll: (meanNll(short) + meanNll(long)) / 2,
-    wrong_mean_perplexity: (perplexity(short) + perplexity(long)) / 2,
-  };
-}
-
-/** Separate, padded and packed storage scoring the same validation targets with the same weights. */
-export function layoutComparison(model: GPT, docs: Document[], binding: Binding) {
-  const adapter = decoderAdapter(model);
-  const layouts = { separate: separateBatches(docs, binding), padded: paddedBatches(docs, binding, docs.length), packed: packedBatches(docs, binding, docs.length) };
-  const rows = Object.entries(layouts).map(([layout, batches]) => {
-    const e = evaluateLikelihood(adapter, "validation", batches);
-    return { layout, batches: e.batches, rows: batches.reduce((n, b) => n + b.input.rows, 0), targets: e.metrics.targets, nll: meanNll(e.metrics), recorded_graphs: e.recordedGraphs };
-  });
-  const nlls = rows.map((r) => r.nll);
-  return { rows, largest_nll_difference: Math.max(...nlls) - Math.min(...nlls) };
-}
-
 /** The run of one seed: each update accumulates the two training documents as two one-document microbatches. */
 function overfitRun(seed: number, o: OverfitOptions, docs: Document[], binding: Binding): RunSpec {
   const microbatches = trainingBatches(docs.filter((d) => d.split === "train"), binding, "separate");
   const options = trainOptions({ seed, lr: o.lr, clipNorm: o.clipNorm, microbatchesPerUpdate: microbatches.length, data: "overfit-fixture" });
   return { config: OVERFIT_MODEL, options, tokenizer: overfitTokenizer().toJSON(), data: () => new EpochSource(microbatches, microbatches.length) };
-}
-
-/** Each validation document's (NLL sum, targets), one document per batch: the cells of the Multi-Bootstrap. */
-function byDocument(model: ScoringModel, docs: readonly Document[], binding: Binding) {
-  return docs.map((d) => {
-    const m = evaluateLikelihood(model, "validation", separateBatches([d], binding)).metrics;
-    return { id: d.id, total_nll: m.totalNll, targets: m.targets };
-  });
 }
 
 /** What a live view is told as the experiment runs (the web page draws curves from it); the result is unchanged. */
@@ -95,30 +53,27 @@ export type OverfitProgress =
   | { kind: "update"; seed: number; update: number; loss: number }
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
-/** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
+/** One seed: train for `updates` through the lab's driver, scoring at each checkpoint. */
 function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
   const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
   const validation = docs.filter((d) => d.split === "validation");
-  for (let update = 0; update <= o.updates; update++) {
-    if (update > 0) {
-      trainLoss.push(run.update().loss);
-      onProgress?.({ kind: "update", seed, update, loss: trainLoss[update - 1] });
-    }
-    if (o.checkpoints.includes(update)) {
-      const adapter = decoderAdapter(run.model, { pool });
+  const adapter = decoderAdapter(run.model, { pool });
+  const told = (c: (typeof checkpoints)[number]) => onProgress?.({ kind: "checkpoint", seed, ...c });
+  drive(run, { updates: o.updates, evaluateAt: atUpdates(o.checkpoints) }, {
+    onEvaluate: (update) => {
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
-      onProgress?.({ kind: "checkpoint", seed, ...checkpoints[checkpoints.length - 1] });
-    }
-  }
-  const at = (u: number) => checkpoints.find((c) => c.update === u);
-  const intervals = [[20, 40], [40, 80]].filter(([a, b]) => at(a) && at(b)).map(([a, b]) => {
-    const trainFell = at(b)!.train.nll < at(a)!.train.nll, validationRose = at(b)!.validation.nll > at(a)!.validation.nll;
-    return { from: a, to: b, train_fell: trainFell, validation_rose: validationRose, overfitting_signal: trainFell && validationRose };
+      if (update === 0) told(checkpoints[0]); // no update event comes before it
+      return checkpoints[checkpoints.length - 1];
+    },
+    onUpdate: (update, r, scored) => {
+      trainLoss.push(r.loss);
+      onProgress?.({ kind: "update", seed, update, loss: r.loss });
+      if (scored) told(scored);
+    },
   });
-  const best = checkpoints.reduce((b, c) => (c.validation.nll < b.validation.nll ? c : b));
-  return { run, result: { seed, checkpoints, intervals, lowest_validation_checkpoint: best.update, training_loss_by_update: trainLoss } };
+  return { run, result: { seed, checkpoints, ...overfittingSignals(checkpoints), training_loss_by_update: trainLoss } };
 }
 
 export interface OverfitResult {
@@ -131,46 +86,13 @@ export interface OverfitResult {
   baselines: ({ name: string } & Split2)[];
   runs: ReturnType<typeof runSeed>["result"][];
   final_validation_seed_summary: ReturnType<typeof seedSummary>;
-  multi_bootstrap: ReturnType<typeof overfitMultiBootstrap>;
+  multi_bootstrap: ReturnType<typeof checkpointBootstrap>;
   provenance: Provenance;
   saved_model?: { path: string; seed: number; update: number; model_sha256: string };
 }
 
-/** Said with every Multi-Bootstrap of this experiment: its data part rests on two documents. */
-export const TWO_DOCUMENTS_NOTE =
-  "Only 2 validation documents: a document resample is one of 3 multisets ({abaa, abaa}, {abaa, baa}, {baa, baa}), so the document part of these intervals is nearly meaningless; they describe seed spread on this one split far more than data variation.";
-
-/**
- * The validation NLL at each checkpoint with Multi-Bootstrap intervals over seeds × validation documents (both
- * resampled), and, beside it, seeds only and documents only, from the "bootstrap" stream of `bootstrapSeed`.
- */
-function overfitMultiBootstrap(runs: ReturnType<typeof runSeed>["result"][], o: OverfitOptions) {
-  const rng = Rng.fromSeed(o.bootstrapSeed).child("bootstrap");
-  const opts = { replicates: o.replicates };
-  const checkpoints = o.checkpoints.map((update) => {
-    const cells = runs.map((r) => r.checkpoints.find((c) => c.update === update)!.validation_by_document);
-    const arm: Arm = { seeds: runs.map((r) => r.seed), nll: cells.map((row) => row.map((c) => c.total_nll)), targets: cells.map((row) => row.map((c) => c.targets)) };
-    const pick = ({ estimate, lo, hi, se }: ReturnType<typeof multiBootstrap>) => ({ estimate, lo, hi, se });
-    return {
-      update,
-      both: pick(multiBootstrap(arm, rng, opts)),
-      seeds_only: pick(multiBootstrap(arm, rng, { ...opts, resample: "seeds" })),
-      documents_only: pick(multiBootstrap(arm, rng, { ...opts, resample: "documents" })),
-    };
-  });
-  return {
-    statistic: "validation NLL, token-weighted over the resampled seeds × documents (Σ NLL / Σ targets)",
-    level: 0.95, replicates: o.replicates, bootstrap_seed: o.bootstrapSeed, seeds: runs.length, documents: runs[0].checkpoints[0].validation_by_document.length,
-    note: TWO_DOCUMENTS_NOTE,
-    checkpoints,
-  };
-}
-
 /** Where to save the first declared seed's model at the final update (never the best one: that would be selection). */
-export interface SaveTo {
-  store: Store;
-  name: string;
-}
+export type SaveTo = { store: Store; name: string };
 
 /**
  * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
@@ -213,17 +135,10 @@ function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: 
     experiment: "overfit",
     model_config: OVERFIT_MODEL,
     options: o,
-    data: {
-      tokenizer: tokenizer.toJSON(),
-      documents: docs.map((d) => ({ id: d.id, split: d.split, ids: d.ids, targets: d.ids.length - 1 })),
-      targets,
-    },
-    weighting_probe: probe,
-    layout_comparison: layouts,
-    baselines,
-    runs,
+    data: { tokenizer: tokenizer.toJSON(), documents: docs.map((d) => ({ id: d.id, split: d.split, ids: d.ids, targets: d.ids.length - 1 })), targets },
+    weighting_probe: probe, layout_comparison: layouts, baselines, runs,
     final_validation_seed_summary: seedSummary(finals),
-    multi_bootstrap: overfitMultiBootstrap(runs, o),
+    multi_bootstrap: checkpointBootstrap(runs, o, TWO_DOCUMENTS_NOTE),
     provenance: { ...provenance(), workers: pool.size },
     ...(saved ? { saved_model: saved } : {}),
   };

@@ -38,7 +38,7 @@ export const SWEEP_RECIPES = {
     read: (j: any) => ({ seed: j.options.seed, train_nll: j.scores.train[0].nll, validation_nll: j.scores.validation[0].nll }),
   },
   train: {
-    seed: (s: number) => ["--seed", String(s)], out: ["--checkpoint-dir", ".", "--json"], result: "train.json",
+    seed: (s: number) => ["--seed", String(s)], out: ["--out", ".", "--json"], result: "train.json",
     schema: obj({ options: obj({ seed: int() }, OPEN), validation: optional(nullable(scoreAt)) }, OPEN),
     read: (j: any) => ({
       seed: j.options.seed, train_nll: null, train_nll_reason: TRAIN_NLL_REASON, validation_nll: j.validation?.nll ?? null,
@@ -86,7 +86,7 @@ export function parseGrid(spec: string): [string, string[]][] {
   });
   if (axes.length > 2) throw new Error(`--grid takes one or two options, got ${axes.length}`);
   if (axes.length === 2 && axes[0][0] === axes[1][0]) throw new Error(`--grid: ${axes[0][0]} is given twice`);
-  for (const [name] of axes) if (["seed", "seeds", "out", "checkpoint-dir", "json", "resume"].includes(name)) throw new Error(`--grid: --${name} is set by the sweep itself`);
+  for (const [name] of axes) if (["seed", "seeds", "out", "json", "resume"].includes(name)) throw new Error(`--grid: --${name} is set by the sweep itself`);
   return axes;
 }
 

@@ -1,27 +1,19 @@
 // `tinylab train` as a recipe: the overfit model on the overfit fixture or a documents file, or a text model on
-// your own text (split manifest, byte or BPE tokenizer), with validation history, checkpoints, exact resume and
-// extension, and a model file, all through src/lab (experiments/text_run.ts). Prints nothing itself.
-import { trainingBatches } from "../src/data/batches.ts";
-import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
-import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
-import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
-import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
-import { PRESETS, parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import { EpochSource } from "../src/train/loop.ts";
+// your own text (split manifest, byte or BPE tokenizer), with validation history, saved state, exact resume and
+// extension, and a model file, all through src/lab's driver (src/lab/validated_training.ts). Prints nothing itself.
+import { parameterCount } from "../src/model/config.ts";
 import { engineLabel } from "../src/util/backend_choice.ts";
-import { saveModel, STATE_FILE } from "../src/lab/checkpoint.ts";
+import { saveModel, STATE_FILE } from "../src/lab/store.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "./pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
-import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
-import { CURVE_FILE, trainWithValidation } from "./text_run.ts";
+import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
+import { documentData, textData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 
 export interface TrainRunResult {
@@ -35,80 +27,14 @@ export interface TrainRunResult {
   summary: Record<string, unknown>;
 }
 
-/** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
-interface TrainData {
-  config: ModelConfig;
-  tokenizer: Tokenizer;
-  train: Document[];
-  validation: Document[];
-  test: Document[];
-  identity: string;
-  describe: string;
-  source: (batches: Rng) => EpochSource<ReturnType<typeof trainingBatches>[number]> | RandomWindows;
-  split?: { manifest: string; documents: Record<string, number> };
-  trainedOn?: TextDataProvenance;
-}
-
-/** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
-function documentData(o: TrainRunOptions): TrainData {
-  const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
-  const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
-  const all = o.data ? o.data.docs(tokenizer) : overfitDocuments(tokenizer);
-  const of = (s: string) => all.filter((d) => d.split === s);
-  const train = of("train");
-  const source = o.data?.name ?? "overfit fixture";
-  if (train.length === 0) throw new Error(`no train documents in ${source}`);
-  const microbatches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, o.batchRows === 1 ? "separate" : "padded", o.batchRows);
-  const targets = train.reduce((n, d) => n + targetCount(d), 0);
-  return {
-    config, tokenizer, train, validation: of("validation"), test: of("test"), identity: o.data?.identity ?? "overfit-fixture",
-    describe: `train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`,
-    source: (batches) => new EpochSource(microbatches, o.microbatches, o.shuffle ? batches : undefined),
-  };
-}
-
-/** The BPE of --vocab ids learned on the train split, or a refusal naming --vocab and the largest the text supports. */
-function bpeOf(texts: string[], vocab: number) {
-  try {
-    return trainBpe(texts, vocab);
-  } catch (err) {
-    if (!(err instanceof BpeVocabError)) throw err;
-    throw new Error(`--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`);
-  }
-}
-
-/** `--text`: the seeded split (manifest in the checkpoint directory), a tokenizer learned on train only, random windows. */
-function textData(o: TrainRunOptions): TrainData {
-  const t = o.text!;
-  if (!o.checkpoints) throw new Error("--text needs --checkpoint-dir (the split manifest, history and state live there)");
-  const { bySplit, manifest } = textSplit(t.docs, o.checkpoints, t.split);
-  const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
-  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
-  const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
-  const enc = (s: Split) => bySplit[s].map((d) => encodeDocument(tokenizer, d));
-  const train = enc("train");
-  const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-  const tokens = train.reduce((n, d) => n + targetCount(d), 0);
-  const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
-  return {
-    config, tokenizer, train, validation: enc("validation"), test: enc("test"),
-    // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
-    identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
-    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${o.microbatches > 1 ? ` as ${o.microbatches} microbatches` : ""}`,
-    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
-    split: { manifest: o.checkpoints.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
-    trainedOn: textDataProvenance(manifest),
-  };
-}
-
 /**
  * Train (or resume, or extend) and save as asked; `log` receives every progress line, `warn` every warning.
- * `shouldStop` is asked between updates (Ctrl-C): the run then stops, its state saved when there is a checkpoint store.
+ * `shouldStop` is asked between updates (Ctrl-C): the run then stops, its state saved when there is an output store.
  */
 export async function runTraining(
   o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
 ): Promise<TrainRunResult> {
-  if (o.checkpointEvery !== undefined && !o.checkpoints) throw new Error("--checkpoint-every needs --checkpoint-dir");
+  if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const d = o.text ? textData(o) : documentData(o);
   const options = trainOptions({
@@ -116,19 +42,19 @@ export async function runTraining(
     microbatchesPerUpdate: o.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
-  const store = o.checkpoints;
+  const store = o.out;
   const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
   const pool = threadPools(workers, d.config);
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
-    updates: o.updates, evalEvery: o.evalEvery, checkpointEvery: o.checkpointEvery, store, resume: o.resume, patience: o.patience, shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, shouldStop,
     onDivergence: o.onDivergence, warn,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
     onUpdate: (e, s) => {
       const v = e.validation_nll === null ? "" : `  validation ${e.validation_nll.toFixed(6)}`;
       if (e.update % o.logEvery === 0 || e.update === o.updates || v) log(`update ${String(e.update).padStart(5)}  loss ${s.loss.toFixed(6)}  grad-norm ${s.gradNorm.toFixed(4)}${s.clipped ? " (clipped)" : ""}${v}`);
     },
-    onCheckpoint: (step, where) => log(`checkpoint update ${step} → ${where}`),
+    onSave: (step, where) => log(`saved state at update ${step} → ${where}`),
     onStart: (run) => {
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance())}, workers ${workers}`);

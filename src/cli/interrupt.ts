@@ -27,6 +27,6 @@ export const INTERRUPTED_EXIT_CODE = 130;
 
 /** Say in one line where an interrupted run stopped and where its state went, and set the exit code. */
 export function reportInterrupted(at: number, state: string | undefined): void {
-  console.error(`tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --checkpoint-dir)"}`);
+  console.error(`tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --out)"}`);
   process.exitCode = INTERRUPTED_EXIT_CODE;
 }

@@ -35,6 +35,18 @@ export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, 
   return y;
 }
 
+/** Flags that were renamed, with the flag that replaced each: one name per idea, so the old name is refused, never aliased. */
+export const RENAMED_OPTIONS = { "checkpoint-dir": "out", "checkpoint-every": "save-every" } as const;
+
+/** Refuse the renamed flags a command once took, in one line naming the flag that replaced each (hidden from --help). */
+export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAMED_OPTIONS)[]): Argv<T> {
+  for (const name of names) {
+    const now = RENAMED_OPTIONS[name];
+    y = y.option(name, { type: "string", hidden: true, requiresArg: true, coerce: () => { throw new Error(`--${name} is now --${now}: pass --${now} instead`); } }) as Argv<T>;
+  }
+  return y;
+}
+
 /**
  * The data options of every scorer (evaluate, report, compare): a run directory, or a text with the split options
  * of train --text (the same defaults), or a JSONL documents file; none of them = the overfit fixture.

@@ -7,7 +7,7 @@ export const DIVERGENCE_FACTOR = 3;
 export type DivergencePolicy = "warn" | "stop";
 export const DIVERGENCE_POLICIES: readonly DivergencePolicy[] = ["warn", "stop"];
 
-/** Raised by the "stop" policy after the update that crossed the threshold; no checkpoint was written for it. */
+/** Raised by the "stop" policy after the update that crossed the threshold; no state was saved for it. */
 export class DivergenceError extends Error {
   override name = "DivergenceError";
 }

@@ -1,6 +1,6 @@
 // The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
 // data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
-// restored in memory, and turned into state-file and model-file bytes. Not a file system (checkpoint.ts, src/util/disk.ts).
+// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/util/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
@@ -10,14 +10,14 @@ import { initParameters, type ParamArrays } from "../model/init.ts";
 import { dropoutDraws } from "../model/dropout_draws.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
-import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs } from "../train/loop.ts";
+import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs, type ShouldStop } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
 import { microbatchGradient, type GradientProvider, type StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
-import { checkResume, differences, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
+import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
 
 /**
  * The run's random streams, each a child of `Rng.fromSeed(seed)` by this name: parameters at init, the draws
@@ -37,7 +37,7 @@ export interface RunSpec {
   readonly trainedOn?: TextDataProvenance;
 }
 
-export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" | "onUpdate"> & {
+export type RunHooks = Pick<LoopArgs<Batch>, "saveEvery" | "onSave" | "onUpdate"> & {
   /** What a finite but diverging loss does (divergence.ts): warn once (default) or stop the run. */
   onDivergence?: DivergencePolicy;
   /** Where the divergence warning goes (default: console.error). */
@@ -46,7 +46,7 @@ export type RunHooks = Pick<LoopArgs<Batch>, "checkpointEvery" | "onCheckpoint" 
 
 export class Run {
   private warnedDivergence = false;
-  /** The weights validation chose so far (set by whoever scores validation: experiments/text_run.ts); saved with the state. */
+  /** The weights validation chose so far (set by the driver's best-model rule: driver.ts); saved with the state. */
   best: SelectedWeights | undefined;
 
   private constructor(
@@ -88,16 +88,16 @@ export class Run {
     return this.optimizer.step;
   }
 
-  /** Continue to `updates` in total; hooks see every update and every checkpoint step; divergence is guarded. */
-  train(updates: number, hooks: RunHooks = {}): { from: number; to: number } {
-    return trainLoop(this.loopArgs(updates, hooks));
+  /** Continue to `updates` in total (or until `shouldStop`); hooks see every update and every save step; divergence is guarded. */
+  train(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): { from: number; to: number; stopped: boolean } {
+    return trainLoop(this.loopArgs(updates, hooks), { shouldStop });
   }
 
   /**
    * The same, yielding to the event loop between updates so a signal handler can run, and stopping between two
    * whole updates when `shouldStop()` says so. `to` is the last update done.
    */
-  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: (done: number) => boolean): Promise<{ from: number; to: number; stopped: boolean }> {
+  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): Promise<{ from: number; to: number; stopped: boolean }> {
     return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop });
   }
 
@@ -229,9 +229,9 @@ function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
   const fresh = spec.data(Rng.fromSeed(spec.options.seed).child(STREAMS.batches));
   if (fresh.skip) fresh.skip(state.optimizer.step);
   else for (let i = 0; i < state.optimizer.step; i++) fresh.next();
-  const diff = differences(state.cursor, fresh.state(), "cursor")[0];
-  if (diff !== undefined) {
-    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${diff.replace("this run", "replayed")})`);
+  const d = differencesOf(state.cursor, fresh.state(), "cursor")[0];
+  if (d !== undefined) {
+    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${d.path}: saved ${d.saved ?? "(absent)"}, replayed ${d.run ?? "(absent)"})`);
   }
 }
 

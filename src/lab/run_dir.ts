@@ -2,7 +2,7 @@
 // any instant leaves a directory the next --resume accepts, and claiming a directory (refused when it holds a run,
 // unless resumed or overwritten; an overwrite removes only the run's own files). Not the files' formats.
 import { MANIFEST_FILE } from "../data/text_split.ts";
-import { STATE_FILE, type Store } from "./checkpoint.ts";
+import { STATE_FILE, type Store } from "./store.ts";
 import { HISTORY_FILE } from "./history.ts";
 
 export const CURVE_FILE = "loss_curve.svg";
@@ -34,7 +34,7 @@ export interface Claim {
 /**
  * Take a directory for a run, before anything is written to it. Holding any of a run's files, it is refused
  * unless `resume` (continue it) or `overwrite` (its files are removed first, state first). `label` names it,
- * e.g. "--checkpoint-dir results/train". Returns what was removed. A resume of a directory with no state file
+ * e.g. "--out results/train". Returns what was removed. A resume of a directory with no state file
  * starts at update 0: a kill can land before the first write, and the next --resume must still go on.
  */
 export function claimRunDir(store: Store, how: Claim, label: string): { removed: string[] } {
@@ -53,12 +53,12 @@ export function claimRunDir(store: Store, how: Claim, label: string): { removed:
  * A history may run ahead of the state (a resume drops the entries past the state's update, src/lab/history.ts
  * `resumeHistory`) but never behind it, so a kill between any two of these writes resumes without advice.
  */
-export function commitCheckpoint(store: Store, state: Uint8Array, history?: { json: string; curve: string }): void {
+export function commitState(store: Store, state: Uint8Array, history?: { json: string; curve: string }): void {
   if (history) writeHistory(store, history);
   store.write(STATE_FILE, state);
 }
 
-/** The history alone, between checkpoints (after a validation scoring): ahead of the state, which is allowed. */
+/** The history alone, between saves of the state (after a validation scoring): ahead of the state, which is allowed. */
 export function writeHistory(store: Store, history: { json: string; curve: string }): void {
   store.write(HISTORY_FILE, history.json);
   store.write(CURVE_FILE, history.curve);

@@ -138,10 +138,10 @@ function parseBest(metadata: Record<string, string>, step: number, where: string
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** One leaf where a checkpoint and this run disagree: its path and both values as JSON (undefined: absent). */
+/** One leaf where a saved state and this run disagree: its path and both values as JSON (undefined: absent). */
 export interface Difference {
   path: string;
-  checkpoint: string | undefined;
+  saved: string | undefined;
   run: string | undefined;
 }
 
@@ -152,17 +152,17 @@ export function differencesOf(saved: unknown, wanted: unknown, path: string): Di
     return keys.flatMap((k) => differencesOf(saved[k], wanted[k], `${path}.${k}`));
   }
   const [a, b] = [JSON.stringify(saved), JSON.stringify(wanted)];
-  return a === b ? [] : [{ path, checkpoint: a, run: b }];
+  return a === b ? [] : [{ path, saved: a, run: b }];
 }
 
-const said = (d: Difference) => `${d.path}: checkpoint ${d.checkpoint ?? "(absent)"}, this run ${d.run ?? "(absent)"}`;
+const said = (d: Difference) => `${d.path}: saved ${d.saved ?? "(absent)"}, this run ${d.run ?? "(absent)"}`;
 
-/** Leaf-by-leaf differences between two JSON values, as "path: checkpoint X, this run Y". */
+/** Leaf-by-leaf differences between two JSON values, as "path: saved X, this run Y". */
 export function differences(saved: unknown, wanted: unknown, path: string): string[] {
   return differencesOf(saved, wanted, path).map(said);
 }
 
-/** A resume refused because the run differs from its checkpoint; `differences` says where, for a caller to explain. */
+/** A resume refused because the run differs from its saved state; `differences` says where, for a caller to explain. */
 export class ResumeMismatchError extends ModelFileError {
   override name = "ResumeMismatchError";
   constructor(readonly where: string, readonly differences: Difference[]) {
@@ -170,7 +170,7 @@ export class ResumeMismatchError extends ModelFileError {
   }
 }
 
-/** Refuse to resume a run whose config, tokenizer or options differ from the checkpoint's, naming each difference. */
+/** Refuse to resume a run whose config, tokenizer or options differ from the saved state's, naming each difference. */
 export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions }, where: string): void {
   const diffs = [
     ...differencesOf(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),

@@ -1,4 +1,4 @@
-// A resumable training loop: updates from the optimizer's current step to a target, with a checkpoint hook,
+// A resumable training loop: updates from the optimizer's current step to a target, with a hook for saving state,
 // over a data source whose position can be saved. Knows nothing about GPTs or files: the caller saves state.
 import type { tf } from "../util/backend.ts";
 import type { DataSource } from "../data/source.ts";
@@ -19,9 +19,9 @@ export interface LoopArgs<B> {
   clipNorm: number;
   /** Run until the optimizer has done this many updates in total. */
   updates: number;
-  /** Call `onCheckpoint` after every `checkpointEvery` updates, and after the last one. */
-  checkpointEvery?: number;
-  onCheckpoint?: (step: number) => void;
+  /** Call `onSave` after every `saveEvery` updates, and after the last one. */
+  saveEvery?: number;
+  onSave?: (step: number) => void;
   onUpdate?: (step: number, result: StepResult) => void;
   /** Who computes each update's per-microbatch gradients (default: this thread through `lossFn`). */
   gradients?: GradientProvider<B>;
@@ -32,25 +32,29 @@ function* updatesOf<B>(a: LoopArgs<B>): Generator<number, void, void> {
   const from = a.optimizer.step;
   if (!Number.isInteger(a.updates) || a.updates < 1) throw new Error(`updates must be a positive integer, got ${a.updates}`);
   if (a.updates < from) throw new Error(`the optimizer is already at update ${from}, past the requested ${a.updates} updates`);
-  const every = a.checkpointEvery ?? a.updates;
-  if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint interval must be a positive integer, got ${every}`);
+  const every = a.saveEvery ?? a.updates;
+  if (!Number.isInteger(every) || every < 1) throw new Error(`save interval must be a positive integer, got ${every}`);
   for (let step = from + 1; step <= a.updates; step++) {
     const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm, gradients: a.gradients });
     a.onUpdate?.(step, result);
-    if (step % every === 0 || step === a.updates) a.onCheckpoint?.(step);
+    if (step % every === 0 || step === a.updates) a.onSave?.(step);
     yield step;
   }
 }
 
+/** Asked before each update with the updates done so far: true stops the loop there (between two whole updates). */
+export type ShouldStop = (done: number) => boolean;
+
 /**
- * Continue from `optimizer.step` (0 for a fresh run) to `updates`. Everything the loop reads is in the
- * optimizer, the data source and whatever the loss closure draws from, so a caller that saves those in
- * `onCheckpoint` and restores them can resume bit-identically. Returns the steps it ran.
+ * Continue from `optimizer.step` (0 for a fresh run) to `updates`, or until `shouldStop` says so. Everything the
+ * loop reads is in the optimizer, the data source and whatever the loss closure draws from, so a caller that saves
+ * those in `onSave` and restores them can resume bit-identically. `to` is the last update done.
  */
-export function trainLoop<B>(a: LoopArgs<B>): { from: number; to: number } {
+export function trainLoop<B>(a: LoopArgs<B>, o: { shouldStop?: ShouldStop } = {}): { from: number; to: number; stopped: boolean } {
   const from = a.optimizer.step;
-  for (const _ of updatesOf(a));
-  return { from, to: a.updates };
+  if (o.shouldStop?.(from)) return { from, to: from, stopped: true };
+  for (const step of updatesOf(a)) if (step < a.updates && o.shouldStop?.(step)) return { from, to: step, stopped: true };
+  return { from, to: a.updates, stopped: false };
 }
 
 /** Hand control to the event loop (so signal handlers and timers run); setTimeout where setImmediate is absent. */
@@ -60,7 +64,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((r) => ((globalThis as
  * The same loop, giving the event loop a turn at least every `yieldEveryMs` and stopping between two updates when
  * `shouldStop(updates done)` says so (e.g. after Ctrl-C). `to` is the last update done; every update is whole.
  */
-export async function trainLoopAsync<B>(a: LoopArgs<B>, o: { shouldStop?: (done: number) => boolean; yieldEveryMs?: number } = {}): Promise<{ from: number; to: number; stopped: boolean }> {
+export async function trainLoopAsync<B>(a: LoopArgs<B>, o: { shouldStop?: ShouldStop; yieldEveryMs?: number } = {}): Promise<{ from: number; to: number; stopped: boolean }> {
   const from = a.optimizer.step;
   const every = o.yieldEveryMs ?? 50;
   let last = performance.now();

@@ -1,4 +1,4 @@
-// An exclusive lock on an output (a checkpoint directory or a model path) for the life of a process: a lock file
+// An exclusive lock on an output (an output directory or a model path) for the life of a process: a lock file
 // created with O_EXCL holding the owner's pid. A live owner refuses a second run; a dead owner's lock is stale and
 // taken over. Not a cross-host lock (pids are local), not a reader lock (readers never lock).
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
@@ -20,7 +20,7 @@ const held = new Set<string>();
 let exitHookInstalled = false;
 
 /**
- * Take the lock file `path` for `what` (e.g. "checkpoint directory /tmp/ck"), or refuse naming the holder's pid.
+ * Take the lock file `path` for `what` (e.g. "output directory /tmp/ck"), or refuse naming the holder's pid.
  * `alive` is injectable for tests.
  */
 export function acquireLock(path: string, what: string, alive: (pid: number) => boolean = isAlive): Lock {

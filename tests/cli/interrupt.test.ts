@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("SIGINT during training", () => {
   it("stops after the update in progress, saves its state and says so in one line", async () => {
     const ckpt = join(dir, "ck");
-    const p = start(["train", "--updates", "100000", "--checkpoint-every", "1000", "--log-every", "10", "--checkpoint-dir", ckpt]);
+    const p = start(["train", "--updates", "100000", "--save-every", "1000", "--log-every", "10", "--out", ckpt]);
     await p.waitFor(/update\s+30 /);
     p.child.kill("SIGINT");
     const r = await p.done;
@@ -28,7 +28,7 @@ describe("SIGINT during training", () => {
     expect(at).toBeGreaterThanOrEqual(30);
     expect(loadTrainState(m![2]).optimizer.step).toBe(at); // the interrupted update itself, not the last scheduled checkpoint
     expect(readdirSync(ckpt)).toEqual(["train_state.safetensors"]); // no temp file, no lock
-    const resumed = await tinylab(["train", "--updates", String(at + 5), "--checkpoint-dir", ckpt, "--resume"]);
+    const resumed = await tinylab(["train", "--updates", String(at + 5), "--out", ckpt, "--resume"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`resumed from ${join(ckpt, "train_state.safetensors")} at update ${at}; running to update ${at + 5}`);
     expect(existsSync(join(ckpt, ".tinylab.lock"))).toBe(false);

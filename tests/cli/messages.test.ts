@@ -6,13 +6,13 @@ import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";
 import { formatSweep, type SweepRow } from "../../experiments/sweep.ts";
 import { nearestOption } from "../../src/cli/options.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";
-import { memoryStore } from "../../src/lab/checkpoint.ts";
+import { memoryStore } from "../../src/lab/store.ts";
 import { tinylab } from "./spawn.ts";
 
 describe("messages name the flag or the fix", () => {
   it("a BPE vocabulary the train split cannot fill names --vocab and the largest it supports", async () => {
     const docs = documentsOfText("one two\n\nthree four\n\nfive six\n\nseven eight\n", "small.txt", "small.txt", false);
-    await expect(runTraining({ ...TRAIN_DEFAULTS, text: { docs, name: "small.txt", tokenizer: "bpe", split: { seed: 0, validation: 0.25, test: 0 } }, checkpoints: memoryStore(), modelConfig: { vocabSize: 512 } }, () => {}, () => {}))
+    await expect(runTraining({ ...TRAIN_DEFAULTS, text: { docs, name: "small.txt", tokenizer: "bpe", split: { seed: 0, validation: 0.25, test: 0 } }, out: memoryStore(), modelConfig: { vocabSize: 512 } }, () => {}, () => {}))
       .rejects.toThrow(/^--vocab 512 is more than this text's train split supports: BPE finds repeated pairs for at most \d+ ids; pass --vocab \d+ or less, give more text, or use --tokenizer byte$/);
   });
 

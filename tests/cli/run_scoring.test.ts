@@ -39,7 +39,7 @@ let trainedValidation: number;
 
 beforeAll(async () => {
   writeFileSync(text, corpus());
-  const r = ok(await tinylab(["train", "--text", text, "--checkpoint-dir", run, "--updates", "4", "--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+  const r = ok(await tinylab(["train", "--text", text, "--out", run, "--updates", "4", "--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32",
     "--context", "32", "--vocab", "300", "--batch-rows", "2", "--eval-every", "4", "--log-every", "4", "--workers", "1"]));
   expect(r.stdout).toMatch(/saved model/);
   trainedValidation = JSON.parse(readFileSync(join(run, "train.json"), "utf8")).validation.nll;

@@ -90,7 +90,7 @@ describe("tinylab sweep", () => {
   it("plans grid × seeds in order with absolute input paths; refuses bad grids by name before any run", async () => {
     const plan = planSweep("train", [1, 2], parseGrid("lr=1e-3,3e-3"), ["--text", "story.txt"]);
     expect(plan.map((r) => r.name)).toEqual(["lr=1e-3,seed=1", "lr=1e-3,seed=2", "lr=3e-3,seed=1", "lr=3e-3,seed=2"]);
-    expect(plan[0].args).toEqual(["train", "--seed", "1", "--lr", "1e-3", "--text", join(process.cwd(), "story.txt"), "--checkpoint-dir", ".", "--json"]);
+    expect(plan[0].args).toEqual(["train", "--seed", "1", "--lr", "1e-3", "--text", join(process.cwd(), "story.txt"), "--out", ".", "--json"]);
     expect(() => parseGrid("lr=1 seed=2,3")).toThrow(/--seed is set by the sweep itself/);
     expect(() => parseGrid("lr")).toThrow(/"lr" is not name=v1,v2/);
     const bad = await tinylab(["sweep", "overfit", "--grid", "lr=0.01,-1", "--out", join(dir, "bad")]);

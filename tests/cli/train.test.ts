@@ -1,5 +1,5 @@
 // Resume across processes: 80 updates straight vs 40, exit, and a new process resuming to 80; and a run killed
-// with SIGKILL at seeded moments, resumed each time from its last checkpoint, ending on the uninterrupted weights.
+// with SIGKILL at seeded moments, resumed each time from its last saved state, ending on the uninterrupted weights.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,20 +18,20 @@ describe("tinylab train across processes", () => {
     const ckpt = join(dir, "half");
     const [straight, first] = await Promise.all([
       tinylab(["train", "--updates", "80", "--save-model", join(dir, "straight.safetensors")]),
-      tinylab(["train", "--updates", "40", "--checkpoint-dir", ckpt]),
+      tinylab(["train", "--updates", "40", "--out", ckpt]),
     ]);
     ok(straight);
-    expect(ok(first).stdout).toContain(`checkpoint update 40 → ${join(ckpt, STATE)}`);
-    // one after the other: two runs on one checkpoint directory at once are refused (tests/util/lock.test.ts)
-    const resumed = await tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
-    const wrongConfig = await tinylab(["train", "--updates", "80", "--checkpoint-dir", ckpt, "--resume", "--dropout", "0.1"]);
+    expect(ok(first).stdout).toContain(`saved state at update 40 → ${join(ckpt, STATE)}`);
+    // one after the other: two runs on one output directory at once are refused (tests/util/lock.test.ts)
+    const resumed = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
+    const wrongConfig = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--dropout", "0.1"]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);
     const sha = sha256File(join(dir, "straight.safetensors"));
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);
     expect(resumed.stdout).toContain(`model_sha256 ${sha}`);
-    // the checkpoint is not overwritten by a refused resume, and the refusal names the difference
+    // the saved state is not overwritten by a refused resume, and the refusal names the difference
     expect(wrongConfig.code).toBe(1);
-    expect(wrongConfig.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: checkpoint 0, this run 0.1`);
+    expect(wrongConfig.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: saved 0, this run 0.1`);
   });
 
   it("killed with SIGKILL at seeded moments and resumed each time, ends on the uninterrupted run's weights", async () => {
@@ -39,7 +39,7 @@ describe("tinylab train across processes", () => {
     const run = ["train", "--updates", "200", "--dropout", "0.1", "--shuffle", "--microbatches", "1", "--log-every", "1000"];
     const ckpt = join(dir, "crash");
     const state = join(ckpt, STATE);
-    const withCheckpoints = [...run, "--checkpoint-every", "4", "--checkpoint-dir", ckpt, "--save-model", join(dir, "crashed.safetensors")];
+    const withCheckpoints = [...run, "--save-every", "4", "--out", ckpt, "--save-model", join(dir, "crashed.safetensors")];
     const uninterrupted = tinylab([...run, "--save-model", join(dir, "uninterrupted.safetensors")]);
     // a reader polls the state file throughout: every read must decode and validate, so it is never half-written
     let reads = 0;
@@ -52,8 +52,8 @@ describe("tinylab train across processes", () => {
         if (!/not found/.test((err as Error).message)) failures.push((err as Error).message);
       }
     }, 10);
-    // the moments come from a seeded stream: after a seeded number of this process's checkpoints (1–8), a
-    // further 0–60 ms, about one checkpoint interval, so the kill lands anywhere in it (sometimes mid-write)
+    // the moments come from a seeded stream: after a seeded number of this process's saves (1–8), a
+    // further 0–60 ms, about one save interval, so the kill lands anywhere in it (sometimes mid-write)
     const moments = Rng.fromSeed("tinylab crash test");
     const reached: number[] = [];
     let leftovers = 0;
@@ -61,7 +61,7 @@ describe("tinylab train across processes", () => {
       for (let kill = 0; kill < 3; kill++) {
         const from = reached[reached.length - 1] ?? 0;
         const p = start(kill === 0 ? withCheckpoints : [...withCheckpoints, "--resume"]);
-        await p.waitFor(new RegExp(`checkpoint update ${from + 4 * (1 + moments.int(8))} →`));
+        await p.waitFor(new RegExp(`saved state at update ${from + 4 * (1 + moments.int(8))} →`));
         await new Promise((r) => setTimeout(r, moments.next() * 60));
         p.child.kill("SIGKILL");
         const killed = await p.done;
@@ -82,6 +82,6 @@ describe("tinylab train across processes", () => {
     expect(sha256File(join(dir, "crashed.safetensors"))).toBe(sha256File(join(dir, "uninterrupted.safetensors")));
     // only the state file remains: the resuming runs removed temp files of killed writers
     expect(readdirSync(ckpt)).toEqual([STATE]);
-    console.log(`crash test: killed after updates ${reached.join(", ")} were checkpointed; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`);
+    console.log(`crash test: killed after updates ${reached.join(", ")} were saved; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`);
   });
 });

@@ -21,10 +21,10 @@ writeFileSync(story, Array.from({ length: 10 }, (_, i) => Array.from({ length: 2
 // the smallest run that writes every kind of file: 12 updates, a state every 2, validation every 3 (so history and
 // curve are written both with the state and between states), dropout so the random streams matter
 const RUN = ["train", "--text", story, "--tokenizer", "byte", "--layers", "1", "--d-model", "8", "--heads", "2", "--d-ff", "16", "--context", "16",
-  "--batch-rows", "2", "--dropout", "0.1", "--updates", "12", "--checkpoint-every", "2", "--eval-every", "3", "--log-every", "1000"];
+  "--batch-rows", "2", "--dropout", "0.1", "--updates", "12", "--save-every", "2", "--eval-every", "3", "--log-every", "1000"];
 
 /** One process killed at `at` (a write number, or "N.tmp"); resolves when it is gone. */
-const killedAt = (ck: string, at: string, resume: boolean) => start([...RUN, "--checkpoint-dir", ck, ...(resume ? ["--resume"] : [])], undefined, { TINYLAB_TEST_KILL_AT: at }).done;
+const killedAt = (ck: string, at: string, resume: boolean) => start([...RUN, "--out", ck, ...(resume ? ["--resume"] : [])], undefined, { TINYLAB_TEST_KILL_AT: at }).done;
 
 /** What a kill left: the state's update (or none), temp files and the files present. */
 function leftBy(ck: string): { state: number | null; temps: string[]; files: string[] } {
@@ -55,10 +55,10 @@ describe("train --text killed with SIGKILL at any moment", () => {
         expect(r.signal, `chain ${c} kill ${i} at write ${at} was not reached:\n${r.stdout}\n${r.stderr}`).toBe("SIGKILL");
         left.push({ at, ...leftBy(ck) });
       }
-      const last = ok(await tinylab([...RUN, "--checkpoint-dir", ck, "--resume"]));
+      const last = ok(await tinylab([...RUN, "--out", ck, "--resume"]));
       return { ck, left, last };
     };
-    const [straight, ...chains] = await Promise.all([tinylab([...RUN, "--checkpoint-dir", reference]), ...CHAINS.map(chain)]);
+    const [straight, ...chains] = await Promise.all([tinylab([...RUN, "--out", reference]), ...CHAINS.map(chain)]);
     ok(straight);
     const bytes = (ck: string, f: string) => readFileSync(join(ck, f));
     const history = (ck: string) => withoutTimes(JSON.parse(readFileSync(join(ck, "history.json"), "utf8")));

@@ -21,7 +21,7 @@ const story = join(dir, "story.txt");
 writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
 
 const SHAPE = ["--tokenizer", "byte", "--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--context", "32", "--batch-rows", "4", "--log-every", "1000"];
-const text = (ck: string, more: string[]) => ["train", "--text", story, "--checkpoint-dir", join(dir, ck), ...SHAPE, ...more];
+const text = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 const LOCK = ".tinylab.lock";
 const oneLine = (r: { code: number | null; stderr: string }) => {
@@ -37,7 +37,7 @@ describe("a run directory holding a run", () => {
     const before = shas("done");
     expect(Object.keys(before)).toEqual(["history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
     const refused = await tinylab(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
-    expect(oneLine(refused)).toBe(`tinylab: error: --checkpoint-dir ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
+    expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
     expect(shas("done")).toEqual(before); // nothing written, no lock left
     // what the run did not write stays: a note, a sub-directory, a file the user named like a temp
     writeFileSync(join(dir, "done", "notes.txt"), "mine");
@@ -56,10 +56,10 @@ describe("a run directory holding a run", () => {
 
   it("is refused for the overfit fixture's train too; --resume of a directory with nothing saved yet starts at update 0", async () => {
     const ck = join(dir, "fixture");
-    ok(await tinylab(["train", "--updates", "3", "--checkpoint-dir", ck]));
-    expect(oneLine(await tinylab(["train", "--updates", "3", "--checkpoint-dir", ck]))).toMatch(/holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/);
+    ok(await tinylab(["train", "--updates", "3", "--out", ck]));
+    expect(oneLine(await tinylab(["train", "--updates", "3", "--out", ck]))).toMatch(/holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/);
     const empty = join(dir, "empty");
-    const r = ok(await tinylab(["train", "--updates", "3", "--checkpoint-dir", empty, "--resume"]));
+    const r = ok(await tinylab(["train", "--updates", "3", "--out", empty, "--resume"]));
     expect(r.stdout).toContain(`nothing saved in ${join(empty, "train_state.safetensors")} yet: starting at update 0; running to update 3`);
     expect(sha256File(join(empty, "train_state.safetensors"))).toBe(sha256File(join(ck, "train_state.safetensors")));
   });
@@ -86,12 +86,12 @@ describe("--save-model that is not a regular file", () => {
 describe("the lock", () => {
   it("is gone after a normal exit, an error exit and two Ctrl-Cs", async () => {
     const ck = join(dir, "locks");
-    ok(await tinylab(["train", "--updates", "2", "--checkpoint-dir", ck]));
+    ok(await tinylab(["train", "--updates", "2", "--out", ck]));
     expect(existsSync(join(ck, LOCK))).toBe(false);
-    const failed = await tinylab(["train", "--updates", "4", "--checkpoint-dir", ck, "--resume", "--dropout", "0.1"]);
+    const failed = await tinylab(["train", "--updates", "4", "--out", ck, "--resume", "--dropout", "0.1"]);
     expect(oneLine(failed)).toMatch(/cannot resume from .*: this run differs from it in config\.dropout/);
     expect(existsSync(join(ck, LOCK))).toBe(false);
-    const p = start(["train", "--updates", "100000", "--checkpoint-every", "1000", "--log-every", "10", "--checkpoint-dir", ck, "--resume"]);
+    const p = start(["train", "--updates", "100000", "--save-every", "1000", "--log-every", "10", "--out", ck, "--resume"]);
     await p.waitFor(/update\s+20 /);
     expect(existsSync(join(ck, LOCK))).toBe(true);
     p.child.kill("SIGINT");
@@ -104,7 +104,7 @@ describe("the lock", () => {
 });
 
 describe("the best model on validation", () => {
-  const common = ["--updates", "60", "--eval-every", "4", "--lr", "0.03", "--checkpoint-every", "8"];
+  const common = ["--updates", "60", "--eval-every", "4", "--lr", "0.03", "--save-every", "8"];
   it("is kept beside the last, labelled as chosen on validation, listed in the summary; --patience stops early; both survive a kill and resume exactly", async () => {
     const [full, patient, killed] = await Promise.all([
       tinylab(text("best", common)),

@@ -20,11 +20,11 @@ writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n
 
 // small and fast: the text recipe's defaults are for a real text
 const SHAPE = ["--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--context", "32", "--batch-rows", "4", "--log-every", "1000"];
-const run = (ck: string, more: string[]) => ["train", "--text", story, "--checkpoint-dir", join(dir, ck), ...SHAPE, ...more];
+const run = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 describe("tinylab train --text", () => {
   it("runs end to end: manifest with every sha256, BPE on train, whole-split validation history, curve with baselines, a model evaluate reads", async () => {
-    const r = ok(await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--checkpoint-every", "6"])));
+    const r = ok(await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--save-every", "6"])));
     expect(r.stdout).toMatch(/^train: .*story\.txt, 10 train \/ 1 validation \/ 1 test documents \(split seed 0\)/);
     const manifest = json(join(dir, "a", "manifest.json"));
     expect(manifest.documents).toHaveLength(12);
@@ -57,7 +57,7 @@ describe("tinylab train --text", () => {
   it("refuses clear one-line errors: a changed file (named), an empty file, a directory with no .txt, invalid UTF-8, validation left empty", async () => {
     const changed = join(dir, "changed.txt");
     writeFileSync(changed, readFileSync(story, "utf8"));
-    const base = (f: string, ck: string) => ["train", "--text", f, "--checkpoint-dir", join(dir, ck), ...SHAPE, "--tokenizer", "byte", "--updates", "2"];
+    const base = (f: string, ck: string) => ["train", "--text", f, "--out", join(dir, ck), ...SHAPE, "--tokenizer", "byte", "--updates", "2"];
     ok(await tinylab(base(changed, "c")));
     writeFileSync(changed, readFileSync(story, "utf8").replace("miller", "baker"));
     const refused = await tinylab([...base(changed, "c"), "--resume"]);
@@ -88,7 +88,7 @@ describe("tinylab train --text", () => {
   });
 
   it("extends a finished run bit for bit like one run to the same total; a changed schedule length is refused naming --cosine-steps; history survives the resume", async () => {
-    const common = ["--tokenizer", "byte", "--eval-every", "4", "--checkpoint-every", "4", "--dropout", "0.1"];
+    const common = ["--tokenizer", "byte", "--eval-every", "4", "--save-every", "4", "--dropout", "0.1"];
     // the first run's schedule is --cosine-steps 8 (its default, --updates); the straight run states it
     const [straight, first] = await Promise.all([
       tinylab(run("straight", [...common, "--updates", "16", "--cosine-steps", "8"])),
@@ -99,7 +99,7 @@ describe("tinylab train --text", () => {
     // raising --updates alone would lengthen the schedule (its default is --updates): refused, naming the option and the value to keep
     const refused = await tinylab(run("extended", [...common, "--updates", "16", "--resume"]));
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(dir, "extended", "train_state.safetensors")}: this run differs from it in options.schedule.cosineSteps: checkpoint 8, this run 16. The schedule's length is --cosine-steps: it was 8 and is now 16; to extend the run, raise --updates and pass --cosine-steps 8`);
+    expect(refused.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(dir, "extended", "train_state.safetensors")}: this run differs from it in options.schedule.cosineSteps: saved 8, this run 16. The schedule's length is --cosine-steps: it was 8 and is now 16; to extend the run, raise --updates and pass --cosine-steps 8`);
     const extended = ok(await tinylab(run("extended", [...common, "--updates", "16", "--cosine-steps", "8", "--resume"])));
     expect(extended.stdout).toContain("at update 8; running to update 16");
     expect(sha256File(join(dir, "extended", "model.safetensors"))).toBe(sha256File(join(dir, "straight", "model.safetensors")));

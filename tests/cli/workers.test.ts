@@ -30,12 +30,12 @@ describe("tinylab --workers", () => {
     const [one, two, half] = await Promise.all([
       tinylab([...TRAIN, "--workers", "1", "--save-model", join(dir, "w1.safetensors")]),
       tinylab([...TRAIN, "--workers", "2", "--save-model", join(dir, "w2.safetensors")]),
-      tinylab([...train(10), "--workers", "2", "--checkpoint-dir", ckpt]),
+      tinylab([...train(10), "--workers", "2", "--out", ckpt]),
     ]);
     expect(ok(one).stdout).toContain("backend wasm, workers 1");
     expect(ok(two).stdout).toContain("backend wasm, workers 2");
     ok(half);
-    const resumed = ok(await tinylab([...TRAIN, "--workers", "1", "--checkpoint-dir", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]));
+    const resumed = ok(await tinylab([...TRAIN, "--workers", "1", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]));
     const sha = sha256File(join(dir, "w1.safetensors"));
     expect(sha256File(join(dir, "w2.safetensors"))).toBe(sha);
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);
@@ -65,7 +65,7 @@ describe("tinylab --workers", () => {
 
   it("stops on SIGINT with 2 workers after the update in progress, saves it and exits (no thread left running)", async () => {
     const ckpt = join(dir, "sigint");
-    const p = start([...train(100_000, 10), "--workers", "2", "--checkpoint-dir", ckpt]);
+    const p = start([...train(100_000, 10), "--workers", "2", "--out", ckpt]);
     await p.waitFor(/update\s+20 /);
     p.child.kill("SIGINT");
     const r = await p.done; // resolves only once the process has exited

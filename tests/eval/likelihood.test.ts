@@ -12,7 +12,7 @@ import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
 import { fromProbabilities, meanNll, merge, perplexity, summary } from "../../src/eval/summary.ts";
 import { seedSummary } from "../../src/eval/seed_summary.ts";
-import { weightingProbe } from "../../experiments/overfit.ts";
+import { weightingProbe } from "../../src/eval/overfit_probes.ts";
 import { useBackend } from "../helpers.ts";
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,4 +1,4 @@
-// The Brown pipeline end to end on a small slice: split manifest, BPE, training with checkpoints, resume,
+// The Brown pipeline end to end on a small slice: split manifest, BPE, training with saved state, resume,
 // harness evaluation. Asserts contracts (orderings, each target once, resume), not this machine's digits.
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from "node:fs";
@@ -17,7 +17,7 @@ import { workersFor } from "../../src/train/pool.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, updates: 60, evalEvery: 20, checkpointEvery: 20, warmup: 5,
+  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, updates: 60, evalEvery: 20, saveEvery: 20, warmup: 5,
   model: resolveModelConfig({ vocabSize: 300, contextLength: 32, nLayers: 1, dModel: 32, nHeads: 2, dFF: 64 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 3 },
 };
@@ -113,7 +113,7 @@ describe("brown lab on a slice", () => {
     const out = join(dir, "b");
     const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, stopAt: 40 });
     expect(stopped).toEqual({ stopped: 40, state: join(out, "train_state.safetensors") });
-    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: checkpoint 0\.003, this run 0\.001/);
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: saved 0\.003, this run 0\.001/);
     const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true });
     if ("stopped" in resumed) throw new Error("did not finish");
     expect(resumed.training.resumed_from).toBe(40);

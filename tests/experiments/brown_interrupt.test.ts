@@ -10,7 +10,7 @@ import { useBackend } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-interrupt-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 2000 }, vocab: 280, updates: 40, evalEvery: 20, checkpointEvery: 20, warmup: 5,
+  slice: { filesPerGenre: 3, chars: 2000 }, vocab: 280, updates: 40, evalEvery: 20, saveEvery: 20, warmup: 5,
   model: resolveModelConfig({ vocabSize: 280, contextLength: 16, nLayers: 1, dModel: 16, nHeads: 2, dFF: 32 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 2 },
 };

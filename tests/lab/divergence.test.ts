@@ -40,12 +40,12 @@ describe("divergence", () => {
     expect(calm).toEqual([]);
   });
 
-  it("with the stop policy, ends the run at the first diverging update before it is checkpointed", () => {
-    const checkpoints: number[] = [];
+  it("with the stop policy, ends the run at the first diverging update before its state is saved", () => {
+    const saves: number[] = [];
     const run = Run.create(spec(1e6));
     try {
-      expect(() => run.train(30, { onDivergence: "stop", checkpointEvery: 1, onCheckpoint: (s) => checkpoints.push(s) })).toThrow(DivergenceError);
-      expect(checkpoints).toEqual(Array.from({ length: run.step - 1 }, (_, i) => i + 1)); // every update before the crossing, not it
+      expect(() => run.train(30, { onDivergence: "stop", saveEvery: 1, onSave: (s) => saves.push(s) })).toThrow(DivergenceError);
+      expect(saves).toEqual(Array.from({ length: run.step - 1 }, (_, i) => i + 1)); // every update before the crossing, not it
     } finally {
       run.dispose();
     }

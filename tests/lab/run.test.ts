@@ -10,7 +10,7 @@ import { initParameters } from "../../src/model/init.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, STREAMS, type RunSpec } from "../../src/lab/run.ts";
-import { memoryStore, openRun, saveModel, saveState, STATE_FILE } from "../../src/lab/checkpoint.ts";
+import { memoryStore, openRun, saveModel, saveState, STATE_FILE } from "../../src/lab/store.ts";
 import { decodeModelFile } from "../../src/lab/model_file.ts";
 
 beforeAll(() => initBackend("wasm"));
@@ -70,7 +70,7 @@ describe("a run", () => {
     straight.dispose();
     const store = memoryStore();
     const first = openRun(spec(), store, false);
-    first.train(7, { checkpointEvery: 3, onCheckpoint: () => saveState(first, store) });
+    first.train(7, { saveEvery: 3, onSave: () => saveState(first, store) });
     first.dispose();
     const resumed = openRun(spec(), store, true);
     try {
@@ -89,12 +89,12 @@ describe("a run", () => {
   it("refuses a resume with nothing to resume from, or with a differing option, naming it", () => {
     const store = memoryStore();
     expect(() => openRun(spec(), store, true)).toThrow(`training-state file not found: memory:${STATE_FILE} (nothing to resume)`);
-    expect(() => openRun(spec(), undefined, true)).toThrow(/--resume needs a checkpoint directory/);
+    expect(() => openRun(spec(), undefined, true)).toThrow(/--resume needs an output directory \(--out\)/);
     const run = Run.create(spec());
     run.train(2);
     saveState(run, store);
     run.dispose();
-    expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/);
+    expect(() => openRun(spec({ lr: 0.01 }), store, true)).toThrow(/options\.schedule\.lr: saved 0\.02, this run 0\.01/);
   });
 
   it("stops at an update that would make a weight non-finite (lr 1e39), before any weight, moment or file changes", () => {
@@ -102,7 +102,7 @@ describe("a run", () => {
     const store = memoryStore();
     try {
       const before = run.snapshot();
-      expect(() => run.train(3, { checkpointEvery: 1, onCheckpoint: () => saveState(run, store) }))
+      expect(() => run.train(3, { saveEvery: 1, onSave: () => saveState(run, store) }))
         .toThrow(/^non-finite new weight in parameter "[^"]+" \(first at flat index \d+\) at update 1; no parameter was updated$/);
       // the data cursor has moved (the update's batch was drawn); weights, moments and step have not
       expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);

@@ -13,7 +13,7 @@ import { dirStore } from "../../src/util/disk.ts";
 import { modelProvenance, signed } from "../../src/lab/model_file.ts";
 import { swapOffsets } from "./file_edits.ts";
 import { differences, encodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
-import { STATE_FILE } from "../../src/lab/checkpoint.ts";
+import { STATE_FILE } from "../../src/lab/store.ts";
 import { overfitTokenizer } from "../../src/data/fixtures.ts";
 import { runTraining, TRAIN_DEFAULTS, type TrainRunOptions as RecipeOptions } from "../../experiments/train.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
@@ -25,11 +25,11 @@ let n = 0;
 const fresh = () => join(root, `run${n++}`);
 const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
 
-/** The recipe's options with paths, as the command line gives them: `resume` names the checkpoint directory. */
-type TrainRunOptions = Omit<RecipeOptions, "checkpoints" | "saveModel" | "resume"> & { checkpointDir?: string; resume?: string; saveModel?: string };
-const stores = ({ checkpointDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
+/** The recipe's options with paths, as the command line gives them: `resume` names the output directory. */
+type TrainRunOptions = Omit<RecipeOptions, "out" | "saveModel" | "resume"> & { outDir?: string; resume?: string; saveModel?: string };
+const stores = ({ outDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
   ...rest,
-  checkpoints: checkpointDir ?? resume ? dirStore((checkpointDir ?? resume)!) : undefined,
+  out: outDir ?? resume ? dirStore((outDir ?? resume)!) : undefined,
   resume: resume !== undefined,
   saveModel: model ? { store: dirStore(dirname(model)), name: basename(model) } : undefined,
 });
@@ -47,7 +47,7 @@ beforeAll(() => initBackend("wasm"));
 describe("training state", () => {
   it("round-trips bit-identically: re-encoding the loaded state gives the file's bytes", async () => {
     const dir = fresh();
-    await train({ updates: 3, checkpointDir: dir });
+    await train({ updates: 3, outDir: dir });
     const path = join(dir, STATE_FILE);
     const s = loadTrainState(path);
     expect(encodeTrainState(s)).toEqual(fileBytes(path));
@@ -67,8 +67,8 @@ describe("training state", () => {
     const tensorsBefore = tf.memory().numTensors;
     const a = await train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
     const dir = fresh();
-    const first = await train({ updates: 9, checkpointEvery: 4, checkpointDir: dir });
-    expect(first.lines.filter((l) => l.startsWith("checkpoint"))).toEqual([4, 8, 9].map((u) => `checkpoint update ${u} → ${join(dir, STATE_FILE)}`));
+    const first = await train({ updates: 9, saveEvery: 4, outDir: dir });
+    expect(first.lines.filter((l) => l.startsWith("saved state"))).toEqual([4, 8, 9].map((u) => `saved state at update ${u} → ${join(dir, STATE_FILE)}`));
     const b = await train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
     expect(b.from).toBe(9);
     expect(b.lines).toContain(`  resumed from ${join(dir, STATE_FILE)} at update 9; running to update 23`);
@@ -90,12 +90,12 @@ describe("training state", () => {
 
   it("removes temp files left by a killed writer, and only those", async () => {
     const dir = fresh();
-    await train({ updates: 2, checkpointDir: dir });
+    await train({ updates: 2, outDir: dir });
     const stale = join(dir, `.${STATE_FILE}.999999999.0a1b2c.tmp`); // above any pid_max: never a live process
     const live = join(dir, `.${STATE_FILE}.${process.pid}.0a1b2c.tmp`);
     writeFileSync(stale, "half");
     writeFileSync(live, "in progress");
-    await train({ updates: 4, resume: dir, checkpointDir: dir });
+    await train({ updates: 4, resume: dir, outDir: dir });
     expect([existsSync(stale), existsSync(live)]).toEqual([false, true]);
   });
 });
@@ -104,7 +104,7 @@ describe("resume refusals", () => {
   let dir: string;
   beforeAll(async () => {
     dir = fresh();
-    await train({ updates: 6, checkpointDir: dir });
+    await train({ updates: 6, outDir: dir });
   });
   const refusal = async (o: Partial<TrainRunOptions>) => {
     try {
@@ -116,11 +116,11 @@ describe("resume refusals", () => {
   };
 
   it.each<[string, Partial<TrainRunOptions>, RegExp]>([
-    ["a different dropout", { modelConfig: { dropout: 0.2 } }, /this run differs from it in config\.dropout: checkpoint 0\.1, this run 0\.2/],
-    ["a different width", { modelConfig: { dropout: 0.1, dModel: 16 } }, /config\.dModel: checkpoint 8, this run 16/],
-    ["a different learning rate", { lr: 0.01 }, /options\.schedule\.lr: checkpoint 0\.02, this run 0\.01/],
-    ["no shuffling", { shuffle: false }, /options\.shuffle: checkpoint true, this run false/],
-    ["another seed", { seed: 40 }, /options\.seed: checkpoint 39, this run 40/],
+    ["a different dropout", { modelConfig: { dropout: 0.2 } }, /this run differs from it in config\.dropout: saved 0\.1, this run 0\.2/],
+    ["a different width", { modelConfig: { dropout: 0.1, dModel: 16 } }, /config\.dModel: saved 8, this run 16/],
+    ["a different learning rate", { lr: 0.01 }, /options\.schedule\.lr: saved 0\.02, this run 0\.01/],
+    ["no shuffling", { shuffle: false }, /options\.shuffle: saved true, this run false/],
+    ["another seed", { seed: 40 }, /options\.seed: saved 39, this run 40/],
     ["a target behind the checkpoint", { updates: 5 }, /is at update 6, past --updates 5/],
   ])("refuses %s, naming the difference", async (_, o, expected) => {
     expect(await refusal(o)).toMatch(expected);
@@ -128,7 +128,7 @@ describe("resume refusals", () => {
 
   it("lists every difference at once", async () => {
     expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
-      "x.b.c: checkpoint 2, this run 4", "x.b.d: checkpoint 3, this run (absent)", "x.e: checkpoint (absent), this run 5",
+      "x.b.c: saved 2, this run 4", "x.b.d: saved 3, this run (absent)", "x.e: saved (absent), this run 5",
     ]);
   });
 
@@ -188,7 +188,7 @@ describe("the data cursor of a state file", () => {
   let good: { tensors: ReturnType<typeof decodeSafetensors>["tensors"]; metadata: Record<string, string> };
   beforeAll(async () => {
     const dir = fresh();
-    await train({ updates: 6, checkpointDir: dir });
+    await train({ updates: 6, outDir: dir });
     good = decodeSafetensors(fileBytes(join(dir, STATE_FILE)));
   });
   /** A run directory whose state has this cursor, re-signed (so only the cursor's own checks can refuse it); resumed to 8. */
@@ -211,10 +211,10 @@ describe("the data cursor of a state file", () => {
 
   it("refuses a well-formed cursor that is not where the updates leave the data (forged: it would resume another run)", async () => {
     const c = saved();
-    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: checkpoint \[1,0\], replayed \[0,1\]\)$/);
-    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: checkpoint ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
+    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: saved \[1,0\], replayed \[0,1\]\)$/);
+    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: saved ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
     const alea = { ...c.rng.alea, s0: 0.5 }; // in range, a multiple of 2^-32: only the replay can tell
-    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: checkpoint 0\.5, replayed/);
+    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: saved 0\.5, replayed/);
   });
 
   it.each<[string, unknown, RegExp]>([

@@ -25,16 +25,16 @@ const run = (s: ReturnType<typeof setup>, updates: number, extra: Partial<LoopAr
 describe("trainLoop", () => {
   beforeAll(() => initBackend("cpu"));
 
-  it("runs updates step+1..updates, checkpointing every N and after the last", () => {
+  it("runs updates step+1..updates, saving every N and after the last", () => {
     const s = setup();
-    const steps: number[] = [], checkpoints: number[] = [];
-    expect(run(s, 10, { checkpointEvery: 4, onUpdate: (step) => steps.push(step), onCheckpoint: (step) => checkpoints.push(step) })).toEqual({ from: 0, to: 10 });
+    const steps: number[] = [], saves: number[] = [];
+    expect(run(s, 10, { saveEvery: 4, onUpdate: (step) => steps.push(step), onSave: (step) => saves.push(step) })).toEqual({ from: 0, to: 10, stopped: false });
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(checkpoints).toEqual([4, 8, 10]);
+    expect(saves).toEqual([4, 8, 10]);
     expect(s.optimizer.step).toBe(10);
-    // already there: nothing runs, nothing is checkpointed
-    expect(run(s, 10, { onCheckpoint: (step) => checkpoints.push(step) })).toEqual({ from: 10, to: 10 });
-    expect(checkpoints).toEqual([4, 8, 10]);
+    // already there: nothing runs, nothing is saved
+    expect(run(s, 10, { onSave: (step) => saves.push(step) })).toEqual({ from: 10, to: 10, stopped: false });
+    expect(saves).toEqual([4, 8, 10]);
     s.dispose();
   });
 
@@ -43,16 +43,28 @@ describe("trainLoop", () => {
     run(straight, 9);
     const first = setup("order");
     let saved: { adam: ReturnType<AdamW["state"]>; cursor: EpochCursor; w: Float32Array } | undefined;
-    run(first, 5, { onCheckpoint: () => { saved = { adam: first.optimizer.state(), cursor: first.data.state(), w: first.w.dataSync().slice() as Float32Array }; } });
+    run(first, 5, { onSave: () => { saved = { adam: first.optimizer.state(), cursor: first.data.state(), w: first.w.dataSync().slice() as Float32Array }; } });
     // a fresh process would rebuild everything from the seed, then load the saved state over it
     const second = setup("order");
     second.w.assign(tf.tensor1d(saved!.w));
     second.optimizer.restore(saved!.adam);
     second.data.restore(saved!.cursor);
-    expect(run(second, 9)).toEqual({ from: 5, to: 9 });
+    expect(run(second, 9)).toEqual({ from: 5, to: 9, stopped: false });
     expect([...second.w.dataSync()]).toEqual([...straight.w.dataSync()]);
     expect(second.data.state()).toEqual(straight.data.state());
     for (const s of [straight, first, second]) s.dispose();
+  });
+
+  it("stops between two whole updates when shouldStop says so, and not before the first when it does not", () => {
+    const s = setup();
+    const saves: number[] = [];
+    expect(trainLoop({ params: s.params, lossFn: lossFn(s.w), data: s.data, optimizer: s.optimizer, schedule: constantSchedule(0.1), clipNorm: 1, updates: 10, onSave: (step) => saves.push(step) }, { shouldStop: (done) => done === 4 }))
+      .toEqual({ from: 0, to: 4, stopped: true });
+    expect(s.optimizer.step).toBe(4);
+    expect(saves).toEqual([]); // a stop is not the last update: the caller saves the state it stopped at
+    expect(trainLoop({ params: s.params, lossFn: lossFn(s.w), data: s.data, optimizer: s.optimizer, schedule: constantSchedule(0.1), clipNorm: 1, updates: 10 }, { shouldStop: () => true }))
+      .toEqual({ from: 4, to: 4, stopped: true });
+    s.dispose();
   });
 
   it("leaves no tensors behind", () => {
@@ -63,11 +75,11 @@ describe("trainLoop", () => {
     s.dispose();
   });
 
-  it("refuses a target behind the optimizer and a bad checkpoint interval", () => {
+  it("refuses a target behind the optimizer and a bad save interval", () => {
     const s = setup();
     run(s, 3);
     expect(() => run(s, 2)).toThrow(/already at update 3, past the requested 2 updates/);
-    expect(() => run(s, 5, { checkpointEvery: 0 })).toThrow(/checkpoint interval must be a positive integer, got 0/);
+    expect(() => run(s, 5, { saveEvery: 0 })).toThrow(/save interval must be a positive integer, got 0/);
     expect(() => run(s, 0)).toThrow(/updates must be a positive integer/);
     s.dispose();
   });

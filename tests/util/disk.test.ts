@@ -22,7 +22,7 @@ describe("output paths", () => {
 
   it.each<[string, () => void, string]>([
     ["a file where the directory goes", () => checkOutputDir(file, "--out"), `--out ${file}: ${file} is a file, not a directory`],
-    ["a file on the way", () => checkOutputDir(join(file, "sub", "dir"), "--checkpoint-dir"), `--checkpoint-dir ${join(file, "sub", "dir")}: ${file} is a file, not a directory`],
+    ["a file on the way", () => checkOutputDir(join(file, "sub", "dir"), "--out"), `--out ${join(file, "sub", "dir")}: ${file} is a file, not a directory`],
     ["a directory given as a file", () => checkOutputFile(dir, "--save-model"), `--save-model ${dir}: is a directory; give a file name`],
     ["a file under a file", () => checkOutputFile(join(file, "m.safetensors"), "--save-model"), `--save-model ${join(file, "m.safetensors")}: ${file} is a file, not a directory`],
     ["/proc", () => checkOutputDir("/proc/tinylab/out", "--out"), "--out /proc/tinylab/out: /proc is a kernel pseudo-filesystem; nothing can be written there"],
@@ -58,7 +58,7 @@ describe("output paths through the CLI", () => {
   it.each<[string[], string]>([
     [["overfit", "--out", join(file, "results")], `--out ${join(file, "results")}: ${file} is a file, not a directory`],
     [["overfit", "--save-model", "/proc/tinylab/m.safetensors", "--out", join(dir, "o")], "--save-model /proc/tinylab/m.safetensors: /proc is a kernel pseudo-filesystem; nothing can be written there"],
-    [["train", "--checkpoint-dir", file], `--checkpoint-dir ${file}: ${file} is a file, not a directory`],
+    [["train", "--out", file], `--out ${file}: ${file} is a file, not a directory`],
     [["train", "--save-model", dir], `--save-model ${dir}: is a directory; give a file name`],
     [["cyclic", "--out", "/sys/tinylab"], "--out /sys/tinylab: /sys is a kernel pseudo-filesystem; nothing can be written there"],
     [["baselines", "--data", file, "--out", "/proc/x"], "--out /proc/x: /proc is a kernel pseudo-filesystem; nothing can be written there"],

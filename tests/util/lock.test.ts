@@ -1,5 +1,5 @@
-// The output lock: one live writer per checkpoint directory or model path, stale locks of dead writers taken over,
-// released on exit; and two real `tinylab train` processes on one checkpoint directory, the second refused.
+// The output lock: one live writer per output directory or model path, stale locks of dead writers taken over,
+// released on exit; and two real `tinylab train` processes on one output directory, the second refused.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,11 +13,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("acquireLock", () => {
   it("holds a lock file naming this pid, refuses a live holder by pid, and removes the file on release", () => {
     const path = join(dir, "a.lock");
-    const lock = acquireLock(path, "checkpoint directory X");
+    const lock = acquireLock(path, "output directory X");
     expect(JSON.parse(readFileSync(path, "utf8")).pid).toBe(process.pid);
     writeFileSync(join(dir, "b.lock"), JSON.stringify({ pid: 4242 }));
     expect(() => acquireLock(join(dir, "b.lock"), "model path Y", () => true)).toThrow(new LockedError(`model path Y is in use by process 4242 (lock file ${join(dir, "b.lock")}); wait for it to finish, or remove the lock file if that process is not tinylab`));
-    expect(() => acquireLock(path, "checkpoint directory X")).toThrow(/already locked by this process/);
+    expect(() => acquireLock(path, "output directory X")).toThrow(/already locked by this process/);
     lock.release();
     expect(existsSync(path)).toBe(false);
   });
@@ -34,14 +34,14 @@ describe("acquireLock", () => {
   });
 });
 
-describe("two training runs on one checkpoint directory", () => {
+describe("two training runs on one output directory", () => {
   it("refuses the second while the first runs, naming the first's pid; the first, stopped, leaves no lock", async () => {
     const ckpt = join(dir, "shared");
-    const first = start(["train", "--updates", "100000", "--log-every", "1", "--checkpoint-dir", ckpt]);
+    const first = start(["train", "--updates", "100000", "--log-every", "1", "--out", ckpt]);
     await first.waitFor(/update\s+1 /);
-    const second = await tinylab(["train", "--updates", "10", "--checkpoint-dir", ckpt]);
+    const second = await tinylab(["train", "--updates", "10", "--out", ckpt]);
     expect(second.code).toBe(1);
-    expect(second.stderr.trim()).toBe(`tinylab: error: checkpoint directory ${ckpt} is in use by process ${first.child.pid} (lock file ${join(ckpt, DIRECTORY_LOCK)}); wait for it to finish, or remove the lock file if that process is not tinylab`);
+    expect(second.stderr.trim()).toBe(`tinylab: error: output directory ${ckpt} is in use by process ${first.child.pid} (lock file ${join(ckpt, DIRECTORY_LOCK)}); wait for it to finish, or remove the lock file if that process is not tinylab`);
     first.child.kill("SIGINT"); // stops after the update in progress (tests/cli/interrupt.test.ts)
     const done = await first.done;
     expect(done.code).toBe(130);

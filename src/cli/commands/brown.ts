@@ -1,19 +1,19 @@
-// `tinylab brown`: the Brown corpus lab (experiments/brown.ts): split manifest, BPE, training with checkpoints
+// `tinylab brown`: the Brown corpus lab (experiments/brown.ts): split manifest, BPE, training with saved state
 // and resume, the evaluation harness; a summary on stdout, brown.json, report.html and the loss curve in --out.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { BROWN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, refuseRenamed, withOptions } from "../options.ts";
 
 export const brownCommand: CommandModule = {
   command: "brown",
-  describe: "Train a decoder on the Brown corpus (BPE, checkpoints, resume) and evaluate it with the harness",
+  describe: "Train a decoder on the Brown corpus (BPE, saved state, resume) and evaluate it with the harness",
   builder: (y) =>
-    withOptions(y, {
+    withOptions(refuseRenamed(y, ["checkpoint-every"]), {
       seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
       layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
-      lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "checkpoint-every": d.checkpointEvery, resume: false, overwrite: false, patience: undefined, "on-divergence": d.onDivergence,
+      lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, "on-divergence": d.onDivergence,
       "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.outDir, json: false, backend: backendDefault(), kernels: kernelsDefault("auto"), workers: undefined,
     }, {
       vocab: "BPE vocabulary size (≥ 258), learned on the train split only",
@@ -25,7 +25,7 @@ export const brownCommand: CommandModule = {
       "eval-every": "score the whole validation split every N updates (history.json, drawn in loss_curve.svg with the baselines)",
       resume: "continue from <out>/train_state.safetensors (refused if any setting differs; a run stopped before its first state starts at update 0)",
       overwrite: "<out> holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused",
-      out: "output and checkpoint directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
+      out: "output directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
@@ -48,7 +48,7 @@ export const brownCommand: CommandModule = {
         outDir: argv.out as string, seed: argv.seed as number, splitSeed: argv["split-seed"] as number, vocab: argv.vocab as number,
         updates: argv.updates as number, cosineSteps: argv["cosine-steps"] as number | undefined, batchRows: argv["batch-rows"] as number, microbatches: argv.microbatches as number, lr: argv.lr as number, warmup: argv.warmup as number,
         minLr: argv["min-lr"] as number, weightDecay: argv["weight-decay"] as number, evalEvery: argv["eval-every"] as number,
-        checkpointEvery: argv["checkpoint-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
+        saveEvery: argv["save-every"] as number, resume: argv.resume as boolean, finalTest: argv["final-test"] as boolean,
         canary: { ...d.canary, repetitions: argv["canary-repetitions"] as number }, model, progress: process.stderr,
         onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number, patience: argv.patience as number | undefined,
       };

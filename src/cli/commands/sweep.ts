@@ -4,7 +4,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, nearestOption, withOptions } from "../options.ts";
+import { backendDefault, nearestOption, RENAMED_OPTIONS, withOptions } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
 
 const RECIPES: readonly string[] = SWEEP_RECIPE_NAMES;
@@ -90,6 +90,6 @@ async function recipeOptions(recipe: string): Promise<string[]> {
   const command = ({ overfit: modules[0].overfitCommand, cyclic: modules[1].cyclicCommand, train: modules[2].trainCommand } satisfies Record<SweepRecipe, CommandModule>)[recipe as SweepRecipe];
   const y = yargs([]);
   (command.builder as (y: unknown) => unknown)(y);
-  const own = ["help", "version", "seed", "seeds", "out", "checkpoint-dir", "json", "resume"];
+  const own = ["help", "version", "seed", "seeds", "out", "json", "resume", ...Object.keys(RENAMED_OPTIONS)];
   return Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key).filter((k) => !own.includes(k) && !/[A-Z]/.test(k)).sort();
 }

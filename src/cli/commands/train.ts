@@ -1,25 +1,25 @@
 // `tinylab train`: the overfit model on the overfit fixture or a documents file, or a model on your own text
-// (--text), with validation history, atomic checkpoints, exact resume and extension (experiments/train.ts).
+// (--text), with validation history, atomic saves of the state, exact resume and extension (experiments/train.ts).
 // Parses, calls, prints.
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, refuseRenamed, withOptions } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
 
 export const trainCommand: CommandModule = {
   command: "train",
-  describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, checkpoints, exact resume and extension",
+  describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, saved state, exact resume and extension",
   builder: (y) =>
-    withOptions(y, {
+    withOptions(refuseRenamed(y, ["checkpoint-dir", "checkpoint-every"]), {
       seed: d.seed, updates: undefined, lr: undefined, warmup: undefined, "cosine-steps": undefined, "min-lr": undefined, clip: d.clipNorm,
       "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
-      data: undefined, "eval-every": undefined, "checkpoint-every": undefined, "checkpoint-dir": undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
+      data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
       "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     }, {
       updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
@@ -35,9 +35,9 @@ export const trainCommand: CommandModule = {
       "model-config": 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'',
       tokenizer: `with --text: byte or bpe (default ${t.tokenizer})`,
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
-      "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --checkpoint-dir ${both("never", t.evalEvery)}`,
-      "checkpoint-every": `write the training state every N updates (and after the last) ${both("only with --checkpoint-dir, at the end", t.checkpointEvery)}`,
-      "checkpoint-dir": `directory of the training state, and with --text of manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors (with --text default ${t.checkpointDir})`,
+      "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --out ${both("never", t.evalEvery)}`,
+      "save-every": `write the training state every N updates (and after the last) ${both("only with --out, at the end", t.saveEvery)}`,
+      out: `output directory: the training state, and with --text manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors (with --text default ${t.out})`,
       "log-every": `print the training loss every N updates ${both(d.logEvery, t.logEvery)}`,
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
@@ -53,31 +53,31 @@ export const trainCommand: CommandModule = {
     const updates = pick("updates", d.updates, t.updates);
     const lr = pick("lr", d.lr, t.lr);
     checkMinLr(pick("min-lr", lr, t.minLr), lr, argv["min-lr"] === undefined ? " (its default with --text)" : "");
-    if (argv.resume && !argv["checkpoint-dir"]) throw new Error("--resume needs --checkpoint-dir (the directory holding train_state.safetensors)");
-    if (argv.overwrite && !argv["checkpoint-dir"] && !text) throw new Error("--overwrite needs --checkpoint-dir (the run directory to replace)");
+    if (argv.resume && !argv.out) throw new Error("--resume needs --out (the directory holding train_state.safetensors)");
+    if (argv.overwrite && !argv.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
     if (argv.patience !== undefined && pick("eval-every", undefined, t.evalEvery) === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
     const overrides = modelOverrides(argv);
     if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
     else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model));
     const dataPath = argv.data === undefined ? undefined : requireFile(argv.data as string, "documents file");
-    const checkpointDir = (argv["checkpoint-dir"] as string | undefined) ?? (text ? t.checkpointDir : undefined);
-    const savePath = (argv["save-model"] as string | undefined) ?? (text ? join(checkpointDir!, "model.safetensors") : undefined);
-    if (checkpointDir) checkOutputDir(checkpointDir, "--checkpoint-dir");
+    const outDir = (argv.out as string | undefined) ?? (text ? t.out : undefined);
+    const savePath = (argv["save-model"] as string | undefined) ?? (text ? join(outDir!, "model.safetensors") : undefined);
+    if (outDir) checkOutputDir(outDir, "--out");
     if (savePath) checkOutputFile(savePath, "--save-model");
     const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
     if (text) checkMicrobatchRows(pick("microbatches", d.microbatches, t.microbatches), pick("batch-rows", d.batchRows, t.batchRows));
-    const checkpoints = checkpointDir ? dirStore(checkpointDir) : undefined;
+    const out = outDir ? dirStore(outDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
-    // one writer per checkpoint directory and per model path: a second run is refused, naming the holder's pid
+    // one writer per output directory and per model path: a second run is refused, naming the holder's pid
     const locks = [
-      ...(checkpointDir ? [lockDirectory(checkpointDir, "checkpoint directory")] : []),
-      ...(savePath && !(checkpointDir && dirname(savePath) === checkpointDir) ? [lockPath(savePath, "model path")] : []),
+      ...(outDir ? [lockDirectory(outDir, "output directory")] : []),
+      ...(savePath && !(outDir && dirname(savePath) === outDir) ? [lockPath(savePath, "model path")] : []),
     ];
     const interrupt = onInterrupt();
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
-      if (checkpoints) claimRunDir(checkpoints, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--checkpoint-dir ${checkpointDir}`);
+      if (out) claimRunDir(out, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--out ${outDir}`);
       await startEngine(argv.backend as string, argv.kernels as string);
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
@@ -90,8 +90,8 @@ export const trainCommand: CommandModule = {
           split: { seed: argv["split-seed"] as number, validation: argv["validation-fraction"] as number, test: argv["test-fraction"] as number },
         } : undefined,
         evalEvery: pick("eval-every", undefined, t.evalEvery),
-        checkpointEvery: pick("checkpoint-every", undefined, t.checkpointEvery),
-        checkpoints, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
+        saveEvery: pick("save-every", undefined, t.saveEvery),
+        out, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
         logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number,
       }, log, console.error, interrupt.requested);
@@ -101,9 +101,9 @@ export const trainCommand: CommandModule = {
         const json = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
         if (argv.json) process.stdout.write(json);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
-        if (checkpointDir && (text || argv.json || result.summary.validation)) {
-          writeOutput(join(checkpointDir, "train.json"), json);
-          log(`wrote ${join(checkpointDir, "train.json")}`);
+        if (outDir && (text || argv.json || result.summary.validation)) {
+          writeOutput(join(outDir, "train.json"), json);
+          log(`wrote ${join(outDir, "train.json")}`);
         }
       }
     } finally {

@@ -1,5 +1,5 @@
 // Where a run's files live: a tiny Store interface (a directory on disk from src/util/disk.ts, or memory in a
-// browser or a test), the state file's name, and opening a run fresh or from its checkpoint. Not a format.
+// browser or a test), the state file's name, and opening a run fresh or from its saved state. Not a format.
 import { sha256Hex } from "../util/sha256.ts";
 import type { WorkerPool } from "../train/pool.ts";
 import { Run, type RunSpec } from "./run.ts";
@@ -15,7 +15,7 @@ export interface Store {
   where(name: string): string;
 }
 
-/** The single, atomically replaced training-state file of a checkpoint store. */
+/** The single, atomically replaced training-state file of a run's store. */
 export const STATE_FILE = "train_state.safetensors";
 
 /** A store in memory (tests, the browser). */
@@ -31,12 +31,12 @@ export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
 }
 
 /**
- * The run from its checkpoint when `resume`, else fresh. With `resumeFromNothing`, a store without a state file (a
+ * The run from its saved state when `resume`, else fresh. With `resumeFromNothing`, a store without a state file (a
  * run killed before its first one, at any instant) resumes at update 0; without it, that is refused.
  */
 export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean, pool?: WorkerPool, resumeFromNothing = false): Run {
   if (!resume) return Run.create(spec, undefined, pool);
-  if (!store) throw new Error("--resume needs a checkpoint directory to resume from");
+  if (!store) throw new Error("--resume needs an output directory (--out) to resume from");
   const where = store.where(STATE_FILE);
   const bytes = store.read(STATE_FILE);
   if (!bytes && resumeFromNothing) return Run.create(spec, undefined, pool);

@@ -1,0 +1,161 @@
+// The training every text recipe shares (train --text, train on a documents file, brown), on the driver
+// (driver.ts): the whole validation split scored every --eval-every updates, history.json and the loss curve
+// kept across resumes, the state saved by the run directory's protocol. Not evaluation after training (the recipes).
+import type { Batch } from "../data/batches.ts";
+import type { Document } from "../data/documents.ts";
+import type { DataSource } from "../data/source.ts";
+import type { TokenizerJSON } from "../data/tokenizer.ts";
+import type { TextDataProvenance } from "../data/text_split.ts";
+import type { ModelConfig } from "../model/config.ts";
+import { decoderAdapter, type ScoringModel } from "../eval/adapter.ts";
+import { evaluateWindows } from "../eval/windowed.ts";
+import { scoringStride } from "../eval/windows.ts";
+import { meanNll } from "../eval/summary.ts";
+import { allBaselines } from "../baselines/ngram.ts";
+import type { WorkerPool } from "../train/pool.ts";
+import type { StepResult } from "../train/trainer.ts";
+import { learningRate } from "../train/schedule.ts";
+import { lossCurve } from "../util/charts.ts";
+import type { Rng } from "../util/rng.ts";
+import type { TrainOptions } from "./config.ts";
+import type { DivergencePolicy } from "./divergence.ts";
+import { checkPlan, driveAsync, everyAndLast, type DrivePlan, type Driven } from "./driver.ts";
+import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "./history.ts";
+import type { Run } from "./run.ts";
+import { commitState, CURVE_FILE, writeHistory as writeHistoryFiles } from "./run_dir.ts";
+import { ResumeMismatchError } from "./state_file.ts";
+import { openRun, STATE_FILE, type Store } from "./store.ts";
+
+export { CURVE_FILE };
+
+export interface ValidatedRunSpec {
+  /** Where updates and validation are computed (experiments/pool.ts); the caller opens and closes it. Absent: this thread. */
+  pool?: WorkerPool;
+  config: ModelConfig;
+  options: TrainOptions;
+  tokenizer: TokenizerJSON;
+  train: readonly Document[];
+  validation: readonly Document[];
+  data: (batches: Rng) => DataSource<Batch>;
+  /** What the model file records of the text trained on (train --text). */
+  trainedOn?: TextDataProvenance;
+  /** Total updates to reach (may exceed a finished run's, to extend it when the schedule is unchanged). */
+  updates: number;
+  /** Score the whole validation split every N updates (and at 0 and the last update); absent: never. */
+  evalEvery?: number;
+  saveEvery?: number;
+  /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
+  store?: Store;
+  resume: boolean;
+  /** Stop early after this many validation scorings in a row that do not beat the best (needs evalEvery). */
+  patience?: number;
+  /** Stop after this update as an interruption would (tests the resume path). */
+  stopAt?: number;
+  shouldStop?: (done: number) => boolean;
+  onDivergence: DivergencePolicy;
+  warn: (line: string) => void;
+  /** Every update, with its history entry (validation filled in when scored). */
+  onUpdate?: (entry: HistoryEntry, r: StepResult) => void;
+  /** After each periodic save of the state (not the one a stop writes), with where it went. */
+  onSave?: (step: number, where: string) => void;
+  /** Once the run is open (fresh or resumed), before any scoring or training: where the recipe prints its plan. */
+  onStart?: (run: Run) => void;
+  curve: { title: string; note: string };
+}
+
+export interface ValidatedRunResult extends Pick<Driven, "from" | "stopped" | "earlyStop"> {
+  /** Open: the caller evaluates or saves it, then disposes of it. */
+  run: Run;
+  history: History;
+  baselines: { name: string; validation_nll: number }[];
+  trainSeconds: number;
+  tokensSeen: number;
+}
+
+/** Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted. */
+export function validationNll(model: ScoringModel, docs: readonly Document[]): { nll: number; targets: number } {
+  const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength));
+  return { nll: meanNll(r.metrics), targets: r.metrics.targets };
+}
+
+/** openRun, with the schedule's length named as the option to keep when a resume changes it. */
+function open(spec: ValidatedRunSpec) {
+  try {
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn }, spec.store, spec.resume, spec.pool, true);
+  } catch (err) {
+    const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
+    if (!length) throw err;
+    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${length.saved} and is now ${length.run}; to extend the run, raise --updates and pass --cosine-steps ${length.saved}`);
+  }
+}
+
+const finite = (h: History, where: string) => {
+  const json = JSON.stringify(h, (k, v) => {
+    if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`${where}: ${k} is ${v}; refusing to write a non-finite value`);
+    return v;
+  });
+  return json + "\n";
+};
+
+export async function trainWithValidation(spec: ValidatedRunSpec): Promise<ValidatedRunResult> {
+  const run = open(spec);
+  try {
+    const from = run.step;
+    const store = spec.store;
+    const validate = spec.evalEvery !== undefined && spec.validation.length > 0;
+    const plan: DrivePlan<{ nll: number; targets: number }> = {
+      updates: spec.updates, stopAt: spec.stopAt, saveEvery: spec.saveEvery, patience: spec.patience, onDivergence: spec.onDivergence, warn: spec.warn,
+      // a split with no documents has nothing to score: --eval-every then writes the history without validation
+      evaluateAt: spec.evalEvery === undefined ? undefined : validate ? everyAndLast(spec.evalEvery, spec.updates) : () => false,
+      select: (s) => s.nll,
+    };
+    checkPlan(from, plan); // before the plan is printed
+    const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE, store && spec.evalEvery !== undefined ? spec.warn : undefined);
+    spec.onStart?.(run);
+    const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
+    // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
+    const baselines = validate ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll })) : [];
+    const adapter = decoderAdapter(run.model, { pool: spec.pool });
+    // history.json and the curve are what --eval-every asks for
+    const historyFiles = () => (spec.evalEvery === undefined ? undefined : {
+      json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
+      curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
+    });
+    const writeHistory = () => {
+      const files = historyFiles();
+      if (store && files) writeHistoryFiles(store, files);
+    };
+    const t0 = performance.now();
+    let tokensSeen = 0;
+    const driven = await driveAsync(run, plan, {
+      onEvaluate: (step) => {
+        const scored = validationNll(adapter, spec.validation);
+        if (step === 0) history.initial_validation_nll = scored.nll;
+        return scored;
+      },
+      onUpdate: (step, r, scored) => {
+        tokensSeen += r.targets;
+        const seconds = (performance.now() - t0) / 1000;
+        const entry: HistoryEntry = {
+          update: step, train_loss: r.loss, lr: learningRate(spec.options.schedule, step), grad_norm: r.gradNorm,
+          validation_nll: scored?.nll ?? null, validation_targets: scored?.targets ?? null,
+          tokens_per_second: tokensSeen / Math.max(seconds, 1e-9), wall_seconds: seconds,
+        };
+        history.entries.push(entry);
+        if (scored) writeHistory();
+        spec.onUpdate?.(entry, r);
+      },
+      // the protocol of src/lab/run_dir.ts: the history, then the state that points at it
+      onSave: store && ((step, stopping) => {
+        commitState(store, run.stateBytes(), historyFiles());
+        if (!stopping) spec.onSave?.(step, store.where(STATE_FILE));
+      }),
+      shouldStop: spec.shouldStop,
+    });
+    writeHistory();
+    return { run, from, stopped: driven.stopped, earlyStop: driven.earlyStop, history, baselines, trainSeconds: (performance.now() - t0) / 1000, tokensSeen };
+  } catch (err) {
+    run.dispose();
+    throw err;
+  }
+}
