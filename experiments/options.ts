@@ -3,6 +3,7 @@
 import type { Document, Split } from "../src/data/documents.ts";
 import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import { paysForThreads } from "../src/train/pool.ts";
 import type { Store } from "../src/lab/store.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
@@ -31,7 +32,8 @@ export interface TrainRunOptions {
   minLr: number;
   clipNorm: number;
   weightDecay: number;
-  microbatches: number;
+  /** Microbatches per update; absent: TRAIN_DEFAULTS' on documents, `textMicrobatches` with `text`. */
+  microbatches?: number;
   batchRows: number;
   shuffle: boolean;
   /** Overrides of the overfit model config (known keys only), e.g. {dropout: 0.1}. */
@@ -66,20 +68,29 @@ export interface TextInput {
   tokenizer: TokenizerJSON["kind"];
 }
 
-export const TRAIN_DEFAULTS: TrainRunOptions = {
+export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
   seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
   clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
 };
 
 /**
  * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128;
- * ~3,500 training tokens/s on wasm), windows of 8 rows, warmup then cosine over --updates, BPE 512 learned on train.
+ * ~3,500 training tokens/s on wasm), windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
+ * warmup then cosine over --updates, BPE 512 learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 1, evalEvery: 100, saveEvery: 100, logEvery: 50,
+  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
   tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
   model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
 };
+
+/**
+ * `train --text`'s microbatches per update when --microbatches is not given: TEXT_DEFAULTS' 2 for a model large
+ * enough to pay for a second thread (src/train/pool.ts) when they divide the update's rows, else 1. The config alone
+ * decides, never the cores, so a run's numbers are the same on every machine; the worker count follows the cores.
+ */
+export const textMicrobatches = (config: ModelConfig, batchRows: number): number =>
+  paysForThreads(config) && batchRows % TEXT_DEFAULTS.microbatches === 0 ? TEXT_DEFAULTS.microbatches : 1;
 
 export interface CyclicOptions {
   seed: number;

@@ -39,7 +39,7 @@ export async function runTraining(
   const d = o.text ? textData(o) : documentData(o);
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
-    microbatchesPerUpdate: o.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
+    microbatchesPerUpdate: d.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.out;

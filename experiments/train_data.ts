@@ -11,7 +11,7 @@ import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/conf
 import { EpochSource } from "../src/train/loop.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
-import { TEXT_DEFAULTS, type TrainRunOptions } from "./options.ts";
+import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
 
 /** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
 export interface TrainData {
@@ -20,6 +20,8 @@ export interface TrainData {
   train: Document[];
   validation: Document[];
   test: Document[];
+  /** Microbatches per update: the one asked for, or the data's default. */
+  microbatches: number;
   identity: string;
   describe: string;
   source: (batches: Rng) => EpochSource<ReturnType<typeof trainingBatches>[number]> | RandomWindows;
@@ -38,10 +40,11 @@ export function documentData(o: TrainRunOptions): TrainData {
   if (train.length === 0) throw new Error(`no train documents in ${source}`);
   const microbatches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, o.batchRows === 1 ? "separate" : "padded", o.batchRows);
   const targets = train.reduce((n, d) => n + targetCount(d), 0);
+  const perUpdate = o.microbatches ?? TRAIN_DEFAULTS.microbatches;
   return {
-    config, tokenizer, train, validation: of("validation"), test: of("test"), identity: o.data?.identity ?? "overfit-fixture",
-    describe: `train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${o.microbatches} per update${o.shuffle ? ", shuffled each epoch" : ""}`,
-    source: (batches) => new EpochSource(microbatches, o.microbatches, o.shuffle ? batches : undefined),
+    config, tokenizer, train, validation: of("validation"), test: of("test"), microbatches: perUpdate, identity: o.data?.identity ?? "overfit-fixture",
+    describe: `train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${perUpdate} per update${o.shuffle ? ", shuffled each epoch" : ""}`,
+    source: (batches) => new EpochSource(microbatches, perUpdate, o.shuffle ? batches : undefined),
   };
 }
 
@@ -68,12 +71,13 @@ export function textData(o: TrainRunOptions): TrainData {
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
   const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
+  const parts = o.microbatches ?? textMicrobatches(config, o.batchRows);
   return {
-    config, tokenizer, train, validation: enc("validation"), test: enc("test"),
+    config, tokenizer, train, validation: enc("validation"), test: enc("test"), microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
     identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
-    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${o.microbatches > 1 ? ` as ${o.microbatches} microbatches` : ""}`,
-    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches),
+    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
+    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
     trainedOn: textDataProvenance(manifest),
   };

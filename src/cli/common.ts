@@ -5,6 +5,10 @@ import type { EngineInfo } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 import { ensureDir } from "../util/disk.ts";
+import { TEXT_DEFAULTS as t } from "../../experiments/options.ts";
+
+/** The options that make a split of --text, as train --text makes it. */
+const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;
 
 /**
  * Load the engine (tfjs), initialise the chosen backend and put its matrix products on the chosen kernels: the
@@ -39,13 +43,18 @@ export function wallTimeLine(): string {
  */
 export async function scoringText(argv: Record<string, unknown>): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
   const run = argv.run as string | undefined, text = argv.text as string | undefined;
+  // the split options make a split of --text; a run's manifest already fixes its split, so one given with it would be ignored
+  const splitFlag = SPLIT_FLAGS.find((f) => argv[f] !== undefined);
+  if (splitFlag && run !== undefined) throw new Error(`--run and --${splitFlag}: the run's manifest.json fixes the split; drop --${splitFlag}, or give --text without --run to split the text afresh`);
+  if (splitFlag && text === undefined) throw new Error(`--${splitFlag} needs --text (the text to split)`);
   if (run === undefined && text === undefined) {
     if (argv["one-per-line"]) throw new Error("--one-per-line needs --text or --run");
     return undefined;
   }
   if (argv.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
   const { readRunText } = await import("../data/text_files.ts");
-  const split = { seed: argv["split-seed"] as number, validation: argv["validation-fraction"] as number, test: argv["test-fraction"] as number };
+  const given = <V>(name: string, fallback: V) => (argv[name] as V | undefined) ?? fallback;
+  const split = { seed: given("split-seed", t.splitSeed), validation: given("validation-fraction", t.validationFraction), test: given("test-fraction", t.testFraction) };
   const r = readRunText({ run, text, onePerLine: argv["one-per-line"] ? true : undefined, split });
   return { source: r.source, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
 }

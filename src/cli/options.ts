@@ -53,14 +53,14 @@ export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAM
  * src/cli/common.ts scoringText reads them.
  */
 export const SCORING_DATA: Partial<Record<OptionName, unknown>> = {
-  run: undefined, text: undefined, "one-per-line": undefined, "split-seed": TEXT_DEFAULTS.splitSeed, "validation-fraction": TEXT_DEFAULTS.validationFraction, "test-fraction": TEXT_DEFAULTS.testFraction, data: undefined,
+  run: undefined, text: undefined, "one-per-line": undefined, "split-seed": undefined, "validation-fraction": undefined, "test-fraction": undefined, data: undefined,
 };
 export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
   text: "score this text's split: the UTF-8 file or .txt directory train --text was given, split by --split-seed and the fractions as train does (with --run: where the run's text is now)",
   "one-per-line": "with --text: one document per non-blank line (with --run: read from its manifest)",
-  "split-seed": "with --text: the split seed train --text used",
-  "validation-fraction": "with --text: the validation fraction train --text used",
-  "test-fraction": "with --text: the test fraction train --text used",
+  "split-seed": `with --text and no --run (whose manifest fixes the split): the split seed train --text used (default ${TEXT_DEFAULTS.splitSeed})`,
+  "validation-fraction": `with --text and no --run: the validation fraction train --text used (default ${TEXT_DEFAULTS.validationFraction})`,
+  "test-fraction": `with --text and no --run: the test fraction train --text used (default ${TEXT_DEFAULTS.testFraction})`,
   data: "JSONL documents file, one {id, split, source, text|ids} per line (default: --run/--text, else the built-in overfit fixture)",
 };
 

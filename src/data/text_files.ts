@@ -7,9 +7,9 @@ import type { Split, TextDocument } from "./documents.ts";
 import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
 import { readFileBytes, readFileText } from "../util/disk.ts";
 
-/** A file's text, refused by name when it is not a regular file, too large, not UTF-8 or empty. */
-function readUtf8(path: string): string {
-  const bytes = readFileBytes(path, "text file", Error, FILE_LIMIT);
+/** A file's text, refused by name (`what` it is) when it is missing, not a regular file, too large, not UTF-8 or empty. */
+function readUtf8(path: string, what = "text file"): string {
+  const bytes = readFileBytes(path, what, Error, FILE_LIMIT);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -91,13 +91,13 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
     return { bySplit: verifyTextManifest(manifest, docs, "--text", remedy), manifest, manifestSha256: manifestSha256(manifest), source: `--text ${o.text} (split seed ${o.split.seed}, validation ${o.split.validation}, test ${o.split.test})` };
   }
   const where = join(o.run, MANIFEST_FILE);
-  if (!existsFile(where)) throw new Error(`--run ${o.run}: no ${MANIFEST_FILE} in it (a run directory of train --text holds one)`);
-  const json = readFileText(where, "run manifest", FILE_LIMIT);
+  // disk.ts's readers refuse a missing or irregular file; `what` says whose it is and, for a text, the fix
+  const json = readFileText(where, `run manifest of --run ${o.run} (train --text writes ${MANIFEST_FILE} there)`, FILE_LIMIT);
+  const textOfRun = o.text === undefined ? `text file of --run ${o.run} (pass --text PATH where the text is now)` : `text file of --run ${o.run} under --text ${o.text}`;
   const read = (file: string, id: string) => {
     // the manifest names each file as train was given it; --text says where the text is now
     const path = o.text === undefined ? file : id.startsWith(`${file}#`) ? o.text : join(o.text, id);
-    if (!existsFile(path)) throw new Error(`--run ${o.run}: its text file ${path} is not there${o.text === undefined ? " (pass --text PATH where the text is now)" : ""}`);
-    return { text: readUtf8(path), path };
+    return { text: readUtf8(path, textOfRun), path };
   };
   const r = rebuildRunSplit(json, where, read, o.onePerLine);
   const files = [...new Set(r.manifest.documents.map((d) => d.file))];
@@ -107,10 +107,3 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
   };
 }
 
-const existsFile = (p: string) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};

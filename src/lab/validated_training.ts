@@ -78,14 +78,20 @@ export function validationNll(model: ScoringModel, docs: readonly Document[]): {
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
 }
 
-/** openRun, with the schedule's length named as the option to keep when a resume changes it. */
+/** Options whose default a resume can move (it follows --updates, or the model), named as the flag to give with the run's value. */
+const KEEP: Record<string, (was: unknown, now: unknown) => string> = {
+  "options.schedule.cosineSteps": (was, now) => `The schedule's length is --cosine-steps: it was ${was} and is now ${now}; to extend the run, raise --updates and pass --cosine-steps ${was}`,
+  "options.microbatchesPerUpdate": (was, now) => `The microbatches per update are --microbatches: it was ${was} and is now ${now}; to resume the run, pass --microbatches ${was}`,
+};
+
+/** openRun, with each option to keep named when a resume changes it. */
 function open(spec: ValidatedRunSpec) {
   try {
     return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn }, spec.store, spec.resume, spec.pool, true);
   } catch (err) {
-    const length = err instanceof ResumeMismatchError ? err.differences.find((d) => d.path === "options.schedule.cosineSteps") : undefined;
-    if (!length) throw err;
-    throw new Error(`${(err as Error).message}. The schedule's length is --cosine-steps: it was ${length.saved} and is now ${length.run}; to extend the run, raise --updates and pass --cosine-steps ${length.saved}`);
+    const hints = err instanceof ResumeMismatchError ? err.differences.flatMap((d) => (KEEP[d.path] ? [KEEP[d.path](d.saved, d.run)] : [])) : [];
+    if (hints.length === 0) throw err;
+    throw new Error(`${(err as Error).message}. ${hints.join(". ")}`);
   }
 }
 

@@ -147,10 +147,13 @@ export const thisThread: PoolOpener = Object.assign(() => new WorkerPool(null), 
  */
 export const MIN_THREAD_WORK = 1_000_000;
 
+/** Is a row of this model enough work (parameters × context ≥ MIN_THREAD_WORK) for a second thread to pay? */
+export const paysForThreads = (config: ModelConfig): boolean => parameterCount(config) * config.contextLength >= MIN_THREAD_WORK;
+
 /** Workers a run uses: an asked count capped by the items one call can split; none asked: the cores (capped), or 1 for a model too small to pay for a thread. */
 export function workersFor(asked: number | undefined, cores: number, perCall: number, config: ModelConfig): number {
   if (asked !== undefined) return cappedWorkers(asked, perCall);
-  return parameterCount(config) * config.contextLength < MIN_THREAD_WORK ? 1 : cappedWorkers(cores, perCall);
+  return paysForThreads(config) ? cappedWorkers(cores, perCall) : 1;
 }
 
 /** The asked count capped by the items one call can split (microbatches per update, batches scored). */

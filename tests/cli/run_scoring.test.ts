@@ -34,7 +34,7 @@ function corpus(): string {
   return Array.from({ length: 24 }, () => Array.from({ length: 6 + (next() % 65) }, () => WORDS[next() % WORDS.length]).join(" ") + ".").join("\n\n") + "\n";
 }
 
-const argvOf = (o: Record<string, unknown>) => ({ "split-seed": 0, "validation-fraction": 0.1, "test-fraction": 0.1, "one-per-line": false, ...o });
+const argvOf = (o: Record<string, unknown>) => ({ "one-per-line": false, ...o });
 let trainedValidation: number;
 
 beforeAll(async () => {
@@ -106,6 +106,17 @@ describe("a run directory is a scorer's input", () => {
     const py = spawnSync(PYTHON, [SCORE, "--run", run, "--text", moved], { encoding: "utf8" });
     expect([py.status, py.stderr]).toEqual([1, expect.stringMatching(changed)]);
   }, 60_000);
+
+  it("refuses a split option beside --run (the manifest fixes the split) or without --text, and a directory with no manifest, in one line", async () => {
+    // an Error given to toThrow is matched on its whole message
+    for (const [flag, value] of [["split-seed", 0], ["validation-fraction", 0.2], ["test-fraction", 0.1]] as const) {
+      const beside = new Error(`--run and --${flag}: the run's manifest.json fixes the split; drop --${flag}, or give --text without --run to split the text afresh`);
+      await expect(scoringText(argvOf({ run, [flag]: value }))).rejects.toThrow(beside);
+      await expect(scoringText(argvOf({ run, text, [flag]: value }))).rejects.toThrow(beside);
+      await expect(scoringText(argvOf({ [flag]: value }))).rejects.toThrow(new Error(`--${flag} needs --text (the text to split)`));
+    }
+    await expect(scoringText(argvOf({ run: dir }))).rejects.toThrow(new Error(`run manifest of --run ${dir} (train --text writes manifest.json there) not found: ${join(dir, "manifest.json")}`));
+  });
 });
 
 describe("the split rebuilt from a manifest (src/data/text_split.ts sourcesOfManifest, text_files.ts readRunText)", () => {

@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import type { DivergencePolicy } from "../../lab/divergence.ts";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
+import { MIN_THREAD_WORK } from "../../train/pool.ts";
 import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, refuseRenamed, withOptions } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
@@ -29,7 +30,7 @@ export const trainCommand: CommandModule = {
       "min-lr": `floor of the cosine decay ${both("--lr", t.minLr)}`,
       "weight-decay": `AdamW decoupled weight decay ${both(d.weightDecay, t.weightDecay)}`,
       "batch-rows": `rows per batch (documents; with --text, windows of --context tokens) ${both(d.batchRows, t.batchRows)}`,
-      microbatches: `microbatches accumulated per update (with --text: the update's windows split into this many, so --workers can share it) ${both(d.microbatches, t.microbatches)}`,
+      microbatches: `microbatches accumulated per update (with --text: the update's --batch-rows windows cut into this many, so --workers can share it) (default: ${d.microbatches}; with --text ${t.microbatches} where they divide --batch-rows and the model pays for a second thread (parameters × context ≥ ${MIN_THREAD_WORK.toLocaleString("en-US")}), else 1: the config decides, not the cores, so the numbers are the same on every machine)`,
       layers: `transformer blocks (default: the overfit config's 1; with --text ${t.model.nLayers}, d_model ${t.model.dModel}, ${t.model.nHeads} heads, d_ff ${t.model.dFF}, context ${t.model.contextLength}; likewise every shape flag)`,
       vocab: `vocabulary size (with --text --tokenizer bpe: the BPE's, default ${t.vocab}; byte: 258)`,
       "model-config": 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'',
@@ -66,7 +67,8 @@ export const trainCommand: CommandModule = {
     if (savePath) checkOutputFile(savePath, "--save-model");
     const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
     const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
-    if (text) checkMicrobatchRows(pick("microbatches", d.microbatches, t.microbatches), pick("batch-rows", d.batchRows, t.batchRows));
+    // an explicit count must divide the rows; the default (experiments/options.ts textMicrobatches) always does
+    if (text && argv.microbatches !== undefined) checkMicrobatchRows(argv.microbatches as number, pick("batch-rows", d.batchRows, t.batchRows));
     const out = outDir ? dirStore(outDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
     // one writer per output directory and per model path: a second run is refused, naming the holder's pid
@@ -82,7 +84,7 @@ export const trainCommand: CommandModule = {
       const result = await runTraining({
         seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
         minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),
-        microbatches: pick("microbatches", d.microbatches, t.microbatches), batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
+        microbatches: argv.microbatches as number | undefined, batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
         modelConfig: overrides,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? {

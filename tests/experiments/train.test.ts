@@ -1,0 +1,67 @@
+// train --text's default microbatch count: 2 for a model large enough to pay for a second thread, decided from
+// the config alone (never the cores), so the default's workers follow the cores while its numbers stay those of
+// --microbatches 2 on every machine; --microbatches 1 keeps the old default's numbers; a default run resumes.
+import * as tf from "@tensorflow/tfjs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runTraining, TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "../../experiments/train.ts";
+import { textMicrobatches } from "../../experiments/options.ts";
+import { threadPools } from "../../experiments/pool.ts";
+import { resolveModelConfig, parameterCount } from "../../src/model/config.ts";
+import { documentsOfText } from "../../src/data/text_split.ts";
+import { memoryStore, type Store } from "../../src/lab/store.ts";
+import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
+import { useBackend } from "../helpers.ts";
+
+const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
+const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
+const docs = documentsOfText(Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n", "story.txt", "story.txt", false);
+
+// just over the threshold (18,912 parameters × context 64 = 1,210,368), so the default splits its updates
+const SHAPE = { nLayers: 1, dModel: 32, nHeads: 2, dFF: 64, contextLength: 64, vocabSize: 258 };
+const TEXT_MODEL = resolveModelConfig(TEXT_DEFAULTS.model);
+const SMALL = resolveModelConfig({ ...TEXT_DEFAULTS.model, ...SHAPE, dModel: 16, dFF: 32, contextLength: 32 });
+
+/** What the code printed for this run before the default changed (wasm, tfjs kernels): its default then was 1 microbatch. */
+const OLD_DEFAULT_LAST_LOSS = 4.9913554191589355;
+/** ... and the same code with --microbatches 2, which is the new default's run. */
+const OLD_TWO_MICROBATCHES_LAST_LOSS = 4.991354703903198;
+
+const run = (o: Partial<TrainRunOptions>, store: Store = memoryStore()) => runTraining({
+  ...TRAIN_DEFAULTS, updates: 6, lr: 3e-3, warmup: 2, cosineSteps: 6, minLr: 3e-4, weightDecay: 0.1, batchRows: 4, microbatches: undefined, logEvery: 1000,
+  modelConfig: SHAPE, text: { docs, name: "story.txt", tokenizer: "byte", split: { seed: 0, validation: 0.1, test: 0.1 } },
+  out: store, saveModel: { store, name: "model.safetensors" }, ...o,
+}, () => {}, () => {});
+const used = (r: Awaited<ReturnType<typeof run>>) => [(r.summary.options as { microbatchesPerUpdate: number }).microbatchesPerUpdate, r.summary.workers];
+
+beforeAll(() => useBackend("wasm"));
+
+describe("train --text's default microbatches", () => {
+  it("are 2 for a model that pays for a thread (the default shape among them) when 2 divides the rows, else 1", () => {
+    expect(parameterCount(TEXT_MODEL) * TEXT_MODEL.contextLength).toBeGreaterThanOrEqual(MIN_THREAD_WORK);
+    expect(parameterCount(SMALL) * SMALL.contextLength).toBeLessThan(MIN_THREAD_WORK);
+    expect([textMicrobatches(TEXT_MODEL, TEXT_DEFAULTS.batchRows), textMicrobatches(TEXT_MODEL, 3), textMicrobatches(TEXT_MODEL, 1), textMicrobatches(SMALL, 8)]).toEqual([2, 1, 1, 1]);
+    // the workers follow the cores, capped by the microbatches: one machine's count never reaches the numbers
+    expect([1, 2, 8].map((cores) => workersFor(undefined, cores, 2, TEXT_MODEL))).toEqual([1, 2, 2]);
+  });
+
+  it("give --microbatches 2's numbers on any worker count; --microbatches 1 gives the old default's", async () => {
+    const before = tf.memory().numTensors;
+    const byDefault = await run({});
+    expect(used(byDefault)).toEqual([2, Math.min(threadPools.cores, 2)]);
+    expect(byDefault.lastLoss).toBe(OLD_TWO_MICROBATCHES_LAST_LOSS);
+    const oneWorker = await run({ workers: 1 });
+    expect([used(oneWorker), oneWorker.modelSha256]).toEqual([[2, 1], byDefault.modelSha256]);
+    const one = await run({ microbatches: 1 });
+    expect([used(one), one.lastLoss]).toEqual([[1, 1], OLD_DEFAULT_LAST_LOSS]);
+    expect(tf.memory().numTensors).toBe(before);
+  }, 120_000);
+
+  it("resume a run made with the default to the uninterrupted run's model; --microbatches 1 on it is refused naming the run's count", async () => {
+    const whole = await run({});
+    const store = memoryStore();
+    await run({ updates: 3 }, store);
+    await expect(run({ microbatches: 1, resume: true }, store)).rejects.toThrow(/this run differs from it in options\.microbatchesPerUpdate: saved 2, this run 1\. The microbatches per update are --microbatches: it was 2 and is now 1; to resume the run, pass --microbatches 2$/);
+    const resumed = await run({ resume: true }, store);
+    expect([resumed.from, resumed.modelSha256, resumed.lastLoss]).toEqual([3, whole.modelSha256, whole.lastLoss]);
+  }, 120_000);
+});
