@@ -37,6 +37,8 @@ export function graphGradient(model: GPT, batch: ScoredBatch): GraphGradient | u
   const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model) };
   const [loss, ...grads] = run(feeds, [LOSS_SUM, ...names.map(gradName)]);
   runs++;
-  // copies: each gradient its own buffer (a worker transfers them), not a view of the runtime's output
-  return { lossSum: loss[0], grads: grads.map((g) => g.slice()), count: batch.targetCount };
+  return { lossSum: loss[0], grads: grads.map(ownBuffer), count: batch.targetCount };
 }
+
+/** The array itself when it is the whole of its own ArrayBuffer (a worker transfers each gradient's buffer), else a copy. */
+const ownBuffer = (g: Float32Array): Float32Array => (g.byteOffset === 0 && g.byteLength === g.buffer.byteLength && g.buffer instanceof ArrayBuffer ? g : g.slice());

@@ -13,8 +13,7 @@ export const TARGET_MASK = "target_mask", LOSS_SUM = "loss_sum";
 export const gradName = (param: string) => `grad.${param}`;
 
 const GELU_K = Math.sqrt(2 / Math.PI), GELU_C = 0.044715;
-/** The values OneHot writes (off, on). */
-const OFF_ON = "bw/off_on";
+
 
 /** The graph's helpers for a backward: names under scope `s`. */
 class Backward {
@@ -44,10 +43,16 @@ class Backward {
     return this.op("MatMul", [dy, this.op("Transpose", [w], s, { perm: [1, 0] })], s);
   }
 
-  /** One-hot float rows of ids [B, S] at depth n, [B, S, n]. */
-  oneHot(ids: string, n: number, s: string): string {
-    if (!this.g.kept.has(OFF_ON)) this.g.keep(OFF_ON, this.g.weight(OFF_ON, [2], Float32Array.from([0, 1])));
-    return this.op("OneHot", [ids, this.g.int64(`bw/depth_${n}`, [n]), OFF_ON], s, { axis: -1 });
+  /**
+   * The gradient of a row lookup table[ids] (table [n, C], ids [B, S]) from dy [B, S, C]: each row the sum of its
+   * positions' gradients, added in position order (ScatterND's add), as ops.ts's scatter-add does. In order only on
+   * one intra-op thread (native_kernels.ts's INTRA_OP_THREADS): rows repeat, so threads would race on their sums.
+   */
+  rowGrad(ids: string, dy: string, n: number, s: string, out: string): string {
+    const C = this.c.dModel;
+    const zeros = this.op("ConstantOfShape", [this.g.int64(`bw/shape_${n}_${C}`, [n, C])], s);
+    const at = this.op("Reshape", [ids, this.g.int64("bw/index_rows", [-1, 1])], s); // [N, 1]
+    return this.op("ScatterND", [zeros, at, this.rows(dy, C, s)], s, { reduction: "add" }, out);
   }
 
   /** d of y = LayerNorm(x)·g + b kept as `name`: returns dx; writes grads of `<prefix>.g` and `.b`. */
@@ -112,8 +117,10 @@ export function trainingModel(c: ModelConfig): Uint8Array {
   const nll = head(g, c, h, true); // [B, S]
   const s = "loss/";
   g.op("ReduceSum", [g.op("Mul", [nll, TARGET_MASK], s)], s, { keepdims: 0 }, LOSS_SUM);
-  // d(Σ mask·nll)/d logits = mask·(softmax − onehot(target))
-  const dLogits = g.op("Mul", [g.op("Sub", [g.op("Exp", ["head/logp"], s), bw.oneHot(TARGETS, V, s)], s), g.op("Unsqueeze", [TARGET_MASK, g.int64("head/axes_last", [2])], s)], s); // [B, S, V]
+  // d(Σ mask·nll)/d logits = mask·softmax − mask at the target (the mask is 0 or 1: the same bits as mask·(softmax − onehot))
+  const mask3 = g.op("Unsqueeze", [TARGET_MASK, g.int64("head/axes_last", [2])], s); // [B, S, 1]
+  const at = g.op("Unsqueeze", [TARGETS, g.int64("head/axes_last", [2])], s);
+  const dLogits = g.op("ScatterElements", [g.op("Mul", [g.op("Exp", ["head/logp"], s), mask3], s), at, g.op("Neg", [mask3], s)], s, { axis: 2, reduction: "add" }); // [B, S, V]
   let dz: string;
   if (c.tiedHead) {
     g.op("Gemm", [bw.rows(dLogits, V, s), bw.rows("head/lnf", C, s)], s, { transA: 1 }, "bw/wte_head");
@@ -128,11 +135,10 @@ export function trainingModel(c: ModelConfig): Uint8Array {
     const dMid = g.op("Add", [dh, bw.layerNorm(bw.mlp(dh, l), `h${l}/ln2`, `h${l}.ln2`)], b); // d(resid_attn)
     dh = g.op("Add", [dMid, bw.layerNorm(bw.attention(dMid, l), `h${l}/ln1`, `h${l}.ln1`)], b); // d(block input)
   }
-  // embedding gradients as one-hot products: oneHot(ids)ᵀ·dh, each row the sum of its positions' gradients
-  const e = "embed/bw/", dh2 = bw.rows(dh, C, e);
-  const wteEmbed = g.op("Gemm", [bw.rows(bw.oneHot(INPUT_IDS, V, e), V, e), dh2], e, { transA: 1 }, c.tiedHead ? "bw/wte_embed" : gradName("wte"));
+  const e = "embed/bw/";
+  const wteEmbed = bw.rowGrad(INPUT_IDS, dh, V, e, c.tiedHead ? "bw/wte_embed" : gradName("wte"));
   if (c.tiedHead) g.op("Add", [wteEmbed, "bw/wte_head"], e, {}, gradName("wte"));
-  g.op("Gemm", [bw.rows(bw.oneHot(POSITION_IDS, c.contextLength, e), c.contextLength, e), dh2], e, { transA: 1 }, gradName("wpe"));
+  bw.rowGrad(POSITION_IDS, dh, c.contextLength, e, gradName("wpe"));
 
   const inputs: ValueInfoProto[] = [...scoringInputs(), valueInfo(TARGET_MASK, DataType.FLOAT, [BATCH_AXIS, "sequence_length"]), ...weightInputs(c)];
   const outputs = [valueInfo(LOSS_SUM, DataType.FLOAT, []), ...parameterShapes(c).map(([n, shape]) => valueInfo(gradName(n), DataType.FLOAT, shape))];
