@@ -14,7 +14,6 @@ export const gradName = (param: string) => `grad.${param}`;
 
 const GELU_K = Math.sqrt(2 / Math.PI), GELU_C = 0.044715;
 
-
 /** The graph's helpers for a backward: names under scope `s`. */
 class Backward {
   constructor(readonly g: Graph, readonly c: ModelConfig) {}
