@@ -2,7 +2,8 @@
 // tokens/s and kernel dispatches per step, for the tiny and medium configs on each backend. Prints JSON; not a test.
 // Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime) and
 // who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
-// with native products (the comparison the graph has to win, not a choice the CLI offers).
+// with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
+// computed the training gradients in that line: onnxruntime-graph (the whole step as one ONNX graph) or tfjs.
 // Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
@@ -83,6 +84,8 @@ async function benchHere(src: string) {
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
   const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");
   const { startPool } = workers > 1 ? await mod<typeof import("../experiments/pool.ts")>("experiments/pool.ts") : { startPool: undefined };
+  // an older tree without the training graph trains on tfjs autograd
+  const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts")) ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts") : undefined;
   const { decoderAdapter } = await mod<typeof import("../src/eval/adapter.ts")>("src/eval/adapter.ts");
   type ModelConfig = import("../src/model/config.ts").ModelConfig;
   type Batch = import("../src/data/batches.ts").Batch;
@@ -145,6 +148,7 @@ async function benchHere(src: string) {
     const micro = batches.flatMap(parts);
     const pool = startPool?.(workers, config, tf.getBackend());
     // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
+    const graphRuns = trainingGraph?.graphGradientRuns() ?? 0;
     const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(micro, workers) }, undefined, pool);
     const adapter = decoderAdapter(run.model, { pool });
     const model = run.model;
@@ -172,6 +176,8 @@ async function benchHere(src: string) {
       if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
     }
+    // the calling thread computes its share with every worker count: any graph run means the graph path ran
+    const gradients = (trainingGraph?.graphGradientRuns() ?? 0) > graphRuns ? "onnxruntime-graph" : "tfjs";
     let profile: unknown, evalProfile: unknown;
     if (values.profile) {
       // one more update, then one more scoring forward, with every kernel timed
@@ -197,7 +203,7 @@ async function benchHere(src: string) {
     const tokens = batch * config.contextLength;
     const ms = median(times);
     return {
-      config: name, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
+      config: name, gradients, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
       eval_ms: +median(evalTimes).toFixed(3), eval_first_ms: +evalFirstMs.toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
       weights_sha256: weightsSha256, eval_nll_sum: evalNll,
       ...(profile ? { profile, eval_profile: evalProfile } : {}),

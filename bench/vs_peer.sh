@@ -29,7 +29,7 @@ for p in $(seq "$pairs"); do
   for a in "${ours[@]}"; do
     jq -n -c --argjson a "$a" --argjson b "$theirs" --arg p "$p" '
       ($a.results[0]) as $t | {
-        pair: ($p | tonumber), engine: $t.engine, scoring: $t.scoring, src: $a.src, workers: $t.workers, peer_threads: $b.threads,
+        pair: ($p | tonumber), engine: $t.engine, scoring: $t.scoring, gradients: $t.gradients, src: $a.src, workers: $t.workers, peer_threads: $b.threads,
         peer_openblas_coretype: $b.env.openblas_coretype_env,
         tinylab_ms: $t.ms_per_step, peer_ms: ($b.train.median_ms * 1000 | round / 1000),
         step_ratio: ($t.ms_per_step / $b.train.median_ms * 100 | round / 100),

@@ -3,8 +3,7 @@
 import { workerData, type MessagePort } from "node:worker_threads";
 import { GPT } from "../src/model/gpt.ts";
 import { scoreBatch } from "../src/model/graph_scoring.ts";
-import { batchLoss } from "../src/model/loss.ts";
-import { microbatchGradient } from "../src/train/trainer.ts";
+import { modelGradient } from "../src/lab/gradients.ts";
 import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
 import { initBackend, parseBackendChoice, tf } from "../src/util/backend.ts";
 import { parseKernelsChoice } from "../src/util/backend_choice.ts";
@@ -25,7 +24,6 @@ await initBackend(parseBackendChoice(init.backend));
 useKernels(parseKernelsChoice(init.kernels));
 const view = new Float32Array(init.weights);
 const model = new GPT(init.config, readWeights(view, init.layout));
-const vars = [...model.params.values()];
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
 const noDropout = Rng.fromSeed("pool worker: no dropout");
 
@@ -38,7 +36,8 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
   if (job.kind === "gradients") {
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
-      return { index: i, ...microbatchGradient(vars, batchLoss(model, { train: true, dropoutRng }), batch) };
+      // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs
+      return { index: i, ...modelGradient(model, batch, dropoutRng) };
     });
     return [{ kind: "gradients", items }, items.flatMap((it) => it.grads.map((g) => g.buffer as ArrayBuffer))];
   }

@@ -12,9 +12,10 @@ import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
 import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs, type ShouldStop } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
-import { microbatchGradient, type GradientProvider, type StepResult } from "../train/trainer.ts";
+import type { GradientProvider, StepResult } from "../train/trainer.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
+import { modelGradient } from "./gradients.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
 import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
@@ -107,7 +108,7 @@ export class Run {
     const o = this.spec.options;
     return {
       params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...loop,
-      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : undefined,
+      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => microbatches.map((b) => modelGradient(this.model, b, this.dropout)),
       onUpdate: (step, r) => {
         const what = divergence(this.spec.config.vocabSize, step, r.loss);
         if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
@@ -136,7 +137,7 @@ export class Run {
       });
       const local = (item: GradientItem) => {
         const dropoutRng = item.dropout ? Rng.restore(item.dropout) : this.dropout; // dropout 0 draws nothing
-        return microbatchGradient(vars, batchLoss(this.model, { train: true, dropoutRng }), item.batch);
+        return modelGradient(this.model, item.batch, dropoutRng);
       };
       return pool.gradients(vars.map((v) => v.dataSync() as Float32Array), items, local);
     };

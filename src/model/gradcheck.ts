@@ -1,9 +1,11 @@
-// Finite-difference gradient check: tfjs analytic gradients of the token-weighted mean NLL against central
-// differences of the float64 reference, for every coordinate of every parameter. Not a test runner.
+// Finite-difference gradient check: the engine's analytic gradients of the token-weighted mean NLL (tfjs autograd,
+// or the training graph where the engine runs graphs: graph_training.ts) against central differences of the
+// float64 reference, for every coordinate of every parameter. Not a test runner.
 import { tf } from "../util/backend.ts";
 import type { Rng } from "../util/rng.ts";
 import { parameterShapes, type ModelConfig } from "./config.ts";
 import { GPT } from "./gpt.ts";
+import { gradientPath, graphGradient, type GradientPath } from "./graph_training.ts";
 import type { ParamArrays } from "./init.ts";
 import type { ScoredBatch } from "./input.ts";
 import { maskedNllSum } from "./loss.ts";
@@ -40,6 +42,8 @@ export interface GradcheckReport {
   tensors: TensorGradReport[];
   passed: boolean;
   seconds: number;
+  /** Who computed the analytic gradients. */
+  gradients: GradientPath;
 }
 
 /** Parameters scaled up from a tiny init so that every coordinate has a gradient worth checking. */
@@ -69,16 +73,8 @@ export function referenceMeanNll(config: ModelConfig, params: Params64, batches:
 export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly ScoredBatch[]): GradcheckReport {
   const t0 = performance.now();
   const model = new GPT(config, params);
-  const count = batches.reduce((n, b) => n + b.targetCount, 0);
-  const vars = [...model.params.values()];
-  const gradTensors = tf.tidy(() => {
-    const loss = () => tf.div(tf.addN(batches.map((b) => maskedNllSum(model.forward(b.input), b.targets, b.mask))), count) as tf.Scalar;
-    const { grads } = tf.variableGrads(loss, vars);
-    return vars.map((v) => grads[v.name]);
-  });
-  const names = [...model.params.keys()];
-  const analytic = new Map(gradTensors.map((g, i) => [names[i], g.dataSync() as Float32Array]));
-  tf.dispose(gradTensors);
+  const path = gradientPath(model);
+  const analytic = path === "onnxruntime-graph" ? graphMeanGradient(model, batches) : tfjsMeanGradient(model, batches);
   model.dispose();
   const p64 = toParams64(params);
   const loss = referenceMeanNll(config, p64, batches);
@@ -111,5 +107,31 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
     tensors,
     passed: tensors.every((t) => t.passed),
     seconds: (performance.now() - t0) / 1000,
+    gradients: path,
   };
+}
+
+const countOf = (batches: readonly ScoredBatch[]) => batches.reduce((n, b) => n + b.targetCount, 0);
+
+/** tfjs autograd of Σ mask·NLL over the batches ÷ their target count. */
+function tfjsMeanGradient(model: GPT, batches: readonly ScoredBatch[]): Map<string, ArrayLike<number>> {
+  const count = countOf(batches);
+  const vars = [...model.params.values()];
+  const gradTensors = tf.tidy(() => {
+    const loss = () => tf.div(tf.addN(batches.map((b) => maskedNllSum(model.forward(b.input), b.targets, b.mask))), count) as tf.Scalar;
+    const { grads } = tf.variableGrads(loss, vars);
+    return vars.map((v) => grads[v.name]);
+  });
+  const names = [...model.params.keys()];
+  const out = new Map(gradTensors.map((g, i) => [names[i], Float32Array.from(g.dataSync() as Float32Array)]));
+  tf.dispose(gradTensors);
+  return out;
+}
+
+/** The training graph's Σ-NLL gradient per batch, summed in float64 in batch order (as applyGradients) ÷ the target count. */
+function graphMeanGradient(model: GPT, batches: readonly ScoredBatch[]): Map<string, ArrayLike<number>> {
+  const count = countOf(batches);
+  const sums = [...model.params.values()].map((v) => new Float64Array(v.size));
+  for (const b of batches) graphGradient(model, b)!.grads.forEach((g, i) => g.forEach((x, j) => { sums[i][j] += x; }));
+  return new Map([...model.params.keys()].map((n, i) => [n, sums[i].map((x) => x / count)]));
 }

@@ -5,7 +5,10 @@
 //   onnxModel(config, weights)                      → Uint8Array, with the KV cache (transformers.js's contract)
 //   onnxModel(config, weights, { kvCache: false })  → Uint8Array, one pass: input_ids, attention_mask, position_ids → logits
 //   onnxModel(config, weights, { scoring: true })   → Uint8Array, one pass: input_ids, attention_bias, position_ids, targets → nll
+//   onnxModel(config, null, { scoring: true, weights: "inputs" })  → the same with the weights as inputs (one session per config)
+// The forward's builders (Graph, block, head, …) are exported for onnx_train.ts, which appends the backward.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+export { TensorProto_DataType as DataType } from "onnx-buf";
 import {
   AttributeProto_AttributeType as AttrType, AttributeProtoSchema, GraphProtoSchema, ModelProtoSchema, NodeProtoSchema,
   OperatorSetIdProtoSchema, StringStringEntryProtoSchema, TensorProto_DataType as DataType, TensorProtoSchema,
@@ -42,16 +45,45 @@ export interface OnnxOptions {
   scoring?: boolean;
   /** Key/value pairs stored in the model's metadata_props (e.g. the source model's sha256). */
   metadata?: Record<string, string>;
+  /**
+   * Where the weights live: initializers (default, the export's form) or graph inputs named as the model file's
+   * parameters, so that one session serves every weight update (the caller feeds them with each run).
+   */
+  weights?: "initializers" | "inputs";
 }
 
 type Dim = number | string;
 type Attr = number | number[] | string;
 
-/** Nodes and initializers as they are added; every node output gets a readable name under the current scope. */
-class Graph {
+/**
+ * Nodes and initializers as they are added; every node output gets a readable name under the current scope.
+ * `training` adds what a backward needs to the forward (LayerNormalization's mean and 1/std outputs); `kept`
+ * maps a forward tensor's role (e.g. `h0.mlp/tanh`) to its name, so a backward can find unnamed intermediates.
+ */
+export class Graph {
   readonly nodes: NodeProto[] = [];
   readonly initializers: TensorProto[] = [];
+  readonly kept = new Map<string, string>();
   private count = 0;
+  constructor(readonly training = false) {}
+
+  /** Record `name` under `role` (the bytes do not change: nothing is added to the graph); returns `name`. */
+  keep(role: string, name: string): string {
+    this.kept.set(role, name);
+    return name;
+  }
+
+  /** The name kept under `role`; throws when the forward kept none (a backward asking for a tensor not built). */
+  get(role: string): string {
+    const name = this.kept.get(role);
+    if (name === undefined) throw new Error(`onnx graph: no tensor kept as "${role}"`);
+    return name;
+  }
+
+  /** Add a node with several named outputs. */
+  multi(opType: string, inputs: string[], outputs: string[], attrs: Record<string, Attr> = {}): void {
+    this.nodes.push(create(NodeProtoSchema, { opType, input: inputs, output: outputs, name: outputs[0], attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)) }));
+  }
 
   /** Add one node; returns its (first) output's name. `out` names it, else `<scope><op>_<n>`. */
   op(opType: string, inputs: string[], scope: string, attrs: Record<string, Attr> = {}, out?: string): string {
@@ -94,14 +126,14 @@ function littleEndian(data: Float32Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-function valueInfo(name: string, elemType: DataType, dims: Dim[]): ValueInfoProto {
+export function valueInfo(name: string, elemType: DataType, dims: Dim[]): ValueInfoProto {
   const dim = dims.map((d) => create(TensorShapeProto_DimensionSchema, { value: typeof d === "number" ? { case: "dimValue", value: BigInt(d) } : { case: "dimParam", value: d } }));
   const tensorType = create(TypeProto_TensorSchema, { elemType, shape: create(TensorShapeProtoSchema, { dim }) });
   return create(ValueInfoProtoSchema, { name, type: create(TypeProtoSchema, { value: { case: "tensorType", value: tensorType } }) });
 }
 
 /** h = wte[input_ids] + wpe[position_ids]. */
-function embeddings(g: Graph): string {
+export function embeddings(g: Graph): string {
   return g.op("Add", [g.op("Gather", ["wte", INPUT_IDS], "embed/"), g.op("Gather", ["wpe", POSITION_IDS], "embed/")], "embed/", {}, "embed/h"); // [B, S, C]
 }
 
@@ -132,7 +164,7 @@ function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string,
   const parts = [`${s}q`, `${s}k`, `${s}v`];
   g.nodes.push(create(NodeProtoSchema, { opType: "Split", name: `${s}split`, input: [qkv, g.int64(`${s}split_sizes`, [c.dModel, c.dModel, c.dModel])], output: parts, attribute: [attribute("axis", 2)] }));
   const heads = g.int64(`${s}heads_shape`, [0, 0, H, D]);
-  const [q, kNew, vNew] = parts.map((p) => g.op("Transpose", [g.op("Reshape", [p, heads], s)], s, { perm: [0, 2, 1, 3] }, `${p}_heads`)); // each [B, H, S, D]
+  const [q, kNew, vNew] = parts.map((p) => g.keep(`${p}_heads`, g.op("Transpose", [g.op("Reshape", [p, heads], s)], s, { perm: [0, 2, 1, 3] }, `${p}_heads`))); // each [B, H, S, D]
   const withPast = (now: string, kv: "key" | "value") => kvCache ? g.op("Concat", [pastName(l, kv), now], s, { axis: 2 }, presentName(l, kv)) : now; // [B, H, P + S, D]
   const [k, v] = [withPast(kNew, "key"), withPast(vNew, "value")];
   const scores = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [k], s, { perm: [0, 1, 3, 2] })], s), g.scalar(`${s}scale`, 1 / Math.sqrt(D))], s, {}, `${s}scores`); // [B, H, S, P + S]
@@ -145,29 +177,34 @@ function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string,
 function gelu(g: Graph, x: string, s: string): string {
   const cube = g.op("Mul", [g.op("Mul", [x, x], s), x], s);
   const inner = g.op("Mul", [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))], s);
-  const t = g.op("Tanh", [inner], s);
+  const t = g.keep(`${s}tanh`, g.op("Tanh", [inner], s));
   return g.op("Mul", [g.op("Mul", [x, g.scalar(`${s}half`, 0.5)], s), g.op("Add", [t, g.scalar(`${s}one`, 1)], s)], s, {}, `${s}gelu`);
 }
 
 function mlp(g: Graph, l: number, x: string): string {
   const s = `h${l}.mlp/`;
-  const hidden = g.op("Add", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s); // [B, S, F]
+  const hidden = g.keep(`${s}pre`, g.op("Add", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s)); // [B, S, F]
   return g.op("Add", [g.op("MatMul", [gelu(g, hidden, s), `h${l}.mlp.w2`], s), `h${l}.mlp.b2`], s, {}, `${s}out`);
 }
 
+/** LayerNorm `prefix` of x, named `<scope><ln1|ln2|lnf>`; for training also its input, mean and 1/std, kept as `<name>/x|mean|rstd`. */
 function layerNorm(g: Graph, x: string, prefix: string, scope: string): string {
-  return g.op("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], scope, { axis: -1, epsilon: LN_EPS }, `${scope}${prefix.split(".").pop()}`);
+  const y = `${scope}${prefix.split(".").pop()}`, attrs = { axis: -1, epsilon: LN_EPS };
+  if (!g.training) return g.op("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], scope, attrs, y);
+  g.keep(`${y}/x`, x);
+  g.multi("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], [y, g.keep(`${y}/mean`, `${y}_mean`), g.keep(`${y}/rstd`, `${y}_rstd`)], attrs); // stats [B, S, 1]
+  return y;
 }
 
 /** Pre-LN block l: h + attn(LN1(h)), then + MLP(LN2(·)). */
-function block(g: Graph, c: ModelConfig, l: number, h: string, bias: string, kvCache: boolean): string {
+export function block(g: Graph, c: ModelConfig, l: number, h: string, bias: string, kvCache: boolean): string {
   const s = `h${l}/`;
   const h1 = g.op("Add", [h, attention(g, c, l, layerNorm(g, h, `h${l}.ln1`, s), bias, kvCache)], s, {}, `${s}resid_attn`);
   return g.op("Add", [h1, mlp(g, l, layerNorm(g, h1, `h${l}.ln2`, s))], s, {}, `${s}resid_mlp`);
 }
 
-/** logits = LN_f(h)·wteᵀ (tied) or ·head (untied). */
-function head(g: Graph, c: ModelConfig, h: string, scoring: boolean): string {
+/** logits = LN_f(h)·wteᵀ (tied) or ·head (untied); scoring: nll (and `head/logp`) in their place. */
+export function head(g: Graph, c: ModelConfig, h: string, scoring: boolean): string {
   const s = "head/", z = layerNorm(g, h, "lnf", s);
   const w = c.tiedHead ? g.op("Transpose", ["wte"], s, { perm: [1, 0] }, `${s}wte_t`) : "head"; // [C, V]
   const logits = g.op("MatMul", [z, w], s, {}, scoring ? `${s}logits` : LOGITS); // [B, S, V]
@@ -180,16 +217,14 @@ function head(g: Graph, c: ModelConfig, h: string, scoring: boolean): string {
 /**
  * The ONNX model of a tinylab decoder with these weights: ModelProto bytes, initializers named as in the model
  * file (docs/model-format.md §3). Inputs and outputs are listed in §8 there; a weight missing or misshapen throws.
+ * With `weights: "inputs"` the weights are graph inputs of those names and shapes instead (`weights` may be null).
  */
-export function onnxModel(config: ModelConfig, weights: ParamArrays, options: OnnxOptions = {}): Uint8Array {
+export function onnxModel(config: ModelConfig, weights: ParamArrays | null, options: OnnxOptions = {}): Uint8Array {
   const scoring = options.scoring ?? false;
   const kvCache = !scoring && (options.kvCache ?? true);
+  const asInputs = options.weights === "inputs";
   const g = new Graph();
-  for (const [name, shape] of parameterShapes(config)) {
-    const data = weights.get(name);
-    if (!data || data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
-    g.weight(name, shape, data);
-  }
+  if (!asInputs) addWeights(g, config, weights);
   const bias = scoring ? ATTENTION_BIAS : attentionBias(g);
   let h = embeddings(g);
   for (let l = 0; l < config.nLayers; l++) h = block(g, config, l, h, bias, kvCache);
@@ -199,20 +234,45 @@ export function onnxModel(config: ModelConfig, weights: ParamArrays, options: On
   const cache = (names: (l: number, kv: "key" | "value") => string, len: string) =>
     Array.from({ length: config.nLayers }, (_, l) => (["key", "value"] as const).map((kv) => valueInfo(names(l, kv), DataType.FLOAT, [BATCH_AXIS, H, len, D]))).flat();
   const inputs = [
-    valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
-    scoring ? valueInfo(ATTENTION_BIAS, DataType.FLOAT, [BATCH_AXIS, 1, "sequence_length", "sequence_length"])
-      : valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]),
-    valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
-    ...(scoring ? [valueInfo(TARGETS, DataType.INT64, [BATCH_AXIS, "sequence_length"])] : []),
+    ...(scoring ? scoringInputs() : [valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]), valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]), valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"])]),
     ...(kvCache ? cache(pastName, "past_sequence_length") : []),
+    ...(asInputs ? weightInputs(config) : []),
   ];
   const outputs = scoring ? [valueInfo(NLL, DataType.FLOAT, [BATCH_AXIS, "sequence_length"])]
     : [valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]), ...(kvCache ? cache(presentName, "total_sequence_length") : [])];
+  return encodeGraph(g, inputs, outputs, options.metadata);
+}
+
+function addWeights(g: Graph, config: ModelConfig, weights: ParamArrays | null): void {
+  for (const [name, shape] of parameterShapes(config)) {
+    const data = weights?.get(name);
+    if (!data || data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
+    g.weight(name, shape, data);
+  }
+}
+
+/** The scoring form's inputs: input_ids, attention_bias, position_ids, targets. */
+export function scoringInputs(): ValueInfoProto[] {
+  return [
+    valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+    valueInfo(ATTENTION_BIAS, DataType.FLOAT, [BATCH_AXIS, 1, "sequence_length", "sequence_length"]),
+    valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+    valueInfo(TARGETS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+  ];
+}
+
+/** The weights as float32 graph inputs, named and shaped as the model file's parameters, in its order. */
+export function weightInputs(config: ModelConfig): ValueInfoProto[] {
+  return parameterShapes(config).map(([name, shape]) => valueInfo(name, DataType.FLOAT, shape));
+}
+
+/** ModelProto bytes of a built graph (opset 17, IR 8) with these inputs, outputs and metadata. */
+export function encodeGraph(g: Graph, inputs: ValueInfoProto[], outputs: ValueInfoProto[], metadata: Record<string, string> = {}): Uint8Array {
   const graph = create(GraphProtoSchema, { name: "tinylab", node: g.nodes, initializer: g.initializers, input: inputs, output: outputs });
   const model = create(ModelProtoSchema, {
     irVersion: BigInt(ONNX_IR_VERSION), producerName: "tinylab", graph,
     opsetImport: [create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) })],
-    metadataProps: Object.entries(options.metadata ?? {}).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
+    metadataProps: Object.entries(metadata).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   });
   return toBinary(ModelProtoSchema, model);
 }

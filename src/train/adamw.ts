@@ -54,8 +54,9 @@ export class AdamW {
     const next = [...this.params].map(([name, p]) => {
       const gIn = grads.get(name)!;
       const g = gIn instanceof tf.Tensor ? gIn.dataSync() : gIn;
-      const w = Float32Array.from(p.dataSync() as Float32Array); // a copy: dataSync may alias backend storage
-      const m = Float32Array.from(this.m.get(name)!), v = Float32Array.from(this.v.get(name)!);
+      // copies (slice, a block copy: Float32Array.from walks an iterator): dataSync may alias backend storage
+      const w = (p.dataSync() as Float32Array).slice();
+      const m = this.m.get(name)!.slice(), v = this.v.get(name)!.slice();
       const decay = weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1;
       for (let i = 0; i < w.length; i++) {
         const gi = g[i] * gradScale;

@@ -52,7 +52,8 @@ export interface EngineInfo {
   backend: string;
   /**
    * Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend); with
-   * onnxruntime, scoring also ran the whole forward as one ONNX graph on it (src/model/graph_scoring.ts).
+   * onnxruntime, scoring also ran the whole forward as one ONNX graph on it (src/model/graph_scoring.ts), and
+   * training without dropout the whole step's forward and backward (src/model/graph_training.ts).
    */
   kernels: Kernels;
   /** The onnxruntime-node version, where kernels is onnxruntime. */

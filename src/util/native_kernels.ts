@@ -204,6 +204,6 @@ export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): v
     return;
   }
   setKernels("onnxruntime", ONNXRUNTIME_VERSION);
-  // scoring follows the kernels: the whole forward as one graph on the same runtime (src/model/graph_scoring.ts)
+  // scoring and training follow the kernels: whole graphs on the same runtime (src/model/graph_scoring.ts, graph_training.ts)
   setGraphLoader(graphs);
 }

@@ -3,7 +3,7 @@
 // 1e-5 nats per target, the pool bit-identical for 1, 2 and 3 workers on native kernels, and the choice refused by
 // name where it cannot be met. onnxruntime-node is a dependency: without it these tests fail, never skip.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineInfo, initBackend, readTensor, tf } from "../../src/util/backend.ts";
+import { engineInfo, initBackend, readTensor, setGraphLoader, tf } from "../../src/util/backend.ts";
 import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/util/native_kernels.ts";
 import { batchMatMul } from "../../src/util/wasm_matmul.ts";
 import { Rng } from "../../src/util/rng.ts";
@@ -32,11 +32,16 @@ const NLL_ATOL = 1e-5;
 beforeAll(() => initBackend("wasm"));
 afterAll(() => useKernels("tfjs"));
 
-/** `f` on tfjs's kernels and on onnxruntime's with every product native (`smallest` 0), and the native call count. */
+/**
+ * `f` on tfjs's kernels and on onnxruntime's with every product native (`smallest` 0), and the native call count.
+ * Whole graphs off: tfjs's autograd on native products, the path a model with dropout trains on (the training
+ * graph's own checks are tests/model/graph_training.test.ts and tests/experiments/pool_graph.test.ts).
+ */
 function both<T>(f: () => T): { tfjs: T; native: T; calls: number } {
   useKernels("tfjs");
   const tfjs = f();
   useKernels("onnxruntime", 0);
+  setGraphLoader(undefined);
   const before = nativeCalls();
   const native = f();
   const calls = nativeCalls() - before;
@@ -131,8 +136,9 @@ describe("the model on native products", () => {
 });
 
 describe("the pool on native products", () => {
-  // a row's products (e.g. qkv: 8+ positions × 128 × 384) pass NATIVE_MIN_MACS: the default threshold sends them to onnxruntime
-  const config: ModelConfig = resolveModelConfig({ contextLength: 32, dModel: 128, nHeads: 4, dFF: 512 }, PRESETS.overfit);
+  // a row's products (e.g. qkv: 8+ positions × 128 × 384) pass NATIVE_MIN_MACS: the default threshold sends them to onnxruntime;
+  // dropout keeps every thread on tfjs's autograd with those products (without it they all run the training graph)
+  const config: ModelConfig = resolveModelConfig({ contextLength: 32, dModel: 128, nHeads: 4, dFF: 512, dropout: 0.1 }, PRESETS.overfit);
   const tokenizer = overfitTokenizer();
   const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
   const spec = () => ({

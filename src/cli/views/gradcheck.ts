@@ -14,6 +14,7 @@ export function formatGradcheck(name: string, r: GradcheckReport, backend: strin
   const failed = r.tensors.filter((t) => !t.passed).length;
   return [
     `gradcheck ${name} on ${backend}: ${r.coordinates} coordinates, loss ${r.loss.toFixed(6)} nats per target, eps ${GRADCHECK_EPS}; a coordinate passes if |Δ| ≤ bound = ${GRADCHECK_ATOL} + ${GRADCHECK_RTOL}·|numeric|`,
+    ...(r.gradients === "onnxruntime-graph" ? ["analytic gradients: the training step's forward and backward as one ONNX graph on onnxruntime (src/model/onnx_train.ts)"] : []),
     ...formatTable(
       ["tensor", "size", "max |Δ|", "max rel", "max rel at [index] analytic vs numeric", "max |Δ|/bound", "closest to bound at [index] analytic vs numeric", ""],
       rows, ["l", "r", "r", "r", "l", "r", "l", "l"], "",

@@ -1,0 +1,14 @@
+// Where a training microbatch's gradients come from, chosen once for the calling thread and the pool's workers
+// alike (so any worker count computes the same bits): the whole-step ONNX graph where the engine runs graphs and
+// the model has no dropout, else tfjs autograd (with native products under onnxruntime kernels). Not the reduction.
+import type { GPT } from "../model/gpt.ts";
+import { graphGradient } from "../model/graph_training.ts";
+import type { ScoredBatch } from "../model/input.ts";
+import { batchLoss } from "../model/loss.ts";
+import type { Rng } from "../util/rng.ts";
+import { microbatchGradient, type MicrobatchGradient } from "../train/trainer.ts";
+
+/** Σ-NLL gradients of one microbatch at the model's current weights, in training mode with this dropout stream. */
+export function modelGradient(model: GPT, batch: ScoredBatch, dropoutRng: Rng): MicrobatchGradient {
+  return graphGradient(model, batch) ?? microbatchGradient([...model.params.values()], batchLoss(model, { train: true, dropoutRng }), batch);
+}

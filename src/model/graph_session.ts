@@ -1,0 +1,43 @@
+// What the ONNX graph paths share: one session per (runtime, config, graph form) in this thread, the weights fed
+// with every run (so an update never rebuilds a session), and a batch's feeds. Not the loader (src/util/native_kernels.ts).
+import type { GraphFeed, GraphLoader, GraphSession } from "../util/backend.ts";
+import type { GPT } from "./gpt.ts";
+import { attentionMask, checkModelInput, positionsOf, type ScoredBatch } from "./input.ts";
+import { ATTENTION_BIAS, INPUT_IDS, POSITION_IDS, TARGETS } from "./onnx.ts";
+
+const sessions = new WeakMap<GraphLoader, Map<string, GraphSession>>();
+let builds = 0;
+
+/** Graph sessions built in this thread so far (tests and benches check one session serves every update). */
+export const graphBuilds = (): number => builds;
+
+/** The session of graph `form` for this config on `load`, built from `bytes()` the first time only. */
+export function cachedSession(load: GraphLoader, form: string, model: GPT, bytes: () => Uint8Array): GraphSession {
+  let byKey = sessions.get(load);
+  if (!byKey) sessions.set(load, (byKey = new Map()));
+  const key = `${form} ${JSON.stringify(model.config)}`;
+  let run = byKey.get(key);
+  if (!run) {
+    byKey.set(key, (run = load(bytes())));
+    builds++;
+  }
+  return run;
+}
+
+const int64 = (xs: Int32Array, dims: number[]): GraphFeed => ({ type: "int64", data: BigInt64Array.from(xs, (x) => BigInt(x)), dims });
+
+/** The model's current weights as feeds named as its parameters (dataSync copies them out of the engine). */
+export function weightFeeds(model: GPT): Record<string, GraphFeed> {
+  return Object.fromEntries([...model.params].map(([name, v]) => [name, { type: "float32", data: v.dataSync() as Float32Array, dims: v.shape }]));
+}
+
+/** input_ids, attention_bias (input.ts's mask: causal, documents kept apart), position_ids and targets of a checked batch. */
+export function batchFeeds(model: GPT, batch: ScoredBatch): Record<string, GraphFeed> {
+  const { rows, cols, ids } = checkModelInput(batch.input, model.config);
+  return {
+    [INPUT_IDS]: int64(ids, [rows, cols]),
+    [ATTENTION_BIAS]: { type: "float32", data: attentionMask(batch.input), dims: [rows, 1, cols, cols] },
+    [POSITION_IDS]: int64(positionsOf(batch.input), [rows, cols]),
+    [TARGETS]: int64(batch.targets, [rows, cols]),
+  };
+}

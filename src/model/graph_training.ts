@@ -1,0 +1,44 @@
+// One microbatch's Σ-NLL gradients through the training graph (onnx_train.ts: forward and backward as one ONNX
+// graph) where the engine runs whole graphs (onnxruntime kernels) and the model has no dropout. Not the choice
+// of path (src/lab/gradients.ts falls back to tfjs autograd) and not the reduction (src/train/trainer.ts).
+import { currentGraphLoader } from "../util/backend.ts";
+import type { GPT } from "./gpt.ts";
+import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
+import type { ScoredBatch } from "./input.ts";
+import { gradName, LOSS_SUM, TARGET_MASK, trainingModel } from "./onnx_train.ts";
+
+/** What the graph gives for a microbatch: src/train's MicrobatchGradient (grads in parameter order, Σ NLL, targets). */
+export interface GraphGradient {
+  grads: Float32Array[];
+  lossSum: number;
+  count: number;
+}
+
+/** Which path computes training gradients now: the graph, or tfjs autograd (dropout, or no graph runtime). */
+export type GradientPath = "onnxruntime-graph" | "tfjs";
+
+/**
+ * The graph has no dropout: a model with dropout keeps tfjs's autograd (its products still native under
+ * onnxruntime kernels), whose masks come from the run's dropout stream.
+ */
+export const gradientPath = (model: GPT): GradientPath => (currentGraphLoader() && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs");
+
+let runs = 0;
+/** Training-graph runs in this thread so far (benches and tests check the graph path ran). */
+export const graphGradientRuns = (): number => runs;
+
+/** Gradients of Σ mask·NLL at the model's current weights through the graph, or undefined where gradientPath is tfjs. */
+export function graphGradient(model: GPT, batch: ScoredBatch): GraphGradient | undefined {
+  const load = currentGraphLoader();
+  if (!load || gradientPath(model) !== "onnxruntime-graph") return undefined;
+  if (!(batch.targetCount > 0)) throw new Error(`a microbatch has ${batch.targetCount} targets; every microbatch must score at least one`);
+  const names = [...model.params.keys()];
+  const run = cachedSession(load, "training", model, () => trainingModel(model.config));
+  const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model) };
+  const [loss, ...grads] = run(feeds, [LOSS_SUM, ...names.map(gradName)]);
+  runs++;
+  return { lossSum: loss[0], grads: grads.map(ownBuffer), count: batch.targetCount };
+}
+
+/** The array itself when it is the whole of its own ArrayBuffer (a worker transfers each gradient's buffer), else a copy. */
+const ownBuffer = (g: Float32Array): Float32Array => (g.byteOffset === 0 && g.byteLength === g.buffer.byteLength && g.buffer instanceof ArrayBuffer ? g : g.slice());

@@ -1,0 +1,106 @@
+// The worker pool on onnxruntime kernels: without dropout every worker (the calling thread included) computes its
+// microbatches' gradients through the training graph, and an update with 1, 2 and 3 workers equals the single-thread
+// update bit for bit; with dropout, tfjs autograd on native products does, with the same identity. No leaks; a
+// non-finite gradient from the graph is refused by the same NonFiniteError, nothing updated.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { trainingBatches } from "../../src/data/batches.ts";
+import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
+import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
+import { graphGradientRuns } from "../../src/model/graph_training.ts";
+import { EpochSource } from "../../src/train/loop.ts";
+import type { WorkerPool } from "../../src/train/pool.ts";
+import { NonFiniteError } from "../../src/train/trainer.ts";
+import { trainOptions } from "../../src/lab/config.ts";
+import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { useKernels } from "../../src/util/native_kernels.ts";
+import { startPool } from "../../experiments/pool.ts";
+
+beforeAll(async () => {
+  await initBackend("wasm");
+  useKernels("onnxruntime"); // before any pool starts: its workers take the calling thread's kernels
+});
+const pools: WorkerPool[] = [];
+afterAll(() => {
+  pools.forEach((p) => p.close());
+  useKernels("tfjs");
+});
+
+const tokenizer = overfitTokenizer();
+const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
+
+/** Three one-document microbatches per update, shuffled every epoch (as tests/experiments/pool.test.ts). */
+function spec(config: ModelConfig): RunSpec {
+  const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
+  return {
+    config, tokenizer: tokenizer.toJSON(),
+    options: trainOptions({ seed: 5, lr: 0.02, shuffle: true, microbatchesPerUpdate: 3, data: "overfit-fixture" }),
+    data: (batches) => new EpochSource(mbs, 3, batches),
+  };
+}
+
+describe.each([
+  ["no dropout: the training graph", resolveModelConfig({}, PRESETS.overfit), true],
+  ["dropout 0.1: tfjs autograd on native products", resolveModelConfig({ dropout: 0.1 }, PRESETS.overfit), false],
+])("updates on onnxruntime kernels, %s", (_what, config, graph) => {
+  it("1, 2 and 3 workers give the single-thread weights, moments and streams bit for bit after 4 updates, without leaks", () => {
+    const runs0 = graphGradientRuns();
+    const reference = Run.create(spec(config));
+    reference.train(4);
+    const want = reference.snapshot();
+    reference.dispose();
+    expect(graphGradientRuns() - runs0).toBe(graph ? 12 : 0); // 4 updates × 3 microbatches on this thread
+    for (const n of [1, 2, 3]) {
+      const pool = startPool(n, config, tf.getBackend());
+      pools.push(pool);
+      const run = Run.create(spec(config), undefined, pool);
+      try {
+        const tensors = tf.memory().numTensors;
+        run.train(4);
+        expect(tf.memory().numTensors).toBe(tensors);
+        expect(pool.memory().every((m) => m.numTensors === pool.memory()[0].numTensors)).toBe(true);
+        expect(snapshotDifferences(want, run.snapshot()), `${n} workers`).toEqual([]);
+      } finally {
+        run.dispose();
+      }
+    }
+  }, 120_000);
+});
+
+describe("the training graph's gradients in an update", () => {
+  const config = resolveModelConfig({}, PRESETS.overfit);
+
+  it("differ from tfjs autograd's in float32 rounding only: an update's loss and gradient norm within 1e-5 relative", () => {
+    // one update: AdamW's first step moves a weight by ~lr·sign(gradient), so a near-zero gradient rounded to the
+    // other sign would move later weights far more than rounding does; the step's loss and norm do not depend on it
+    const onGraph = Run.create(spec(config));
+    const a = onGraph.update();
+    useKernels("tfjs");
+    const onTfjs = Run.create(spec(config));
+    try {
+      const b = onTfjs.update();
+      expect(a.targets).toBe(b.targets);
+      expect([a.loss, a.gradNorm]).not.toEqual([b.loss, b.gradNorm]); // two engines: rounding shows
+      expect(Math.abs(a.loss - b.loss)).toBeLessThanOrEqual(1e-5 * b.loss);
+      expect(Math.abs(a.gradNorm - b.gradNorm)).toBeLessThanOrEqual(1e-5 * b.gradNorm);
+    } finally {
+      useKernels("onnxruntime");
+      onGraph.dispose();
+      onTfjs.dispose();
+    }
+  });
+
+  it("a NaN weight gives the same NonFiniteError, nothing updated", () => {
+    const run = Run.create(spec(config));
+    try {
+      const weights = run.model.read();
+      weights.get("wte")![0] = NaN;
+      run.model.assign(weights);
+      const before = run.snapshot();
+      expect(() => run.update()).toThrow(NonFiniteError);
+      expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);
+    } finally {
+      run.dispose();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+// The training graph (src/model/onnx_train.ts through graph_training.ts on onnxruntime) against tfjs autograd:
+// every parameter's Σ-NLL gradient and the loss sum on small configs (tied and untied heads, one to three
+// layers, packed rows holding several documents, masked targets), without leaks; one session serves every
+// update; dropout keeps tfjs. onnxruntime-node is a dependency: without it these tests fail, never skip.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packedBatches, paddedBatches } from "../../src/data/batches.ts";
+import { randomDocuments } from "../../src/data/fixtures.ts";
+import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
+import { GPT } from "../../src/model/gpt.ts";
+import { graphBuilds } from "../../src/model/graph_scoring.ts";
+import { graphGradient, graphGradientRuns, gradientPath } from "../../src/model/graph_training.ts";
+import type { ScoredBatch } from "../../src/model/input.ts";
+import { batchLoss } from "../../src/model/loss.ts";
+import { microbatchGradient } from "../../src/train/trainer.ts";
+import { initBackend, tf } from "../../src/util/backend.ts";
+import { useKernels } from "../../src/util/native_kernels.ts";
+import { Rng } from "../../src/util/rng.ts";
+import { randomWeights } from "../helpers.ts";
+
+/**
+ * Both engines compute the same formulas in float32, summed in different orders (MLAS's blocked products, tfjs's
+ * XNNPACK and JS sums): each entry differs by rounding, ~1e-7 relative per operation over a few dozen operations
+ * and sums of up to a few hundred terms. So each gradient entry agrees within 2e-5 of its tensor's largest entry;
+ * a wrong term (a missing residual, a transposed weight, a leaking mask) is off by O(1) of it.
+ */
+const GRAD_RTOL = 2e-5;
+/** The loss sums: float32 sums of ~100 NLLs of ~5 nats, each within ~1e-6 (tests/model/graph_scoring.test.ts). */
+const LOSS_ATOL = 1e-4;
+
+const shape = (o: Partial<ModelConfig>) => resolveModelConfig({ vocabSize: 40, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 2, dFF: 32, tiedHead: true, ...o });
+const cases: { name: string; config: ModelConfig }[] = [
+  { name: "1 layer, tied head", config: shape({ nLayers: 1 }) },
+  { name: "2 layers, untied head", config: shape({ tiedHead: false }) },
+  { name: "3 layers, tied, 4 heads", config: shape({ nLayers: 3, nHeads: 4 }) },
+];
+
+/** Packed rows of several documents each, and padded rows with a target mask holding zeros. */
+function batches(config: ModelConfig, rng: Rng): ScoredBatch[] {
+  const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
+  const docs = randomDocuments(rng, config.vocabSize, 9, 8).map((d) => ({ ...d, split: "train" as const }));
+  return [...packedBatches(docs, binding, 3), ...paddedBatches(docs, binding, 4)];
+}
+
+beforeAll(() => initBackend("wasm"));
+afterAll(() => useKernels("tfjs"));
+
+describe.each(cases)("the training graph, $name", ({ config }) => {
+  it("gives tfjs autograd's gradients and loss sum within float32 rounding, without leaks", () => {
+    const model = new GPT(config, randomWeights(config, Rng.fromSeed(`w ${config.nLayers}`)));
+    const bs = batches(config, Rng.fromSeed("docs"));
+    expect(bs.some((b) => new Set(b.input.docIds).size > 2)).toBe(true); // rows holding several documents
+    expect(bs.some((b) => b.mask.includes(0))).toBe(true); // masked targets
+    const vars = [...model.params.values()], names = [...model.params.keys()];
+    const tfjs = bs.map((b) => microbatchGradient(vars, batchLoss(model, { train: false } as never), b));
+    useKernels("onnxruntime");
+    try {
+      const before = tf.memory().numTensors;
+      const graph = bs.map((b) => graphGradient(model, b)!);
+      let seen = 0;
+      expect(tf.memory().numTensors).toBe(before);
+      bs.forEach((b, k) => {
+        expect(graph[k].count).toBe(b.targetCount);
+        expect(Math.abs(graph[k].lossSum - tfjs[k].lossSum)).toBeLessThanOrEqual(LOSS_ATOL);
+        names.forEach((name, i) => {
+          const [a, want] = [graph[k].grads[i], tfjs[k].grads[i]];
+          expect(a.length, name).toBe(want.length);
+          const scale = want.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+          expect(scale, `${name}: a gradient worth comparing`).toBeGreaterThan(1e-3);
+          const worst = a.reduce((m, v, j) => Math.max(m, Math.abs(v - want[j])), 0);
+          seen = Math.max(seen, worst);
+          expect(worst / scale, `batch ${k} ${name}`).toBeLessThanOrEqual(GRAD_RTOL);
+        });
+      });
+      expect(seen).toBeGreaterThan(0); // two engines: float32 rounding shows, so the bound is not vacuous
+    } finally {
+      useKernels("tfjs");
+      model.dispose();
+    }
+  });
+});
+
+describe("training graph sessions", () => {
+  it("one per config: reused across weight updates, whose gradients follow the weights", () => {
+    const config = cases[1].config;
+    const weights = randomWeights(config, Rng.fromSeed(3));
+    const model = new GPT(config, weights);
+    const [batch] = batches(config, Rng.fromSeed("s"));
+    useKernels("onnxruntime");
+    try {
+      const [b0, r0] = [graphBuilds(), graphGradientRuns()];
+      const first = graphGradient(model, batch)!;
+      expect(graphGradient(model, batch)!.grads).toEqual(first.grads);
+      model.assign(new Map([...weights].map(([n, w]) => [n, w.map((v) => v * 0.5)])));
+      expect(graphGradient(model, batch)!.grads).not.toEqual(first.grads);
+      model.assign(weights);
+      expect(graphGradient(model, batch)!.grads).toEqual(first.grads);
+      expect(graphBuilds() - b0).toBeLessThanOrEqual(1); // 0 when an earlier test built this config's session
+      expect(graphGradientRuns() - r0).toBe(4);
+    } finally {
+      useKernels("tfjs");
+      model.dispose();
+    }
+  });
+
+  it("are not used under dropout or on tfjs kernels: those keep tfjs autograd", () => {
+    const config = shape({ dropout: 0.1 });
+    const model = new GPT(config, randomWeights(config, Rng.fromSeed(4)));
+    const [batch] = batches(config, Rng.fromSeed("d"));
+    try {
+      expect(gradientPath(model)).toBe("tfjs");
+      expect(graphGradient(model, batch)).toBeUndefined();
+      useKernels("onnxruntime");
+      expect(gradientPath(model)).toBe("tfjs");
+      expect(graphGradient(model, batch)).toBeUndefined();
+    } finally {
+      useKernels("tfjs");
+      model.dispose();
+    }
+  });
+});
