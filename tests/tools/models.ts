@@ -1,6 +1,6 @@
 // Test helper, not a test: three small models of different shapes trained a few updates through src/lab and
 // written as model files with a documents file each, and a runner for tools/tinylab_torch.py under Python.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -59,14 +59,42 @@ export function requireTorch(): void {
   if (torchMissing) throw new Error(`tests/tools need ${torchMissing}`);
 }
 
-/** Run tools/tinylab_torch.py; a non-zero exit throws with its stderr. Returns parsed JSON stdout. */
-export function torchTool(args: string[]): any {
-  const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+/** One Python process running tools/tinylab_torch.py's main() per request (tests/tools/torch_session.py), started on first use. */
+let session: { child: ChildProcess; pending: ((line: string) => void)[] } | undefined;
+const SESSION = resolve(import.meta.dirname, "torch_session.py");
+
+function torchSession(): NonNullable<typeof session> {
+  if (session) return session;
+  const child = spawn(PYTHON, [SESSION], { stdio: ["pipe", "pipe", "inherit"] });
+  const s = { child, pending: [] as ((line: string) => void)[] };
+  let buffered = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    buffered += d.toString();
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      s.pending.shift()!(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
+  });
+  child.on("close", (code) => { for (const p of s.pending.splice(0)) p(JSON.stringify({ status: code, stdout: "", stderr: `torch_session.py ended (${code})` })); });
+  return (session = s);
+}
+
+/** End the session (its process exits when its stdin closes). */
+export function closeTorchSession(): void {
+  session?.child.stdin!.end();
+  session = undefined;
+}
+
+/** Run tools/tinylab_torch.py's main() with these arguments; a non-zero status throws with its stderr. Returns parsed JSON stdout. */
+export async function torchTool(args: string[]): Promise<any> {
+  const s = torchSession();
+  const line = await new Promise<string>((res) => { s.pending.push(res); s.child.stdin!.write(JSON.stringify(args) + "\n"); });
+  const r = JSON.parse(line) as { status: number | null; stdout: string; stderr: string };
   if (r.status !== 0) throw new Error(`tinylab_torch.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
-/** The same call, expected to fail: its exit code and stderr. */
+/** The tool's own process (`python3 tools/tinylab_torch.py …`), expected to fail: its exit code and stderr. */
 export function torchToolFails(args: string[]): { status: number | null; stderr: string } {
   const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8" });
   return { status: r.status, stderr: r.stderr };
@@ -110,7 +138,7 @@ export function makeModels(dir: string): TestModel[] {
 export function useModels(prefix: string): { dir: string; models: TestModel[] } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const models: TestModel[] = [];
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => { closeTorchSession(); rmSync(dir, { recursive: true, force: true }); });
   beforeAll(async () => {
     if (SKIP_TORCH) return;
     requireTorch();
