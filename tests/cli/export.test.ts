@@ -9,7 +9,7 @@ import { encodeDocument } from "../../src/data/documents.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { EXPORT_FILES, exportModel } from "../../experiments/export.ts";
-import { useModels, SKIP_TORCH, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
+import { useModels, skipTorch, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
 import { tinylab } from "./spawn.ts";
 
 /** The export copies float32 weights unchanged, so a float64 GPT-2 forward agrees with tinylab as tinylab_torch does (tests/tools/torch.test.ts). */
@@ -38,7 +38,7 @@ function gpt2Shapes(m: TestModel): Record<string, number[]> {
   return out;
 }
 
-describe.skipIf(SKIP_TORCH)("tinylab export --format hf-gpt2", () => {
+describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
   it("writes GPT-2's files, names and shapes; the GPT-2 reader scores the documents as tinylab evaluate does (float64, 1e-5)", async () => {
     const table: Record<string, unknown>[] = [];
     for (const m of models) {

@@ -49,14 +49,26 @@ export function missingPython(modules: string[]): string | undefined {
   return `${PYTHON} with ${modules.join(" and ")} is needed (Debian: apt-get install -y python3-numpy python3-torch libopenblas0-openmp): ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`;
 }
 
-const torchMissing = missingPython(["numpy", "torch"]);
+let torchProbe: { missing: string | undefined } | undefined;
+/** Why torch cannot be imported, or undefined: probed once, on first use (a file importing only TEXTS starts no Python). */
+function torchMissing(): string | undefined {
+  torchProbe ??= { missing: missingPython(["numpy", "torch"]) };
+  return torchProbe.missing;
+}
+
+let warned = false;
 /** Skip the torch tests outside CI when torch is absent; in CI (REQUIRE_PYTHON) never. */
-export const SKIP_TORCH = torchMissing !== undefined && !REQUIRE_PYTHON;
-if (SKIP_TORCH) console.warn(`skipping the PyTorch interop tests: ${torchMissing}`);
+export function skipTorch(): boolean {
+  const skip = torchMissing() !== undefined && !REQUIRE_PYTHON;
+  if (skip && !warned) console.warn(`skipping the PyTorch interop tests: ${torchMissing()}`);
+  warned ||= skip;
+  return skip;
+}
 
 /** Fails the suite, naming the fix, when Python, numpy or torch is missing. */
 export function requireTorch(): void {
-  if (torchMissing) throw new Error(`tests/tools need ${torchMissing}`);
+  const missing = torchMissing();
+  if (missing) throw new Error(`tests/tools need ${missing}`);
 }
 
 /** One Python process running tools/tinylab_torch.py's main() per request (tests/tools/torch_session.py), started on first use. */
@@ -140,7 +152,7 @@ export function useModels(prefix: string): { dir: string; models: TestModel[] } 
   const models: TestModel[] = [];
   afterAll(() => { closeTorchSession(); rmSync(dir, { recursive: true, force: true }); });
   beforeAll(async () => {
-    if (SKIP_TORCH) return;
+    if (skipTorch()) return;
     requireTorch();
     await initBackend("wasm");
     models.push(...makeModels(dir));

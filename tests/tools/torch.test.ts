@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
-import { useModels, PYTHON, SKIP_TORCH, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
+import { useModels, PYTHON, skipTorch, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
 
 /**
  * tinylab scores in float32 (wasm); a float64 forward of the same float32 weights differs from it only by
@@ -27,7 +27,7 @@ const evaluate = (model: string, data?: string) => evaluateModelFile({ model, da
 const TORCH_VS_SCORE_TOL = 1e-6;
 const SCORE_PY = resolve(import.meta.dirname, "../../tools/score.py");
 
-describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
+describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
   it("scores every shape as tinylab evaluate does: float64 within 1e-5, float32 within 1e-4, the same target counts", async () => {
     const table: Record<string, unknown>[] = [];
     const cases: [TestModel, string | undefined][] = [...models.map((m) => [m, m.data] as [TestModel, string]), [models[0], undefined]];
