@@ -1,15 +1,15 @@
-// `tinylab export --format hf-gpt2` in a separate process, read back by the GPT-2-layout reader in
-// tools/tinylab_torch.py (from_hf_dir): GPT-2's names and shapes, the same NLLs as tinylab evaluate, the same
-// token ids from tokenizer.json as from tinylab's tokenizer, and the rule for --out.
+// `tinylab export --format hf-gpt2`, read back by the GPT-2-layout reader in tools/tinylab_torch.py (from_hf_dir):
+// GPT-2's names and shapes, the same NLLs as tinylab evaluate, the same token ids from tokenizer.json as from
+// tinylab's tokenizer (exports written by the recipe the command calls), and the rule for --out (in a separate process).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeSafetensors } from "../../src/util/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
-import type { EvaluateReport } from "../../experiments/evaluate.ts";
-import { EXPORT_FILES } from "../../experiments/export.ts";
-import { useModels, SKIP_TORCH, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
+import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
+import { EXPORT_FILES, exportModel } from "../../experiments/export.ts";
+import { useModels, skipTorch, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
 import { tinylab } from "./spawn.ts";
 
 /** The export copies float32 weights unchanged, so a float64 GPT-2 forward agrees with tinylab as tinylab_torch does (tests/tools/torch.test.ts). */
@@ -38,12 +38,12 @@ function gpt2Shapes(m: TestModel): Record<string, number[]> {
   return out;
 }
 
-describe.skipIf(SKIP_TORCH)("tinylab export --format hf-gpt2", () => {
+describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
   it("writes GPT-2's files, names and shapes; the GPT-2 reader scores the documents as tinylab evaluate does (float64, 1e-5)", async () => {
     const table: Record<string, unknown>[] = [];
     for (const m of models) {
       const out = join(dir, `hf-${m.name}`);
-      await exportTo(m.path, out);
+      exportModel({ model: m.path, out, format: "hf-gpt2" });
       const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(join(out, "model.safetensors"))));
       expect(metadata).toEqual({ format: "pt" });
       expect(Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, t.shape]))).toEqual(gpt2Shapes(m));
@@ -60,9 +60,9 @@ describe.skipIf(SKIP_TORCH)("tinylab export --format hf-gpt2", () => {
         activation_function: "gelu_new", layer_norm_epsilon: 1e-5, tie_word_embeddings: m.config.tiedHead, bos_token_id: 0, eos_token_id: 1, scale_attn_weights: true,
       });
 
-      const r = await tinylab(["evaluate", "--model", m.path, "--data", m.data, "--json"]);
-      const evaluated = (JSON.parse(r.stdout) as EvaluateReport).splits;
-      const hf = torchTool(["score", "--hf-dir", out, "--data", m.data]).splits;
+      // what `tinylab evaluate --model M --data D` prints, from the recipe it calls (the CLI itself: tests/cli/evaluate.test.ts)
+      const evaluated = evaluateModelFile({ model: m.path, data: m.data, batchRows: 1, split: "all" }).splits;
+      const hf = (await torchTool(["score", "--hf-dir", out, "--data", m.data])).splits;
       expect(Object.keys(hf).sort()).toEqual(Object.keys(evaluated).sort());
       for (const [split, s] of Object.entries(evaluated)) {
         table.push({ model: m.name, split, targets: s!.targets, tinylab: s!.nll.toFixed(8), hf_gpt2_f64: hf[split].nll.toFixed(8), diff: Math.abs(hf[split].nll - s!.nll).toExponential(1) });
@@ -79,7 +79,7 @@ describe.skipIf(SKIP_TORCH)("tinylab export --format hf-gpt2", () => {
     const data = join(dir, "texts.jsonl");
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
     for (const m of models) {
-      const got = torchTool(["encode", "--hf-dir", join(dir, `hf-${m.name}`), "--data", data]);
+      const got = await torchTool(["encode", "--hf-dir", join(dir, `hf-${m.name}`), "--data", data]);
       for (const r of rows) expect(got[r.id], `${m.name} "${r.text}"`).toEqual(encodeDocument(m.tokenizer, r).ids);
       const tok = JSON.parse(readFileSync(join(dir, `hf-${m.name}`, "tokenizer.json"), "utf8"));
       const json = m.tokenizer.toJSON();

@@ -1,6 +1,6 @@
 // Test helper, not a test: three small models of different shapes trained a few updates through src/lab and
 // written as model files with a documents file each, and a runner for tools/tinylab_torch.py under Python.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -49,24 +49,64 @@ export function missingPython(modules: string[]): string | undefined {
   return `${PYTHON} with ${modules.join(" and ")} is needed (Debian: apt-get install -y python3-numpy python3-torch libopenblas0-openmp): ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`;
 }
 
-const torchMissing = missingPython(["numpy", "torch"]);
+let torchProbe: { missing: string | undefined } | undefined;
+/** Why torch cannot be imported, or undefined: probed once, on first use (a file importing only TEXTS starts no Python). */
+function torchMissing(): string | undefined {
+  torchProbe ??= { missing: missingPython(["numpy", "torch"]) };
+  return torchProbe.missing;
+}
+
+let warned = false;
 /** Skip the torch tests outside CI when torch is absent; in CI (REQUIRE_PYTHON) never. */
-export const SKIP_TORCH = torchMissing !== undefined && !REQUIRE_PYTHON;
-if (SKIP_TORCH) console.warn(`skipping the PyTorch interop tests: ${torchMissing}`);
+export function skipTorch(): boolean {
+  const skip = torchMissing() !== undefined && !REQUIRE_PYTHON;
+  if (skip && !warned) console.warn(`skipping the PyTorch interop tests: ${torchMissing()}`);
+  warned ||= skip;
+  return skip;
+}
 
 /** Fails the suite, naming the fix, when Python, numpy or torch is missing. */
 export function requireTorch(): void {
-  if (torchMissing) throw new Error(`tests/tools need ${torchMissing}`);
+  const missing = torchMissing();
+  if (missing) throw new Error(`tests/tools need ${missing}`);
 }
 
-/** Run tools/tinylab_torch.py; a non-zero exit throws with its stderr. Returns parsed JSON stdout. */
-export function torchTool(args: string[]): any {
-  const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+/** One Python process running tools/tinylab_torch.py's main() per request (tests/tools/torch_session.py), started on first use. */
+let session: { child: ChildProcess; pending: ((line: string) => void)[] } | undefined;
+const SESSION = resolve(import.meta.dirname, "torch_session.py");
+
+function torchSession(): NonNullable<typeof session> {
+  if (session) return session;
+  const child = spawn(PYTHON, [SESSION], { stdio: ["pipe", "pipe", "inherit"] });
+  const s = { child, pending: [] as ((line: string) => void)[] };
+  let buffered = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    buffered += d.toString();
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      s.pending.shift()!(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
+  });
+  child.on("close", (code) => { for (const p of s.pending.splice(0)) p(JSON.stringify({ status: code, stdout: "", stderr: `torch_session.py ended (${code})` })); });
+  return (session = s);
+}
+
+/** End the session (its process exits when its stdin closes). */
+export function closeTorchSession(): void {
+  session?.child.stdin!.end();
+  session = undefined;
+}
+
+/** Run tools/tinylab_torch.py's main() with these arguments; a non-zero status throws with its stderr. Returns parsed JSON stdout. */
+export async function torchTool(args: string[]): Promise<any> {
+  const s = torchSession();
+  const line = await new Promise<string>((res) => { s.pending.push(res); s.child.stdin!.write(JSON.stringify(args) + "\n"); });
+  const r = JSON.parse(line) as { status: number | null; stdout: string; stderr: string };
   if (r.status !== 0) throw new Error(`tinylab_torch.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
-/** The same call, expected to fail: its exit code and stderr. */
+/** The tool's own process (`python3 tools/tinylab_torch.py …`), expected to fail: its exit code and stderr. */
 export function torchToolFails(args: string[]): { status: number | null; stderr: string } {
   const r = spawnSync(PYTHON, [TOOL, ...args], { encoding: "utf8" });
   return { status: r.status, stderr: r.stderr };
@@ -110,9 +150,9 @@ export function makeModels(dir: string): TestModel[] {
 export function useModels(prefix: string): { dir: string; models: TestModel[] } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const models: TestModel[] = [];
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => { closeTorchSession(); rmSync(dir, { recursive: true, force: true }); });
   beforeAll(async () => {
-    if (SKIP_TORCH) return;
+    if (skipTorch()) return;
     requireTorch();
     await initBackend("wasm");
     models.push(...makeModels(dir));

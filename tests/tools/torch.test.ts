@@ -6,9 +6,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
-import type { EvaluateReport } from "../../experiments/evaluate.ts";
-import { tinylab } from "../cli/spawn.ts";
-import { useModels, PYTHON, SKIP_TORCH, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
+import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
+import { useModels, PYTHON, skipTorch, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";
 
 /**
  * tinylab scores in float32 (wasm); a float64 forward of the same float32 weights differs from it only by
@@ -21,24 +20,21 @@ const FLOAT32_TOL = 1e-4;
 
 const { dir, models } = useModels("tinylab-tools-torch-");
 
-async function evaluate(model: string, data?: string): Promise<EvaluateReport> {
-  const r = await tinylab(["evaluate", "--model", model, ...(data ? ["--data", data] : []), "--json"]);
-  if (r.code !== 0) throw new Error(`tinylab evaluate failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as EvaluateReport;
-}
+/** What `tinylab evaluate --model M [--data D]` prints, computed by the recipe it calls (the CLI itself: tests/cli/evaluate.test.ts). */
+const evaluate = (model: string, data?: string) => evaluateModelFile({ model, data, batchRows: 1, split: "all" });
 
 /** Two float64 implementations of the same forward pass: only summation order differs (the issue asks for 1e-6). */
 const TORCH_VS_SCORE_TOL = 1e-6;
 const SCORE_PY = resolve(import.meta.dirname, "../../tools/score.py");
 
-describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
+describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
   it("scores every shape as tinylab evaluate does: float64 within 1e-5, float32 within 1e-4, the same target counts", async () => {
     const table: Record<string, unknown>[] = [];
     const cases: [TestModel, string | undefined][] = [...models.map((m) => [m, m.data] as [TestModel, string]), [models[0], undefined]];
     for (const [m, data] of cases) {
-      const ours = await evaluate(m.path, data);
+      const ours = evaluate(m.path, data);
       const args = ["score", "--model", m.path, ...(data ? ["--data", data] : [])];
-      const f64 = torchTool(args).splits, f32 = torchTool([...args, "--dtype", "float32"]).splits;
+      const f64 = (await torchTool(args)).splits, f32 = (await torchTool([...args, "--dtype", "float32"])).splits;
       expect(Object.keys(f64).sort()).toEqual(Object.keys(ours.splits).sort());
       for (const [split, s] of Object.entries(ours.splits)) {
         table.push({
@@ -56,10 +52,10 @@ describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
     console.table(table);
   });
 
-  it(`equals tools/score.py (both float64) within ${TORCH_VS_SCORE_TOL} per split, with the same target counts`, () => {
+  it(`equals tools/score.py (both float64) within ${TORCH_VS_SCORE_TOL} per split, with the same target counts`, async () => {
     const table: Record<string, unknown>[] = [];
     for (const m of models) {
-      const torch = torchTool(["score", "--model", m.path, "--data", m.data]).splits;
+      const torch = (await torchTool(["score", "--model", m.path, "--data", m.data])).splits;
       const r = spawnSync(PYTHON, [SCORE_PY, m.path, "--data", m.data, "--json"], { encoding: "utf8" });
       if (r.status !== 0) throw new Error(`tools/score.py exited ${r.status}: ${r.stderr}`);
       const score = (JSON.parse(r.stdout) as { splits: Record<string, { nll: number; targets: number }> }).splits;
@@ -74,25 +70,25 @@ describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
     console.table(table);
   });
 
-  it("encodes text to tinylab's ids with its byte and BPE tokenizers (BOS + content + EOS)", () => {
+  it("encodes text to tinylab's ids with its byte and BPE tokenizers (BOS + content + EOS)", async () => {
     const rows = TEXTS.map((text, i) => ({ id: `t${i}`, split: "train", source: "s", text }));
     const data = join(dir, "texts.jsonl");
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n"));
     for (const m of models) {
-      const got = torchTool(["encode", "--model", m.path, "--data", data]);
+      const got = await torchTool(["encode", "--model", m.path, "--data", data]);
       for (const r of rows) expect(got[r.id], `${m.name} "${r.text}"`).toEqual(encodeDocument(m.tokenizer, { ...r, split: "train" }).ids);
     }
   });
 
-  it("reads format /1 and a /3 file with extra metadata keys (config and tokenizer only)", () => {
+  it("reads format /1 and a /3 file with extra metadata keys (config and tokenizer only)", async () => {
     const m = models[1];
-    const base = torchTool(["score", "--model", m.path, "--data", m.data]).splits;
+    const base = (await torchTool(["score", "--model", m.path, "--data", m.data])).splits;
     const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(m.path)));
     for (const [format, extra] of [["tinylab-model/1", {}], ["tinylab-model/3", { architecture: "{}", tokenizer_scheme: "{}" }]] as const) {
       const { integrity: _, ...rest } = metadata;
       const path = join(dir, `${format.replace("/", "-")}.safetensors`);
       writeFileSync(path, encodeSafetensors(tensors, { ...rest, ...extra, format }));
-      expect(torchTool(["score", "--model", path, "--data", m.data]).splits).toEqual(base);
+      expect((await torchTool(["score", "--model", path, "--data", m.data])).splits).toEqual(base);
     }
   });
 
@@ -100,9 +96,8 @@ describe.skipIf(SKIP_TORCH)("tools/tinylab_torch.py", () => {
     const data = join(dir, "long.jsonl");
     writeFileSync(data, JSON.stringify({ id: "long", split: "train", text: "abcdefghijklmnop" }) + "\n");
     for (const stride of [undefined, 3]) {
-      const r = await tinylab(["evaluate", "--model", models[0].path, "--data", data, "--split", "train", "--json", ...(stride ? ["--stride", String(stride)] : [])]);
-      const ours = (JSON.parse(r.stdout) as EvaluateReport).splits.train!;
-      const got = torchTool(["score", "--model", models[0].path, "--data", data, ...(stride ? ["--stride", String(stride)] : [])]);
+      const ours = evaluateModelFile({ model: models[0].path, data, batchRows: 1, split: "train", stride }).splits.train!;
+      const got = await torchTool(["score", "--model", models[0].path, "--data", data, ...(stride ? ["--stride", String(stride)] : [])]);
       expect([got.stride, got.splits.train.targets]).toEqual([stride ?? 8, 17]);
       expect(Math.abs(got.splits.train.nll - ours.nll)).toBeLessThan(FLOAT64_TOL);
     }
