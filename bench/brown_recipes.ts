@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { engineInfo, initBackend } from "../src/util/backend.ts";
 import { engineLabel, parseKernelsChoice, type KernelsChoice } from "../src/util/backend_choice.ts";
-import { useKernels } from "../src/util/native_kernels.ts";
-import { dirStore } from "../src/util/disk.ts";
+import { useKernels } from "../src/node/native_kernels.ts";
+import { dirStore } from "../src/node/disk.ts";
 import { resolveModelConfig, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateWindows } from "../src/eval/windowed.ts";
@@ -23,7 +23,7 @@ import { meanNll } from "../src/eval/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
-import { startPool } from "../experiments/pool.ts";
+import { startPool } from "../src/node/pool.ts";
 
 interface Recipe { layers: number; dModel: number; dFF: number; heads: number; rows: number; lr: number; warmup: number }
 const base: Recipe = { layers: 2, dModel: 128, dFF: 512, heads: 4, rows: 8, lr: 3e-3, warmup: 30 };

@@ -1,10 +1,10 @@
-// Benchmark: µs per matrix product on tfjs-wasm's kernels and on onnxruntime-node's (src/util/native_kernels.ts),
+// Benchmark: µs per matrix product on tfjs-wasm's kernels and on onnxruntime-node's (src/node/native_kernels.ts),
 // interleaved shape by shape, for the products of the tiny and medium steps and a size sweep (where NATIVE_MIN_MACS
 // comes from). Prints one JSON line per shape and engine; not a test.
 // Usage: npx tsx bench/native_matmul.ts [--reps 200] [--only medium,tiny,square]   (times are CPU µs per call)
 import { parseArgs } from "node:util";
 import { initBackend, tf } from "../src/util/backend.ts";
-import { useKernels } from "../src/util/native_kernels.ts";
+import { useKernels } from "../src/node/native_kernels.ts";
 import { batchMatMul } from "../src/util/wasm_matmul.ts";
 
 const { values } = parseArgs({ options: { reps: { type: "string", default: "200" }, only: { type: "string" } } });

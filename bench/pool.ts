@@ -10,7 +10,7 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, snapshotDifferences } from "../src/lab/run.ts";
-import { startPool } from "../experiments/pool.ts";
+import { startPool } from "../src/node/pool.ts";
 
 /** Full rows of random tokens, one document per row (as bench/step.ts and the peer). */
 function randomBatch(c: ModelConfig, rows: number, rng: Rng): Batch {

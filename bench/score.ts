@@ -9,7 +9,7 @@ import { graphBuilds, scoreBatch } from "../src/model/graph_scoring.ts";
 import { initParameters } from "../src/model/init.ts";
 import type { ScoredBatch } from "../src/model/input.ts";
 import { engineInfo, initBackend, setGraphLoader, currentGraphLoader } from "../src/util/backend.ts";
-import { useKernels } from "../src/util/native_kernels.ts";
+import { useKernels } from "../src/node/native_kernels.ts";
 import { Rng } from "../src/util/rng.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, rows: { type: "string", default: "16" } } });

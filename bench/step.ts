@@ -74,6 +74,8 @@ function interleave(other: string, pairs: number) {
 async function benchHere(src: string) {
   // every module of the measured tree is imported from `src`, so a second checkout can be measured by this script
   const mod = async <M>(path: string): Promise<M> => import(pathToFileURL(resolve(src, path)).href) as Promise<M>;
+  // the Node edge's files sat in src/util and experiments/ in older trees
+  const edge = (name: string, before: string) => (existsSync(resolve(src, `src/node/${name}`)) ? `src/node/${name}` : before);
   const backendModule = await mod<typeof import("../src/util/backend.ts")>("src/util/backend.ts");
   const { initBackend, readTensor, tf } = backendModule;
   const { Rng } = await mod<typeof import("../src/util/rng.ts")>("src/util/rng.ts");
@@ -83,7 +85,7 @@ async function benchHere(src: string) {
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
   const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");
-  const { startPool } = workers > 1 ? await mod<typeof import("../experiments/pool.ts")>("experiments/pool.ts") : { startPool: undefined };
+  const { startPool } = workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
   // an older tree without the training graph trains on tfjs autograd
   const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts")) ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts") : undefined;
   const { decoderAdapter } = await mod<typeof import("../src/eval/adapter.ts")>("src/eval/adapter.ts");
@@ -212,8 +214,9 @@ async function benchHere(src: string) {
 
   // a tree without native kernels (an older checkout) can still be measured on tfjs's
   const useKernels = async (kernels: string) => {
-    if (kernels === "tfjs" && !existsSync(resolve(src, "src/util/native_kernels.ts"))) return;
-    (await mod<typeof import("../src/util/native_kernels.ts")>("src/util/native_kernels.ts")).useKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
+    const native = edge("native_kernels.ts", "src/util/native_kernels.ts");
+    if (kernels === "tfjs" && !existsSync(resolve(src, native))) return;
+    (await mod<typeof import("../src/node/native_kernels.ts")>(native)).useKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
     // products only: no graph loader, so scoring stays on tfjs's forward (a tree without graphs has nothing to remove)
     if (kernels === "onnxruntime-products") backendModule.setGraphLoader?.(undefined);
   };

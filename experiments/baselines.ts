@@ -1,16 +1,16 @@
 // `tinylab baselines` as a recipe: fit every count baseline on a data file's train split and score each split
-// present, through the same evaluator as the decoder. Reads JSONL documents (src/data/files.ts) or a split file.
+// present, through the same evaluator as the decoder. Reads JSONL documents (src/node/files.ts) or a split file.
 import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { separateBatches, type Binding } from "../src/data/batches.ts";
 import { SPLITS, targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { FILE_LIMIT, readDocumentsFile } from "../src/data/files.ts";
+import { FILE_LIMIT, readDocumentsFile } from "../src/node/files.ts";
 import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src/data/split_file.ts";
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
 import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
-import { readFileText, readSafetensorsBytes } from "../src/util/disk.ts";
+import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface BaselinesOptions {

@@ -2,15 +2,15 @@
 // genre-stratified manifest, BPE on train only and the canary, then the evaluation harness on validation (test only when asked).
 import { BROWN_DEFAULTS, type BrownOptions } from "./options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
-import { sha256File } from "../src/util/atomic.ts";
-import { dirStore, type DirStore } from "../src/util/disk.ts";
+import { sha256File } from "../src/node/atomic.ts";
+import { dirStore, type DirStore } from "../src/node/disk.ts";
 import { createProgress } from "../src/util/progress.ts";
 import type { LossHistory } from "../src/util/charts.ts";
 import { lossPoints } from "../src/lab/history.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
-import { brownSplit, loadBrown, sliceBrown } from "../src/data/brown.ts";
+import { brownSplit, loadBrown, sliceBrown } from "../src/node/brown.ts";
 import { trainBpe } from "../src/data/bpe.ts";
 import { encodeDocument, targetCount, type Document, type Split, type TextDocument } from "../src/data/documents.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
@@ -25,7 +25,7 @@ import { sha256Hex } from "../src/util/sha256.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
 import { workersFor } from "../src/train/pool.ts";
-import { threadPools } from "./pool.ts";
+import { threadPools } from "../src/node/pool.ts";
 import type { Rng } from "../src/util/rng.ts";
 
 /** Files of a Brown run inside its --out directory. */

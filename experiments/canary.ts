@@ -3,10 +3,10 @@
 // prefix is read, beside a control canary that is never inserted. Small and instant; not a decoder trained per r.
 import { addKBigram, baselineAdapter, fitCounts } from "../src/baselines/ngram.ts";
 import { encodeDocument, type TextDocument } from "../src/data/documents.ts";
-import { readDocumentsFile } from "../src/data/files.ts";
+import { readDocumentsFile } from "../src/node/files.ts";
 import { BYTE_VOCAB, ByteTokenizer } from "../src/data/tokenizer.ts";
 import { canaryProbe, insertCanary } from "../src/eval/memorization.ts";
-import { requireFile } from "../src/util/disk.ts";
+import { requireFile } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { CANARY_DEFAULTS, type CanaryOptions } from "./options.ts";
 export { CANARY_DEFAULTS, type CanaryOptions };

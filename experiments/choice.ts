@@ -6,8 +6,8 @@ import { wilsonInterval } from "../src/eval/intervals.ts";
 import { continuationLogProb } from "../src/eval/memorization.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
 import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
-import { FILE_LIMIT } from "../src/data/files.ts";
-import { readFileText, readSafetensorsBytes } from "../src/util/disk.ts";
+import { FILE_LIMIT } from "../src/node/files.ts";
+import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface ChoiceOptions {

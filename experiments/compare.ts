@@ -3,7 +3,7 @@
 import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import type { Binding } from "../src/data/batches.ts";
 import { targetCount, type Document, type Split } from "../src/data/documents.ts";
-import { readDocumentsBytes } from "../src/data/files.ts";
+import { readDocumentsBytes } from "../src/node/files.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { scoredBytes } from "../src/eval/bpb.ts";
@@ -12,7 +12,7 @@ import { mcnemarExact } from "../src/eval/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../src/eval/multi_bootstrap.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
-import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
+import { readSafetensorsBytes, requireFile } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";

@@ -9,7 +9,8 @@ import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/mod
 import { paddedBatches, type Batch, type Binding } from "../src/data/batches.ts";
 import type { Document, Split } from "../src/data/documents.ts";
 import type { SplitRows } from "../src/data/split_file.ts";
-import { CYCLE_LENGTH, CYCLIC_VOCAB, ROW_LENGTH, cyclicDocuments, readCyclicSplitFile, splitCyclicRows, taskEntropyByPosition } from "../src/data/cyclic.ts";
+import { CYCLE_LENGTH, CYCLIC_VOCAB, ROW_LENGTH, cyclicDocuments, splitCyclicRows, taskEntropyByPosition } from "../src/data/cyclic.ts";
+import { readCyclicSplitFile } from "../src/node/split_files.ts";
 import { decoderAdapter, type ScoringModel } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record, summary, type MetricSummary } from "../src/eval/summary.ts";

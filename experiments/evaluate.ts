@@ -22,9 +22,9 @@ export interface EvaluateOptions {
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
-  /** Threads that score (experiments/pool.ts), capped by the batches of the largest split; absent: 1. */
+  /** Threads that score (src/node/pool.ts), capped by the batches of the largest split; absent: 1. */
   workers?: number;
-  /** Where those threads come from (experiments/pool.ts `threadPools` on Node); absent: this thread alone. */
+  /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
 }
 

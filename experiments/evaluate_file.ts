@@ -1,8 +1,8 @@
 // The evaluate recipe's file-system edge: reads the model file (and the documents file) from disk, then scores
 // them with the pure evaluateModel (evaluate.ts). Not the recipe itself, so the browser page can bundle that.
 import { ModelFileError } from "../src/lab/model_file.ts";
-import { readDocumentsBytes } from "../src/data/files.ts";
-import { readSafetensorsBytes } from "../src/util/disk.ts";
+import { readDocumentsBytes } from "../src/node/files.ts";
+import { readSafetensorsBytes } from "../src/node/disk.ts";
 import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 export { chosenSplits } from "./evaluate.ts";

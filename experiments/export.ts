@@ -1,12 +1,10 @@
 // `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started) and written as
 // a Hugging Face GPT-2 directory with its ONNX graph (what transformers.js loads), or as the ONNX graph alone.
 // Not a converter back.
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
-import { sha256Bytes, writeFileAtomic } from "../src/util/atomic.ts";
-import { checkOutputDir, ensureDir, readFileBytes, readFileText, readSafetensorsBytes, removeStaleTemps } from "../src/util/disk.ts";
-import { FILE_LIMIT } from "../src/data/files.ts";
+import { checkOutputDir, readFileBytes, readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
+import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
+import { FILE_LIMIT } from "../src/node/files.ts";
 import { encodeSafetensors } from "../src/util/safetensors.ts";
 import { gpt2Config, gpt2Tensors, hfSpecialTokens, hfTokenizer, hfTokenizerConfig } from "../src/model/hf_gpt2.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
@@ -34,18 +32,6 @@ export interface ExportReport {
   files: { name: string; bytes: number; sha256: string }[];
 }
 
-/** Files under `dir`, one level of subdirectory deep ("onnx/model.onnx"), after sweeping killed writers' temps. */
-function exportEntries(dir: string): string[] {
-  removeStaleTemps(dir);
-  return readdirSync(dir).sort().flatMap((e) => {
-    const sub = join(dir, e);
-    if (!statSync(sub).isDirectory()) return [e];
-    removeStaleTemps(sub);
-    const inner = readdirSync(sub).sort().map((f) => `${e}/${f}`);
-    return inner.length > 0 ? inner : [`${e}/`];
-  });
-}
-
 /** Whether an existing file carries EXPORT_MARKER: config.json as a key, model.onnx in its metadata_props. */
 function marked(path: string, kind: "config" | "onnx"): boolean {
   try {
@@ -63,15 +49,14 @@ function marked(path: string, kind: "config" | "onnx"): boolean {
  */
 export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): void {
   checkOutputDir(dir, "--out");
-  if (!existsSync(dir)) return;
-  const entries = exportEntries(dir);
+  const entries = entriesOneDeep(dir);
   if (entries.length === 0) return;
   const allowed: readonly string[] = format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"];
   const foreign = entries.filter((e) => !allowed.includes(e));
   const why = `only an empty directory or a previous ${format} export is overwritten`;
   if (foreign.length > 0) throw new Error(`--out ${dir}: holds ${foreign.map((e) => `"${e}"`).join(", ")}, which an ${format} export does not write; ${why}`);
   const key = format === "onnx" ? ONNX_FILE : "config.json";
-  if (!marked(join(dir, key), format === "onnx" ? "onnx" : "config")) {
+  if (!marked(`${dir}/${key}`, format === "onnx" ? "onnx" : "config")) {
     throw new Error(`--out ${dir}: is not empty and its ${key} has no "${EXPORT_MARKER}" ${format === "onnx" ? "metadata entry" : "key"}, so it was not written by tinylab export; ${why}`);
   }
 }
@@ -92,12 +77,6 @@ export function exportModel(o: ExportOptions): ExportReport {
     ["special_tokens_map.json", JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
     ["onnx/model.onnx", onnx()],
   ];
-  ensureDir(o.out, "--out");
-  const files = contents.map(([name, data]) => {
-    if (name.includes("/")) ensureDir(join(o.out, dirname(name)), "--out");
-    writeFileAtomic(join(o.out, name), data);
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    return { name, bytes: bytes.length, sha256: sha256Bytes(bytes) };
-  });
+  const files = writeFilesAtomic(o.out, contents, "--out");
   return { model: o.model, model_sha256: parts.sha256, integrity: parts.integrity, out: o.out, format: o.format, files };
 }

@@ -56,11 +56,11 @@ export interface TrainRunOptions {
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: DivergencePolicy;
-  /** Threads computing each update (experiments/pool.ts), capped by `microbatches`; absent: 1. */
+  /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
 }
 
-/** A text input as `train --text` takes it (src/data/text_files.ts reads it; src/data/text_split.ts splits it). */
+/** A text input as `train --text` takes it (src/node/text_files.ts reads it; src/data/text_split.ts splits it). */
 export interface TextInput {
   docs: TextSource[];
   name: string;
@@ -143,7 +143,7 @@ export interface BrownOptions {
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: DivergencePolicy;
   /**
-   * Threads that train and score (experiments/pool.ts); absent: 1. An update uses at most its microbatch count
+   * Threads that train and score (src/node/pool.ts); absent: 1. An update uses at most its microbatch count
    * (`microbatches`), the report's scoring all of them.
    */
   workers?: number;

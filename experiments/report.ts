@@ -1,10 +1,10 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
 // file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it;
-// then the report card (report.md with its figures), with the git state read here, outside the core.
-import { spawnSync } from "node:child_process";
+// then the report card (report.md with its figures), with the git state read at the edge (src/node/git.ts).
 import { allBaselines } from "../src/baselines/ngram.ts";
+
 import type { BinScheme } from "../src/eval/calibration.ts";
-import { readDocumentsBytes } from "../src/data/files.ts";
+import { readDocumentsBytes } from "../src/node/files.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { modelIdentity } from "../src/eval/identity.ts";
 import { buildReport, type Report } from "../src/eval/report.ts";
@@ -13,8 +13,8 @@ import { reportCard, type CardContext } from "../src/eval/report_card.ts";
 import { reportFigures } from "../src/eval/report_page.ts";
 import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
-import { readSafetensorsBytes, requireFile } from "../src/util/disk.ts";
-import { usingPool } from "./pool.ts";
+import { readSafetensorsBytes, requireFile } from "../src/node/disk.ts";
+import { usingPool } from "../src/node/pool.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
@@ -39,7 +39,7 @@ export interface ReportRunOptions {
   k?: number;
   lambda?: number;
   progress?: ProgressStream;
-  /** Threads that score the likelihood passes (experiments/pool.ts); absent: 1. */
+  /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
   workers?: number;
 }
 
@@ -79,15 +79,6 @@ export function runReport(o: ReportRunOptions): Report {
   } finally {
     for (const l of loaded) l.model.dispose();
   }
-}
-
-/** The checkout's commit and whether it has uncommitted changes; null when `dir` is not in a git checkout (or git is absent). */
-export function gitState(dir = process.cwd()): CardContext["git"] {
-  const git = (...args: string[]) => spawnSync("git", ["-C", dir, ...args], { encoding: "utf8" });
-  const head = git("rev-parse", "HEAD");
-  if (head.status !== 0) return null;
-  const status = git("status", "--porcelain", "--untracked-files=no");
-  return { commit: head.stdout.trim(), dirty: status.status !== 0 || status.stdout.trim() !== "" };
 }
 
 /** The report card and its figures as [file name relative to the output directory, content]; the caller writes them. */

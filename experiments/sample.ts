@@ -3,7 +3,7 @@
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { generate, type Decoding } from "../src/eval/generate.ts";
 import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
-import { readSafetensorsBytes } from "../src/util/disk.ts";
+import { readSafetensorsBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { SAMPLE_DEFAULTS, type SampleOptions } from "./options.ts";

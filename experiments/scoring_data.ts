@@ -1,5 +1,5 @@
 // The documents a scorer (evaluate, report, compare, the lab page) is given, encoded with the model file's own
-// tokenizer: a run's text split (already rebuilt and sha256-checked by src/data/text_files.ts or the page), a
+// tokenizer: a run's text split (already rebuilt and sha256-checked by src/node/text_files.ts or the page), a
 // JSONL documents file's bytes, or the overfit fixture; with the check that the model trained on them. Pure.
 import { encodeDocument, type Document, type TextDocument } from "../src/data/documents.ts";
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
@@ -8,7 +8,7 @@ import type { Tokenizer } from "../src/data/tokenizer.ts";
 import type { ModelProvenance } from "../src/lab/model_file.ts";
 import { trainedOnNote, type GivenData } from "../src/lab/trained_on.ts";
 
-/** A run's split as text: every document of every split, and what it is (src/data/text_files.ts RunText, flattened). */
+/** A run's split as text: every document of every split, and what it is (src/node/text_files.ts RunText, flattened). */
 export interface ScoringText {
   source: string;
   manifestSha256: string;

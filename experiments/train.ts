@@ -5,7 +5,7 @@ import { parameterCount } from "../src/model/config.ts";
 import { engineLabel } from "../src/util/backend_choice.ts";
 import { saveModel, STATE_FILE } from "../src/lab/store.ts";
 import { workersFor } from "../src/train/pool.ts";
-import { threadPools } from "./pool.ts";
+import { threadPools } from "../src/node/pool.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";

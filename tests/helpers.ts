@@ -1,11 +1,11 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
-// works on bytes; src/util/disk.ts reads and writes them). Not a test file itself.
+// works on bytes; src/node/disk.ts reads and writes them). Not a test file itself.
 import type { Rng } from "../src/util/rng.ts";
 import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
-import { readSafetensorsBytes } from "../src/util/disk.ts";
-import { writeFileAtomic, sha256Bytes } from "../src/util/atomic.ts";
+import { readSafetensorsBytes } from "../src/node/disk.ts";
+import { writeFileAtomic, sha256Bytes } from "../src/node/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { ModelFileError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";

@@ -1,5 +1,5 @@
 """The split a tinylab run trained on, rebuilt from its manifest.json by the rule docs/evaluation.md states (and
-src/data/text_split.ts sourcesOfManifest / src/data/text_files.ts readRunText implement): each document re-read from
+src/data/text_split.ts sourcesOfManifest / src/node/text_files.ts readRunText implement): each document re-read from
 its file and checked against the manifest's sha256; and the scorers' one stride rule and windows (src/eval/windows.ts).
 Used by score.py and tinylab_torch.py; standard library only.
 Not the seeded split itself: without a manifest (tinylab's --text alone) give the run directory instead.

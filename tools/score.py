@@ -310,7 +310,7 @@ def make_tokenizer(j, where):
 # ---- documents ------------------------------------------------------------------------------------------------
 
 def read_documents(path, tokenizer):
-    """A JSONL documents file as src/data/files.ts reads it: text rows get BOS + content + EOS, ids rows as given."""
+    """A JSONL documents file as src/node/files.ts reads it: text rows get BOS + content + EOS, ids rows as given."""
     try:
         raw = open(path, "rb").read()
     except FileNotFoundError:
@@ -427,7 +427,7 @@ def main(argv):
     ap.add_argument("model", nargs="?", help="model file (default with --run: its model.safetensors)")
     ap.add_argument("--run", help="run directory of tinylab train --text: score the split it trained on (its manifest.json)")
     ap.add_argument("--text", help="with --run: where the run's text file (or .txt directory) is now")
-    ap.add_argument("--data", help="JSONL documents file (src/data/files.ts); the overfit fixture's texts when absent")
+    ap.add_argument("--data", help="JSONL documents file (src/node/files.ts); the overfit fixture's texts when absent")
     ap.add_argument("--stride", type=int, help="window stride, 1..context (default: the context; as tinylab evaluate --stride)")
     ap.add_argument("--split", default="all", choices=["train", "validation", "test", "all"])
     ap.add_argument("--final-test", action="store_true", help="allow the test split (a final report)")

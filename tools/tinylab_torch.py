@@ -443,7 +443,7 @@ SPLITS = ["train", "validation", "test"]
 
 
 def read_documents(path):
-    """Rows of a JSONL documents file (src/data/files.ts): {id, split, source?, text | ids}."""
+    """Rows of a JSONL documents file (src/node/files.ts): {id, split, source?, text | ids}."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):

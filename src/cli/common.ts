@@ -3,8 +3,8 @@
 import { dirname, join } from "node:path";
 import type { EngineInfo } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
-import { writeFileAtomic } from "../util/atomic.ts";
-import { ensureDir } from "../util/disk.ts";
+import { writeFileAtomic } from "../node/atomic.ts";
+import { ensureDir } from "../node/disk.ts";
 import { TEXT_DEFAULTS as t } from "../../experiments/options.ts";
 
 /** The options that make a split of --text, as train --text makes it. */
@@ -16,7 +16,7 @@ const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as co
  */
 export async function startEngine(backend: string | undefined, kernels?: string): Promise<EngineInfo> {
   const choice = parseKernelsChoice(kernels ?? process.env.TINYLAB_KERNELS);
-  const [{ initBackend, engineInfo }, { useKernels }] = await Promise.all([import("../util/backend.ts"), import("../util/native_kernels.ts")]);
+  const [{ initBackend, engineInfo }, { useKernels }] = await Promise.all([import("../util/backend.ts"), import("../node/native_kernels.ts")]);
   await initBackend(parseBackendChoice(backend));
   useKernels(choice);
   return engineInfo();
@@ -39,7 +39,7 @@ export function wallTimeLine(): string {
 
 /**
  * The run's text split a scorer was asked for (--run DIR and/or --text PATH with the split options), rebuilt and
- * sha256-checked by src/data/text_files.ts; undefined when neither was given (then --data, or the fixture).
+ * sha256-checked by src/node/text_files.ts; undefined when neither was given (then --data, or the fixture).
  */
 export async function scoringText(argv: Record<string, unknown>): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
   const run = argv.run as string | undefined, text = argv.text as string | undefined;
@@ -52,7 +52,7 @@ export async function scoringText(argv: Record<string, unknown>): Promise<import
     return undefined;
   }
   if (argv.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
-  const { readRunText } = await import("../data/text_files.ts");
+  const { readRunText } = await import("../node/text_files.ts");
   const given = <V>(name: string, fallback: V) => (argv[name] as V | undefined) ?? fallback;
   const split = { seed: given("split-seed", t.splitSeed), validation: given("validation-fraction", t.validationFraction), test: given("test-fraction", t.testFraction) };
   const r = readRunText({ run, text, onePerLine: argv["one-per-line"] ? true : undefined, split });

@@ -11,7 +11,7 @@ export interface Interrupt {
 
 export function onInterrupt(notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Interrupt {
   let requested = false;
-  const now = () => process.exit(INTERRUPTED_EXIT_CODE); // runs the exit hooks (src/util/lock.ts), unlike a signal death
+  const now = () => process.exit(INTERRUPTED_EXIT_CODE); // runs the exit hooks (src/node/lock.ts), unlike a signal death
   const handler = () => {
     requested = true;
     process.removeListener("SIGINT", handler);

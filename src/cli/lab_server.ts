@@ -4,7 +4,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameS
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkOutputDir } from "../util/disk.ts";
+import { checkOutputDir } from "../node/disk.ts";
 import { isAlive } from "../util/process.ts";
 
 // web/ from src/cli/ or from its compiled copy in dist/src/cli/

@@ -16,7 +16,7 @@ import { sampleCommand } from "./commands/sample.ts";
 import { choiceCommand } from "./commands/choice.ts";
 import { canaryCommand } from "./commands/canary.ts";
 import { labCommand } from "./commands/lab.ts";
-import { startAsSweepChild } from "../util/child_watch.ts";
+import { startAsSweepChild } from "../node/child_watch.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { refuseRepeatedOptions } from "./options.ts";
 

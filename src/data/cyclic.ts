@@ -1,8 +1,8 @@
 // The cyclic-permutation task: rows c0 c1 c2 c3 c0 c1 c2 c3 c0 for every ordered choice of 4 of 5 symbols,
-// a seeded 80/20/20 split (its own seed) or one read from a split file. Not training (experiments/cyclic.ts).
+// a seeded 80/20/20 split (its own seed) or one from a split file (read by src/node/split_files.ts). Not training (experiments/cyclic.ts).
 import { Rng } from "../util/rng.ts";
 import { SPLITS, type Document } from "./documents.ts";
-import { readSplitFile, type SplitRows } from "./split_file.ts";
+import type { SplitRows } from "./split_file.ts";
 
 /** Symbols 0..4; there is no BOS or EOS: a row is a raw token sequence. */
 export const CYCLIC_VOCAB = 5;
@@ -44,18 +44,6 @@ export function splitCyclicRows(splitSeed: number): SplitRows {
   const shuffled = Rng.fromSeed(splitSeed).child("cyclic-split").shuffle(cyclicRows());
   const { train, validation } = CYCLIC_SPLIT_SIZES;
   return { train: shuffled.slice(0, train), validation: shuffled.slice(train, train + validation), test: shuffled.slice(train + validation) };
-}
-
-/** A split file of cyclic rows: the generic checks (9 ids in [0, 5), no row twice) plus the row's form. */
-export function readCyclicSplitFile(path: string): SplitRows {
-  const rows = readSplitFile(path, { vocabSize: CYCLIC_VOCAB, rowLength: ROW_LENGTH, uniqueWithinSplit: true });
-  for (const split of SPLITS) {
-    rows[split].forEach((row, r) => {
-      if (!isCyclicRow(row)) throw new Error(`split file ${path}: ${split} row ${r} [${row.join(",")}] is not a cyclic row c0 c1 c2 c3 c0 c1 c2 c3 c0 with four distinct symbols`);
-    });
-  }
-  if (rows.validation.length === 0) throw new Error(`split file ${path}: the "validation" split is empty`);
-  return rows;
 }
 
 /** One Document per row, ids exactly the 9 tokens; the id names the cycle, which is unique. */

@@ -1,5 +1,5 @@
 // Documents with an id, a split and a source, and their encoding into token ids (BOS + content + EOS).
-// Not batching (batches.ts) and not file formats (src/data/files.ts).
+// Not batching (batches.ts) and not file formats (src/node/files.ts).
 import type { Tokenizer } from "./tokenizer.ts";
 
 export type Split = "train" | "validation" | "test";

@@ -1,7 +1,6 @@
 // The split-file format: JSON {"train": [[ids…], …], "validation": […], "test": […]} of raw token rows,
-// read, validated and turned into Documents (no BOS/EOS added). Not JSONL documents (files.ts), not batching.
-import { readFileText } from "../util/disk.ts";
-import { FILE_LIMIT } from "./files.ts";
+// validated and turned into Documents (no BOS/EOS added); reading the file is src/node/split_files.ts. Not JSONL
+// documents, not batching.
 import { SPLITS, type Document, type Split } from "./documents.ts";
 
 /** Rows of token ids per split, exactly as given in the file. */
@@ -54,18 +53,6 @@ export function checkSplitRows(value: unknown, rules: SplitFileRules, where = "s
   }
   if (out.train.length === 0) throw new Error(`${where}: the "train" split is empty`);
   return out;
-}
-
-/** Read and validate a split file, naming the path in every error. */
-export function readSplitFile(path: string, rules: SplitFileRules): SplitRows {
-  const text = readFileText(path, "split file", FILE_LIMIT);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`split file ${path} is not valid JSON: ${(e as Error).message}`);
-  }
-  return checkSplitRows(value, rules, `split file ${path}`);
 }
 
 /** One Document per row, ids exactly as given; the id names split and row index. */

@@ -1,7 +1,7 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
 // architecture, tokenizer and its id scheme, provenance and an integrity digest in `__metadata__`, enough alone
 // to re-score (docs/model-format.md is the spec). Bytes in, bytes
-// out: no file system here (src/util/disk.ts reads and writes). Not training state (state_file.ts).
+// out: no file system here (src/node/disk.ts reads and writes). Not training state (state_file.ts).
 import { GPT } from "../model/gpt.ts";
 import { refuseNonFiniteForward } from "./finite_forward.ts";
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FIELDS, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";

@@ -1,6 +1,6 @@
 // The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
 // data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
-// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/util/disk.ts).
+// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/node/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";

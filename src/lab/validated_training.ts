@@ -29,7 +29,7 @@ import { openRun, STATE_FILE, type Store } from "./store.ts";
 export { CURVE_FILE };
 
 export interface ValidatedRunSpec {
-  /** Where updates and validation are computed (experiments/pool.ts); the caller opens and closes it. Absent: this thread. */
+  /** Where updates and validation are computed (src/node/pool.ts); the caller opens and closes it. Absent: this thread. */
   pool?: WorkerPool;
   config: ModelConfig;
   options: TrainOptions;

@@ -1,6 +1,6 @@
 // A data-parallel pool of model replicas behind two calls, per-microbatch gradients and per-batch scores, both
 // returned in input order whatever the worker count. The calling thread is worker 0 and computes its own share.
-// Not threads: the replicas (experiments/pool.ts over worker_threads, later Web Workers) implement `Replicas`.
+// Not threads: the replicas (src/node/pool.ts over worker_threads, later Web Workers) implement `Replicas`.
 import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/rng.ts";
@@ -128,7 +128,7 @@ export class WorkerPool {
 
 /**
  * Opens a pool of `workers` (≥ 1, the calling thread included) for models of `config`: on Node, threads
- * (experiments/pool.ts); `thisThread` anywhere. `cores` is what the default count starts from. Recipes take
+ * (src/node/pool.ts); `thisThread` anywhere. `cores` is what the default count starts from. Recipes take
  * an opener, so they stay free of any thread API (the lab page runs them in a Web Worker).
  */
 export interface PoolOpener {

@@ -1,5 +1,5 @@
 // The worker pool's protocol, pure so a Node worker_threads pool and a browser Web Worker pool share it: the
-// assignment rule, the shared weight layout, and the job and reply messages. Not threads (experiments/pool.ts).
+// assignment rule, the shared weight layout, and the job and reply messages. Not threads (src/node/pool.ts).
 import type { ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/rng.ts";

@@ -23,7 +23,7 @@ let kernelsVersion: string | undefined;
 /** Who computes matrix products now (the native kernels consult it on every call, so a switch back is honoured). */
 export const currentKernels = (): Kernels => kernels;
 
-/** Record who computes the matrix products (called by src/util/native_kernels.ts once its kernels are in place). */
+/** Record who computes the matrix products (called by src/node/native_kernels.ts once its kernels are in place). */
 export function setKernels(name: Kernels, version?: string): void {
   [kernels, kernelsVersion] = [name, version];
 }
@@ -36,7 +36,7 @@ export type GraphSession = (feeds: Record<string, GraphFeed>, outputs: readonly 
 export type GraphLoader = (bytes: Uint8Array) => GraphSession;
 let graphLoader: GraphLoader | undefined;
 
-/** Register who runs whole ONNX graphs (src/util/native_kernels.ts, with its kernels); undefined unregisters. */
+/** Register who runs whole ONNX graphs (src/node/native_kernels.ts, with its kernels); undefined unregisters. */
 export function setGraphLoader(loader: GraphLoader | undefined): void {
   graphLoader = loader;
 }

@@ -13,7 +13,7 @@ export function parseBackendChoice(value: string | undefined): BackendChoice {
 
 /**
  * Who computes the wasm backend's matrix products: onnxruntime (onnxruntime-node's MLAS, Node only, loaded from
- * the edge by src/util/native_kernels.ts), tfjs (tfjs-wasm's own XNNPACK), or auto = onnxruntime where it loads.
+ * the edge by src/node/native_kernels.ts), tfjs (tfjs-wasm's own XNNPACK), or auto = onnxruntime where it loads.
  */
 export type KernelsChoice = "auto" | "onnxruntime" | "tfjs";
 export const KERNELS_CHOICES: readonly KernelsChoice[] = ["auto", "onnxruntime", "tfjs"];

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../src/util/backend.ts";
-import { sha256Bytes, sha256File } from "../../src/util/atomic.ts";
+import { sha256Bytes, sha256File } from "../../src/node/atomic.ts";
 import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { paddedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";

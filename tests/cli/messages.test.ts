@@ -3,7 +3,8 @@
 // n/a of the sweep table and null of sweep.json.
 import { describe, expect, it } from "vitest";
 import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";
-import { formatSweep, type SweepRow } from "../../experiments/sweep.ts";
+import type { SweepRow } from "../../experiments/sweep.ts";
+import { formatSweep } from "../../src/cli/views/sweep.ts";
 import { nearestOption } from "../../src/cli/options.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";
 import { memoryStore } from "../../src/lab/store.ts";

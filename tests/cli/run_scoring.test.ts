@@ -11,7 +11,7 @@ import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { runReport } from "../../experiments/report.ts";
 import { runCompare } from "../../experiments/compare.ts";
 import { scoringText } from "../../src/cli/common.ts";
-import { readRunText } from "../../src/data/text_files.ts";
+import { readRunText } from "../../src/node/text_files.ts";
 import { documentsOfText, sourcesOfManifest, splitTexts } from "../../src/data/text_split.ts";
 import { sha256Hex } from "../../src/util/sha256.ts";
 import { leakedBy, loadModel, useBackend } from "../helpers.ts";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseGrid, planSweep } from "../../experiments/sweep.ts";
-import { SWEEP_RUN_LOCK } from "../../src/util/child_watch.ts";
+import { SWEEP_RUN_LOCK } from "../../src/node/child_watch.ts";
 import { isAlive } from "../../src/util/process.ts";
 import { start, tinylab } from "./spawn.ts";
 

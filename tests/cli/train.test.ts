@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/util/rng.ts";
-import { sha256File } from "../../src/util/atomic.ts";
+import { sha256File } from "../../src/node/atomic.ts";
 import { loadTrainState } from "../helpers.ts";
 import { ok, start, tinylab } from "./spawn.ts";
 
@@ -22,7 +22,7 @@ describe("tinylab train across processes", () => {
     ]);
     ok(straight);
     expect(ok(first).stdout).toContain(`saved state at update 40 → ${join(ckpt, STATE)}`);
-    // one after the other: two runs on one output directory at once are refused (tests/util/lock.test.ts)
+    // one after the other: two runs on one output directory at once are refused (tests/node/lock.test.ts)
     const resumed = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
     const wrongConfig = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--dropout", "0.1"]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);

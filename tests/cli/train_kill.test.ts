@@ -1,6 +1,6 @@
 // kill -9 across a `train --text` run: 21 kills, each followed by `--resume`, end on the uninterrupted run's model,
 // best model, state, curve and history bit for bit. The kills are real SIGKILLs the process sends itself through
-// the TINYLAB_TEST_KILL_AT hook (src/util/atomic.ts): just before its N-th atomic write, or with that write's temp
+// the TINYLAB_TEST_KILL_AT hook (src/node/atomic.ts): just before its N-th atomic write, or with that write's temp
 // file complete but not renamed. Between those points the directory does not change, so they are the moments a
 // kill anywhere can tell apart; three chains of seven kills run side by side to keep the wall time modest.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

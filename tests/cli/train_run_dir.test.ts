@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256File } from "../../src/util/atomic.ts";
-import { readSafetensorsFile } from "../../src/util/disk.ts";
+import { sha256File } from "../../src/node/atomic.ts";
+import { readSafetensorsFile } from "../../src/node/disk.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, start, tinylab } from "./spawn.ts";
 
@@ -109,7 +109,7 @@ describe("the best model on validation", () => {
     const [full, patient, killed] = await Promise.all([
       tinylab(text("best", common)),
       tinylab(text("patience", [...common, "--patience", "2"])),
-      // killed by itself at its 14th atomic write (src/util/atomic.ts TINYLAB_TEST_KILL_AT), mid-run
+      // killed by itself at its 14th atomic write (src/node/atomic.ts TINYLAB_TEST_KILL_AT), mid-run
       start(text("patience-killed", [...common, "--patience", "2"]), undefined, { TINYLAB_TEST_KILL_AT: "14" }).done,
     ]);
     ok(full);

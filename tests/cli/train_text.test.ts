@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256File } from "../../src/util/atomic.ts";
+import { sha256File } from "../../src/node/atomic.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, tinylab } from "./spawn.ts";
 

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256File } from "../../src/util/atomic.ts";
+import { sha256File } from "../../src/node/atomic.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { ok, start, tinylab } from "./spawn.ts";
 

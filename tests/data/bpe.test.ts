@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BpeTokenizer, splitChunks, trainBpe } from "../../src/data/bpe.ts";
-import { brownDir, detag } from "../../src/data/brown.ts";
+import { brownDir, detag } from "../../src/node/brown.ts";
 import { tokenizerFromJSON } from "../../src/data/load_tokenizer.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import { Rng } from "../../src/util/rng.ts";

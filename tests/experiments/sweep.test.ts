@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { collectSweep, parseGrid, planSweep, runSweep } from "../../experiments/sweep.ts";
-import { SWEEP_RUN_LOCK, watchParent } from "../../src/util/child_watch.ts";
+import { SWEEP_RUN_LOCK, watchParent } from "../../src/node/child_watch.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-sweep-paths-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { collectSweep, formatSweep } from "../../experiments/sweep.ts";
+import { collectSweep } from "../../experiments/sweep.ts";
+import { formatSweep } from "../../src/cli/views/sweep.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tinylab-collect-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

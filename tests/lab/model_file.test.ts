@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { sha256File } from "../../src/util/atomic.ts";
+import { sha256File } from "../../src/node/atomic.ts";
 import { parameterShapes, PRESETS, type ModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";

@@ -18,9 +18,9 @@ import type { ParamArrays } from "../../src/model/init.ts";
 import type { ScoredBatch } from "../../src/model/input.ts";
 import { positionNll } from "../../src/model/loss.ts";
 import { currentGraphLoader, initBackend, readTensor, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/util/native_kernels.ts";
+import { useKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { startPool } from "../../experiments/pool.ts";
+import { startPool } from "../../src/node/pool.ts";
 import { randomWeights } from "../helpers.ts";
 
 /** The bound on onnxruntime against tfjs scores: float32 rounding only (different summation orders), per target. */

@@ -13,7 +13,7 @@ import type { ScoredBatch } from "../../src/model/input.ts";
 import { batchLoss } from "../../src/model/loss.ts";
 import { microbatchGradient } from "../../src/train/trainer.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/util/native_kernels.ts";
+import { useKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { randomWeights } from "../helpers.ts";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
-import { readSafetensorsFile, writeSafetensorsFile } from "../../src/util/disk.ts";
+import { readSafetensorsFile, writeSafetensorsFile } from "../../src/node/disk.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-safetensors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -18,7 +18,7 @@ export const baselinesCommand: CommandModule = {
     }).demandOption("data"),
   handler: async (argv) => {
     const [{ toJson, writeOutput }, { runBaselines }, { formatBaselines }, { FINAL_REPORT_BANNER }, { checkOutputDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../views/evaluate.ts"), import("../../util/disk.ts"),
+      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../views/evaluate.ts"), import("../../node/disk.ts"),
     ]);
     if (argv.out) checkOutputDir(argv.out as string, "--out");
     const finalTest = argv["final-test"] as boolean;

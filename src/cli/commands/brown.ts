@@ -30,7 +30,7 @@ export const brownCommand: CommandModule = {
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../../experiments/brown_page.ts"), import("../../model/config.ts"),
-      import("../../util/disk.ts"), import("../../util/lock.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
+      import("../../node/disk.ts"), import("../../node/lock.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
     ]);
     checkOutputDir(argv.out as string, "--out");
     const model = resolveModelConfig(modelOverrides(argv), d.model);

@@ -12,7 +12,7 @@ export const choiceCommand: CommandModule = {
     }).demandOption(["model", "data"]),
   handler: async (argv) => {
     const [{ startEngine, toJson }, { runChoice }, { formatChoice }, { requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../util/disk.ts"),
+      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"),
     ]);
     const model = requireFile(argv.model as string, "model file"), data = requireFile(argv.data as string, "choice file");
     await startEngine(argv.backend as string, argv.kernels as string);

@@ -29,7 +29,7 @@ export const compareCommand: CommandModule = {
     ),
   handler: async (argv) => {
     const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../../experiments/compare_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
+      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../../experiments/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
     ]);
     const split = argv.split as string;
     const a = requireFile(argv.a as string, "model file A");

@@ -18,9 +18,9 @@ export const cyclicCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../util/disk.ts"),
+      import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../node/disk.ts"),
     ]);
-    const { threadPools } = await import("../../../experiments/pool.ts");
+    const { threadPools } = await import("../../node/pool.ts");
     const splitFile = argv["split-file"] as string | undefined;
     if (splitFile !== undefined) requireFile(splitFile, "split file");
     checkOutputDir(argv.out as string, "--out");

@@ -25,7 +25,7 @@ export const evaluateCommand: CommandModule = {
     await startEngine(argv.backend as string, argv.kernels as string);
     const report = evaluateModelFile({
       model, batchRows: argv["batch-rows"] as number, split: argv.split as "all", data: argv.data as string | undefined, stride: argv.stride as number | undefined, finalTest,
-      workers: argv.workers as number, openPool: (await import("../../../experiments/pool.ts")).threadPools,
+      workers: argv.workers as number, openPool: (await import("../../node/pool.ts")).threadPools,
     }, text);
     process.stdout.write(argv.json ? toJson(report) : formatEvaluation(report) + "\n");
   },

@@ -12,7 +12,7 @@ export const exportCommand: CommandModule = {
       out: "directory to write (absent, empty, or a previous export; anything else is refused)",
     }).demandOption(["format", "model", "out"]),
   handler: async (argv) => {
-    const { checkOutputDir } = await import("../../util/disk.ts");
+    const { checkOutputDir } = await import("../../node/disk.ts");
     checkOutputDir(argv.out as string, "--out"); // before the recipe (and tfjs's modules) load
     const [{ toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),

@@ -19,7 +19,7 @@ export const overfitCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../util/disk.ts"), import("../../util/lock.ts"),
+      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../node/disk.ts"), import("../../node/lock.ts"),
     ]);
     const options = { seeds: argv.seeds as number[], updates: argv.updates as number, checkpoints: argv.checkpoints as number[], lr: argv.lr as number, replicates: argv.replicates as number };
     checkOverfitOptions({ ...d, ...options });
@@ -32,7 +32,7 @@ export const overfitCommand: CommandModule = {
     const lock = savePath ? lockPath(savePath, "model path") : undefined;
     let result;
     try {
-      result = runOverfit(options, { save, workers: argv.workers as number, openPool: (await import("../../../experiments/pool.ts")).threadPools });
+      result = runOverfit(options, { save, workers: argv.workers as number, openPool: (await import("../../node/pool.ts")).threadPools });
     } finally {
       lock?.release();
     }

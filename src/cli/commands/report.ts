@@ -22,8 +22,8 @@ export const reportCommand: CommandModule = {
       seed: "seed of the sampling and bootstrap streams",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { gitState, reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../util/disk.ts"), import("../views/evaluate.ts"),
+    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
     ]);
     const modelPath = requireFile(modelOfRun(argv), "model file");
     const text = await scoringText(argv); // a changed text file is refused before the engine starts

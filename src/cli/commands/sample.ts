@@ -16,7 +16,7 @@ export const sampleCommand: CommandModule = {
     }).demandOption(["model", "prompt"]),
   handler: async (argv) => {
     const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/sample.ts"), import("../views/sample.ts"), import("../../util/disk.ts"),
+      import("../common.ts"), import("../../../experiments/sample.ts"), import("../views/sample.ts"), import("../../node/disk.ts"),
     ]);
     const o = {
       model: requireFile(argv.model as string, "model file"), prompt: argv.prompt as string, temperature: argv.temperature as number, topK: argv["top-k"] as number | undefined,

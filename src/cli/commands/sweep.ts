@@ -22,8 +22,8 @@ export const sweepCommand: CommandModule = {
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text"),
   handler: async (argv) => {
-    const [{ collectSweep, formatSweep, parseGrid, planSweep, runSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
-      import("../../../experiments/sweep.ts"), import("../common.ts"), import("../../util/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
+    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
+      import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
     ]);
     const dashes = process.argv.indexOf("--");
     const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);

@@ -44,8 +44,8 @@ export const trainCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, writeOutput }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/train.ts"), import("../../util/disk.ts"), import("../../util/atomic.ts"), import("../../data/files.ts"), import("../../model/config.ts"),
-      import("../../util/lock.ts"), import("../interrupt.ts"), import("../../data/text_files.ts"), import("../../lab/run_dir.ts"),
+      import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"), import("../../model/config.ts"),
+      import("../../node/lock.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
     ]);
     const text = argv.text as string | undefined;
     if (text && argv.data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");

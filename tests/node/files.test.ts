@@ -4,7 +4,7 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { MAX_FILE_BYTES, MAX_LINE_BYTES, parseDocumentsJsonl, readDocumentsFile } from "../../src/data/files.ts";
+import { MAX_FILE_BYTES, MAX_LINE_BYTES, parseDocumentsJsonl, readDocumentsFile } from "../../src/node/files.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 
 const tok = new ByteTokenizer(266);

@@ -13,7 +13,7 @@ import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
-import { startPool } from "../../experiments/pool.ts";
+import { startPool } from "../../src/node/pool.ts";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 

@@ -5,8 +5,8 @@ import { constants } from "node:buffer";
 import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
-import { isAlive } from "./process.ts";
-import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "./safetensors.ts";
+import { isAlive } from "../util/process.ts";
+import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 
 const { MAX_LENGTH } = constants;
 
@@ -279,3 +279,6 @@ export function requireFile(path: string, what: string): string {
   if (!st.isFile()) throw new Error(`${what} is not a regular file: ${path} (it is ${kindOf(st)})`);
   return path;
 }
+
+/** Paths against this process's working directory, for recipes that pass paths on to processes run elsewhere. */
+export { isAbsolute, resolve } from "node:path";

@@ -1,4 +1,4 @@
-// The worker pool on Node: `workers − 1` worker_threads replicas (experiments/pool_worker.ts, compiled or through
+// The worker pool on Node: `workers − 1` worker_threads replicas (src/node/pool_worker.ts, compiled or through
 // tsx) behind src/train/pool.ts, the calling thread blocking on Atomics.wait for replies so training stays
 // synchronous. Not the protocol (src/train/pool_protocol.ts) nor the assignment or reduction (src/train/pool.ts).
 import { createRequire } from "node:module";
@@ -6,18 +6,18 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import type { ModelConfig } from "../src/model/config.ts";
-import { parameterShapes } from "../src/model/config.ts";
-import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } from "../src/train/pool.ts";
-import { currentKernels, tf } from "../src/util/backend.ts";
-import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
+import type { ModelConfig } from "../model/config.ts";
+import { parameterShapes } from "../model/config.ts";
+import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } from "../train/pool.ts";
+import { currentKernels, tf } from "../util/backend.ts";
+import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
 
-// Compiled (dist/experiments/pool.js), the worker is its compiled sibling. From source, the worker runs the
+// Compiled (dist/src/node/pool.js), the worker is its compiled sibling. From source, the worker runs the
 // compiled copy when bin/fresh.js finds it current, else the source through tsx (whose loader slows each thread's start).
 const COMPILED = !import.meta.url.endsWith(".ts");
 const ENTRY = new URL(COMPILED ? "./pool_worker.js" : "./pool_worker.ts", import.meta.url).href;
-const FRESH = new URL("../bin/fresh.js", import.meta.url).href;
-const BUILT_ENTRY = new URL("../dist/experiments/pool_worker.js", import.meta.url).href;
+const FRESH = new URL("../../bin/fresh.js", import.meta.url).href;
+const BUILT_ENTRY = new URL("../../dist/src/node/pool_worker.js", import.meta.url).href;
 // tsx's ESM api by file (its CommonJS build mis-resolves its own loader when imported from a worker)
 const TSX = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
 const LOAD = COMPILED

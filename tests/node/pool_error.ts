@@ -8,7 +8,7 @@ import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { Rng } from "../../src/util/rng.ts";
-import { startPool } from "../../experiments/pool.ts";
+import { startPool } from "../../src/node/pool.ts";
 
 await initBackend("wasm");
 const config = PRESETS.overfit;

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { acquireLock, DIRECTORY_LOCK, LockedError } from "../../src/util/lock.ts";
+import { acquireLock, DIRECTORY_LOCK, LockedError } from "../../src/node/lock.ts";
 import { start, tinylab } from "../cli/spawn.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-lock-"));

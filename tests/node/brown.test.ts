@@ -1,4 +1,4 @@
-// Contracts of the Brown corpus loader and its seeded, genre-stratified split (src/data/brown.ts).
+// Contracts of the Brown corpus loader and its seeded, genre-stratified split (src/node/brown.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BROWN_GENRES, brownDir, detag, loadBrown, readManifest, sha256Hex, splitBrown, verifyManifest, writeManifest,
   type BrownDoc, type SplitManifest,
-} from "../../src/data/brown.ts";
+} from "../../src/node/brown.ts";
 import { Rng } from "../../src/util/rng.ts";
 
 let docs: BrownDoc[];

@@ -3,7 +3,7 @@
 // taken over. Not a cross-host lock (pids are local), not a reader lock (readers never lock).
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive } from "./process.ts";
+import { isAlive } from "../util/process.ts";
 
 /** A held lock; `release()` removes the lock file (also run at process exit). */
 export interface Lock {

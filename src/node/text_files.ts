@@ -2,10 +2,10 @@
 // of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { documentsOfText, manifestSha256, MANIFEST_FILE, rebuildRunSplit, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "./text_split.ts";
-import type { Split, TextDocument } from "./documents.ts";
+import { documentsOfText, manifestSha256, MANIFEST_FILE, rebuildRunSplit, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "../data/text_split.ts";
+import type { Split, TextDocument } from "../data/documents.ts";
 import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
-import { readFileBytes, readFileText } from "../util/disk.ts";
+import { readFileBytes, readFileText } from "./disk.ts";
 
 /** A file's text, refused by name (`what` it is) when it is missing, not a regular file, too large, not UTF-8 or empty. */
 function readUtf8(path: string, what = "text file"): string {

@@ -7,10 +7,10 @@
 // because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
 // output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
 import { createRequire } from "node:module";
-import { currentKernels, setGraphLoader, setKernels, tf, type GraphFeed, type GraphLoader } from "./backend.ts";
-import type { KernelsChoice } from "./backend_choice.ts";
+import { currentKernels, setGraphLoader, setKernels, tf, type GraphFeed, type GraphLoader } from "../util/backend.ts";
+import type { KernelsChoice } from "../util/backend_choice.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
-import { SLICED_MATMUL } from "./wasm_matmul.ts";
+import { SLICED_MATMUL } from "../util/wasm_matmul.ts";
 
 /** The onnxruntime-node version whose binding this file relies on (package.json pins it exactly). */
 export const ONNXRUNTIME_VERSION = "1.30.0";

@@ -1,11 +1,11 @@
 // Documents files read from disk: the file's size checked, its bytes read, then parsed by documents_jsonl.ts (the
 // format, pure). Not batching (batches.ts) and not the split-file format of raw rows (split_file.ts).
-import { readFileBytes, type SizeLimit } from "../util/disk.ts";
-import { parseDocumentsBytes } from "./documents_jsonl.ts";
-import type { Document } from "./documents.ts";
-import type { Tokenizer } from "./tokenizer.ts";
+import { readFileBytes, type SizeLimit } from "./disk.ts";
+import { parseDocumentsBytes } from "../data/documents_jsonl.ts";
+import type { Document } from "../data/documents.ts";
+import type { Tokenizer } from "../data/tokenizer.ts";
 
-export { MAX_LINE_BYTES, parseDocumentsBytes, parseDocumentsJsonl } from "./documents_jsonl.ts";
+export { MAX_LINE_BYTES, parseDocumentsBytes, parseDocumentsJsonl } from "../data/documents_jsonl.ts";
 
 /** Largest documents file, checked before it is read: every byte becomes a token id (8 bytes in a JS array), so 256 MiB is already ~2 GiB of ids. */
 export const MAX_FILE_BYTES = 256 * 2 ** 20;

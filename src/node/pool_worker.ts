@@ -1,14 +1,14 @@
 // One replica of the worker pool (a worker_threads entry): its own tfjs engine and model copy, answering jobs
 // (gradients of its microbatches, scores of its batches, its memory) at the weights in shared memory. Not the pool.
 import { workerData, type MessagePort } from "node:worker_threads";
-import { GPT } from "../src/model/gpt.ts";
-import { scoreBatch } from "../src/model/graph_scoring.ts";
-import { modelGradient } from "../src/lab/gradients.ts";
-import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../src/train/pool_protocol.ts";
-import { initBackend, parseBackendChoice, tf } from "../src/util/backend.ts";
-import { parseKernelsChoice } from "../src/util/backend_choice.ts";
-import { useKernels } from "../src/util/native_kernels.ts";
-import { Rng } from "../src/util/rng.ts";
+import { GPT } from "../model/gpt.ts";
+import { scoreBatch } from "../model/graph_scoring.ts";
+import { modelGradient } from "../lab/gradients.ts";
+import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
+import { initBackend, parseBackendChoice, tf } from "../util/backend.ts";
+import { parseKernelsChoice } from "../util/backend_choice.ts";
+import { useKernels } from "./native_kernels.ts";
+import { Rng } from "../util/rng.ts";
 
 const { init, port, signal, index } = workerData as { init: WorkerInit; port: MessagePort; signal: Int32Array; index: number };
 

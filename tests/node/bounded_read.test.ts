@@ -8,14 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BpeTokenizer, MAX_TOKEN_BYTES, MAX_TOKENIZER_BYTES } from "../../src/data/bpe.ts";
-import { readDocumentsBytes } from "../../src/data/files.ts";
-import { readSplitFile } from "../../src/data/split_file.ts";
-import { readTextInput } from "../../src/data/text_files.ts";
+import { readDocumentsBytes } from "../../src/node/files.ts";
+import { readSplitFile } from "../../src/node/split_files.ts";
+import { readTextInput } from "../../src/node/text_files.ts";
 import { BYTE_OFFSET, BYTE_VOCAB } from "../../src/data/tokenizer.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { ModelFileError, decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
-import { readFileBytes, readSafetensorsBytes, requireFile } from "../../src/util/disk.ts";
+import { readFileBytes, readSafetensorsBytes, requireFile } from "../../src/node/disk.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { reencode } from "../lab/file_edits.ts";
 

@@ -1,10 +1,10 @@
-// The matrix products on onnxruntime-node (src/util/native_kernels.ts): each transposition against tfjs's own
+// The matrix products on onnxruntime-node (src/node/native_kernels.ts): each transposition against tfjs's own
 // product, the float64 reference and the gradient check with every product native, native and wasm scores within
 // 1e-5 nats per target, the pool bit-identical for 1, 2 and 3 workers on native kernels, and the choice refused by
 // name where it cannot be met. onnxruntime-node is a dependency: without it these tests fail, never skip.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineInfo, initBackend, readTensor, setGraphLoader, tf } from "../../src/util/backend.ts";
-import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/util/native_kernels.ts";
+import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/node/native_kernels.ts";
 import { batchMatMul } from "../../src/util/wasm_matmul.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
@@ -21,7 +21,7 @@ import type { WorkerPool } from "../../src/train/pool.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences } from "../../src/lab/run.ts";
 import { runGradcheck } from "../../experiments/gradcheck.ts";
-import { startPool } from "../../experiments/pool.ts";
+import { startPool } from "../../src/node/pool.ts";
 import { leakedBy, maxAbsDiff, randomArray } from "../helpers.ts";
 
 /** As tests/model/reference.test.ts: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room. */
@@ -35,7 +35,7 @@ afterAll(() => useKernels("tfjs"));
 /**
  * `f` on tfjs's kernels and on onnxruntime's with every product native (`smallest` 0), and the native call count.
  * Whole graphs off: tfjs's autograd on native products, the path a model with dropout trains on (the training
- * graph's own checks are tests/model/graph_training.test.ts and tests/experiments/pool_graph.test.ts).
+ * graph's own checks are tests/model/graph_training.test.ts and tests/node/pool_graph.test.ts).
  */
 function both<T>(f: () => T): { tfjs: T; native: T; calls: number } {
   useKernels("tfjs");

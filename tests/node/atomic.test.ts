@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NotRegularFileError, sha256Bytes, sha256File, writeFileAtomic } from "../../src/util/atomic.ts";
+import { NotRegularFileError, sha256Bytes, sha256File, writeFileAtomic } from "../../src/node/atomic.ts";
 
 let dir: string;
 beforeEach(() => {

@@ -13,8 +13,8 @@ import { NonFiniteError } from "../../src/train/trainer.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/util/native_kernels.ts";
-import { startPool } from "../../experiments/pool.ts";
+import { useKernels } from "../../src/node/native_kernels.ts";
+import { startPool } from "../../src/node/pool.ts";
 
 beforeAll(async () => {
   await initBackend("wasm");
@@ -29,7 +29,7 @@ afterAll(() => {
 const tokenizer = overfitTokenizer();
 const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
 
-/** Three one-document microbatches per update, shuffled every epoch (as tests/experiments/pool.test.ts). */
+/** Three one-document microbatches per update, shuffled every epoch (as tests/node/pool.test.ts). */
 function spec(config: ModelConfig): RunSpec {
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   return {

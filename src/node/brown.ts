@@ -61,7 +61,7 @@ export interface SplitManifest {
   documents: ManifestDoc[];
 }
 
-const CREATED_BY = "tinylab src/data/brown.ts splitBrown";
+const CREATED_BY = "tinylab src/node/brown.ts splitBrown";
 const FILE_RE = /^c([a-r])\d\d$/;
 
 /** Directory holding the corpus files, found through Node resolution rather than a fixed path. */

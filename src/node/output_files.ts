@@ -1,0 +1,30 @@
+// A command's output directory as a list of files: what is in it (one subdirectory deep, after sweeping the temp
+// files of killed writers) and writing a set of named files into it, each atomically. Node-only.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { sha256Bytes, writeFileAtomic } from "./atomic.ts";
+import { ensureDir, removeStaleTemps } from "./disk.ts";
+
+/** Entries under `dir`, one level of subdirectory deep ("onnx/model.onnx"; an empty subdirectory as "onnx/"), sorted; none when `dir` is absent. */
+export function entriesOneDeep(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  removeStaleTemps(dir);
+  return readdirSync(dir).sort().flatMap((e) => {
+    const sub = join(dir, e);
+    if (!statSync(sub).isDirectory()) return [e];
+    removeStaleTemps(sub);
+    const inner = readdirSync(sub).sort().map((f) => `${e}/${f}`);
+    return inner.length > 0 ? inner : [`${e}/`];
+  });
+}
+
+/** Write each [name, content] under `out` (names may hold one "/"), each atomically; the files' sizes and sha256s. */
+export function writeFilesAtomic(out: string, contents: readonly [string, string | Uint8Array][], option: string): { name: string; bytes: number; sha256: string }[] {
+  ensureDir(out, option);
+  return contents.map(([name, data]) => {
+    if (name.includes("/")) ensureDir(join(out, dirname(name)), option);
+    writeFileAtomic(join(out, name), data);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    return { name, bytes: bytes.length, sha256: sha256Bytes(bytes) };
+  });
+}
