@@ -154,21 +154,21 @@ export const BROWN_DEFAULTS: BrownOptions = {
   seed: 1,
   splitSeed: 0,
   vocab: 512,
-  // chosen by bench/brown_recipes.ts: six recipes, each given the updates it affords in the same training time
-  // on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers, d 128, 8 rows, lr
-  // 3e-3) scored best; a larger batch, lr 1e-2, d 192 and 4 layers were worse (docs/brown.md).
+  // chosen by bench/brown_recipes.ts on the training graph: each recipe given the updates it affords in the same
+  // training time on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers,
+  // d 128, 16 rows, lr 3e-3) scored best; 8 rows and 4 layers were worse (docs/brown.md).
   model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
   // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
-  updates: 2220,
-  batchRows: 8,
-  // the 8 windows as 2 microbatches of 4 rows, so the default's 2 workers share every update
+  updates: 4495,
+  batchRows: 16,
+  // the 16 windows as 2 microbatches of 8 rows, so the default's 2 workers share every update
   microbatches: 2,
   lr: 3e-3,
   warmup: 30,
   minLr: 3e-4,
   weightDecay: 0.1,
-  // the whole validation split (294,432 targets) is scored each time, which costs minutes, so every 1,000
-  // updates (at 0, 1,000, 2,000 and the last, 2,220)
+  // the whole validation split (294,432 targets) is scored each time, so every 1,000 updates (at 0, 1,000, …,
+  // 4,000 and the last, 4,495)
   evalEvery: 1000,
   saveEvery: 100,
   resume: false,
