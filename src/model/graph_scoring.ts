@@ -10,10 +10,14 @@ import { NLL, onnxModel } from "./onnx.ts";
 
 export { graphBuilds } from "./graph_session.ts";
 
-/** −ln p(target) per position of the batch at the model's current weights, in evaluation mode (no dropout). */
-export function scoreBatch(model: GPT, batch: ScoredBatch): Float64Array {
+/**
+ * −ln p(target) per position of the batch at the model's current weights, in evaluation mode (no dropout), or
+ * at `weights` (by parameter name), which only the graph can take: tfjs computes with the model's variables.
+ */
+export function scoreBatch(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): Float64Array {
   const load = currentGraphLoader();
+  if (!load && weights) throw new Error("scoreBatch: weights apart from the model's need the onnxruntime graph (kernels are tfjs)");
   if (!load) return Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
   const run = cachedSession(load, "scoring", model, () => onnxModel(model.config, null, { scoring: true, weights: "inputs" }));
-  return Float64Array.from(run({ ...batchFeeds(model, batch), ...weightFeeds(model) }, [NLL])[0]);
+  return Float64Array.from(run({ ...batchFeeds(model, batch), ...weightFeeds(model, weights) }, [NLL])[0]);
 }

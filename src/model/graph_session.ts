@@ -26,9 +26,18 @@ export function cachedSession(load: GraphLoader, form: string, model: GPT, bytes
 
 const int64 = (xs: Int32Array, dims: number[]): GraphFeed => ({ type: "int64", data: BigInt64Array.from(xs, (x) => BigInt(x)), dims });
 
-/** The model's current weights as feeds named as its parameters (dataSync copies them out of the engine). */
-export function weightFeeds(model: GPT): Record<string, GraphFeed> {
-  return Object.fromEntries([...model.params].map(([name, v]) => [name, { type: "float32", data: v.dataSync() as Float32Array, dims: v.shape }]));
+/**
+ * Feeds named as the model's parameters: `weights` where given (a pool worker's own copy of the shared weights,
+ * so it builds no tensors only to read them back), else the model's current weights (dataSync copies them out).
+ */
+export function weightFeeds(model: GPT, weights?: ReadonlyMap<string, Float32Array>): Record<string, GraphFeed> {
+  return Object.fromEntries([...model.params].map(([name, v]) => [name, { type: "float32", data: weights ? sized(weights, name, v.size) : v.dataSync() as Float32Array, dims: v.shape }]));
+}
+
+function sized(weights: ReadonlyMap<string, Float32Array>, name: string, size: number): Float32Array {
+  const w = weights.get(name);
+  if (!w || w.length !== size) throw new Error(`weights for parameter "${name}": ${w ? `${w.length} values, ${size} expected` : "missing"}`);
+  return w;
 }
 
 /** input_ids, attention_bias (input.ts's mask: causal, documents kept apart), position_ids and targets of a checked batch. */

@@ -123,6 +123,28 @@ describe("graph sessions", () => {
     }
   });
 
+  it("score at weights fed apart from the model's exactly as a model holding them, and refuse them on tfjs", () => {
+    const [{ config, weights }] = cases;
+    const model = new GPT(config, weights);
+    const moved = new Map([...weights].map(([n, w]) => [n, w.map((v) => v * 0.5)]));
+    const other = new GPT(config, moved);
+    const [batch] = packedBatches(documents(config, Rng.fromSeed("fed"), [6, 8]), { vocabSize: config.vocabSize, contextLength: config.contextLength }, 2);
+    useKernels("onnxruntime");
+    try {
+      const fed = scoreBatch(model, batch, moved);
+      expect(fed).toEqual(scoreBatch(other, batch));
+      expect(fed).not.toEqual(scoreBatch(model, batch)); // the fed weights, not the model's
+      const [name, w] = [...moved][0];
+      expect(() => scoreBatch(model, batch, new Map([...moved, [name, w.subarray(1)]]))).toThrow(`weights for parameter "${name}": ${w.length - 1} values, ${w.length} expected`);
+      useKernels("tfjs");
+      expect(() => scoreBatch(model, batch, moved)).toThrow("need the onnxruntime graph");
+    } finally {
+      useKernels("tfjs");
+      model.dispose();
+      other.dispose();
+    }
+  });
+
   it("are consulted only while the kernels are onnxruntime's", () => {
     useKernels("onnxruntime");
     expect(currentGraphLoader()).toBeDefined();

@@ -1,7 +1,8 @@
 // The worker pool on onnxruntime kernels: without dropout every worker (the calling thread included) computes its
 // microbatches' gradients through the training graph, and an update with 1, 2 and 3 workers equals the single-thread
 // update bit for bit; with dropout, tfjs autograd on native products does, with the same identity. No leaks; a
-// non-finite gradient from the graph is refused by the same NonFiniteError, nothing updated.
+// non-finite gradient from the graph is refused by the same NonFiniteError, nothing updated. Updates and scoring
+// calls in turn score as one thread does.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
@@ -10,6 +11,7 @@ import { graphGradientRuns } from "../../src/model/graph_training.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { NonFiniteError } from "../../src/train/trainer.ts";
+import { decoderAdapter } from "../../src/eval/adapter.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
@@ -63,6 +65,28 @@ describe.each([
       } finally {
         run.dispose();
       }
+    }
+  }, 120_000);
+
+  it("updates and scores in turn on 2 and 3 workers as on one thread, bit for bit (each job reads the weights of its call)", () => {
+    const batches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
+    const alternate = (pool?: WorkerPool) => {
+      const run = Run.create(spec(config), undefined, pool);
+      const adapter = decoderAdapter(run.model, { pool });
+      try {
+        return [0, 1, 2].map(() => {
+          run.update();
+          return adapter.positionNlls?.(batches) ?? batches.map((b) => adapter.positionNll(b));
+        });
+      } finally {
+        run.dispose();
+      }
+    };
+    const want = alternate();
+    for (const n of [2, 3]) {
+      const pool = startPool(n, config, tf.getBackend());
+      pools.push(pool);
+      expect(alternate(pool), `${n} workers`).toEqual(want);
     }
   }, 120_000);
 });
