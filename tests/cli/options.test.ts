@@ -171,7 +171,7 @@ describe("refusals through the CLI", () => {
     [["evaluate", "--model", ""], '--model must be a non-empty string (the option needs a value), got ""'],
     [["evaluate", "--model", "x", "--split", ""], '--split must be one of train, validation, test, all, got ""'],
     [["gradcheck", "--config", "big"], '--config must be one of overfit, micro, got "big"'],
-    [["brown", "--microbatches", "3", ...out], "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)"],
+    [["brown", "--microbatches", "3", ...out], "--microbatches 3 must divide --batch-rows 16 (an update's rows are cut into equal microbatches)"],
     // renamed flags are refused by name, never taken as aliases: one name per idea
     [["train", "--checkpoint-dir", join(dir, "old")], "--checkpoint-dir is now --out: pass --out instead"],
     [["train", "--checkpoint-every=4"], "--checkpoint-every is now --save-every: pass --save-every instead"],
