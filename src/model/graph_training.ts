@@ -27,14 +27,20 @@ let runs = 0;
 /** Training-graph runs in this thread so far (benches and tests check the graph path ran). */
 export const graphGradientRuns = (): number => runs;
 
-/** Gradients of Σ mask·NLL at the model's current weights through the graph, or undefined where gradientPath is tfjs. */
-export function graphGradient(model: GPT, batch: ScoredBatch): GraphGradient | undefined {
+/**
+ * Gradients of Σ mask·NLL through the graph at the model's current weights, or at `weights` (by parameter name,
+ * which only the graph can take); undefined where gradientPath is tfjs.
+ */
+export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): GraphGradient | undefined {
   const load = currentGraphLoader();
-  if (!load || gradientPath(model) !== "onnxruntime-graph") return undefined;
+  if (!load || gradientPath(model) !== "onnxruntime-graph") {
+    if (weights) throw new Error("graphGradient: weights apart from the model's need the onnxruntime graph and no dropout (tfjs computes with the model's variables)");
+    return undefined;
+  }
   if (!(batch.targetCount > 0)) throw new Error(`a microbatch has ${batch.targetCount} targets; every microbatch must score at least one`);
   const names = [...model.params.keys()];
   const run = cachedSession(load, "training", model, () => trainingModel(model.config));
-  const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model) };
+  const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model, weights) };
   const [loss, ...grads] = run(feeds, [LOSS_SUM, ...names.map(gradName)]);
   runs++;
   return { lossSum: loss[0], grads: grads.map(ownBuffer), count: batch.targetCount };

@@ -3,6 +3,7 @@
 import { workerData, type MessagePort } from "node:worker_threads";
 import { GPT } from "../model/gpt.ts";
 import { scoreBatch } from "../model/graph_scoring.ts";
+import { gradientPath } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
 import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
 import { currentGraphLoader, initBackend, parseBackendChoice, tf } from "../util/backend.ts";
@@ -24,8 +25,9 @@ await initBackend(parseBackendChoice(init.backend));
 useKernels(parseKernelsChoice(init.kernels));
 const view = new Float32Array(init.weights);
 const model = new GPT(init.config, readWeights(view, init.layout));
-// Scoring on the graph feeds this thread's own copy of the shared weights: onnxruntime-node's binding rejects
-// shared buffers, and one copy here replaces assign's tensors and the dataSync copies that fed them back out.
+// The graph (scoring, and training without dropout) is fed this thread's own copy of the shared weights:
+// onnxruntime-node's binding rejects shared buffers, and one copy here replaces assign's tensors and the dataSync
+// copies that fed them back out. tfjs's paths compute with the model's variables, so those jobs assign first.
 const own = new Float32Array(init.layout.total);
 const ownWeights = new Map(init.layout.names.map((n, i) => [n, own.subarray(init.layout.offsets[i], init.layout.offsets[i] + init.layout.sizes[i])]));
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
@@ -36,18 +38,18 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     const heap = (tf.backend() as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
     return [{ kind: "memory", numTensors: tf.memory().numTensors, wasmBytes: heap ? heap.buffer.byteLength : null }, []];
   }
-  const graph = job.kind === "scores" && currentGraphLoader() !== undefined;
+  const graph = job.kind === "scores" ? currentGraphLoader() !== undefined : gradientPath(model) === "onnxruntime-graph";
   if (graph) own.set(view);
   else model.assign(readWeights(view, init.layout));
   if (job.kind === "gradients") {
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
       // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs
-      return { index: i, ...modelGradient(model, batch, dropoutRng) };
+      return { index: i, ...modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined) };
     });
     return [{ kind: "gradients", items }, items.flatMap((it) => it.grads.map((g) => g.buffer as ArrayBuffer))];
   }
-  // as the calling thread scores: the whole graph on onnxruntime kernels (one session per weights), else tfjs
+  // as the calling thread scores: the whole graph on onnxruntime kernels (one session per config), else tfjs
   const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: scoreBatch(model, batch, graph ? ownWeights : undefined) }));
   return [{ kind: "scores", items }, items.map((it) => it.nll.buffer as ArrayBuffer)];
 }
