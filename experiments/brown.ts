@@ -1,6 +1,6 @@
 // The Brown corpus lab: the train-on-text path (src/lab/validated_training.ts) over the Brown corpus's files with its
 // genre-stratified manifest, BPE on train only and the canary, then the evaluation harness on validation (test only when asked).
-import { BROWN_DEFAULTS, type BrownOptions } from "./options.ts";
+import { BROWN_DEFAULTS, type BrownOptions } from "./brown_options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/node/atomic.ts";
 import { dirStore, type DirStore } from "../src/node/disk.ts";
@@ -60,7 +60,7 @@ export function brownRecipe(o: Pick<BrownOptions, "model" | "vocab" | "seed" | "
 
 export async function runBrown(o: BrownOptions) {
   const t0 = performance.now();
-  const store = dirStore(o.outDir);
+  const store = dirStore(o.out);
   const { tokenizer, train, validation, test } = brownData(o, store);
   const { config, binding, options, data } = brownRecipe(o, train);
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches

@@ -13,7 +13,8 @@ import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
 import { COMPARE_BASELINES, EXPORT_FORMATS } from "./options.ts";
 
-export type Check = (v: unknown, flag: string) => unknown;
+/** An option's parser: the value as yargs gives it, checked and converted, or a one-line error naming the flag. */
+export type Check<T = unknown> = (v: unknown, flag: string) => T;
 
 /**
  * The value as the user typed it: yargs has already converted numbers (`NaN` or `abc` arrive as NaN, `1e14` as
@@ -33,20 +34,20 @@ export function typed(flag: string, v: unknown, argv: readonly string[] = typeof
 export const fail = (flag: string, what: string, v: unknown): never => {
   throw new Error(`--${flag} must be ${what}, got ${typed(flag, v)}`);
 };
-const positiveInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
-const nonNegativeInt: Check = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
-const safeInt: Check = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "a safe integer (|n| ≤ 2^53 − 1)", v));
-const positive: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
-const nonNegative: Check = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
-const probability: Check = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
-const nonEmpty: Check = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
+const positiveInt: Check<number> = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
+const nonNegativeInt: Check<number> = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
+const safeInt: Check<number> = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "a safe integer (|n| ≤ 2^53 − 1)", v));
+const positive: Check<number> = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
+const nonNegative: Check<number> = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
+const probability: Check<number> = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
+const nonEmpty: Check<string> = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
 
 /** One of the listed values (`def`, the command's default, is passed through). */
 export const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
   v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
 
 /** An integer in [min, max], the bound stated in the message. */
-const intIn = (min: number, max: number, why = ""): Check => (v, f) =>
+const intIn = (min: number, max: number, why = ""): Check<number> => (v, f) =>
   typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? v : fail(f, `an integer in [${min}, ${max}]${why}`, v);
 
 /**
@@ -58,7 +59,7 @@ export const MAX_REPLICATES = 100_000;
 const REPLICATES_WHY = " (fewer give no interval; more add no precision and exhaust memory)";
 
 /** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
-const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check => (v, f) => {
+const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check<number[]> => (v, f) => {
   const parts = String(v).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (parts.length === 0) fail(f, "a comma-separated list of integers", v);
   const seen = new Set<number>();
@@ -78,12 +79,12 @@ const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check
  * key is checked by the config's own field schema as typed (266.0 is not an integer); unknown keys are refused by
  * resolveModelConfig.
  */
-const jsonObject: Check = (v, f) => {
+const jsonObject: Check<Record<string, unknown>> = (v, f) => {
   const { value, literal } = parseStrictJson(String(v), `--${f}`);
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--${f} must be a JSON object`);
   const fields = MODEL_CONFIG_FIELDS as Record<string, (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown>;
   for (const [k, x] of Object.entries(value)) if (Object.hasOwn(fields, k)) fields[k](x, k, { file: `--${f}`, literal });
-  return value;
+  return value as Record<string, unknown>;
 };
 
 export interface Spec {
@@ -91,6 +92,8 @@ export interface Spec {
   describe: string;
   check?: Check;
   choices?: readonly string[];
+  /** The recipe's name for the value, where it is not the flag in camel case (--clip is clipNorm). */
+  key?: string;
 }
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
@@ -106,7 +109,7 @@ export const OPTION_GROUPS = {
       describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
     },
     "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative },
-    clip: { type: "number", describe: "global gradient-norm clip", check: positive },
+    clip: { type: "number", describe: "global gradient-norm clip", check: positive, key: "clipNorm" },
     "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
     microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: positiveInt },
     "batch-rows": { type: "number", describe: "rows (documents or windows) per batch", check: positiveInt },
@@ -150,10 +153,10 @@ export const OPTION_GROUPS = {
   "Report:": {
     replicates: { type: "number", describe: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`, check: intIn(MIN_REPLICATES, MAX_REPLICATES, REPLICATES_WHY) },
     canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
-    "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt },
+    "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: positiveInt, key: "secretTokens" },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
-    "canary-control": { type: "string", describe: "control canary: never inserted, probed the same way, to show what an unseen string of the same shape gets", check: nonEmpty },
-    "canary-sweep": { type: "string", describe: "comma-separated repetition counts of the canary, one fitted model each (0 = never inserted)", check: intList({ min: 0, unique: true }) },
+    "canary-control": { type: "string", describe: "control canary: never inserted, probed the same way, to show what an unseen string of the same shape gets", check: nonEmpty, key: "control" },
+    "canary-sweep": { type: "string", describe: "comma-separated repetition counts of the canary, one fitted model each (0 = never inserted)", check: intList({ min: 0, unique: true }), key: "repetitions" },
     "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: nonNegativeInt },
     baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
     "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
@@ -196,10 +199,18 @@ export const OPTION_GROUPS = {
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",
     },
   },
-} satisfies Record<string, Record<string, Spec>>;
+} as const satisfies Record<string, Record<string, Spec>>;
 
 type Catalogue = typeof OPTION_GROUPS;
 export type OptionName = { [G in keyof Catalogue]: keyof Catalogue[G] }[keyof Catalogue] & string;
+/** Every option's spec by name, the groups merged (each name is in one group). */
+type Specs = { [G in keyof Catalogue]: (x: Catalogue[G]) => void }[keyof Catalogue] extends (x: infer I) => void ? I : never;
+/** What an option's parser gives: one of its choices, its check's result, or a boolean. */
+export type OptionValue<N extends OptionName> = Specs[N] extends { choices: readonly (infer C)[] } ? C : Specs[N] extends { check: Check<infer T> } ? T : boolean;
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+/** The recipe's name for an option's value: its declared `key`, else the flag in camel case (batch-rows is batchRows). */
+export type OptionKey<N extends OptionName> = Specs[N] extends { key: infer K extends string } ? K : Camel<N>;
+export const optionKey = (name: string): string => findOption(name)[1].key ?? name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export const findOption = (name: string): [string, Spec] => {
   for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
@@ -226,12 +237,12 @@ export const groupOptionNames = (...groups: (keyof typeof OPTION_GROUPS)[]): str
  * One option's value from the text of a form field, converted by its type and checked by the same parser as on
  * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
  */
-export function parseOptionText(name: OptionName, text: string): unknown {
+export function parseOptionText<N extends OptionName>(name: N, text: string): OptionValue<N> {
   const [, spec] = findOption(name);
   const t = text.trim();
   if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
   const v = spec.type === "number" ? Number(t) : spec.type === "boolean" ? t === "true" : t;
   const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
-  return check ? check(v, name) : v;
+  return (check ? check(v, name) : v) as OptionValue<N>;
 }
 

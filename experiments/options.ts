@@ -1,14 +1,7 @@
-// Every recipe's typed options with their defaults, in a module that loads no engine, so `tinylab --help` can
-// show each default without importing tfjs. The recipes (overfit.ts, train.ts, cyclic.ts, brown.ts) own them.
-import type { Document, Split } from "../src/data/documents.ts";
-import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
-import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import { paysForThreads } from "../src/train/pool.ts";
-import type { Store } from "../src/lab/store.ts";
+// The recipes' typed options with their defaults, in a module that loads no engine, so `tinylab --help` can show
+// each default without importing tfjs; train's and brown's are in train_options.ts and brown_options.ts.
+import type { Split } from "../src/data/documents.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
-import type { DivergencePolicy } from "../src/lab/divergence.ts";
-import type { ProgressStream } from "../src/util/progress.ts";
-import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 
 export interface OverfitOptions {
   seeds: number[];
@@ -22,75 +15,6 @@ export interface OverfitOptions {
 }
 
 export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM, replicates: 2000, bootstrapSeed: 0 };
-
-export interface TrainRunOptions {
-  seed: number;
-  updates: number;
-  lr: number;
-  warmup: number;
-  cosineSteps: number;
-  minLr: number;
-  clipNorm: number;
-  weightDecay: number;
-  /** Microbatches per update; absent: TRAIN_DEFAULTS' on documents, `textMicrobatches` with `text`. */
-  microbatches?: number;
-  batchRows: number;
-  shuffle: boolean;
-  /** Overrides of the overfit model config (known keys only), e.g. {dropout: 0.1}. */
-  modelConfig: Record<string, unknown>;
-  /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
-  data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
-  /** Plain text to train on instead (`--text`): its documents, split by a manifest in `out`, and the tokenizer to build. */
-  text?: TextInput;
-  /** Score the whole validation split every N updates (history.json and loss_curve.svg in `out`). */
-  evalEvery?: number;
-  /** Save the training state every N updates (and after the last). */
-  saveEvery?: number;
-  /** The output directory: the state file (read with `resume`), and the history, manifest and summaries. */
-  out?: Store;
-  resume: boolean;
-  /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
-  patience?: number;
-  /** Where the final model file goes: a store and a file name in it. */
-  saveModel?: { store: Store; name: string };
-  logEvery: number;
-  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: DivergencePolicy;
-  /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
-  workers?: number;
-}
-
-/** A text input as `train --text` takes it (src/node/text_files.ts reads it; src/data/text_split.ts splits it). */
-export interface TextInput {
-  docs: TextSource[];
-  name: string;
-  split: TextSplitOptions;
-  tokenizer: TokenizerJSON["kind"];
-}
-
-export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
-  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
-  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
-};
-
-/**
- * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128;
- * ~3,500 training tokens/s on wasm), windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
- * warmup then cosine over --updates, BPE 512 learned on train.
- */
-export const TEXT_DEFAULTS = {
-  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
-  model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
-};
-
-/**
- * `train --text`'s microbatches per update when --microbatches is not given: TEXT_DEFAULTS' 2 for a model large
- * enough to pay for a second thread (src/train/pool.ts) when they divide the update's rows, else 1. The config alone
- * decides, never the cores, so a run's numbers are the same on every machine; the worker count follows the cores.
- */
-export const textMicrobatches = (config: ModelConfig, batchRows: number): number =>
-  paysForThreads(config) && batchRows % TEXT_DEFAULTS.microbatches === 0 ? TEXT_DEFAULTS.microbatches : 1;
 
 export interface CyclicOptions {
   seed: number;
@@ -108,75 +32,6 @@ export interface CyclicOptions {
 }
 
 export const CYCLIC_DEFAULTS: CyclicOptions = { seed: 1, splitSeed: 1, updates: 300, lr: 0.01, batchRows: 16, clipNorm: DEFAULT_CLIP_NORM, evalEvery: 25, finalTest: false };
-
-export interface BrownOptions {
-  outDir: string;
-  seed: number;
-  splitSeed: number;
-  vocab: number;
-  model: ModelConfig;
-  updates: number;
-  /** The schedule's length (cosine decay over this many updates); absent: --updates. Keep it to extend a run. */
-  cosineSteps?: number;
-  batchRows: number;
-  /** Microbatches each update's rows are split into (the same windows): what lets --workers share an update. */
-  microbatches: number;
-  lr: number;
-  warmup: number;
-  minLr: number;
-  weightDecay: number;
-  evalEvery: number;
-  saveEvery: number;
-  resume: boolean;
-  /** Stop after this many validation scorings in a row without a new lowest NLL. */
-  patience?: number;
-  finalTest: boolean;
-  canary: { text: string; repetitions: number; secretTokens: number };
-  prompts: string[];
-  /** Asked between updates: true stops the run there, its state saved (Ctrl-C). */
-  shouldStop?: (done: number) => boolean;
-  /** Stop after this update, leaving a resumable state, as an interruption would (tests the resume path). */
-  stopAt?: number;
-  /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
-  slice?: { filesPerGenre: number; chars: number };
-  progress?: ProgressStream;
-  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: DivergencePolicy;
-  /**
-   * Threads that train and score (src/node/pool.ts); absent: 1. An update uses at most its microbatch count
-   * (`microbatches`), the report's scoring all of them.
-   */
-  workers?: number;
-}
-
-export const BROWN_DEFAULTS: BrownOptions = {
-  outDir: "results/brown",
-  seed: 1,
-  splitSeed: 0,
-  vocab: 512,
-  // chosen by bench/brown_recipes.ts on the training graph: each recipe given the updates it affords in the same
-  // training time on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers,
-  // d 128, 16 rows, lr 3e-3) scored best; 8 rows and 4 layers were worse (docs/brown.md).
-  model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
-  // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
-  updates: 4495,
-  batchRows: 16,
-  // the 16 windows as 2 microbatches of 8 rows, so the default's 2 workers share every update
-  microbatches: 2,
-  lr: 3e-3,
-  warmup: 30,
-  minLr: 3e-4,
-  weightDecay: 0.1,
-  // the whole validation split (294,432 targets) is scored each time, so every 1,000 updates (at 0, 1,000, …,
-  // 4,000 and the last, 4,495)
-  evalEvery: 1000,
-  saveEvery: 100,
-  resume: false,
-  finalTest: false,
-  canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },
-  prompts: ["The", "He said", "It was a", "The United States", "In the"],
-  onDivergence: "warn",
-};
 
 
 /** The baselines `compare --baseline` accepts: the count baselines of src/baselines/ngram.ts at smoothing k = 1. */

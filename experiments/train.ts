@@ -12,7 +12,7 @@ import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
-import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
+import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 import { documentData, textData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 

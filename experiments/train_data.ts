@@ -11,7 +11,7 @@ import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/conf
 import { EpochSource } from "../src/train/loop.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
-import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./options.ts";
+import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 
 /** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
 export interface TrainData {

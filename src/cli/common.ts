@@ -5,7 +5,7 @@ import type { EngineInfo } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import { writeFileAtomic } from "../node/atomic.ts";
 import { ensureDir } from "../node/disk.ts";
-import { TEXT_DEFAULTS as t } from "../../experiments/options.ts";
+import { TEXT_DEFAULTS as t } from "../../experiments/train_options.ts";
 
 /** The options that make a split of --text, as train --text makes it. */
 const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;

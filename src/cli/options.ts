@@ -3,16 +3,43 @@
 // bad value by name before any work starts. Loads no engine: `tinylab --help` imports only this, the command list
 // and the recipes' defaults.
 import type { Argv, Options } from "yargs";
-import { TEXT_DEFAULTS } from "../../experiments/options.ts";
-import { findOption, oneOf, OPTION_GROUPS, type OptionName, type Spec } from "../../experiments/option_catalogue.ts";
+import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
+import { findOption, oneOf, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue, type Spec } from "../../experiments/option_catalogue.ts";
 
 export { groupOptionNames, MAX_REPLICATES, nearestOption, OPTION_GROUPS, parseOptionText, typed, type OptionName } from "../../experiments/option_catalogue.ts";
+
+/**
+ * A command's options, declared once: each option it takes with its default (`undefined`: none). `withOptions`
+ * adds them to the command; `optionValues` reads them back typed; the sweep reads which options a recipe takes.
+ */
+export type OptionTable = Partial<Record<OptionName, unknown>>;
+
+/**
+ * A command's parsed option values by recipe key, typed from the catalogue's parsers: an option without a default
+ * may be absent; a boolean is false unless given.
+ */
+export type OptionValues<D extends OptionTable> = {
+  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : undefined extends D[N] ? OptionValue<N> | undefined : OptionValue<N>;
+};
+
+/** The values of a command's options, by recipe key (parsing has checked each one's type and range). */
+export function optionValues<D extends OptionTable>(argv: Record<string, unknown>, table: D): OptionValues<D> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(table)) out[optionKey(name)] = argv[name];
+  return out as OptionValues<D>;
+}
+
+/** A positional argument (a file name), as typed; undefined when left out. */
+export const positional = (argv: Record<string, unknown>, name: string): string | undefined => {
+  const v = argv[name];
+  return v === undefined ? undefined : String(v);
+};
 
 /**
  * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
  */
-export function withOptions<T>(y: Argv<T>, defaults: Partial<Record<OptionName, unknown>>, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
+export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
   const byGroup = new Map<string, string[]>();
   for (const [name, def] of Object.entries(defaults)) {
     const [group, found] = findOption(name);
@@ -74,20 +101,20 @@ export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto
 export const kernelsDefault = (recipe: "tfjs" | "auto" = "tfjs"): string => process.env.TINYLAB_KERNELS ?? recipe;
 
 
-/** An option's value as the recipe needs it (parsing already checked its type and range). */
-export const get = <V>(argv: Record<string, unknown>, name: OptionName): V => argv[name] as V;
-
-/** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */
-const SHAPE_FLAGS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", "d-model": "dModel", heads: "nHeads", "d-ff": "dFF", dropout: "dropout" } as const;
+/** Model-shape flags (by recipe key) and their config keys; --model-config may set any other key, never one of these. */
+const SHAPE_KEYS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", dModel: "dModel", heads: "nHeads", dFf: "dFF", dropout: "dropout" } as const;
+type ShapeValues = { [K in keyof typeof SHAPE_KEYS]?: number } & { modelConfig?: Record<string, unknown> };
 
 /** The model-config overrides the shape flags and --model-config give (checked against the config's keys later). */
-export function modelOverrides(argv: Record<string, unknown>): Record<string, unknown> {
-  const json = (argv["model-config"] as Record<string, unknown> | undefined) ?? {};
+export function modelOverrides(v: ShapeValues): Record<string, unknown> {
+  const json = v.modelConfig ?? {};
   const out: Record<string, unknown> = { ...json };
-  for (const [flag, key] of Object.entries(SHAPE_FLAGS)) {
-    if (argv[flag] === undefined) continue;
+  for (const [name, key] of Object.entries(SHAPE_KEYS) as [keyof typeof SHAPE_KEYS, string][]) {
+    const given = v[name];
+    if (given === undefined) continue;
+    const flag = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (Object.hasOwn(json, key)) throw new Error(`--model-config sets "${key}", which --${flag} sets; give it once, as --${flag}`);
-    out[key] = argv[flag];
+    out[key] = given;
   }
   return out;
 }
@@ -115,14 +142,4 @@ export function refuseRepeatedOptions(args: readonly string[]): void {
     if (first !== undefined) throw new Error(`--${name} is given twice (${first}, then ${typedAs}): give it once`);
     seen.set(name, typedAs);
   }
-}
-
-/** The cosine's floor above its peak would make the rate rise as it "decays": refused naming both flags. */
-export function checkMinLr(minLr: number, lr: number, minLrNote = ""): void {
-  if (minLr > lr) throw new Error(`--min-lr ${minLr}${minLrNote} must be ≤ --lr ${lr} (the floor of the cosine decay cannot be above its peak)`);
-}
-
-/** --microbatches cuts an update's --batch-rows rows into equal blocks: refused by name, before any work, when it does not divide them. */
-export function checkMicrobatchRows(microbatches: number, batchRows: number): void {
-  if (batchRows % microbatches !== 0) throw new Error(`--microbatches ${microbatches} must divide --batch-rows ${batchRows} (an update's rows are cut into equal microbatches)`);
 }

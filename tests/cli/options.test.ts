@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkMinLr, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { checkMinLr } from "../../experiments/train_options.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
 import { compareCommand } from "../../src/cli/commands/compare.ts";
@@ -96,8 +97,8 @@ describe("options", () => {
   });
 
   it("combines the shape flags with --model-config, refusing a key given twice", () => {
-    expect(modelOverrides({ layers: 2, "d-model": 16, "model-config": { tiedHead: false } })).toEqual({ nLayers: 2, dModel: 16, tiedHead: false });
-    expect(() => modelOverrides({ layers: 2, "model-config": { nLayers: 3 } })).toThrow('--model-config sets "nLayers", which --layers sets; give it once, as --layers');
+    expect(modelOverrides({ layers: 2, dModel: 16, modelConfig: { tiedHead: false } })).toEqual({ nLayers: 2, dModel: 16, tiedHead: false });
+    expect(() => modelOverrides({ layers: 2, modelConfig: { nLayers: 3 } })).toThrow('--model-config sets "nLayers", which --layers sets; give it once, as --layers');
   });
 
   it("--resume is a flag of the run's output directory: without one, train refuses before any work", async () => {

@@ -57,7 +57,7 @@ describe("brown lab on a slice", () => {
   let result: BrownResult;
 
   it("runs end to end: baselines ordered bigram < unigram < uniform, the model below uniform, every target scored once", async () => {
-    const r = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: join(dir, "a") });
+    const r = await runBrown({ ...BROWN_DEFAULTS, ...slice, out: join(dir, "a") });
     if ("stopped" in r) throw new Error("did not finish");
     result = r;
     const b = result.bar;
@@ -111,10 +111,10 @@ describe("brown lab on a slice", () => {
 
   it("an interrupted run resumes from its checkpoint to the same model bytes; changed options and a changed manifest are refused", async () => {
     const out = join(dir, "b");
-    const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, stopAt: 40 });
+    const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, out, stopAt: 40 });
     expect(stopped).toEqual({ stopped: 40, state: join(out, "train_state.safetensors") });
-    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: saved 0\.003, this run 0\.001/);
-    const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out, resume: true });
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: saved 0\.003, this run 0\.001/);
+    const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, out, resume: true });
     if ("stopped" in resumed) throw new Error("did not finish");
     expect(resumed.training.resumed_from).toBe(40);
     expect(resumed.model_sha256).toBe(result.model_sha256); // same as the uninterrupted run above
@@ -123,7 +123,7 @@ describe("brown lab on a slice", () => {
     const m = JSON.parse(readFileSync(manifestPath, "utf8"));
     m.documents[0].sha256 = "0".repeat(64);
     writeFileSync(manifestPath, JSON.stringify(m));
-    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: out })).rejects.toThrow(/sha256/);
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, out })).rejects.toThrow(/sha256/);
   });
 });
 

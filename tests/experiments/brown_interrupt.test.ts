@@ -21,10 +21,10 @@ describe("brown lab interrupted", () => {
 
   it("stops after the update in progress, saving exactly the state a planned stop there saves", async () => {
     const asked: number[] = [];
-    const interrupted = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: join(dir, "i"), shouldStop: (done) => { asked.push(done); return done >= 27; } });
+    const interrupted = await runBrown({ ...BROWN_DEFAULTS, ...slice, out: join(dir, "i"), shouldStop: (done) => { asked.push(done); return done >= 27; } });
     expect(interrupted).toEqual({ stopped: 27, state: join(dir, "i", "train_state.safetensors") });
     expect(asked.slice(0, 2)).toEqual([0, 1]); // asked before the first update, then after every one
-    const planned = await runBrown({ ...BROWN_DEFAULTS, ...slice, outDir: join(dir, "p"), stopAt: 27 });
+    const planned = await runBrown({ ...BROWN_DEFAULTS, ...slice, out: join(dir, "p"), stopAt: 27 });
     expect(planned).toEqual({ stopped: 27, state: join(dir, "p", "train_state.safetensors") });
     expect(readFileSync(join(dir, "i", "train_state.safetensors"))).toEqual(readFileSync(join(dir, "p", "train_state.safetensors")));
     expect(readdirSync(join(dir, "i")).filter((f) => f.endsWith(".tmp"))).toEqual([]);

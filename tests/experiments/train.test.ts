@@ -4,7 +4,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runTraining, TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "../../experiments/train.ts";
-import { textMicrobatches } from "../../experiments/options.ts";
+import { textMicrobatches } from "../../experiments/train_options.ts";
 import { threadPools } from "../../src/node/pool.ts";
 import { resolveModelConfig, parameterCount } from "../../src/model/config.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";

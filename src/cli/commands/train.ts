@@ -3,26 +3,31 @@
 // Parses, calls, prints.
 import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
-import type { DivergencePolicy } from "../../lab/divergence.ts";
-import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d } from "../../../experiments/options.ts";
+import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d, trainSettings } from "../../../experiments/train_options.ts";
 import { MIN_THREAD_WORK } from "../../train/pool.ts";
-import { backendDefault, kernelsDefault, checkMicrobatchRows, checkMinLr, modelOverrides, refuseRenamed, withOptions } from "../options.ts";
+import { backendDefault, kernelsDefault, modelOverrides, optionValues, refuseRenamed, withOptions, type OptionTable } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
 
-export const trainCommand: CommandModule = {
-  command: "train",
-  describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, saved state, exact resume and extension",
-  builder: (y) =>
-    withOptions(refuseRenamed(y, ["checkpoint-dir", "checkpoint-every"]), {
+/**
+ * train's options. Those without a default here take one of two sets (experiments/train_options.ts trainSettings):
+ * the overfit fixture's, or with --text the text recipe's; --help names both.
+ */
+export const TRAIN_OPTIONS = {
       seed: d.seed, updates: undefined, lr: undefined, warmup: undefined, "cosine-steps": undefined, "min-lr": undefined, clip: d.clipNorm,
       "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
       data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
       "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
-    }, {
+    } satisfies OptionTable;
+
+export const trainCommand: CommandModule = {
+  command: "train",
+  describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, saved state, exact resume and extension",
+  builder: (y) =>
+    withOptions(refuseRenamed(y, ["checkpoint-dir", "checkpoint-every"]), TRAIN_OPTIONS, {
       updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
       lr: `peak learning rate ${both(d.lr, t.lr)}`,
       warmup: `linear warmup updates ${both(d.warmup, t.warmup)}`,
@@ -47,28 +52,23 @@ export const trainCommand: CommandModule = {
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"), import("../../model/config.ts"),
       import("../../node/lock.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
     ]);
-    const text = argv.text as string | undefined;
-    if (text && argv.data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
-    if (!text) for (const f of ["tokenizer", "one-per-line"]) if (argv[f] !== undefined && argv[f] !== false) throw new Error(`--${f} needs --text`);
-    const pick = <V>(name: string, fixture: V, forText: V): V => (argv[name] as V | undefined) ?? (text ? forText : fixture);
-    const updates = pick("updates", d.updates, t.updates);
-    const lr = pick("lr", d.lr, t.lr);
-    checkMinLr(pick("min-lr", lr, t.minLr), lr, argv["min-lr"] === undefined ? " (its default with --text)" : "");
-    if (argv.resume && !argv.out) throw new Error("--resume needs --out (the directory holding train_state.safetensors)");
-    if (argv.overwrite && !argv.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
-    if (argv.patience !== undefined && pick("eval-every", undefined, t.evalEvery) === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
-    const overrides = modelOverrides(argv);
+    const { text, data, onePerLine, splitSeed, validationFraction, testFraction, saveModel, overwrite, json, backend, kernels, layers, dModel, heads, dFf, context, dropout, vocab, modelConfig, ...given } = optionValues(argv, TRAIN_OPTIONS);
+    if (text && data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
+    if (!text && given.tokenizer !== undefined) throw new Error("--tokenizer needs --text");
+    if (!text && onePerLine) throw new Error("--one-per-line needs --text");
+    const s = trainSettings(given, text !== undefined);
+    if (given.resume && !given.out) throw new Error("--resume needs --out (the directory holding train_state.safetensors)");
+    if (overwrite && !given.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
+    const overrides = modelOverrides({ layers, dModel, heads, dFf, context, dropout, vocab, modelConfig });
     if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
     else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model));
-    const dataPath = argv.data === undefined ? undefined : requireFile(argv.data as string, "documents file");
-    const outDir = (argv.out as string | undefined) ?? (text ? t.out : undefined);
-    const savePath = (argv["save-model"] as string | undefined) ?? (text ? join(outDir!, "model.safetensors") : undefined);
+    const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
+    const outDir = s.out;
+    const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);
     if (outDir) checkOutputDir(outDir, "--out");
     if (savePath) checkOutputFile(savePath, "--save-model");
-    const docs = text ? readTextInput(text, argv["one-per-line"] as boolean) : undefined; // refuses bad text before the engine starts
-    const log = (line: string) => (argv.json ? console.error(line) : console.log(line));
-    // an explicit count must divide the rows; the default (experiments/options.ts textMicrobatches) always does
-    if (text && argv.microbatches !== undefined) checkMicrobatchRows(argv.microbatches as number, pick("batch-rows", d.batchRows, t.batchRows));
+    const docs = text ? readTextInput(text, onePerLine) : undefined; // refuses bad text before the engine starts
+    const log = (line: string) => (json ? console.error(line) : console.log(line));
     const out = outDir ? dirStore(outDir) : undefined;
     const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
     // one writer per output directory and per model path: a second run is refused, naming the holder's pid
@@ -79,32 +79,22 @@ export const trainCommand: CommandModule = {
     const interrupt = onInterrupt();
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
-      if (out) claimRunDir(out, { resume: argv.resume as boolean, overwrite: argv.overwrite as boolean }, `--out ${outDir}`);
-      await startEngine(argv.backend as string, argv.kernels as string);
+      if (out) claimRunDir(out, { resume: given.resume, overwrite }, `--out ${outDir}`);
+      await startEngine(backend, kernels);
       const result = await runTraining({
-        seed: argv.seed as number, updates, lr, warmup: pick("warmup", d.warmup, t.warmup), cosineSteps: pick("cosine-steps", d.cosineSteps, updates),
-        minLr: pick("min-lr", lr, t.minLr), clipNorm: argv.clip as number, weightDecay: pick("weight-decay", d.weightDecay, t.weightDecay),
-        microbatches: argv.microbatches as number | undefined, batchRows: pick("batch-rows", d.batchRows, t.batchRows), shuffle: argv.shuffle as boolean,
-        modelConfig: overrides,
+        ...given, ...s, modelConfig: overrides, out,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
-        text: docs ? {
-          docs, name: text!, tokenizer: pick("tokenizer", t.tokenizer, t.tokenizer),
-          split: { seed: argv["split-seed"] as number, validation: argv["validation-fraction"] as number, test: argv["test-fraction"] as number },
-        } : undefined,
-        evalEvery: pick("eval-every", undefined, t.evalEvery),
-        saveEvery: pick("save-every", undefined, t.saveEvery),
-        out, resume: argv.resume as boolean, patience: argv.patience as number | undefined,
+        text: docs ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } } : undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-        logEvery: pick("log-every", d.logEvery, t.logEvery), onDivergence: argv["on-divergence"] as DivergencePolicy, workers: argv.workers as number,
       }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
         for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
-        const json = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
-        if (argv.json) process.stdout.write(json);
+        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
+        if (json) process.stdout.write(jsonText);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
-        if (outDir && (text || argv.json || result.summary.validation)) {
-          writeOutput(join(outDir, "train.json"), json);
+        if (outDir && (text || json || result.summary.validation)) {
+          writeOutput(join(outDir, "train.json"), jsonText);
           log(`wrote ${join(outDir, "train.json")}`);
         }
       }

@@ -1,0 +1,73 @@
+// brown's typed options and defaults, in a module that loads no engine (`tinylab brown --help` shows them).
+import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
+import type { ProgressStream } from "../src/util/progress.ts";
+
+export interface BrownOptions {
+  out: string;
+  seed: number;
+  splitSeed: number;
+  vocab: number;
+  model: ModelConfig;
+  updates: number;
+  /** The schedule's length (cosine decay over this many updates); absent: --updates. Keep it to extend a run. */
+  cosineSteps?: number;
+  batchRows: number;
+  /** Microbatches each update's rows are split into (the same windows): what lets --workers share an update. */
+  microbatches: number;
+  lr: number;
+  warmup: number;
+  minLr: number;
+  weightDecay: number;
+  evalEvery: number;
+  saveEvery: number;
+  resume: boolean;
+  /** Stop after this many validation scorings in a row without a new lowest NLL. */
+  patience?: number;
+  finalTest: boolean;
+  canary: { text: string; repetitions: number; secretTokens: number };
+  prompts: string[];
+  /** Asked between updates: true stops the run there, its state saved (Ctrl-C). */
+  shouldStop?: (done: number) => boolean;
+  /** Stop after this update, leaving a resumable state, as an interruption would (tests the resume path). */
+  stopAt?: number;
+  /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
+  slice?: { filesPerGenre: number; chars: number };
+  progress?: ProgressStream;
+  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
+  onDivergence: DivergencePolicy;
+  /**
+   * Threads that train and score (src/node/pool.ts); absent: 1. An update uses at most its microbatch count
+   * (`microbatches`), the report's scoring all of them.
+   */
+  workers?: number;
+}
+
+export const BROWN_DEFAULTS: BrownOptions = {
+  out: "results/brown",
+  seed: 1,
+  splitSeed: 0,
+  vocab: 512,
+  // chosen by bench/brown_recipes.ts on the training graph: each recipe given the updates it affords in the same
+  // training time on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers,
+  // d 128, 16 rows, lr 3e-3) scored best; 8 rows and 4 layers were worse (docs/brown.md).
+  model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
+  // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
+  updates: 4495,
+  batchRows: 16,
+  // the 16 windows as 2 microbatches of 8 rows, so the default's 2 workers share every update
+  microbatches: 2,
+  lr: 3e-3,
+  warmup: 30,
+  minLr: 3e-4,
+  weightDecay: 0.1,
+  // the whole validation split (294,432 targets) is scored each time, so every 1,000 updates (at 0, 1,000, …,
+  // 4,000 and the last, 4,495)
+  evalEvery: 1000,
+  saveEvery: 100,
+  resume: false,
+  finalTest: false,
+  canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },
+  prompts: ["The", "He said", "It was a", "The United States", "In the"],
+  onDivergence: "warn",
+};

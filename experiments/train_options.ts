@@ -1,0 +1,118 @@
+// train's typed options and its two default sets: the overfit fixture's and --text's (the recipe picks by whether
+// --text is given). Loads no engine, so `tinylab --help` shows every default without importing tfjs.
+import type { Document } from "../src/data/documents.ts";
+import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
+import type { ModelConfig } from "../src/model/config.ts";
+import { paysForThreads } from "../src/train/pool.ts";
+import type { Store } from "../src/lab/store.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
+import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
+import { OVERFIT_DEFAULTS } from "./options.ts";
+
+export interface TrainRunOptions {
+  seed: number;
+  updates: number;
+  lr: number;
+  warmup: number;
+  cosineSteps: number;
+  minLr: number;
+  clipNorm: number;
+  weightDecay: number;
+  /** Microbatches per update; absent: TRAIN_DEFAULTS' on documents, `textMicrobatches` with `text`. */
+  microbatches?: number;
+  batchRows: number;
+  shuffle: boolean;
+  /** Overrides of the overfit model config (known keys only), e.g. {dropout: 0.1}. */
+  modelConfig: Record<string, unknown>;
+  /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
+  data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
+  /** Plain text to train on instead (`--text`): its documents, split by a manifest in `out`, and the tokenizer to build. */
+  text?: TextInput;
+  /** Score the whole validation split every N updates (history.json and loss_curve.svg in `out`). */
+  evalEvery?: number;
+  /** Save the training state every N updates (and after the last). */
+  saveEvery?: number;
+  /** The output directory: the state file (read with `resume`), and the history, manifest and summaries. */
+  out?: Store;
+  resume: boolean;
+  /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
+  patience?: number;
+  /** Where the final model file goes: a store and a file name in it. */
+  saveModel?: { store: Store; name: string };
+  logEvery: number;
+  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
+  onDivergence: DivergencePolicy;
+  /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
+  workers?: number;
+}
+
+/** A text input as `train --text` takes it (src/node/text_files.ts reads it; src/data/text_split.ts splits it). */
+export interface TextInput {
+  docs: TextSource[];
+  name: string;
+  split: TextSplitOptions;
+  tokenizer: TokenizerJSON["kind"];
+}
+
+export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
+  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
+};
+
+/**
+ * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128;
+ * ~3,500 training tokens/s on wasm), windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
+ * warmup then cosine over --updates, BPE 512 learned on train.
+ */
+export const TEXT_DEFAULTS = {
+  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
+  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
+  model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
+};
+
+/**
+ * `train --text`'s microbatches per update when --microbatches is not given: TEXT_DEFAULTS' 2 for a model large
+ * enough to pay for a second thread (src/train/pool.ts) when they divide the update's rows, else 1. The config alone
+ * decides, never the cores, so a run's numbers are the same on every machine; the worker count follows the cores.
+ */
+export const textMicrobatches = (config: ModelConfig, batchRows: number): number =>
+  paysForThreads(config) && batchRows % TEXT_DEFAULTS.microbatches === 0 ? TEXT_DEFAULTS.microbatches : 1;
+
+/** The settings train's two default sets decide; each the user leaves out is taken from one of them. */
+export interface TrainChoices {
+  updates?: number; lr?: number; warmup?: number; cosineSteps?: number; minLr?: number; weightDecay?: number; batchRows?: number;
+  evalEvery?: number; saveEvery?: number; logEvery?: number; tokenizer?: TextInput["tokenizer"]; out?: string; patience?: number; microbatches?: number;
+}
+
+/**
+ * train's settings, each left out taken from the overfit fixture's defaults or, with `--text`, the text recipe's
+ * (cosine over --updates, the floor TEXT_DEFAULTS.minLr, validation and saves every 100, output results/train);
+ * refused here, before any work, when they contradict each other.
+ */
+export function trainSettings(given: TrainChoices, text: boolean) {
+  const pick = <K extends keyof TrainChoices>(k: K, fixture: TrainChoices[K], forText: TrainChoices[K]) => given[k] ?? (text ? forText : fixture);
+  const updates = pick("updates", TRAIN_DEFAULTS.updates, TEXT_DEFAULTS.updates)!;
+  const lr = pick("lr", TRAIN_DEFAULTS.lr, TEXT_DEFAULTS.lr)!;
+  const s = {
+    updates, lr, warmup: pick("warmup", TRAIN_DEFAULTS.warmup, TEXT_DEFAULTS.warmup)!, cosineSteps: pick("cosineSteps", TRAIN_DEFAULTS.cosineSteps, updates)!,
+    minLr: pick("minLr", lr, TEXT_DEFAULTS.minLr)!, weightDecay: pick("weightDecay", TRAIN_DEFAULTS.weightDecay, TEXT_DEFAULTS.weightDecay)!,
+    batchRows: pick("batchRows", TRAIN_DEFAULTS.batchRows, TEXT_DEFAULTS.batchRows)!, evalEvery: pick("evalEvery", undefined, TEXT_DEFAULTS.evalEvery),
+    saveEvery: pick("saveEvery", undefined, TEXT_DEFAULTS.saveEvery), logEvery: pick("logEvery", TRAIN_DEFAULTS.logEvery, TEXT_DEFAULTS.logEvery)!,
+    tokenizer: pick("tokenizer", TEXT_DEFAULTS.tokenizer, TEXT_DEFAULTS.tokenizer)!, out: pick("out", undefined, TEXT_DEFAULTS.out),
+  };
+  checkMinLr(s.minLr, s.lr, given.minLr === undefined ? " (its default with --text)" : "");
+  if (given.patience !== undefined && s.evalEvery === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
+  // an explicit count must divide the rows; the default (textMicrobatches) always does
+  if (text && given.microbatches !== undefined) checkMicrobatchRows(given.microbatches, s.batchRows);
+  return s;
+}
+
+/** The cosine's floor above its peak would make the rate rise as it "decays": refused naming both flags. */
+export function checkMinLr(minLr: number, lr: number, minLrNote = ""): void {
+  if (minLr > lr) throw new Error(`--min-lr ${minLr}${minLrNote} must be ≤ --lr ${lr} (the floor of the cosine decay cannot be above its peak)`);
+}
+
+/** --microbatches cuts an update's --batch-rows rows into equal blocks: refused by name, before any work, when it does not divide them. */
+export function checkMicrobatchRows(microbatches: number, batchRows: number): void {
+  if (batchRows % microbatches !== 0) throw new Error(`--microbatches ${microbatches} must divide --batch-rows ${batchRows} (an update's rows are cut into equal microbatches)`);
+}
