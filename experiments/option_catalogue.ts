@@ -1,100 +1,18 @@
-// Every option of every command, defined once: one name, one type, one description and one parser per idea, in
-// groups (training, model shape, data, output, engine), and the parser of a form field's text by the same rules.
-// Not yargs wiring (src/cli/options.ts adds these to a command); loads no engine and no node: module, so the
-// lab page parses its form fields with it.
+// Every option of every command, defined once: one name, one type, one description, one parser and one recipe
+// key per idea, in groups (training, model shape, data, output, engine). Not yargs wiring (src/cli/options.ts
+// adds these to a command); loads no engine and no node: module, so the lab page parses its form fields with it.
 import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts";
 import { SPLITS } from "../src/data/documents.ts";
 import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
-import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE, MODEL_CONFIG_FIELDS } from "../src/model/config.ts";
-import { parseStrictJson } from "../src/util/json_strict.ts";
+import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
 import { COMPARE_BASELINES, EXPORT_FORMATS } from "./options.ts";
-
-/** An option's parser: the value as yargs gives it, checked and converted, or a one-line error naming the flag. */
-export type Check<T = unknown> = (v: unknown, flag: string) => T;
-
-/**
- * The value as the user typed it: yargs has already converted numbers (`NaN` or `abc` arrive as NaN, `1e14` as
- * 100000000000000), so the last `--flag V` or `--flag=V` in process.argv is quoted when it is there; otherwise
- * (a default, a camel-case spelling, a test parsing its own array) the value itself.
- */
-export function typed(flag: string, v: unknown, argv: readonly string[] = typeof process === "undefined" ? [] : process.argv.slice(2)): string {
-  let raw: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === `--${flag}` && i + 1 < argv.length) raw = argv[i + 1];
-    else if (argv[i].startsWith(`--${flag}=`)) raw = argv[i].slice(flag.length + 3);
-  }
-  if (raw !== undefined && (typeof v !== "string" || v === raw)) return typeof v === "string" ? JSON.stringify(raw) : raw;
-  return typeof v === "number" ? String(v) : (JSON.stringify(v) ?? String(v));
-}
-
-export const fail = (flag: string, what: string, v: unknown): never => {
-  throw new Error(`--${flag} must be ${what}, got ${typed(flag, v)}`);
-};
-const positiveInt: Check<number> = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : fail(f, "a positive integer", v));
-const nonNegativeInt: Check<number> = (v, f) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : fail(f, "a non-negative integer", v));
-const safeInt: Check<number> = (v, f) => (typeof v === "number" && Number.isSafeInteger(v) ? v : fail(f, "a safe integer (|n| ≤ 2^53 − 1)", v));
-const positive: Check<number> = (v, f) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fail(f, "a finite number > 0", v));
-const nonNegative: Check<number> = (v, f) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fail(f, "a finite number ≥ 0", v));
-const probability: Check<number> = (v, f) => (typeof v === "number" && v >= 0 && v < 1 ? v : fail(f, "a number in [0, 1)", v));
-const nonEmpty: Check<string> = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
-
-/** One of the listed values (`def`, the command's default, is passed through). */
-export const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
-  v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
-
-/** An integer in [min, max], the bound stated in the message. */
-const intIn = (min: number, max: number, why = ""): Check<number> => (v, f) =>
-  typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? v : fail(f, `an integer in [${min}, ${max}]${why}`, v);
-
-/**
- * Most bootstrap replicates a report takes. Each replicate costs a pass over the documents and 8 bytes per
- * statistic, so 1e9 exhausts the heap (V8 aborts); at 100,000 the Monte-Carlo error of a 95% percentile bound
- * is far below the sampling error it describes, so more buys nothing.
- */
-export const MAX_REPLICATES = 100_000;
-const REPLICATES_WHY = " (fewer give no interval; more add no precision and exhaust memory)";
-
-/** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
-const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check<number[]> => (v, f) => {
-  const parts = String(v).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
-  if (parts.length === 0) fail(f, "a comma-separated list of integers", v);
-  const seen = new Set<number>();
-  return parts.map((p) => {
-    const n = Number(p);
-    if (!Number.isInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
-    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)`);
-    if (n < min) throw new Error(`--${f}: "${p}" is below ${min}`);
-    if (unique && seen.has(n)) throw new Error(`--${f}: "${p}" is given twice (each one run; a repeat would count one run as two)`);
-    seen.add(n);
-    return n;
-  });
-};
-
-/**
- * A JSON object of model-config overrides: a key given twice is refused (JSON.parse keeps the last), and each known
- * key is checked by the config's own field schema as typed (266.0 is not an integer); unknown keys are refused by
- * resolveModelConfig.
- */
-const jsonObject: Check<Record<string, unknown>> = (v, f) => {
-  const { value, literal } = parseStrictJson(String(v), `--${f}`);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--${f} must be a JSON object`);
-  const fields = MODEL_CONFIG_FIELDS as Record<string, (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown>;
-  for (const [k, x] of Object.entries(value)) if (Object.hasOwn(fields, k)) fields[k](x, k, { file: `--${f}`, literal });
-  return value as Record<string, unknown>;
-};
-
-export interface Spec {
-  type: "number" | "string" | "boolean";
-  describe: string;
-  check?: Check;
-  choices?: readonly string[];
-  /** The recipe's name for the value, where it is not the flag in camel case (--clip is clipNorm). */
-  key?: string;
-}
+import {
+  fail, intIn, intList, jsonObject, MAX_REPLICATES, nonEmpty, nonNegative, nonNegativeInt, positive, positiveInt, probability, REPLICATES_WHY, safeInt, type Check, type Spec,
+} from "./option_checks.ts";
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
 export const OPTION_GROUPS = {
@@ -212,37 +130,10 @@ type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capita
 export type OptionKey<N extends OptionName> = Specs[N] extends { key: infer K extends string } ? K : Camel<N>;
 export const optionKey = (name: string): string => findOption(name)[1].key ?? name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** Whether a name (say, a --grid axis) is an option of the catalogue. */
+export const isOptionName = (name: string): name is OptionName => Object.values(OPTION_GROUPS).some((g) => Object.hasOwn(g, name));
+
 export const findOption = (name: string): [string, Spec] => {
   for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
   throw new Error(`no option "${name}" in the catalogue`);
 };
-
-/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
-export function nearestOption(name: string): string | undefined {
-  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
-  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
-  const oneEdit = (a: string, b: string) => {
-    if (Math.abs(a.length - b.length) > 1) return false;
-    let i = 0;
-    while (i < a.length && a[i] === b[i]) i++;
-    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
-  };
-  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
-}
-
-/** Every option of these catalogue groups, by name (what a --grid may vary). */
-export const groupOptionNames = (...groups: (keyof typeof OPTION_GROUPS)[]): string[] => groups.flatMap((g) => Object.keys(OPTION_GROUPS[g]));
-
-/**
- * One option's value from the text of a form field, converted by its type and checked by the same parser as on
- * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
- */
-export function parseOptionText<N extends OptionName>(name: N, text: string): OptionValue<N> {
-  const [, spec] = findOption(name);
-  const t = text.trim();
-  if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
-  const v = spec.type === "number" ? Number(t) : spec.type === "boolean" ? t === "true" : t;
-  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
-  return (check ? check(v, name) : v) as OptionValue<N>;
-}
-

@@ -4,9 +4,12 @@
 // and the recipes' defaults.
 import type { Argv, Options } from "yargs";
 import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
-import { findOption, oneOf, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue, type Spec } from "../../experiments/option_catalogue.ts";
+import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
+import { oneOf, type Spec } from "../../experiments/option_checks.ts";
 
-export { groupOptionNames, MAX_REPLICATES, nearestOption, OPTION_GROUPS, parseOptionText, typed, type OptionName } from "../../experiments/option_catalogue.ts";
+export { isOptionName, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
+export { MAX_REPLICATES, typed } from "../../experiments/option_checks.ts";
+export { nearestOption, parseOptionText } from "../../experiments/option_lookup.ts";
 
 /**
  * A command's options, declared once: each option it takes with its default (`undefined`: none). `withOptions`

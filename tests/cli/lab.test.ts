@@ -124,4 +124,11 @@ describe("the page's form fields", () => {
     expect(() => parseOptionText("seeds", "39,39")).toThrow('--seeds: "39" is given twice');
     expect(() => parseOptionText("checkpoints", "0,-1")).toThrow('--checkpoints: "-1" is below 0');
   });
+
+  it("parse a --grid's values the same way: a boolean is true or false, a choice one of its choices", () => {
+    expect([parseOptionText("shuffle", "true"), parseOptionText("shuffle", " false")]).toEqual([true, false]);
+    expect(() => parseOptionText("shuffle", "yes")).toThrow('--shuffle must be true or false, got "yes"');
+    expect(parseOptionText("backend", "cpu")).toBe("cpu");
+    expect(() => parseOptionText("backend", "gpu")).toThrow('--backend must be one of auto, tensorflow, wasm, cpu, got "gpu"');
+  });
 });

@@ -22,11 +22,11 @@ describe("tinylab sweep", () => {
     expect(sweep.code, sweep.stderr).toBe(0);
     const result = JSON.parse(sweep.stdout);
     expect(result.runs.map((r: { name: string }) => r.name)).toEqual(["seed=39", "seed=40", "seed=41"]); // plan order, not arrival
-    // the same command alone, in a directory of its own: what the sweep's child ran (`tinylab overfit --seeds S --out .`)
+    // the same command alone, in a directory of its own: what the sweep's child ran (`tinylab overfit --seeds S --backend wasm --out .`)
     const alone = await Promise.all([39, 40, 41].map(async (seed) => {
       const cwd = join(dir, `alone-${seed}`);
       mkdirSync(cwd);
-      const r = await tinylab(["overfit", "--seeds", String(seed), "--out", "."], cwd);
+      const r = await tinylab(["overfit", "--seeds", String(seed), "--backend", "wasm", "--out", "."], cwd);
       expect(r.code, r.stderr).toBe(0);
       return cwd;
     }));
@@ -93,6 +93,8 @@ describe("tinylab sweep", () => {
     expect(plan[0].args).toEqual(["train", "--seed", "1", "--lr", "1e-3", "--text", join(process.cwd(), "story.txt"), "--out", ".", "--json"]);
     expect(() => parseGrid("lr=1 seed=2,3")).toThrow(/--seed is set by the sweep itself/);
     expect(() => parseGrid("lr")).toThrow(/"lr" is not name=v1,v2/);
+    const engine = await tinylab(["sweep", "overfit", "--out", join(dir, "engine"), "--", "--backend", "cpu"]);
+    expect([engine.code, engine.stderr.trim()]).toEqual([1, "tinylab: error: --backend is the sweep's own option (every run gets it): give it before --, or vary it with --grid"]);
     const bad = await tinylab(["sweep", "overfit", "--grid", "lr=0.01,-1", "--out", join(dir, "bad")]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe("tinylab: error: --lr must be a finite number > 0, got -1");
