@@ -6,13 +6,7 @@ import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
 import { gradName, LOSS_SUM, TARGET_MASK, trainingModel } from "./onnx_train.ts";
-
-/** What the graph gives for a microbatch: src/train's MicrobatchGradient (grads in parameter order, Σ NLL, targets). */
-export interface GraphGradient {
-  grads: Float32Array[];
-  lossSum: number;
-  count: number;
-}
+import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
 
 /** Which path computes training gradients now: the graph, or tfjs autograd (dropout, or no graph runtime). */
 export type GradientPath = "onnxruntime-graph" | "tfjs";
@@ -31,13 +25,13 @@ export const graphGradientRuns = (): number => runs;
  * Gradients of Σ mask·NLL through the graph at the model's current weights, or at `weights` (by parameter name,
  * which only the graph can take); undefined where gradientPath is tfjs.
  */
-export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): GraphGradient | undefined {
+export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient | undefined {
   const load = currentGraphLoader();
   if (!load || gradientPath(model) !== "onnxruntime-graph") {
     if (weights) throw new Error("graphGradient: weights apart from the model's need the onnxruntime graph and no dropout (tfjs computes with the model's variables)");
     return undefined;
   }
-  if (!(batch.targetCount > 0)) throw new Error(`a microbatch has ${batch.targetCount} targets; every microbatch must score at least one`);
+  requireTargets(batch.targetCount);
   const names = [...model.params.keys()];
   const run = cachedSession(load, "training", model, () => trainingModel(model.config));
   const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model, weights) };

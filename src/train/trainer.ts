@@ -3,6 +3,7 @@
 // Knows nothing about GPTs: it takes a loss closure.
 import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
+import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
 
 /** What a loss closure returns for one microbatch: Σ NLL over its targets (a tfjs scalar) and their count. */
 export interface LossTerms {
@@ -29,12 +30,7 @@ export interface StepResult {
   clipped: boolean;
 }
 
-/** One microbatch's share of an update, as read off the engine: Σ-NLL gradients (float32, parameter order), Σ NLL, targets. */
-export interface MicrobatchGradient {
-  grads: Float32Array[];
-  lossSum: number;
-  count: number;
-}
+export type { MicrobatchGradient } from "../util/microbatch.ts";
 
 /**
  * Where an update's per-microbatch gradients come from: this thread (`localGradients`) or a pool of replicas
@@ -51,7 +47,7 @@ export function microbatchGradient<B>(vars: readonly tf.Variable[], lossFn: Loss
     return terms.sum;
   }, vars as tf.Variable[]);
   try {
-    if (!(count > 0)) throw new Error(`a microbatch has ${count} targets; every microbatch must score at least one`);
+    requireTargets(count);
     // dataSync may hand back engine-owned storage (cpu backend): copy before the tensor is disposed
     return { lossSum: value.dataSync()[0], grads: vars.map((v) => Float32Array.from(grads[v.name].dataSync() as Float32Array)), count };
   } finally {
