@@ -1,7 +1,7 @@
 // `tinylab sweep` as a recipe: one recipe (overfit, cyclic, train) over seeds and a grid of one or two options:
 // the plan (a run folder and a command line per grid point and seed) and what each recipe's result holds. The
 // processes and the reading back are src/node/sweep_runner.ts's; also `--collect` over directories made elsewhere.
-import { isAbsolute, resolve } from "../src/node/disk.ts";
+import { absolutePath } from "../src/node/disk.ts";
 import { arr, int, nullable, num, obj, optional, type Schema } from "../src/util/schema.ts";
 import { collectSweep as collectRuns, runSweep as runRuns, type ResultReader, type SweepOptions, type SweepRow } from "../src/node/sweep_runner.ts";
 import type { SweepRecipe } from "./options.ts";
@@ -80,14 +80,14 @@ export function parseGrid(spec: string): [string, string[]][] {
 /** Every grid point × every seed, in that order (the order of the table and the JSON). */
 export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], extra: readonly string[]): PlannedRun[] {
   const r = SWEEP_RECIPES[recipe];
-  const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) && !isAbsolute(a) ? resolve(a) : a));
+  const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) ? absolutePath(a) : a));
   for (const [name] of grid) if (extra.includes(`--${name}`)) throw new Error(`--grid sets --${name}, which is also given after --`);
   let points: Record<string, string>[] = [{}];
   for (const [name, values] of grid) points = points.flatMap((p) => values.map((v) => ({ ...p, [name]: v })));
   return points.flatMap((g) => seeds.map((seed) => {
     const name = [...Object.entries(g).map(([k, v]) => `${k}=${encodeNamePart(v)}`), `seed=${seed}`].join(",");
     if (new TextEncoder().encode(name).length > MAX_RUN_NAME_BYTES) throw new Error(`--grid: the run folder name ${name.slice(0, 40)}… is longer than the ${MAX_RUN_NAME_BYTES} bytes a name may be (MAX_RUN_NAME_BYTES)`);
-    const value = (k: string, v: string) => (PATH_OPTIONS.has(`--${k}`) ? resolve(v) : v);
+    const value = (k: string, v: string) => (PATH_OPTIONS.has(`--${k}`) ? absolutePath(v) : v);
     return { name, seed, grid: g, args: [recipe, ...r.seed(seed), ...Object.entries(g).flatMap(([k, v]) => [`--${k}`, value(k, v)]), ...extraAbs, ...r.out] };
   }));
 }
