@@ -60,8 +60,8 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
 };
 
 /**
- * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128;
- * ~3,500 training tokens/s on wasm), windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
+ * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128),
+ * windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
  * warmup then cosine over --updates, BPE 512 learned on train.
  */
 export const TEXT_DEFAULTS = {
