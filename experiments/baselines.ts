@@ -20,7 +20,7 @@ export interface BaselinesOptions {
   /** Take the tokenizer and vocabulary from a model file, as `evaluate --model M --data F` encodes F. */
   model?: string;
   /** Smoothing k (default DEFAULT_SMOOTHING_K) and the unigram-prior bigram's fixed mixture λ (default: per-context). */
-  k?: number;
+  smoothing?: number;
   lambda?: number;
   /** Score the test split too (a final report); without it test documents are counted, never scored. */
   finalTest?: boolean;
@@ -99,7 +99,7 @@ export function runBaselines(o: BaselinesOptions): BaselinesReport {
   const present = SPLITS.filter((s) => docs.some((d) => d.split === s) && (s !== "test" || o.finalTest === true));
   // baselines look at one previous token, so any context length works; this one fits every document
   const binding: Binding = { vocabSize: vocab, contextLength: Math.max(...docs.map(targetCount)) };
-  const k = o.k ?? DEFAULT_SMOOTHING_K;
+  const k = o.smoothing ?? DEFAULT_SMOOTHING_K;
   const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding, k, o.lambda);
   const splits: BaselinesReport["splits"] = {};
   for (const split of present) {

@@ -5,9 +5,10 @@ import { PRESETS } from "../src/model/config.ts";
 import { gradcheck, gradcheckParameters, type GradcheckReport } from "../src/model/gradcheck.ts";
 import { packedBatches } from "../src/data/batches.ts";
 import { overfitDocuments, randomDocuments } from "../src/data/fixtures.ts";
+import { GRADCHECK_DEFAULTS } from "./options.ts";
 
 /** The check's data: the overfit training documents, or random documents over the micro vocabulary. */
-export function runGradcheck(configName: "overfit" | "micro", seed = 7): GradcheckReport {
+export function runGradcheck(configName: "overfit" | "micro", seed = GRADCHECK_DEFAULTS.seed): GradcheckReport {
   const config = PRESETS[configName];
   const rng = Rng.fromSeed(seed);
   const docs = configName === "overfit"

@@ -2,6 +2,9 @@
 // each default without importing tfjs; train's and brown's are in train_options.ts and brown_options.ts.
 import type { Split } from "../src/data/documents.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
+import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
+import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report_defaults.ts";
+import type { EvaluateOptions } from "./evaluate.ts";
 
 export interface OverfitOptions {
   seeds: number[];
@@ -57,7 +60,19 @@ export interface CompareOptions {
   bitsPerByte: boolean;
 }
 
-export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> = { split: "validation", finalTest: false, seed: 0, replicates: 2000, bitsPerByte: false };
+/** compare's defaults, and the directory it writes compare.json and compare.html into. */
+export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = { split: "validation", finalTest: false, seed: 0, replicates: 2000, bitsPerByte: false, out: "results/compare" };
+
+export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: 1, split: "all" };
+
+/** `tinylab report`'s defaults: the report's own settings (src/eval/report_defaults.ts), the count baselines' k, and its output directory. */
+export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: "results/report" };
+
+/** gradcheck's preset and the seed of its parameters and data. */
+export const GRADCHECK_DEFAULTS: { config: "overfit" | "micro"; seed: number } = { config: "overfit", seed: 7 };
+
+/** Where `tinylab lab` builds the page and the localhost port it serves it on. */
+export const LAB_DEFAULTS = { port: 8316, out: "results/lab" };
 
 export interface SampleOptions {
   model: string;

@@ -32,11 +32,11 @@ export interface ReportRunOptions {
   canary?: { text: string; secretTokens: number; reference?: string };
   /** Score the test split too: a final report. Without it test documents are not read. */
   finalTest?: boolean;
-  /** Calibration bins and scheme (buildReport's defaults: 10, equal-width). */
+  /** Calibration bins and scheme (absent: buildReport's, src/eval/report_defaults.ts). */
   bins?: number;
   scheme?: BinScheme;
   /** The count baselines' smoothing k (default DEFAULT_SMOOTHING_K) and unigram-prior λ (default: per-context weight). */
-  k?: number;
+  smoothing?: number;
   lambda?: number;
   progress?: ProgressStream;
   /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
@@ -67,8 +67,8 @@ export function runReport(o: ReportRunOptions): Report {
     return usingPool(o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
       return buildReport(adapter, main.tokenizer, docs, {
-        baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.k, o.lambda),
-        baselineSmoothing: { k: o.k, lambda: o.lambda },
+        baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.smoothing, o.lambda),
+        baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
         stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),

@@ -1,6 +1,6 @@
 // The lab page: forms, live curves and tables over results the Web Worker (worker.ts) computes with the CLI's recipes.
 // Presentation only: no training, scoring or metric here, and no engine on this thread (the page stays responsive).
-import { OVERFIT_DEFAULTS, type OverfitOptions } from "../experiments/options.ts";
+import { EVALUATE_DEFAULTS, OVERFIT_DEFAULTS, type OverfitOptions } from "../experiments/options.ts";
 import type { OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
 import type { ScoringText } from "../experiments/scoring_data.ts";
@@ -96,10 +96,10 @@ let lastResult: OverfitResult | undefined;
 
 function overfitOptions(): Partial<OverfitOptions> {
   return {
-    seeds: parseOptionText("seeds", $<HTMLInputElement>("seeds").value) as number[],
-    updates: parseOptionText("updates", $<HTMLInputElement>("updates").value) as number,
-    checkpoints: parseOptionText("checkpoints", $<HTMLInputElement>("checkpoints").value) as number[],
-    lr: parseOptionText("lr", $<HTMLInputElement>("lr").value) as number,
+    seeds: parseOptionText("seeds", $<HTMLInputElement>("seeds").value),
+    updates: parseOptionText("updates", $<HTMLInputElement>("updates").value),
+    checkpoints: parseOptionText("checkpoints", $<HTMLInputElement>("checkpoints").value),
+    lr: parseOptionText("lr", $<HTMLInputElement>("lr").value),
   };
 }
 
@@ -253,11 +253,11 @@ async function rescoreClicked() {
   status.textContent = `re-scoring ${modelFile.name}…`;
   try {
     const strideText = $<HTMLInputElement>("stride").value.trim();
-    const stride = strideText === "" ? undefined : parseOptionText("stride", strideText) as number;
+    const stride = strideText === "" ? undefined : parseOptionText("stride", strideText);
     const modelBytes = new Uint8Array(await modelFile.arrayBuffer());
     const text = await runText();
     const dataBytes = docsFile && !text ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
-    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: text ? undefined : docsFile?.name, dataBytes, text, stride, batchRows: 1 });
+    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: text ? undefined : docsFile?.name, dataBytes, text, stride, batchRows: EVALUATE_DEFAULTS.batchRows });
     if (r.type !== "rescore") throw new Error(`unexpected reply ${r.type}`);
     const rep: EvaluateReport = r.report;
     $("rescore-result").innerHTML =

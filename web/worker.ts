@@ -9,6 +9,7 @@ import { runGradcheck } from "../experiments/gradcheck.ts";
 import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL } from "../src/model/gradcheck.ts";
 import { overfitFigure } from "../src/eval/overfit_figure.ts";
 import { evaluateModel } from "../experiments/evaluate.ts";
+import { EVALUATE_DEFAULTS } from "../experiments/options.ts";
 import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
 
 let engine: BrowserEngine | undefined;
@@ -82,7 +83,7 @@ function handle(req: Request): void {
     const report = runGradcheck("overfit");
     post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(), "tinylab gradcheck (in the browser: tinylab lab)") });
   } else if (req.type === "rescore") {
-    const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: "all", data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
+    const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: EVALUATE_DEFAULTS.split, data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
     const flags = `${req.data ? ` --data ${req.data}` : ""}${req.text ? " --run DIR" : ""}${req.stride ? ` --stride ${req.stride}` : ""}`;
     post({ id: req.id, type: "rescore", report: { ...report, provenance: browserProvenance(report.provenance, `tinylab evaluate --model ${req.model} --batch-rows ${req.batchRows}${flags} (in the browser: tinylab lab)`) } });
   }

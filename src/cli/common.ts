@@ -6,9 +6,10 @@ import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.t
 import { writeFileAtomic } from "../node/atomic.ts";
 import { ensureDir } from "../node/disk.ts";
 import { TEXT_DEFAULTS as t } from "../../experiments/train_options.ts";
+import type { ScoringDataValues } from "./options.ts";
 
-/** The options that make a split of --text, as train --text makes it. */
-const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;
+/** The options that make a split of --text, as train --text makes it, by recipe key. */
+const SPLIT_FLAGS = [["splitSeed", "split-seed"], ["validationFraction", "validation-fraction"], ["testFraction", "test-fraction"]] as const;
 
 /**
  * Load the engine (tfjs), initialise the chosen backend and put its matrix products on the chosen kernels: the
@@ -41,28 +42,26 @@ export function wallTimeLine(): string {
  * The run's text split a scorer was asked for (--run DIR and/or --text PATH with the split options), rebuilt and
  * sha256-checked by src/node/text_files.ts; undefined when neither was given (then --data, or the fixture).
  */
-export async function scoringText(argv: Record<string, unknown>): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
-  const run = argv.run as string | undefined, text = argv.text as string | undefined;
+export async function scoringText(v: ScoringDataValues): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
+  const { run, text } = v;
   // the split options make a split of --text; a run's manifest already fixes its split, so one given with it would be ignored
-  const splitFlag = SPLIT_FLAGS.find((f) => argv[f] !== undefined);
+  const splitFlag = SPLIT_FLAGS.find(([key]) => v[key] !== undefined)?.[1];
   if (splitFlag && run !== undefined) throw new Error(`--run and --${splitFlag}: the run's manifest.json fixes the split; drop --${splitFlag}, or give --text without --run to split the text afresh`);
   if (splitFlag && text === undefined) throw new Error(`--${splitFlag} needs --text (the text to split)`);
   if (run === undefined && text === undefined) {
-    if (argv["one-per-line"]) throw new Error("--one-per-line needs --text or --run");
+    if (v.onePerLine) throw new Error("--one-per-line needs --text or --run");
     return undefined;
   }
-  if (argv.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
+  if (v.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
   const { readRunText } = await import("../node/text_files.ts");
-  const given = <V>(name: string, fallback: V) => (argv[name] as V | undefined) ?? fallback;
-  const split = { seed: given("split-seed", t.splitSeed), validation: given("validation-fraction", t.validationFraction), test: given("test-fraction", t.testFraction) };
-  const r = readRunText({ run, text, onePerLine: argv["one-per-line"] ? true : undefined, split });
+  const split = { seed: v.splitSeed ?? t.splitSeed, validation: v.validationFraction ?? t.validationFraction, test: v.testFraction ?? t.testFraction };
+  const r = readRunText({ run, text, onePerLine: v.onePerLine ? true : undefined, split });
   return { source: r.source, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
 }
 
 /** --model, or with --run the run's model.safetensors; `flag` names what is missing. */
-export function modelOfRun(argv: Record<string, unknown>, flag = "--model"): string {
-  const model = argv.model as string | undefined;
-  if (model !== undefined) return model;
-  if (argv.run !== undefined) return join(argv.run as string, "model.safetensors");
+export function modelOfRun(v: { model?: string; run?: string }, flag = "--model"): string {
+  if (v.model !== undefined) return v.model;
+  if (v.run !== undefined) return join(v.run, "model.safetensors");
   throw new Error(`give ${flag} FILE, or --run DIR (its model.safetensors)`);
 }

@@ -6,6 +6,7 @@ import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkOutputDir } from "../node/disk.ts";
 import { isAlive } from "../util/process.ts";
+import { LAB_DEFAULTS } from "../../experiments/options.ts";
 
 // web/ from src/cli/ or from its compiled copy in dist/src/cli/
 const CONFIG = fileURLToPath(new URL(`${import.meta.url.endsWith(".ts") ? "../.." : "../../.."}/web/vite.config.ts`, import.meta.url));
@@ -35,7 +36,7 @@ export function checkLabOut(dir: string): void {
   if (readdirSync(dir).length === 0) return;
   const index = join(dir, "index.html");
   if (!existsSync(index) || !readFileSync(index, "utf8").includes(MARKER)) {
-    throw new Error(`--out ${dir} holds files that are not a lab page build, and building empties it: choose a new or empty directory (default results/lab)`);
+    throw new Error(`--out ${dir} holds files that are not a lab page build, and building empties it: choose a new or empty directory (default ${LAB_DEFAULTS.out})`);
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Argv, Options } from "yargs";
 import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
 import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
-import { oneOf, type Spec } from "../../experiments/option_checks.ts";
+import { fail, oneOf, type Spec } from "../../experiments/option_checks.ts";
 
 export { isOptionName, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
 export { MAX_REPLICATES, typed } from "../../experiments/option_checks.ts";
@@ -17,12 +17,15 @@ export { nearestOption, parseOptionText } from "../../experiments/option_lookup.
  */
 export type OptionTable = Partial<Record<OptionName, unknown>>;
 
+/** A table's mark for an option the command cannot run without: it has no default, and yargs demands it. */
+export const REQUIRED = Symbol("required");
+
 /**
  * A command's parsed option values by recipe key, typed from the catalogue's parsers: an option without a default
  * may be absent; a boolean is false unless given.
  */
 export type OptionValues<D extends OptionTable> = {
-  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : undefined extends D[N] ? OptionValue<N> | undefined : OptionValue<N>;
+  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : D[N] extends typeof REQUIRED ? OptionValue<N> : undefined extends D[N] ? OptionValue<N> | undefined : OptionValue<N>;
 };
 
 /** The values of a command's options, by recipe key (parsing has checked each one's type and range). */
@@ -32,14 +35,17 @@ export function optionValues<D extends OptionTable>(argv: Record<string, unknown
   return out as OptionValues<D>;
 }
 
-/** A positional argument (a file name), as typed; undefined when left out. */
-export const positional = (argv: Record<string, unknown>, name: string): string | undefined => {
+/** A positional argument (a file name), as typed; undefined when left out, unless the command's usage demands it (`<a>`). */
+export function positional(argv: Record<string, unknown>, name: string): string | undefined;
+export function positional(argv: Record<string, unknown>, name: string, demanded: "required"): string;
+export function positional(argv: Record<string, unknown>, name: string, demanded?: "required"): string | undefined {
   const v = argv[name];
+  if (v === undefined && demanded) throw new Error(`missing the argument <${name}>`);
   return v === undefined ? undefined : String(v);
-};
+}
 
 /**
- * Add options from the catalogue with this command's defaults (`undefined`: no default). `extra` replaces a
+ * Add options from the catalogue with this command's defaults (`undefined`: no default; REQUIRED: demanded). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
  */
 export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
@@ -51,18 +57,27 @@ export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial
     const spec: Spec = only ? { ...found, choices: found.choices?.filter((c) => only.includes(c)) } : found;
     const describe = extra[name as OptionName] ?? spec.describe;
     const o: Options = { type: spec.type, describe, requiresArg: spec.type !== "boolean" };
-    if (def !== undefined) o.default = def;
+    if (def === REQUIRED) o.demandOption = true;
+    else if (def !== undefined) o.default = def;
     else if (spec.type === "boolean") o.default = false;
     if (spec.choices) o.choices = [...spec.choices];
     // choices are refused here too (as one line naming the option, like every other value), not only by yargs;
     // a default is left to its owner (e.g. TINYLAB_BACKEND is refused by the backend parser, not on --help)
-    const check = spec.choices ? oneOf(spec.choices, def) : spec.check;
+    const check = spec.choices ? oneOf(spec.choices, def === REQUIRED ? undefined : def) : spec.check;
     if (check) o.coerce = (v: unknown) => (v === undefined ? v : check(v, name));
     y = y.option(name, o) as Argv<T>;
     byGroup.set(group, [...(byGroup.get(group) ?? []), name]);
   }
   for (const [group, names] of byGroup) y = y.group(names, group) as Argv<T>;
   return y;
+}
+
+/**
+ * The value of an option whose choices the command narrowed (withOptions' `narrowed`), typed as one of them: the
+ * parser already refused the others, and this check says so again in the same words rather than cast.
+ */
+export function narrowedTo<C extends string>(choices: readonly C[], v: string, flag: OptionName): C {
+  return choices.find((c) => c === v) ?? fail(flag, `one of ${choices.join(", ")}`, v);
 }
 
 /** Flags that were renamed, with the flag that replaced each: one name per idea, so the old name is refused, never aliased. */
@@ -82,9 +97,11 @@ export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAM
  * of train --text (the same defaults), or a JSONL documents file; none of them = the overfit fixture.
  * src/cli/common.ts scoringText reads them.
  */
-export const SCORING_DATA: Partial<Record<OptionName, unknown>> = {
-  run: undefined, text: undefined, "one-per-line": undefined, "split-seed": undefined, "validation-fraction": undefined, "test-fraction": undefined, data: undefined,
-};
+export const SCORING_DATA = {
+  run: undefined, text: undefined, "one-per-line": false, "split-seed": undefined, "validation-fraction": undefined, "test-fraction": undefined, data: undefined,
+} satisfies OptionTable;
+/** What scoringText reads: the scoring-data options by recipe key. */
+export type ScoringDataValues = OptionValues<typeof SCORING_DATA>;
 export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
   text: "score this text's split: the UTF-8 file or .txt directory train --text was given, split by --split-seed and the fractions as train does (with --run: where the run's text is now)",
   "one-per-line": "with --text: one document per non-blank line (with --run: read from its manifest)",

@@ -25,6 +25,7 @@ import type { LossByPosition } from "./report_position.ts";
 import { VERBATIM_DEFAULTS, type VerbatimSettings } from "./verbatim.ts";
 import { evaluateWindows } from "./windowed.ts";
 import type { BinScheme } from "./calibration.ts";
+import { REPORT_SETTING_DEFAULTS as D } from "./report_defaults.ts";
 import { documentWindows, scoringStride } from "./windows.ts";
 
 export interface ReportOptions {
@@ -41,7 +42,7 @@ export interface ReportOptions {
   /** Stride of the next-token calibration pass; default the headline stride (the context length halves its cost). */
   readonly calibrationStride?: number;
   readonly seed?: number;
-  /** Calibration bins (default 10, as 002) and their scheme (default equal-width). */
+  /** Calibration bins and their scheme (defaults of these and the rest: REPORT_SETTING_DEFAULTS). */
   readonly bins?: number;
   readonly scheme?: BinScheme;
   readonly replicates?: number;
@@ -128,8 +129,8 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
   const T = model.binding.contextLength;
   const stride = scoringStride(opts.stride, T);
   const settings: ReportSettings = {
-    stride, contextLength: T, calibrationStride: opts.calibrationStride ?? stride, seed: opts.seed ?? 0, rowsPerBatch: opts.rowsPerBatch ?? 16,
-    bins: opts.bins ?? 10, scheme: opts.scheme ?? "equal-width", replicates: opts.replicates ?? 1000,
+    stride, contextLength: T, calibrationStride: opts.calibrationStride ?? stride, seed: opts.seed ?? D.seed, rowsPerBatch: opts.rowsPerBatch ?? D.rowsPerBatch,
+    bins: opts.bins ?? D.bins, scheme: opts.scheme ?? D.scheme, replicates: opts.replicates ?? D.replicates,
     generation: { ...GENERATION_DEFAULTS, ...opts.generation }, verbatim: { ...VERBATIM_DEFAULTS, ...opts.verbatim },
     canary: opts.canary, baselines: opts.baselines, baselineSmoothing: opts.baselineSmoothing, strides: opts.strides,
   };

@@ -1,5 +1,6 @@
 // The report's count baselines: the caller's reference scorers (fitted on the training documents) scored on the
 // same windows at the same stride as the model, by the same code, so the headline sets them side by side.
+import { DEFAULT_SMOOTHING_K } from "../baselines/ngram.ts";
 import { htmlTable } from "../util/html.ts";
 import { bitsPerByte } from "./bpb.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
@@ -16,7 +17,7 @@ export const baselinesEvaluator: Evaluator<BaselinesValue> = {
   key: "baselines", id: "count-baselines", version: 1, aggregation: TOKEN_WEIGHTED,
   identity: {
     key: "baselines",
-    settings: ({ settings: s }) => ({ stride: s.stride, k: s.baselineSmoothing?.k ?? 1, ...(s.baselineSmoothing?.lambda !== undefined ? { lambda: s.baselineSmoothing.lambda } : {}) }),
+    settings: ({ settings: s }) => ({ stride: s.stride, k: s.baselineSmoothing?.k ?? DEFAULT_SMOOTHING_K, ...(s.baselineSmoothing?.lambda !== undefined ? { lambda: s.baselineSmoothing.lambda } : {}) }),
   },
   check: ({ model, settings }) => {
     for (const b of settings.baselines) {

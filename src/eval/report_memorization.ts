@@ -7,6 +7,7 @@ import { flatEntries, htmlTable, keyValueTable } from "../util/html.ts";
 import { visibleText } from "../util/text_view.ts";
 import { notShown, type Evaluator, type ReportInputs } from "./evaluator.ts";
 import { canaryProbe } from "./memorization.ts";
+import { REPORT_SETTING_DEFAULTS } from "./report_defaults.ts";
 import { f4, fixed, para, shown } from "./report_format.ts";
 import type { ReportOptions } from "./report.ts";
 import { promptable, verbatimProbe } from "./verbatim.ts";
@@ -47,7 +48,7 @@ type Canary = NonNullable<ReportOptions["canary"]>;
 
 /** BOS + all but the last k canary tokens, and those k tokens; refused before any work is done. */
 function canaryParts(tokenizer: Tokenizer, c: Canary): { prefix: number[]; secret: number[] } {
-  const k = c.secretTokens ?? 2;
+  const k = c.secretTokens ?? REPORT_SETTING_DEFAULTS.secretTokens;
   const ids = tokenizer.encode(c.text);
   if (ids.length < 2) throw new Error(`canary "${c.text}" is ${ids.length} token(s); it needs a prefix and a secret`);
   if (!Number.isInteger(k) || k < 1 || k >= ids.length) throw new Error(`canary secret must be 1 to ${ids.length - 1} tokens, got ${k}`);
@@ -75,7 +76,7 @@ export type CanaryValue = ReturnType<typeof canarySection> | { status: string };
 
 export const canaryEvaluator: Evaluator<CanaryValue> = {
   key: "memorization.canary", id: "canary-probe", version: 1, aggregation: { kind: "per-item", item: "canary" },
-  identity: { key: "canary", settings: ({ settings: s }) => ({ text: s.canary?.text ?? null, secret_tokens: s.canary?.secretTokens ?? 2 }) },
+  identity: { key: "canary", settings: ({ settings: s }) => ({ text: s.canary?.text ?? null, secret_tokens: s.canary?.secretTokens ?? REPORT_SETTING_DEFAULTS.secretTokens }) },
   check: (i) => void (i.settings.canary && canaryParts(i.tokenizer, i.settings.canary)),
   compute: (ctx) => (ctx.settings.canary ? canarySection(ctx.model, ctx.tokenizer, ctx.train, ctx.settings.canary) : { status: "not run: no canary given" }),
   render: {

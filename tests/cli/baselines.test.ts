@@ -133,7 +133,7 @@ describe("tinylab baselines (a separate process)", () => {
 
 describe("smoothing k and λ as options, and the test split only with --final-test", () => {
   it("takes k (add-k by hand) and λ (0 reproduces the unigram, 004), defaults k = 1 with no λ", () => {
-    const half = runBaselines({ data: TOY, k: 0.5 });
+    const half = runBaselines({ data: TOY, smoothing: 0.5 });
     // add-0.5 on train [0 1 0 1], V = 2: P(1|0) = (2 + .5)/(2 + 1) = 5/6, P(0|1) = (1 + .5)/(1 + 1) = 3/4
     expect(byName(half.splits.train!, "bigram (add-0.5)").nll).toBeCloseTo(-(2 * Math.log(5 / 6) + Math.log(3 / 4)) / 3, 12);
     expect(half.smoothing).toMatchObject({ k: 0.5, lambda: null });

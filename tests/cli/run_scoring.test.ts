@@ -11,6 +11,7 @@ import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { runReport } from "../../experiments/report.ts";
 import { runCompare } from "../../experiments/compare.ts";
 import { scoringText } from "../../src/cli/common.ts";
+import { optionValues, SCORING_DATA } from "../../src/cli/options.ts";
 import { readRunText } from "../../src/node/text_files.ts";
 import { documentsOfText, sourcesOfManifest, splitTexts } from "../../src/data/text_split.ts";
 import { sha256Hex } from "../../src/util/sha256.ts";
@@ -34,7 +35,8 @@ function corpus(): string {
   return Array.from({ length: 24 }, () => Array.from({ length: 6 + (next() % 65) }, () => WORDS[next() % WORDS.length]).join(" ") + ".").join("\n\n") + "\n";
 }
 
-const argvOf = (o: Record<string, unknown>) => ({ "one-per-line": false, ...o });
+/** The scoring-data values as the CLI reads them from its parsed arguments (flag names in, recipe keys out). */
+const argvOf = (o: Record<string, unknown>) => optionValues({ "one-per-line": false, ...o }, SCORING_DATA);
 let trainedValidation: number;
 
 beforeAll(async () => {

@@ -2,25 +2,26 @@
 // Needs no engine: the fitted models are count bigrams.
 import type { CommandModule } from "yargs";
 import { CANARY_DEFAULTS as d } from "../../../experiments/options.ts";
-import { withOptions } from "../options.ts";
+import { optionValues, withOptions, type OptionTable } from "../options.ts";
+
+/** canary's options and their defaults (experiments/options.ts CANARY_DEFAULTS; --canary-sweep as typed, a list). */
+export const CANARY_OPTIONS = {
+  data: undefined, canary: d.canary, "canary-control": d.control, "canary-secret": d.secretTokens, "canary-sweep": d.repetitions.join(","), smoothing: d.smoothing, json: false,
+} satisfies OptionTable;
 
 export const canaryCommand: CommandModule = {
   command: "canary",
   describe: "Canary exposure by repetition count: log p(secret | prefix) of a count model fitted with r copies, beside a control canary",
   builder: (y) =>
-    withOptions(y, {
-      data: undefined, canary: d.canary, "canary-control": d.control, "canary-secret": d.secretTokens, "canary-sweep": d.repetitions.join(","), smoothing: d.smoothing, json: false,
-    }, {
+    withOptions(y, CANARY_OPTIONS, {
       data: "JSONL documents whose train split is fitted (default: 000's base text, one train document)",
       canary: "canary string inserted r times into the training documents (each copy its own document)",
       smoothing: "the add-k byte bigram's k (000 used 0.05)",
     }),
   handler: async (argv) => {
     const [{ toJson }, { runCanary }, { formatCanary }] = await Promise.all([import("../common.ts"), import("../../../experiments/canary.ts"), import("../views/canary.ts")]);
-    const r = runCanary({
-      data: argv.data as string | undefined, canary: argv.canary as string, control: argv["canary-control"] as string, secretTokens: argv["canary-secret"] as number,
-      repetitions: argv["canary-sweep"] as number[], smoothing: argv.smoothing as number,
-    });
-    process.stdout.write(argv.json ? toJson(r) : formatCanary(r) + "\n");
+    const { json, ...o } = optionValues(argv, CANARY_OPTIONS);
+    const r = runCanary(o);
+    process.stdout.write(json ? toJson(r) : formatCanary(r) + "\n");
   },
 };

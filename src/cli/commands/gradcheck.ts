@@ -1,14 +1,18 @@
 // `tinylab gradcheck`: every coordinate of every parameter, tfjs gradient vs float64 central difference
 // (experiments/gradcheck.ts). Exits 1 when any coordinate fails.
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, withOptions } from "../options.ts";
+import { GRADCHECK_DEFAULTS as d } from "../../../experiments/options.ts";
+import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionTable } from "../options.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
+
+/** gradcheck's options and their defaults (experiments/options.ts GRADCHECK_DEFAULTS). */
+export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
 
 export const gradcheckCommand: CommandModule = {
   command: "gradcheck",
   describe: "Check every gradient coordinate against float64 finite differences",
   builder: (y) =>
-    withOptions(y, { config: "overfit", seed: 7, json: false, backend: backendDefault(), kernels: kernelsDefault() }, {
+    withOptions(y, GRADCHECK_OPTIONS, {
       config: "model configuration to check: overfit (the overfit experiment's, on its training documents) or micro (random documents)",
       seed: "seed of the check's parameters and data",
     }),
@@ -16,12 +20,12 @@ export const gradcheckCommand: CommandModule = {
     const [{ startEngine, toJson, wallTimeLine }, { runGradcheck }, { formatGradcheck }, { provenance }, g] = await Promise.all([
       import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/provenance.ts"), import("../../model/gradcheck.ts"),
     ]);
-    const info = await startEngine(argv.backend as string, argv.kernels as string);
-    const name = argv.config as "overfit" | "micro";
-    const report = runGradcheck(name, argv.seed as number);
-    if (argv.json) process.stdout.write(toJson({ config: name, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance() }));
-    else console.log(formatGradcheck(name, report, engineLabel(info)));
-    (argv.json ? console.error : console.log)(wallTimeLine());
+    const { config, seed, json, backend, kernels } = optionValues(argv, GRADCHECK_OPTIONS);
+    const info = await startEngine(backend, kernels);
+    const report = runGradcheck(config, seed);
+    if (json) process.stdout.write(toJson({ config, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance() }));
+    else console.log(formatGradcheck(config, report, engineLabel(info)));
+    (json ? console.error : console.log)(wallTimeLine());
     if (!report.passed) process.exitCode = 1;
   },
 };

@@ -2,19 +2,21 @@
 // HTML page with SVG figures, and a summary on stdout.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, SCORING_DATA, SCORING_DATA_HELP, withOptions } from "../options.ts";
-import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
-import type { BinScheme } from "../../eval/calibration.ts";
+import { REPORT_DEFAULTS as d } from "../../../experiments/options.ts";
+import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+
+/** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
+export const REPORT_OPTIONS = {
+  model: undefined, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
+  canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+} satisfies OptionTable;
 
 export const reportCommand: CommandModule = {
   command: "report",
   describe: "Compose the evaluation report of a model file: JSON plus an HTML page with SVG figures",
   builder: (y) =>
-    withOptions(y, {
-      model: undefined, ...SCORING_DATA, out: "results/report", stride: undefined, strides: undefined, seed: 0, replicates: 1000,
-      canary: undefined, "canary-secret": 2, "canary-reference": undefined, "final-test": false,
-      bins: 10, scheme: "equal-width", smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
-    }, {
+    withOptions(y, REPORT_OPTIONS, {
       ...SCORING_DATA_HELP,
       model: "model file (.safetensors); default with --run: its model.safetensors",
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
@@ -25,25 +27,25 @@ export const reportCommand: CommandModule = {
     const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
     ]);
-    const modelPath = requireFile(modelOfRun(argv), "model file");
-    const text = await scoringText(argv); // a changed text file is refused before the engine starts
-    checkOutputDir(argv.out as string, "--out");
-    const finalTest = argv["final-test"] as boolean;
-    if (finalTest) (argv.json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(argv.backend as string, argv.kernels as string);
+    const v = optionValues(argv, REPORT_OPTIONS);
+    const { out, json } = v;
+    const modelPath = requireFile(modelOfRun(v), "model file");
+    const text = await scoringText(v); // a changed text file is refused before the engine starts
+    checkOutputDir(out, "--out");
+    if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
+    await startEngine(v.backend, v.kernels);
     const report = runReport({
-      finalTest, bins: argv.bins as number, scheme: argv.scheme as BinScheme, k: argv.smoothing as number, lambda: argv.lambda as number | undefined,
-      model: modelPath, data: argv.data as string | undefined, text, stride: argv.stride as number | undefined, strides: argv.strides as number[] | undefined, seed: argv.seed as number, replicates: argv.replicates as number,
-      canary: argv.canary ? { text: argv.canary as string, secretTokens: argv["canary-secret"] as number, reference: argv["canary-reference"] as string | undefined } : undefined,
-      progress: process.stderr, workers: argv.workers as number,
+      finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
+      model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
+      canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
+      progress: process.stderr, workers: v.workers,
     });
-    const out = argv.out as string;
     writeOutput(join(out, "report.json"), toJson(report));
     writeOutput(join(out, "report.html"), reportHtml(report));
     const card = reportCardFiles(report, gitState());
     for (const [name, content] of card) writeOutput(join(out, name), content);
-    if (argv.json) process.stdout.write(toJson(report));
+    if (json) process.stdout.write(toJson(report));
     else console.log(formatReport(report));
-    (argv.json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
+    (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
   },
 };
