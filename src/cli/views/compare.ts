@@ -1,7 +1,7 @@
 // Console table of `tinylab compare` (experiments/compare.ts): the paired differences. Presentation only; the
 // page, with each document's tokens coloured by how much better A or B predicts them, is experiments/compare_page.ts.
 import { round6 } from "../../util/provenance.ts";
-import type { CompareResult } from "../../../experiments/compare.ts";
+import type { CompareResult } from "../../eval/compare.ts";
 import { strideLabel } from "../../eval/windows.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
