@@ -27,7 +27,7 @@ import { startPool } from "../src/node/pool.ts";
 
 interface Recipe { layers: number; dModel: number; dFF: number; heads: number; rows: number; lr: number; warmup: number }
 const base: Recipe = { layers: 2, dModel: 128, dFF: 512, heads: 4, rows: 8, lr: 3e-3, warmup: 30 };
-/** The candidates, by name: 8 rows (the default before the training graph), 16 rows (the default now), higher peak rates, a wider and the seed's 4-layer model. */
+/** The candidates, by name: 8 rows, 16 rows (the default), higher peak rates, a wider and the seed's 4-layer model. */
 const RECIPES: Record<string, Recipe> = {
   "l2-b8-lr3e-3": base,
   "l2-b16-lr3e-3": { ...base, rows: 16 },

@@ -97,7 +97,7 @@ const narrowWidth = {
 const specifier = (dir, path) => { const s = relative(dir, path); return s.startsWith(".") ? s : `./${s}`; };
 
 /**
- * The front (dist/cli.cjs): src/cli/main.js and every module it imports statically, in one script that
+ * The front (dist/cli.cjs): dist/src/cli/main.js and every module it imports statically, in one script that
  * bin/front.js runs from V8's code cache (cacheFront). CommonJS because on Node 20 only a script, not a module,
  * takes a code cache. Each `import()` becomes bin/front.js's import of the compiled module it names, so a
  * command's recipe and the engine load as before, when the command runs. The modules the front holds are a second

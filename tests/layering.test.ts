@@ -8,6 +8,7 @@ import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { lexScript } from "./source_lexer.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -26,61 +27,9 @@ const NODE_IMPORTERS = ["src/node", "src/cli"];
 /** One import: its specifier as written, where it resolves (repository-relative) and how it was written. */
 interface Import { spec: string; target: string | null; kind: "static" | "type" | "side-effect" | "re-export" | "dynamic" }
 
-/** Tokens of TypeScript source that matter for imports: words, punctuation and string literals (comments dropped). */
-type Token = { t: "word" | "punct"; v: string } | { t: "string"; v: string };
-
-const REGEX_AFTER_WORD = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"]);
-
-function tokenize(src: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  const regexAllowed = () => {
-    const p = out[out.length - 1];
-    if (!p) return true;
-    if (p.t === "string") return false;
-    if (p.t === "word") return REGEX_AFTER_WORD.has(p.v);
-    return ![")", "]", "}"].includes(p.v);
-  };
-  const lexTemplate = (): void => { // i is just past the opening backtick; expressions inside ${ } are lexed as code
-    while (i < src.length && src[i] !== "`") {
-      if (src[i] === "\\") i += 2;
-      else if (src[i] === "$" && src[i + 1] === "{") { i += 2; lexCode("}"); i++; } else i++;
-    }
-    i++;
-  };
-  const lexCode = (until?: string): void => {
-    let depth = 0;
-    while (i < src.length) {
-      const c = src[i];
-      if (until && c === until && depth === 0) return;
-      if (c === "/" && src[i + 1] === "/") { while (i < src.length && src[i] !== "\n") i++; continue; }
-      if (c === "/" && src[i + 1] === "*") { const e = src.indexOf("*/", i + 2); i = e < 0 ? src.length : e + 2; continue; }
-      if (c === "'" || c === '"') {
-        let j = i + 1, v = "";
-        while (j < src.length && src[j] !== c) { if (src[j] === "\\") { v += src[j + 1]; j += 2; } else v += src[j++]; }
-        out.push({ t: "string", v }); i = j + 1; continue;
-      }
-      if (c === "`") { i++; lexTemplate(); out.push({ t: "string", v: "`template`" }); continue; }
-      if (c === "/" && regexAllowed()) { // regex literal: skip to its closing slash, honouring classes and escapes
-        let j = i + 1, cls = false;
-        while (j < src.length && (cls || src[j] !== "/") && src[j] !== "\n") { if (src[j] === "\\") j++; else if (src[j] === "[") cls = true; else if (src[j] === "]") cls = false; j++; }
-        i = j + 1; while (/[a-z]/i.test(src[i] ?? "")) i++;
-        out.push({ t: "punct", v: "regex" }); continue;
-      }
-      if (/[A-Za-z_$]/.test(c)) { let j = i; while (j < src.length && /[\w$]/.test(src[j])) j++; out.push({ t: "word", v: src.slice(i, j) }); i = j; continue; }
-      if (/\s/.test(c)) { i++; continue; }
-      if (c === "{") depth++;
-      if (c === "}") depth--;
-      out.push({ t: "punct", v: c }); i++;
-    }
-  };
-  lexCode();
-  return out;
-}
-
 /** Module specifiers of every import form, in source order. A dynamic import of a non-literal is skipped. */
 function importsOf(src: string): { spec: string; kind: Import["kind"] }[] {
-  const tk = tokenize(src), found: { spec: string; kind: Import["kind"] }[] = [];
+  const tk = lexScript(src).tokens, found: { spec: string; kind: Import["kind"] }[] = [];
   const is = (k: number, v: string) => tk[k] !== undefined && tk[k].t !== "string" && tk[k].v === v;
   for (let k = 0; k < tk.length; k++) {
     if (tk[k].t !== "word" || is(k - 1, ".")) continue;
@@ -270,7 +219,7 @@ describe("layering", () => {
   });
 
   it("the lab page's main thread loads no engine: web/main.ts (the report viewer's renderers included) never reaches tfjs statically", () => {
-    // what loading the file evaluates: static, side-effect and re-export edges (type-only and dynamic ones load nothing now)
+    // what loading the file evaluates: static, side-effect and re-export edges (type-only and dynamic ones load nothing then)
     const loaded = (start: string) => closure(start, (i) => i.kind !== "type" && i.kind !== "dynamic");
     const reach = (start: string) => [...loaded(start)].flatMap((f) => graph.get(f)!.filter((i) => i.kind !== "type" && i.kind !== "dynamic" && i.spec.startsWith("@tensorflow/")).map((i) => `${f} → ${i.spec}`));
     expect(loaded("web/main.ts")).toContain("src/eval/report_evaluators.ts");

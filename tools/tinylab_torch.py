@@ -3,7 +3,7 @@
 
 Also a GPT-2-layout reader (`from_hf_dir`) for the directory `tinylab export --format hf-gpt2` writes, written
 from GPT-2's documented conventions rather than from tinylab's layout, so it checks the export independently.
-Not a trainer, not a writer of tinylab files, and not the transformers library (which was not run here).
+Not a trainer, not a writer of tinylab files, and not the transformers library (it does not import it).
 
   python3 tools/tinylab_torch.py score --model M.safetensors [--data docs.jsonl] [--dtype float64|float32]
   python3 tools/tinylab_torch.py score --hf-dir DIR [--data docs.jsonl]

@@ -16,8 +16,8 @@ import type { Tokenizer } from "./tokenizer.ts";
 const KEYS = new Set(["id", "split", "source", "text", "ids"]);
 
 /**
- * Longest line, in bytes (and in UTF-16 units for text already in memory), checked before it is parsed: a
- * 50 MB line took 1.9–3.4 GB to parse and encode (its string, the parsed object, one JS number per token).
+ * Longest line, in bytes (and in UTF-16 units for text already in memory), checked before it is parsed: parsing
+ * and encoding a line costs many times its size (its string, the parsed object, one JS number per token).
  * 8 MiB is ~8M tokens per document, far past any context here (≤ 4096 positions, scored in windows).
  */
 export const MAX_LINE_BYTES = 8 * 2 ** 20;

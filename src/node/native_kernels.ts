@@ -22,9 +22,9 @@ export const ONNXRUNTIME_VERSION = "1.30.0";
 export const INTRA_OP_THREADS = 1;
 
 /**
- * Products smaller than this many multiply-adds stay on tfjs-wasm: a native call costs ~10 µs of feeds and
- * fetches that a small product does not repay. bench/native_matmul.ts, busy 2-core machine: 48² × 48 (110,592)
- * ran 0.6–0.9× as fast natively, 64² × 64 (262,144) 1.1–1.6×, the medium step's products 2.6–6.5× (fastest rounds).
+ * Products smaller than this many multiply-adds stay on tfjs-wasm: a native call pays a fixed cost of feeds and
+ * fetches that a small product does not repay. The value lies between the sizes bench/native_matmul.ts found
+ * slower and faster natively (docs/benchmarks.md).
  */
 export const NATIVE_MIN_MACS = 131072;
 

@@ -8,8 +8,8 @@ import { shares, writeWeights, type Job, type Reply, type WeightLayout, type Wor
 import type { MicrobatchGradient } from "./trainer.ts";
 
 /**
- * Most workers a pool takes, this thread included. Each is a thread with its own engine and model copy (about
- * 55 MB for the smallest model), and beyond the cores a thread only waits its turn: 48 took 2.6 GB for one update.
+ * Most workers a pool takes, this thread included. Each is a thread with its own engine and model copy, and
+ * beyond the cores a thread only waits its turn while its memory still counts (docs/benchmarks.md).
  */
 export const MAX_WORKERS = 16;
 

@@ -11,7 +11,7 @@ export interface ProgressStream {
 export interface ProgressOptions {
   readonly total: number;
   readonly label?: string;
-  /** What is counted, shown in the rate ("12.5 updates/s"); default "items". */
+  /** What is counted, shown in the rate ("<rate> updates/s"); default "items". */
   readonly unit?: string;
   readonly stream?: ProgressStream;
   /** Seconds between lines when the stream is not a terminal (default 5), so logs are not flooded. */

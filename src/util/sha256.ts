@@ -73,7 +73,7 @@ const word = (m: Uint8Array, j: number): number => (m[j] << 24) | (m[j + 1] << 1
 /**
  * Compress the 64-byte blocks m[at .. end) into the state hs. Unrolled 16 rounds deep with the message
  * schedule in a ring of 16 locals (w_t overwrites w_{t-16}) and the working variables renamed each round
- * instead of shifted; 16 rounds bring both back to their starting names. ~1.3× the speed of the plain loop.
+ * instead of shifted; 16 rounds bring both back to their starting names. Faster than the plain loop (docs/benchmarks.md).
  */
 function compress(hs: Int32Array, m: Uint8Array, at: number, end: number): void {
   let a = hs[0], b = hs[1], c = hs[2], d = hs[3], e = hs[4], f = hs[5], g = hs[6], h = hs[7], t1 = 0;

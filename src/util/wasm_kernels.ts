@@ -61,7 +61,7 @@ register("TinylabTranspose2D", (be, { x }) => {
   const [all, allOut] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
   for (let m = 0; m < n; m++) {
     const [xs, o] = [all.subarray(m * R * C, (m + 1) * R * C), allOut.subarray(m * R * C, (m + 1) * R * C)];
-    // eight input rows at a time, so each column writes eight consecutive outputs (~2× a 32×32 blocked loop)
+    // eight input rows at a time, so each column writes eight consecutive outputs (faster than a 32×32 blocked loop)
     let r = 0;
     for (; r + 8 <= R; r += 8) {
       for (let c = 0; c < C; c++) {
@@ -134,7 +134,7 @@ const run = (name: string, inputs: Record<string, tf.Tensor>, attrs: Record<stri
 export function columnSum(x: tf.Tensor): tf.Tensor1D {
   const C = x.shape[x.rank - 1];
   if (x.rank < 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.sum(x, [...Array(x.rank - 1).keys()]) as tf.Tensor1D;
-  // a reshape is a kernel dispatch too (~40 µs of engine bookkeeping): only when there are several leading axes
+  // a reshape is a kernel dispatch too, with the engine's bookkeeping: only when there are several leading axes
   return tf.tidy(() => run("TinylabColumnSum", { x: x.rank === 2 ? x : tf.reshape(x, [-1, C]) })) as tf.Tensor1D;
 }
 

@@ -71,9 +71,9 @@ export function usesSlicedMatMul(): boolean {
 }
 
 /**
- * Per-slice size (M·K·N multiply-adds) from which slicing pays on wasm. Each slice costs a few µs of calls
- * and an XNNPACK operator; measured on [4|64, S, D]×[·, D, S] and [·, S, S]×[·, S, D] (tmp sweep, 2 cores),
- * slicing loses below ~2,048 and wins from ~4,096 (S 16, D 16: 203 vs 303 µs; S 8, D 4: 78 vs 36 µs).
+ * Per-slice size (M·K·N multiply-adds) from which slicing pays on wasm. Each slice costs calls and an XNNPACK
+ * operator, which a small slice does not repay; the value is where slicing went from losing to winning on
+ * attention shapes [4|64, S, D]×[·, D, S] and [·, S, S]×[·, S, D] (docs/benchmarks.md).
  * Smaller products (the overfit and cyclic configs) keep tfjs's batched loop.
  */
 export const SLICE_MIN_MACS = 4096;

@@ -87,7 +87,7 @@ describe("the lab server", () => {
     expect(() => checkLabOut(site)).not.toThrow();
     expect(() => checkLabOut(dir)).toThrow(`--out ${dir} holds files that are not a lab page build, and building empties it`);
     expect(() => checkLabOut(join(dir, "secret.txt"))).toThrow("is a file");
-    // unwritable places are refused before the bundler runs (it crashed there with a backtrace)
+    // unwritable places are refused before the bundler runs (the bundler would crash there with a backtrace)
     expect(() => checkLabOut("/proc/tinylab-lab")).toThrow("--out /proc/tinylab-lab: /proc is a kernel pseudo-filesystem; nothing can be written there");
   });
 

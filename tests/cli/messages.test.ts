@@ -1,4 +1,4 @@
-// Refusals that name the flag or the fix (issue-level wording contracts): --vocab for a BPE the text cannot fill,
+// Refusals that name the flag or the fix (wording contracts): --vocab for a BPE the text cannot fill,
 // `--` for a sweep's recipe options, the known names for a mistyped --grid option, and a reason beside every
 // n/a of the sweep table and null of sweep.json.
 import { describe, expect, it } from "vitest";

@@ -54,7 +54,7 @@ describe("reliability bins and ECE", () => {
   });
 
   it("equal-mass bins never split a run of tied confidences", () => {
-    // A cut after 2 of 4 would separate the 0.5s; they stay together and the next bin takes the rest.
+    // A cut after 2 of 4 would separate the three 0.5 confidences; they stay together and the next bin takes the rest.
     const bins = reliabilityBins([0.5, 0.9, 0.5, 0.5], [1, 1, 0, 0], { bins: 2, scheme: "equal-mass" });
     expect(bins.map((b) => [b.lo, b.hi, b.count])).toEqual([[0.5, 0.5, 3], [0.9, 0.9, 1]]);
   });
@@ -143,7 +143,7 @@ describe("calibrationReport and validation", () => {
     expect(() => brierScore([0.1], ["yes" as unknown as number])).toThrow(/correctness at index 0 is yes/);
     expect(() => reliabilityBins([0.1], [1], { bins: 0 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 0/);
     expect(() => reliabilityBins([0.1], [1], { bins: 2.5 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 2.5/);
-    // a bound checked before the bins are allocated: 1e9 of them took 3 GB
+    // a bound checked before the bins are allocated: 1e9 of them would be gigabytes of arrays
     expect(() => reliabilityBins([0.1], [1], { bins: 1e9 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 1000000000/);
     expect(reliabilityBins([0.1], [1], { bins: 10_000 })).toHaveLength(1); // the limit itself is taken (one populated bin)
     expect(() => reliabilityBins([0.1], [1], { scheme: "quantile" as "equal-mass" })).toThrow(/unknown bin scheme "quantile"/);

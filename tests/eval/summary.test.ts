@@ -1,10 +1,9 @@
 // The token-weighted aggregator (src/eval/summary.ts): perplexity from per-sequence sums with token weighting,
 // published values from the seeds, refusal of bad inputs, and the compensated sum underneath.
-// (Moved from perplexity.test.ts and sum.test.ts when those modules folded into summary.ts.)
 import { describe, expect, it } from "vitest";
 import { fromSequenceSums, meanNll, neumaierSum, perplexity as perplexityOf } from "../../src/eval/summary.ts";
 
-/** The old perplexity(sums, counts) result, read off the folded aggregator. */
+/** perplexity(sums, counts) over two arrays, read off the folded aggregator. */
 const perplexity = (sums: readonly number[], counts: readonly number[]) => {
   const s = fromSequenceSums(sums, counts);
   return { totalNll: s.totalNll, tokens: s.targets, meanNll: meanNll(s), perplexity: perplexityOf(s) };

@@ -127,7 +127,7 @@ describe("brown lab on a slice", () => {
   });
 });
 
-/** The default run's checkpoint, when present (it takes ~14 minutes on 2 cores to make: `npx tinylab brown`). */
+/** The default run's checkpoint, when present (a long run to make: `npx tinylab brown`). */
 const trained = process.env.TINYLAB_BROWN_MODEL ?? "results/brown/model.safetensors";
 describe.skipIf(!existsSync(trained))(`trained Brown checkpoint at ${trained} (skipped when absent: run \`npx tinylab brown\`)`, () => {
   beforeAll(() => useBackend("wasm"));

@@ -23,7 +23,7 @@ import { Rng } from "../../src/util/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { randomWeights } from "../helpers.ts";
 
-/** The bound on onnxruntime against tfjs scores: float32 rounding only (different summation orders), per target. */
+/** The bound on onnxruntime against tfjs scores: float32 rounding only (different summation orders), per target. */
 const NLL_ATOL = 1e-5;
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");

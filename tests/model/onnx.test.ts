@@ -15,7 +15,7 @@ import { randomWeights } from "../helpers.ts";
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 /**
  * Cached and one-pass scoring run the same float32 dot products over the same keys, grouped differently, so a
- * document's mean NLL agrees to 1e-6 (the issue's bar). One target's NLL is a difference of logits near 10, whose
+ * document's mean NLL agrees to 1e-6. One target's NLL is a difference of logits near 10, whose
  * float32 spacing is 1e-6, so per target the bound is a few of those spacings.
  */
 const CACHE_TOL = 1e-6, CACHE_TARGET_TOL = 4e-6;

@@ -13,7 +13,7 @@ import { overfitDocuments } from "../../src/data/fixtures.ts";
 import { SLICE_MIN_MACS, usesSlicedMatMul } from "../../src/util/wasm_matmul.ts";
 import { TEST_BACKENDS, maxAbsDiff, useBackend } from "../helpers.ts";
 
-/** The bound: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room for accumulation. */
+/** The bound: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room for accumulation. */
 const LOGIT_ATOL = 1e-5;
 
 describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {

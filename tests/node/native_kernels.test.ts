@@ -26,7 +26,7 @@ import { leakedBy, maxAbsDiff, randomArray } from "../helpers.ts";
 
 /** As tests/model/reference.test.ts: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room. */
 const LOGIT_ATOL = 1e-5;
-/** The bound on native against wasm scores: float32 rounding only, per target. */
+/** The bound on native against wasm scores: float32 rounding only, per target. */
 const NLL_ATOL = 1e-5;
 
 beforeAll(() => initBackend("wasm"));

@@ -24,7 +24,7 @@ const PYTHON = process.env.TINYLAB_PYTHON ?? "/usr/bin/python3"; // as tests/too
 const SCORE = resolve(import.meta.dirname, "../../tools/score.py");
 /**
  * |ΔNLL| allowed per split, in nats: tinylab computes in float32 (tfjs wasm), score.py in float64, so the
- * difference is float32 rounding through a few layers (~1e-7 relative per op; observed ≤ 5e-7 here). The control
+ * difference is float32 rounding through a few layers (~1e-7 relative per op). The control
  * below shows a scorer with one detail wrong (erf GELU instead of tanh) falls outside it.
  */
 const NLL_TOLERANCE = 1e-5;

@@ -23,7 +23,7 @@ const { dir, models } = useModels("tinylab-tools-torch-");
 /** What `tinylab evaluate --model M [--data D]` prints, computed by the recipe it calls (the CLI itself: tests/cli/evaluate.test.ts). */
 const evaluate = (model: string, data?: string) => evaluateModelFile({ model, data, batchRows: 1, split: "all" });
 
-/** Two float64 implementations of the same forward pass: only summation order differs (the issue asks for 1e-6). */
+/** Two float64 implementations of the same forward pass: only summation order differs, so 1e-6 is ample. */
 const TORCH_VS_SCORE_TOL = 1e-6;
 const SCORE_PY = resolve(import.meta.dirname, "../../tools/score.py");
 
