@@ -31,7 +31,7 @@ const ALLOWED: readonly { file: string; what: string; why: string }[] = [
  * Files being rewritten on another branch, not swept here: each must still hold a finding, so the list cannot
  * outlive the rewrite (drop a file from it once its comments are clean).
  */
-const PENDING: readonly string[] = ["experiments/options.ts"];
+const PENDING: readonly string[] = ["experiments/train_options.ts"];
 
 /** Sources of ours that hold code comments, repository-relative. */
 function sources(dir: string): string[] {
