@@ -4,10 +4,12 @@ its file and checked against the manifest's sha256; and the scorers' one stride 
 Used by score.py and tinylab_torch.py; standard library only.
 Not the seeded split itself: without a manifest (tinylab's --text alone) give the run directory instead.
 """
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = "tinylab-text-manifest/1"
@@ -32,30 +34,88 @@ def documents_of_text(text, file, source, one_per_line):
     return [{"id": f"{file}#{i + 1}", "source": source, "file": file, "text": t} for i, t in enumerate(t for t in kept if t)]
 
 
-def read_utf8(path, run):
+# src/node/disk.ts notFoundReason: why a path names no file, in the words every tinylab command uses
+NOT_FOUND = {errno.ENOENT: "", errno.ENOTDIR: " (a part of the path is not a directory)", errno.ELOOP: " (a loop of symbolic links)",
+             errno.ENAMETOOLONG: " (the name is too long)"}
+
+
+def kind_of(mode):
+    """src/node/disk.ts kindOf: what a path that is not a regular file is."""
+    kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def read_file(path, what):
+    """The bytes of the regular file at path, refused in src/node/disk.ts's words (missing, or not a regular file)."""
     try:
-        raw = open(path, "rb").read()
-    except FileNotFoundError:
-        raise RunTextError(f"--run {run}: its text file {path} is not there (pass --text PATH where the text is now)") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        why = NOT_FOUND.get(err.errno)
+        if why is not None:
+            raise RunTextError(f"{what} not found: {path}{why}") from None
+        raise RunTextError(f"cannot read {what} {path} ({errno.errorcode.get(err.errno, 'error')}: {err.strerror.lower()})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise RunTextError(f"{what} is not a regular file: {path} (it is {kind_of(mode)})")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def read_utf8(path, what):
+    """src/node/text_files.ts readUtf8: the text, or the first line that is not UTF-8."""
+    raw = read_file(path, what)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise RunTextError(f"{path}: not valid UTF-8") from None
+        lines = raw.split(b"\n")
+        line = next(i for i, b in enumerate(lines, 1) if not utf8(b))
+        raise RunTextError(f"{path} line {line}: not valid UTF-8 (--text must be UTF-8 text)") from None
+
+
+def utf8(b):
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+MISSING = object()
+
+
+def js_kind(v):
+    """src/util/schema.ts kind: a JSON value's type as its refusals name it."""
+    if v is None:
+        return "null"
+    return "an array" if isinstance(v, list) else "an object" if isinstance(v, dict) else "a boolean" if isinstance(v, bool) \
+        else "a string" if isinstance(v, str) else "a number"
+
+
+def refuse(where, path, what, v):
+    """src/util/schema.ts refuse: `<file>: <field>: <what is wrong> (got <value>)`, the value shortened to one line."""
+    shown = "nothing" if v is MISSING else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+    raise RunTextError(f"{where}: {path}: {what} (got {shown if len(shown) <= 80 else shown[:77] + '...'})")
 
 
 def read_run(run, text=None, one_per_line=None):
     """(documents [{id, split, source, text}] in manifest order, the manifest's sha256, how to name the data)."""
     where = os.path.join(run, MANIFEST_FILE)
-    try:
-        raw = open(where, "rb").read()
-    except OSError:
-        raise RunTextError(f"--run {run}: no {MANIFEST_FILE} in it (a run directory of tinylab train --text holds one)") from None
+    raw = read_file(where, f"run manifest of --run {run} (train --text writes {MANIFEST_FILE} there)")
+    text_of_run = f"text file of --run {run} (pass --text PATH where the text is now)" if text is None else f"text file of --run {run} under --text {text}"
     try:
         m = json.loads(raw)
     except ValueError as err:
-        raise RunTextError(f"split manifest {where}: not valid JSON ({err})") from None
-    if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or not isinstance(m.get("documents"), list):
-        raise RunTextError(f"split manifest {where}: not a {MANIFEST_FORMAT} file")
+        raise RunTextError(f"{where}: not valid JSON: {err}") from None
+    if not isinstance(m, dict):
+        refuse(where, "the whole file", f"must be an object, not {js_kind(m)}", m)
+    if "format" not in m or m["format"] != MANIFEST_FORMAT:
+        refuse(where, "format", "is missing" if "format" not in m else f'must be "{MANIFEST_FORMAT}"', m.get("format", MISSING))
+    if not isinstance(m.get("documents"), list):
+        refuse(where, "documents", "is missing" if "documents" not in m else f"must be an array, not {js_kind(m['documents'])}", m.get("documents", MISSING))
     by_file = {}
     for e in m["documents"]:
         by_file.setdefault(e["file"], []).append(e)
@@ -65,11 +125,11 @@ def read_run(run, text=None, one_per_line=None):
             # one whole .txt file per document, under a directory (ids are paths relative to it)
             for e in entries:
                 path = file if text is None else os.path.join(text, e["id"])
-                body = read_utf8(path, run)
+                body = read_utf8(path, text_of_run)
                 found[e["id"]] = ((body[1:] if body.startswith("\ufeff") else body).strip(JS_WHITESPACE), path)
             continue
         path = file if text is None else text
-        body = read_utf8(path, run)
+        body = read_utf8(path, text_of_run)
         sha = {e["id"]: e["sha256"] for e in entries}
         matches = lambda docs: len(docs) == len(entries) and all(sha.get(d["id"]) == sha256_text(d["text"]) for d in docs)  # noqa: E731
         docs = documents_of_text(body, file, entries[0]["source"], bool(one_per_line))
