@@ -1,6 +1,7 @@
-// --kernels on the command line: onnxruntime (and auto, where it loads) is named in the output and recorded in the
-// result's provenance; tfjs records tfjs; an unknown name, onnxruntime off the wasm backend, or onnxruntime where it is not
-// installed, is refused in one line (and auto there runs on tfjs's kernels).
+// --kernels on the command line: onnxruntime (and auto, where it loads) is named in the output (a training run's
+// label saying whether its steps ran as the training graph) and recorded in the result's provenance; tfjs records
+// tfjs; an unknown name, onnxruntime off the wasm backend, or onnxruntime where it is not installed, is refused in
+// one line (and auto there runs on tfjs's kernels).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +37,18 @@ describe("tinylab --kernels", () => {
     expect(text.stdout).toContain("gradcheck micro on wasm (matrix products and scoring on onnxruntime-node 1.30.0):");
     const json = JSON.parse(passed(await tinylab(["gradcheck", "--config", "micro", "--kernels", kernels, "--json"])).stdout);
     expect(json.provenance).toMatchObject({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
+  });
+
+  it("a training run names what it ran on onnxruntime: its steps as the training graph, or autograd under dropout", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinylab-kernels-train-"));
+    try {
+      const train = (...args: string[]) => tinylab(["train", "--updates", "2", "--kernels", "onnxruntime", "--out", join(dir, String(args.length)), ...args]);
+      const [graph, dropout] = await Promise.all([train(), train("--dropout", "0.1")]);
+      expect(ok(graph).stdout).toContain("dropout 0, backend wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0), workers 1");
+      expect(ok(dropout).stdout).toContain("dropout 0.1, backend wasm (matrix products and scoring on onnxruntime-node 1.30.0; with dropout, gradients by tfjs autograd), workers 1");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("tfjs: the output names the backend alone and the provenance says tfjs", async () => {

@@ -66,7 +66,7 @@ describe("tools/run_text.py refuses as readRunText does", () => {
     writeFileSync(latin1.text, Buffer.from("one\n\ntwo \xe9\n", "latin1"));
     const changed = runOf("changed");
     writeFileSync(changed.text, "one\n\nTWO\n\nthree\n\nfour\n");
-    const cases = [
+    const cases: { run: string; text?: string }[] = [
       sound, { run: sound.run, text: join(dir, "elsewhere.txt") }, { run: empty }, { run: manifestDir }, manifest("not-json", "{"),
       manifest("array", "[]"), manifest("no-format", `{"seed": 0}`), manifest("other-format", `{"format": "x"}`),
       manifest("documents", `{"format": "tinylab-text-manifest/1", "seed": 0, "fractions": {"validation": 0.1, "test": 0.1}, "documents": 5}`),

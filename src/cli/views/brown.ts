@@ -12,7 +12,7 @@ export function formatBrown(r: BrownResult): string {
   const rep = r.report;
   const lines: string[] = [];
   if (r.options.finalTest) lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
-  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${engineLabel({ ...r.provenance, backend: r.backend })}`);
+  lines.push(`brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${engineLabel({ ...r.provenance, backend: r.backend }, r.model_config)}`);
   lines.push(`data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`);
   lines.push(`training: ${r.training.updates} updates (from ${r.training.resumed_from}), ${Math.round(r.training.tokens_per_second)} training tokens/s; model_sha256 ${r.model_sha256}`);
   if (r.best) lines.push(`  best on validation: update ${r.best.update}, whole-split NLL ${f(r.best.validation_nll)} (stride = context; optimistic: chosen on validation) → ${r.best.file}; the report below scores the last update`);

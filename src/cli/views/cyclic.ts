@@ -15,7 +15,7 @@ export function formatCyclic(r: CyclicResult): string {
     ...(r.scores.test ? ["FINAL REPORT (--final-test): the test split is scored at the end of this report."] : []),
     `cyclic permutations: rows train ${r.data.rows.train} / validation ${r.data.rows.validation} / test ${r.data.rows.test} (${r.data.split_from}), ${r.data.targets_per_row} targets per row`,
     `decoder: ${count(c.nLayers, "layer")}, d_model ${c.dModel}, ${count(c.nHeads, "head")}, d_ff ${c.dFF}, context ${c.contextLength}, vocab ${c.vocabSize}, ${r.parameters} parameters; seed ${o.seed}`,
-    `training: ${o.updates} updates × ${o.batchRows} rows drawn with replacement, Adam β ${r.optimizer.beta1}/${r.optimizer.beta2} ε ${r.optimizer.eps}, lr ${o.lr}, clip ${o.clipNorm} (${r.training.clipped_updates} updates clipped); backend ${engineLabel(r.provenance)}`,
+    `training: ${o.updates} updates × ${o.batchRows} rows drawn with replacement, Adam β ${r.optimizer.beta1}/${r.optimizer.beta2} ε ${r.optimizer.eps}, lr ${o.lr}, clip ${o.clipNorm} (${r.training.clipped_updates} updates clipped); backend ${engineLabel(r.provenance, c)}`,
     "", ...formatTable(["update", "train NLL", "validation NLL"], r.training.checkpoints.map((k) => [String(k.update), f(k.train), f(k.validation)]), ["r", "r", "r"]),
   ];
   const last = r.data.targets_per_row - 1;

@@ -9,7 +9,7 @@ export function formatOverfit(r: OverfitResult): string {
   const f = (x: number) => round6(x).toFixed(6);
   const lines: string[] = [];
   const w = r.weighting_probe;
-  lines.push(`overfit: ${r.options.seeds.length} seeds × ${r.options.updates} updates, lr ${r.options.lr}, backend ${engineLabel(r.provenance)}, targets train ${r.data.targets.train} / validation ${r.data.targets.validation}`);
+  lines.push(`overfit: ${r.options.seeds.length} seeds × ${r.options.updates} updates, lr ${r.options.lr}, backend ${engineLabel(r.provenance, r.model_config)}, targets train ${r.data.targets.train} / validation ${r.data.targets.validation}`);
   lines.push("", "weighting probe (constructed probabilities [0.5, 0.25] and [0.5, 0.5, 0.25, 0.5]):");
   lines.push(`  correct merged mean ${f(w.correct.mean_nll)} nats, perplexity ${f(w.correct.perplexity)} over ${w.correct.targets} targets`);
   lines.push(`  wrong unweighted mean ${f(w.wrong_unweighted_mean_nll)}, wrong mean perplexity ${f(w.wrong_mean_perplexity)}`);
