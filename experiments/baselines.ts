@@ -69,7 +69,7 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
       vocab = 2;
       for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2)) if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
       vocabFrom = "the file (largest id + 1; pass --vocab to set it)";
-      // refused before any count table of that size is allocated (today's "Invalid typed array length")
+      // refused before any count table of that size is allocated (which would fail as "Invalid typed array length")
       if (vocab > MAX_VOCAB_SIZE) throw new Error(`${o.data}: token id ${vocab - 1} implies a vocabulary of ${vocab}, more than the limit ${MAX_VOCAB_SIZE} (2^20)`);
     }
     const rows = checkSplitRows(JSON.parse(text), { vocabSize: vocab }, `split file ${o.data}`);

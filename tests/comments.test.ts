@@ -17,7 +17,7 @@ const HISTORY: readonly { what: string; re: RegExp }[] = [
   { what: "a date", re: /\b20\d\d-[01]\d(-[0-3]\d)?\b/ },
   { what: "a measured time", re: /\b\d+(\.\d+)?([–-]\d+(\.\d+)?)? ?(ns|µs|us|ms|s|secs?|seconds?|min|minutes?|hours?)\b|\d[\d,]*(\.\d+)? ?([a-z]+ )?[a-z]+\/s\b/ },
   { what: "a measured ratio", re: /\d(\.\d+)?× (the speed|as fast|faster|slower)|~\d+(\.\d+)?×|\d+(\.\d+)?[–-]\d+(\.\d+)?×/ },
-  { what: "a session's history", re: /\b(this|last|previous) (turn|session)\b|\ba turn ago\b|\bused to be\b|\bpreviously\b|\bformerly\b|\buntil recently\b|\bthe old default\b|\bthe new default\b/i },
+  { what: "a session's history", re: /\b(this|last|previous) (turn|session)\b|\ba turn ago\b|\bused to be\b|\bpreviously\b|\bformerly\b|\buntil recently\b|\bthe old default\b|\bthe new default\b|\btoday'?s?\b/i },
 ];
 
 /** Lines where a pattern's match is the reason, not a measurement: the file, the pattern, and why. */
@@ -101,11 +101,12 @@ describe("code comments say why, not when", () => {
   it("finds history on planted lines of each kind, and nothing in code or strings", () => {
     const planted = [
       "// fixed in issue 21", "// see #24", "/* measured 2026-12-01 */", "// ~50 ms per call", "// took 3 s on 2 cores", "// ~3,500 tokens/s on wasm",
-      "// runs 0.6–0.9× as fast", "// the default before this turn", "/** it used to be 8 */",
+      "// runs 0.6–0.9× as fast", "// the default before this turn", "/** it used to be 8 */", "// today's default",
       `const s = "issue 21, 50 ms, 2026-12-01"; const r = /#24/; // fine`,
     ].join("\n");
     expect(historyIn("x.ts", planted).map((l) => l.split(": ")[1])).toEqual([
-      "an issue number", "an issue number", "a date", "a measured time", "a measured time", "a measured time", "a measured ratio", "a session's history", "a session's history",
+      "an issue number", "an issue number", "a date", "a measured time", "a measured time", "a measured time", "a measured ratio",
+      "a session's history", "a session's history", "a session's history",
     ]);
     expect(historyIn("x.py", `x = "issue 21"  # fine\n"""Docstring of 2026-12-01."""\n`)).toEqual(["x.py:2: a date: \"\"\"Docstring of 2026-12-01.\"\"\""]);
     expect(historyIn("x.sh", `echo "$#" '# 50 ms' # took 3 s`)).toEqual(["x.sh:1: a measured time: # took 3 s"]);

@@ -19,7 +19,7 @@ import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } fr
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";
-/** The /1 layout plus the `integrity` digest; its architecture and scheme are implied (today's, as in /1). */
+/** The /1 layout plus the `integrity` digest; its architecture and scheme are implied (this code's, as in /1). */
 export const MODEL_FORMAT_V2 = "tinylab-model/2";
 /** Files written before the digest: still read, with `integrity` saying they are unverified. */
 export const MODEL_FORMAT_V1 = "tinylab-model/1";
@@ -372,7 +372,7 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
     checkDeclared(metadata, "architecture", architecture, where);
     checkDeclared(metadata, "tokenizer_scheme", tokenizerScheme, where);
   } else {
-    // /1 and /2 predate the declarations: the code that wrote them computed exactly today's architecture and scheme
+    // /1 and /2 have no declarations: the code that wrote them computed exactly this code's architecture and scheme
     for (const key of ["architecture", "tokenizer_scheme"]) {
       if (Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
     }

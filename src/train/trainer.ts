@@ -55,7 +55,7 @@ export function microbatchGradient<B>(vars: readonly tf.Variable[], lossFn: Loss
   }
 }
 
-/** Each microbatch in order on this thread: today's single-thread path. */
+/** Each microbatch in order on this thread: the single-thread path. */
 export const localGradients = <B>(params: Map<string, tf.Variable>, lossFn: LossFn<B>): GradientProvider<B> => {
   const vars = [...params.values()];
   return (microbatches) => microbatches.map((mb) => microbatchGradient(vars, lossFn, mb));

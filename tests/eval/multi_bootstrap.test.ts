@@ -84,7 +84,7 @@ describe("multiBootstrapDifference", () => {
     const d = multiBootstrapDifference(hand, b, Rng.fromSeed(3), { replicates: 2000 });
     expect(d.paired_seeds).toBe(false);
     expect(d.difference.estimate).toBe(0.5);
-    expect(d.difference.hi - d.difference.lo).toBeGreaterThan(0.5); // independent seed draws no longer cancel
+    expect(d.difference.hi - d.difference.lo).toBeGreaterThan(0.5); // independent seed draws do not cancel
   });
 
   it("refuses arms over different documents", () => {

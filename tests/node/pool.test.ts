@@ -1,4 +1,4 @@
-// The worker pool: an update with 1, 2 and 3 workers equals today's single-thread update bit for bit (weights,
+// The worker pool: an update with 1, 2 and 3 workers equals the single-thread update bit for bit (weights,
 // AdamW moments, streams; with and without dropout), scores are the same in batch order, workers do not grow
 // over 500 updates, and a worker's error closes the pool and reaches the caller with its message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
