@@ -42,7 +42,7 @@ function sources(dir: string): string[] {
   });
 }
 
-export function commentsOf(file: string, src: string): Comment[] {
+function commentsOf(file: string, src: string): Comment[] {
   if (/\.(ts|js|mjs)$/.test(file)) return lexScript(src).comments;
   if (file.endsWith(".py")) return hashComments(src, "python");
   if (file.endsWith(".sh")) return hashComments(src, "shell");
@@ -50,7 +50,7 @@ export function commentsOf(file: string, src: string): Comment[] {
 }
 
 /** Every comment line of `src` that carries history: `file:line: what: the line`. */
-export function historyIn(file: string, src: string): string[] {
+function historyIn(file: string, src: string): string[] {
   const found: string[] = [];
   for (const c of commentsOf(file, src)) {
     c.text.split("\n").forEach((text, k) => {
@@ -70,7 +70,7 @@ const BARE = /(?<![\w./-])[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|py|sh)\b(?![\w/(])/g
 const EXTERNAL = new Set(["encoder.py", "transformers.js"]);
 
 /** Every path a comment of `src` names that is not in the repository (a bare file name: nowhere in it). */
-export function missingIn(file: string, src: string, exists: (path: string) => boolean, names: ReadonlySet<string>): string[] {
+function missingIn(file: string, src: string, exists: (path: string) => boolean, names: ReadonlySet<string>): string[] {
   const found: string[] = [];
   for (const c of commentsOf(file, src)) {
     c.text.split("\n").forEach((text, k) => {
