@@ -27,12 +27,6 @@ const ALLOWED: readonly { file: string; what: string; why: string }[] = [
   { file: "tests/comments.test.ts", what: "an issue number", why: "its header names what it looks for" },
 ];
 
-/**
- * Files being rewritten on another branch, not swept here: each must still hold a finding, so the list cannot
- * outlive the rewrite (drop a file from it once its comments are clean).
- */
-const PENDING: readonly string[] = ["experiments/train_options.ts"];
-
 /** Sources of ours that hold code comments, repository-relative. */
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
@@ -116,12 +110,8 @@ describe("code comments say why, not when", () => {
   });
 
   it("carries no issue number, date, measured time or session history", () => {
-    const found = FILES.filter((f) => !PENDING.includes(f)).flatMap((f) => historyIn(f, readFileSync(join(ROOT, f), "utf8")));
+    const found = FILES.flatMap((f) => historyIn(f, readFileSync(join(ROOT, f), "utf8")));
     expect(found).toEqual([]);
-  });
-
-  it("keeps the pending list honest: each file on it still holds a finding", () => {
-    expect(PENDING.filter((f) => historyIn(f, readFileSync(join(ROOT, f), "utf8")).length === 0)).toEqual([]);
   });
 
   it("names only files that exist", () => {
