@@ -10,12 +10,13 @@ import { readDocumentsBytes } from "../src/node/files.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
 import { scoringDocuments, type ScoringDocuments } from "./scoring_data.ts";
+import { chosenSplits } from "./evaluate.ts";
 export { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions, type CompareResult, type CompareTokens };
 
 function checkOptions(o: CompareOptions): void {
   if ((o.b === undefined) === (o.baseline === undefined)) throw new Error("compare needs exactly one of a second model file (B) or --baseline NAME");
   if (o.baseline !== undefined && !(COMPARE_BASELINES as readonly string[]).includes(o.baseline)) throw new Error(`--baseline must be one of ${COMPARE_BASELINES.join(", ")}, got ${JSON.stringify(o.baseline)}`);
-  if (o.split === "test" && !o.finalTest) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
+  chosenSplits(o.split, o.finalTest); // the test split only with --final-test: evaluate's rule, refused in its words
   if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
 }
 
