@@ -17,14 +17,14 @@ export const gradcheckCommand: CommandModule = {
       seed: "seed of the check's parameters and data",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine }, { runGradcheck }, { formatGradcheck }, { provenance }, g] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/provenance.ts"), import("../../model/gradcheck.ts"),
+    const [{ startEngine, toJson, wallTimeLine }, { runGradcheck }, { formatGradcheck }, { provenance }, g, { PRESETS }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/provenance.ts"), import("../../model/gradcheck.ts"), import("../../model/config.ts"),
     ]);
     const { config, seed, json, backend, kernels } = optionValues(argv, GRADCHECK_OPTIONS);
     const info = await startEngine(backend, kernels);
     const report = runGradcheck(config, seed);
     if (json) process.stdout.write(toJson({ config, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance() }));
-    else console.log(formatGradcheck(config, report, engineLabel(info)));
+    else console.log(formatGradcheck(config, report, engineLabel(info, PRESETS[config])));
     (json ? console.error : console.log)(wallTimeLine());
     if (!report.passed) process.exitCode = 1;
   },
