@@ -23,7 +23,7 @@ import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { baselineBar, nextTokenRow, validationContamination } from "./brown_readings.ts";
+import { baselineBar, nextTokenRow, validationContamination } from "../src/eval/brown_readings.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "../src/node/pool.ts";
 import type { Rng } from "../src/util/rng.ts";

@@ -11,7 +11,7 @@ import { brownPageHtml } from "../../experiments/brown_page.ts";
 import { ALL_SOURCES } from "../../src/eval/grouped.ts";
 import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
-import { baselineBar } from "../../experiments/brown_readings.ts";
+import { baselineBar } from "../../src/eval/brown_readings.ts";
 import type { Report } from "../../src/eval/report.ts";
 import { workersFor } from "../../src/train/pool.ts";
 

@@ -30,7 +30,7 @@ export const compareCommand: CommandModule = {
     ),
   handler: async (argv) => {
     const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../../experiments/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
+      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
       import("../../../experiments/evaluate_file.ts"),
     ]);
     const { json, backend, kernels, out, ...v } = optionValues(argv, COMPARE_OPTIONS);

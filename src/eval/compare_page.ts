@@ -1,9 +1,9 @@
 // The HTML page of `tinylab compare`: the paired differences, and each document's tokens coloured by how much
 // better A or B predicts them. Presentation only; src/eval/compare.ts computes the result.
-import { round6 } from "../src/util/provenance.ts";
-import { escapeHtml, htmlPage, htmlTable } from "../src/util/html.ts";
-import type { CompareResult, CompareTokens } from "../src/eval/compare.ts";
-import { visibleToken } from "../src/eval/visible.ts";
+import { round6 } from "../util/provenance.ts";
+import { escapeHtml, htmlPage, htmlTable } from "../util/html.ts";
+import type { CompareResult, CompareTokens } from "./compare.ts";
+import { visibleToken } from "./visible.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;

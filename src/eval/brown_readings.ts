@@ -1,10 +1,10 @@
 // The Brown lab's readings of a trained model and its report: the bar of the reference text (model vs
 // baselines), the next-token table and the validation contamination audit. Validation during training is src/lab/validated_training.ts's.
-import type { Tokenizer } from "../src/data/tokenizer.ts";
-import type { ScoringModel } from "../src/eval/adapter.ts";
-import type { Report } from "../src/eval/report.ts";
-import { nextLogProbs, greedyMargin } from "../src/eval/generate.ts";
-import { ALL_SOURCES } from "../src/eval/grouped.ts";
+import type { Tokenizer } from "../data/tokenizer.ts";
+import type { ScoringModel } from "./adapter.ts";
+import type { Report } from "./report.ts";
+import { nextLogProbs, greedyMargin } from "./generate.ts";
+import { ALL_SOURCES } from "./grouped.ts";
 
 /** Top-5 next tokens for a prompt (after BOS), with the greedy margin. */
 export function nextTokenRow(model: ScoringModel, tokenizer: Tokenizer, prompt: string) {
