@@ -17,6 +17,7 @@ import { overfitCommand } from "../../src/cli/commands/overfit.ts";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import { trainCommand } from "../../src/cli/commands/train.ts";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const parse = (args: string[], defaults: Partial<Record<OptionName, unknown>>) =>
   withOptions(yargs(), defaults).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(args) as Record<string, unknown>;
@@ -138,8 +139,9 @@ describe("choices a command offers", () => {
   });
 });
 
-// Every refusal through the real command line: one line, the option's name and the value as typed, exit 1,
-// nothing written to stdout (no work started).
+// Every refusal through the command line's own code (src/cli/program.ts, run here: tests/cli/in_process.ts): one
+// line, the option's name and the value as typed, exit 1, nothing written to stdout (no work started). The
+// spawned tests above check that a process exits with what that code returns.
 describe("refusals through the CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "tinylab-options-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,7 +181,7 @@ describe("refusals through the CLI", () => {
     [["brown", "--checkpoint-every", "4", ...out], "--checkpoint-every is now --save-every: pass --save-every instead"],
     [["train", "--text", "package.json", "--microbatches", "3", "--out", join(dir, "mb")], "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)"],
   ])("tinylab %j", async (args, message) => {
-    const r = await tinylab(args);
+    const r = await tinylabHere(args);
     expect(r.stderr).toBe(`tinylab: error: ${message}\n`);
     expect([r.code, r.stdout]).toEqual([1, ""]);
   });

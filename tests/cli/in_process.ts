@@ -1,0 +1,41 @@
+// Test helper, not a test: runs a `tinylab …` command line in this process (src/cli/program.ts, the code
+// main.ts runs), with the environment spawn.ts gives a child, and collects what it printed and its exit status.
+// For refusals and parsing; where the process boundary is what is tested (signals, exit hooks, start-up), spawn.
+import { resolve } from "node:path";
+import { vi } from "vitest";
+import { run } from "../../src/cli/program.ts";
+import type { Finished } from "./spawn.ts";
+
+const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
+const ENV = { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" };
+
+/** `tinylab args` run here: the status main.ts would exit with, stdout and stderr (console and stream writes). */
+export async function tinylabHere(args: string[]): Promise<Omit<Finished, "signal">> {
+  const out = { stdout: "", stderr: "" };
+  const line = (to: "stdout" | "stderr") => (...a: unknown[]) => { out[to] += a.map(String).join(" ") + "\n"; };
+  const write = (to: "stdout" | "stderr") => (chunk: string | Uint8Array) => { out[to] += String(chunk); return true; };
+  const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, ENV);
+  const spies = [
+    vi.spyOn(console, "log").mockImplementation(line("stdout")),
+    vi.spyOn(console, "info").mockImplementation(line("stdout")),
+    vi.spyOn(console, "error").mockImplementation(line("stderr")),
+    vi.spyOn(console, "warn").mockImplementation(line("stderr")),
+    vi.spyOn(process.stdout, "write").mockImplementation(write("stdout") as typeof process.stdout.write),
+    vi.spyOn(process.stderr, "write").mockImplementation(write("stderr") as typeof process.stderr.write),
+    // a command that would end the process (e.g. --help) must not end the test's
+    vi.spyOn(process, "exit").mockImplementation(((code?: number) => { throw new Error(`tinylab ${args.join(" ")} called process.exit(${code}) in process`); }) as typeof process.exit),
+  ];
+  const [exitCode, argv] = [process.exitCode, process.argv];
+  try {
+    // what the spawned process would see (a refusal quotes a value as typed, from process.argv)
+    process.argv = [process.execPath, BIN, ...args];
+    process.exitCode = undefined;
+    const code = (await run(args)) ?? Number(process.exitCode ?? 0);
+    return { code, ...out };
+  } finally {
+    [process.exitCode, process.argv] = [exitCode, argv];
+    for (const s of spies) s.mockRestore();
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  }
+}
