@@ -1,14 +1,9 @@
 import { defineConfig } from "vitest/config";
 import { LongestFirst } from "./tests/sequencer.ts";
 
-// Files that only call code in this process (no CLI, worker or Python started) share a fork and its loaded
-// modules (isolate: false): each file of its own would import tfjs and vitest's runner anew. They pass in any
-// file order (`--sequence.shuffle.files`); the rest keep a fresh fork each, as processes they start may rely on
-// the environment or kernels a file set.
-const IN_PROCESS = ["util", "data", "model", "eval", "lab", "train", "baselines"].map((d) => `tests/${d}/**/*.test.ts`);
-
 export default defineConfig({
   test: {
+    include: ["tests/**/*.test.ts"],
     // compiles dist/ when stale, so the CLIs the tests spawn start without tsx's loader
     globalSetup: ["tests/global_setup.ts"],
     testTimeout: 120_000,
@@ -17,10 +12,10 @@ export default defineConfig({
     // vitest's default is the cores minus one: one file at a time on 2 cores, while many files mostly wait on
     // the CLI processes they spawn
     maxWorkers: 2,
+    // a fork runs file after file with its modules loaded once, instead of a fork per file importing tfjs and
+    // vitest's runner anew; so no file may rely on another's state, and the files pass in any order
+    // (`npx vitest run --sequence.shuffle.files --sequence.seed=N`)
+    isolate: false,
     sequence: { sequencer: LongestFirst },
-    projects: [
-      { extends: true, test: { name: "in-process", include: IN_PROCESS, isolate: false } },
-      { extends: true, test: { name: "processes", include: ["tests/**/*.test.ts"], exclude: IN_PROCESS } },
-    ],
   },
 });
