@@ -2,28 +2,38 @@
 // ended (a SIGKILL included, which no exit hook sees), and holds a lock on its folder while it runs.
 // Not process management for the parent: the sweep starts and kills its children itself.
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { acquireLock } from "./lock.ts";
 
 /** Set by the sweep in each child's environment: the sweep's pid. */
 export const SWEEP_PARENT_ENV = "TINYLAB_SWEEP_PARENT";
 /** The lock file a sweep's run holds in its folder, so a re-run never clears a folder a live run still writes. */
 export const SWEEP_RUN_LOCK = ".tinylab-run.lock";
-/** How often a child looks at its parent: a dead sweep's runs stop within this. */
+/**
+ * How often a child looks at its parent: a dead sweep's runs stop within this (the kernel re-parents an orphan,
+ * to init or a subreaper, so `process.ppid` stops being the sweep's pid).
+ */
 export const PARENT_POLL_MS = 500;
 
 /**
- * Call `onGone` once the parent `parentPid` is gone: the kernel re-parents an orphan (to init or a subreaper), so
- * `ppid()` stops being `parentPid`. The timer never keeps the process alive. Returns a stop function.
+ * The watch as a worker thread, so it looks at the parent even while the run's thread is busy in a synchronous
+ * loop (overfit's updates, a scoring pass) where no timer of that thread fires. When the parent is gone it tells
+ * the run's thread (which stops as Ctrl-C would, when it is free to hear it); if the process is still there a
+ * second later, it removes the folder's lock and ends the process with SIGKILL.
  */
-export function watchParent(parentPid: number, onGone: () => void, ppid: () => number = () => process.ppid, every = PARENT_POLL_MS): () => void {
-  const timer = setInterval(() => {
-    if (ppid() === parentPid) return;
-    clearInterval(timer);
-    onGone();
-  }, every);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+const WATCHER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { rmSync } = require("node:fs");
+const timer = setInterval(() => {
+  if (process.ppid === workerData.parent) return;
+  clearInterval(timer);
+  parentPort.postMessage("gone");
+  setTimeout(() => {
+    rmSync(workerData.lock, { force: true });
+    process.kill(process.pid, "SIGKILL");
+  }, 1000);
+}, workerData.every);
+`;
 
 /**
  * When this process is a sweep's run (SWEEP_PARENT_ENV set): lock its folder, and when the sweep is gone, stop
@@ -32,12 +42,14 @@ export function watchParent(parentPid: number, onGone: () => void, ppid: () => n
 export function startAsSweepChild(env: NodeJS.ProcessEnv = process.env): void {
   const parent = Number(env[SWEEP_PARENT_ENV]);
   if (!Number.isSafeInteger(parent) || parent <= 0) return;
-  acquireLock(join(process.cwd(), SWEEP_RUN_LOCK), `sweep run folder ${process.cwd()}`);
-  watchParent(parent, () => {
+  const lock = join(process.cwd(), SWEEP_RUN_LOCK);
+  acquireLock(lock, `sweep run folder ${process.cwd()}`);
+  const watcher = new Worker(WATCHER, { eval: true, workerData: { parent, lock, every: PARENT_POLL_MS } });
+  watcher.on("message", () => {
     console.error(`tinylab: the sweep (process ${parent}) that started this run is gone; stopping`);
     // a command that handles Ctrl-C (training) stops after its update and saves; any other exits now, its locks released
     if (process.listenerCount("SIGINT") === 0) process.exit(130);
     process.kill(process.pid, "SIGINT");
-    setTimeout(() => process.exit(130), 1000).unref();
   });
+  watcher.unref(); // after the listener, which would hold the process open: a finished run exits as it would alone
 }

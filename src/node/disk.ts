@@ -3,7 +3,7 @@
 // src/util/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
 import { constants } from "node:buffer";
 import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync, type Stats } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/process.ts";
 import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
@@ -281,5 +281,5 @@ export function requireFile(path: string, what: string): string {
 }
 
 /** Paths against this process's working directory, for recipes that pass paths on to processes run elsewhere. */
-/** A path as given when absolute, else resolved against the working directory (what a child in another directory needs). */
-export const absolutePath = (p: string): string => (isAbsolute(p) ? p : resolve(p));
+/** A path resolved against the working directory and normalized (`/../x` is `/x`): what a child in another directory needs. */
+export const absolutePath = (p: string): string => resolve(p);

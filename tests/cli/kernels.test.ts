@@ -34,7 +34,7 @@ const passed = (r: Finished): Finished => (expect(r.code, r.stderr).toBe(0), r);
 describe("tinylab --kernels", () => {
   it.each(["onnxruntime", "auto"])("%s: gradcheck names onnxruntime-node and records it in its JSON", async (kernels) => {
     const text = ok(await tinylab(["gradcheck", "--config", "micro", "--kernels", kernels]));
-    expect(text.stdout).toContain("gradcheck micro on wasm (matrix products and scoring on onnxruntime-node 1.30.0):");
+    expect(text.stdout).toContain("gradcheck micro on wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0):");
     const json = JSON.parse(passed(await tinylab(["gradcheck", "--config", "micro", "--kernels", kernels, "--json"])).stdout);
     expect(json.provenance).toMatchObject({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
   });

@@ -75,6 +75,8 @@ describe("tinylab sweep", () => {
     };
     expect(await until(() => existsSync(lock), 20_000)).toBe(true); // the run holds its folder
     const child = (JSON.parse(readFileSync(lock, "utf8")) as { pid: number }).pid;
+    // by now the run is in overfit's synchronous updates, where no timer of its own thread fires: the watch is a worker thread
+    await new Promise((r) => setTimeout(r, 3000));
     p.child.kill("SIGKILL");
     await p.done;
     expect(await until(() => !isAlive(child), 5_000)).toBe(true); // stopped within a few of its looks at the parent (PARENT_POLL_MS apart)
