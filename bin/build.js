@@ -21,6 +21,7 @@ export async function build() {
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
   await vendorYargs(tmp);
+  vendorTfjs(tmp);
   await bundleFront(tmp);
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
   // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
@@ -62,6 +63,39 @@ async function vendorYargs(out) {
     const next = text.replace(/(from |import\()"yargs(\/helpers)?"/g, `$1${JSON.stringify(spec)}`);
     if (next !== text) writeFileSync(path, next);
   }
+}
+
+/** The engine's CommonJS packages the compiled modules import. */
+const TFJS = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-backend-wasm"];
+
+/**
+ * Each of the engine's CommonJS packages behind a small ES module (dist/vendor/tfjs-*.js) that loads it with
+ * require and re-exports its names, listed here at build time. An ES import of the package itself makes Node scan
+ * its whole source for export names (cjs-module-lexer, over 1.6 MB for the three), which costs every command that
+ * starts the engine more CPU than loading the packages does.
+ */
+function vendorTfjs(out) {
+  const require = createRequire(import.meta.url);
+  const wrappers = new Map();
+  for (const pkg of TFJS) {
+    const names = Object.keys(require(pkg)).filter((n) => n !== "default" && /^[A-Za-z_$][\w$]*$/.test(n) && bindable(n));
+    const file = join(out, "vendor", `${pkg.split("/")[1]}.js`);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `import { createRequire } from "node:module";\nconst m = createRequire(import.meta.url)(${JSON.stringify(pkg)});\nexport default m;\n` +
+      names.map((n) => `export const ${n} = m.${n};\n`).join(""));
+    wrappers.set(pkg, file);
+  }
+  for (const f of readdirSync(out, { recursive: true })) {
+    if (!f.endsWith(".js") || f.startsWith("vendor")) continue;
+    const path = join(out, f), text = readFileSync(path, "utf8");
+    const next = text.replace(/(from |import\(|import )"(@tensorflow\/tfjs-(?:core|backend-cpu|backend-wasm))"/g, (_, how, pkg) => `${how}${JSON.stringify(specifier(dirname(path), wrappers.get(pkg)))}`);
+    if (next !== text) writeFileSync(path, next);
+  }
+}
+
+/** Whether a name can be a `const` binding (not a reserved word). */
+function bindable(name) {
+  try { new Function(`"use strict"; const ${name} = 0;`); return true; } catch { return false; }
 }
 
 /**

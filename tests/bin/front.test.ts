@@ -1,6 +1,6 @@
 // The start of `tinylab`: `--help` runs from the bundled front (bin/front.js) and loads no module beyond the
-// launcher (no engine, no recipe, no package), the front's code cache is accepted, and the build's shortcut for
-// yargs's string widths agrees with string-width itself.
+// launcher (no engine, no recipe, no package), a command loads the engine's packages through require, the front's
+// code cache is accepted, and the build's shortcut for yargs's string widths agrees with string-width itself.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +39,22 @@ describe("tinylab's start", () => {
     const r = loadsOf([join(ROOT, "bin/tinylab.js"), ...args.split(" ")]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.loads.filter((l) => !l.startsWith("tests/bin/"))).toEqual(["bin/fresh.js", "bin/front.js", "bin/tinylab.js"]);
+  });
+
+  it("loads the engine's packages through require, never as ES modules (whose export scan of their whole source costs more than loading them)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinylab-loads-"));
+    try {
+      const file = join(dir, "loads");
+      const r = spawnSync(process.execPath, ["--import", LOADS, join(ROOT, "bin/tinylab.js"), "gradcheck", "--config", "micro"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, TINYLAB_LOADS: file } });
+      expect(r.status, r.stderr).toBe(0);
+      const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.includes("/node_modules/@tensorflow/"));
+      for (const pkg of ["tfjs-core/dist/tf-core.node.js", "tfjs-backend-cpu/dist/tf-backend-cpu.node.js", "tfjs-backend-wasm/dist/tf-backend-wasm.node.js"]) {
+        expect(lines).toContain(`cjs ${join(ROOT, "node_modules/@tensorflow", pkg)}`);
+      }
+      expect(lines.filter((l) => l.startsWith("esm "))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("runs the front from a code cache V8 accepts", () => {
