@@ -18,8 +18,8 @@ export const PARENT_POLL_MS = 500;
 /**
  * The watch as a worker thread, so it looks at the parent even while the run's thread is busy in a synchronous
  * loop (overfit's updates, a scoring pass) where no timer of that thread fires. When the parent is gone it tells
- * the run's thread (which stops as Ctrl-C would, when it is free to hear it); if the process is still there a
- * second later, it removes the folder's lock and ends the process with SIGKILL.
+ * the run's thread, which answers and stops as Ctrl-C would; if no answer comes within a second (the thread is
+ * still busy), the worker removes the folder's lock and ends the process with SIGKILL.
  */
 const WATCHER = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -27,11 +27,12 @@ const { rmSync } = require("node:fs");
 const timer = setInterval(() => {
   if (process.ppid === workerData.parent) return;
   clearInterval(timer);
-  parentPort.postMessage("gone");
-  setTimeout(() => {
+  const kill = setTimeout(() => {
     rmSync(workerData.lock, { force: true });
     process.kill(process.pid, "SIGKILL");
   }, 1000);
+  parentPort.once("message", () => clearTimeout(kill));
+  parentPort.postMessage("gone");
 }, workerData.every);
 `;
 
@@ -46,10 +47,12 @@ export function startAsSweepChild(env: NodeJS.ProcessEnv = process.env): void {
   acquireLock(lock, `sweep run folder ${process.cwd()}`);
   const watcher = new Worker(WATCHER, { eval: true, workerData: { parent, lock, every: PARENT_POLL_MS } });
   watcher.on("message", () => {
+    watcher.postMessage("stopping"); // this thread heard it: from here it stops, and exits through its exit hooks
     console.error(`tinylab: the sweep (process ${parent}) that started this run is gone; stopping`);
     // a command that handles Ctrl-C (training) stops after its update and saves; any other exits now, its locks released
     if (process.listenerCount("SIGINT") === 0) process.exit(130);
     process.kill(process.pid, "SIGINT");
+    setTimeout(() => process.exit(130), 1000).unref();
   });
   watcher.unref(); // after the listener, which would hold the process open: a finished run exits as it would alone
 }
