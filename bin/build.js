@@ -20,8 +20,7 @@ export async function build() {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
-  await vendorYargs(tmp);
-  vendorTfjs(tmp);
+  importVendored(tmp, new Map([...await vendorYargs(tmp), ...vendorTfjs(tmp)]));
   await bundleFront(tmp);
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
   // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
@@ -40,7 +39,8 @@ export async function build() {
 
 /**
  * yargs as one file (dist/vendor/yargs.js), which the compiled modules import instead of the package: loading
- * yargs's many ES modules one by one is the largest part of `tinylab --help` after Node's own start.
+ * yargs's many ES modules one by one is the largest part of `tinylab --help` after Node's own start. Returns the
+ * specifiers it stands for.
  */
 async function vendorYargs(out) {
   const entry = join(out, "vendor/entry.js");
@@ -55,14 +55,7 @@ async function vendorYargs(out) {
   });
   rmSync(entry);
   const vendor = join(out, "vendor/yargs.js");
-  for (const f of readdirSync(out, { recursive: true })) {
-    if (!f.endsWith(".js") || f.startsWith("vendor")) continue;
-    const path = join(out, f), text = readFileSync(path, "utf8");
-    let spec = relative(dirname(path), vendor);
-    if (!spec.startsWith(".")) spec = `./${spec}`;
-    const next = text.replace(/(from |import\()"yargs(\/helpers)?"/g, `$1${JSON.stringify(spec)}`);
-    if (next !== text) writeFileSync(path, next);
-  }
+  return [["yargs", vendor], ["yargs/helpers", vendor]];
 }
 
 /** The engine's CommonJS packages the compiled modules import. */
@@ -72,23 +65,28 @@ const TFJS = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorf
  * Each of the engine's CommonJS packages behind a small ES module (dist/vendor/tfjs-*.js) that loads it with
  * require and re-exports its names, listed here at build time. An ES import of the package itself makes Node scan
  * its whole source for export names (cjs-module-lexer, over 1.6 MB for the three), which costs every command that
- * starts the engine more CPU than loading the packages does.
+ * starts the engine more CPU than loading the packages does. Returns each package with its wrapper's file.
  */
 function vendorTfjs(out) {
   const require = createRequire(import.meta.url);
-  const wrappers = new Map();
+  const wrappers = [];
   for (const pkg of TFJS) {
     const names = Object.keys(require(pkg)).filter((n) => n !== "default" && /^[A-Za-z_$][\w$]*$/.test(n) && bindable(n));
     const file = join(out, "vendor", `${pkg.split("/")[1]}.js`);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `import { createRequire } from "node:module";\nconst m = createRequire(import.meta.url)(${JSON.stringify(pkg)});\nexport default m;\n` +
       names.map((n) => `export const ${n} = m.${n};\n`).join(""));
-    wrappers.set(pkg, file);
+    wrappers.push([pkg, file]);
   }
+  return wrappers;
+}
+
+/** Points every compiled module's import of a vendored package (`from "x"`, `import("x")`, `import "x"`) at its file in dist/vendor. */
+function importVendored(out, vendored) {
   for (const f of readdirSync(out, { recursive: true })) {
     if (!f.endsWith(".js") || f.startsWith("vendor")) continue;
     const path = join(out, f), text = readFileSync(path, "utf8");
-    const next = text.replace(/(from |import\(|import )"(@tensorflow\/tfjs-(?:core|backend-cpu|backend-wasm))"/g, (_, how, pkg) => `${how}${JSON.stringify(specifier(dirname(path), wrappers.get(pkg)))}`);
+    const next = text.replace(/(from |import\(|import )"([^"]+)"/g, (all, how, pkg) => (vendored.has(pkg) ? `${how}${JSON.stringify(specifier(dirname(path), vendored.get(pkg)))}` : all));
     if (next !== text) writeFileSync(path, next);
   }
 }
