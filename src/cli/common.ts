@@ -6,10 +6,10 @@ import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.t
 import { writeFileAtomic } from "../node/atomic.ts";
 import { ensureDir } from "../node/disk.ts";
 import { TEXT_DEFAULTS as t } from "../../experiments/train_options.ts";
-import type { ScoringDataValues } from "./options.ts";
+import { optionKey, type ScoringDataValues } from "./options.ts";
 
-/** The options that make a split of --text, as train --text makes it, by recipe key. */
-const SPLIT_FLAGS = [["splitSeed", "split-seed"], ["validationFraction", "validation-fraction"], ["testFraction", "test-fraction"]] as const;
+/** The options that make a split of --text, as train --text makes it. */
+const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;
 
 /**
  * Load the engine (tfjs), initialise the chosen backend and put its matrix products on the chosen kernels: the
@@ -45,7 +45,7 @@ export function wallTimeLine(): string {
 export async function scoringText(v: ScoringDataValues): Promise<import("../../experiments/scoring_data.ts").ScoringText | undefined> {
   const { run, text } = v;
   // the split options make a split of --text; a run's manifest already fixes its split, so one given with it would be ignored
-  const splitFlag = SPLIT_FLAGS.find(([key]) => v[key] !== undefined)?.[1];
+  const splitFlag = SPLIT_FLAGS.find((f) => v[optionKey(f) as keyof ScoringDataValues] !== undefined);
   if (splitFlag && run !== undefined) throw new Error(`--run and --${splitFlag}: the run's manifest.json fixes the split; drop --${splitFlag}, or give --text without --run to split the text afresh`);
   if (splitFlag && text === undefined) throw new Error(`--${splitFlag} needs --text (the text to split)`);
   if (run === undefined && text === undefined) {

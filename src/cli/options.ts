@@ -7,7 +7,7 @@ import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
 import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
 import { fail, oneOf, type Spec } from "../../experiments/option_checks.ts";
 
-export { isOptionName, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
+export { isOptionName, optionKey, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
 export { MAX_REPLICATES, typed } from "../../experiments/option_checks.ts";
 export { nearestOption, parseOptionText } from "../../experiments/option_lookup.ts";
 
@@ -121,18 +121,17 @@ export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto
 export const kernelsDefault = (recipe: "tfjs" | "auto" = "tfjs"): string => process.env.TINYLAB_KERNELS ?? recipe;
 
 
-/** Model-shape flags (by recipe key) and their config keys; --model-config may set any other key, never one of these. */
-const SHAPE_KEYS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", dModel: "dModel", heads: "nHeads", dFf: "dFF", dropout: "dropout" } as const;
-type ShapeValues = { [K in keyof typeof SHAPE_KEYS]?: number } & { modelConfig?: Record<string, unknown> };
+/** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */
+const SHAPE_FLAGS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", "d-model": "dModel", heads: "nHeads", "d-ff": "dFF", dropout: "dropout" } as const;
+type ShapeValues = OptionValues<{ [F in keyof typeof SHAPE_FLAGS]: undefined } & { "model-config": undefined }>;
 
 /** The model-config overrides the shape flags and --model-config give (checked against the config's keys later). */
-export function modelOverrides(v: ShapeValues): Record<string, unknown> {
+export function modelOverrides(v: Partial<ShapeValues>): Record<string, unknown> {
   const json = v.modelConfig ?? {};
   const out: Record<string, unknown> = { ...json };
-  for (const [name, key] of Object.entries(SHAPE_KEYS) as [keyof typeof SHAPE_KEYS, string][]) {
-    const given = v[name];
+  for (const [flag, key] of Object.entries(SHAPE_FLAGS)) {
+    const given = v[optionKey(flag) as keyof ShapeValues];
     if (given === undefined) continue;
-    const flag = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (Object.hasOwn(json, key)) throw new Error(`--model-config sets "${key}", which --${flag} sets; give it once, as --${flag}`);
     out[key] = given;
   }
