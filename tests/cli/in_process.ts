@@ -1,13 +1,9 @@
 // Test helper, not a test: runs a `tinylab …` command line in this process (src/cli/program.ts, the code
 // main.ts runs), with the environment spawn.ts gives a child, and collects what it printed and its exit status.
 // For refusals and parsing; where the process boundary is what is tested (signals, exit hooks, start-up), spawn.
-import { resolve } from "node:path";
 import { vi } from "vitest";
 import { run } from "../../src/cli/program.ts";
-import type { Finished } from "./spawn.ts";
-
-const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
-const ENV = { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" };
+import { BIN, TEST_ENV as ENV, type Finished } from "./spawn.ts";
 
 /** `tinylab args` run here: the status main.ts would exit with, stdout and stderr (console and stream writes). */
 export async function tinylabHere(args: string[]): Promise<Omit<Finished, "signal">> {

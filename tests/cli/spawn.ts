@@ -4,7 +4,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { expect } from "vitest";
 
-const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
+export const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
+/** What every tinylab a test runs sees: the wasm backend with tfjs's own kernels (the README's digits). */
+export const TEST_ENV = { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" };
 
 export interface Finished {
   code: number | null;
@@ -22,7 +24,7 @@ export interface Running {
 
 /** `env` adds to this process's environment (e.g. a test hook such as TINYLAB_TEST_KILL_AT). */
 export function start(args: string[], cwd?: string, env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...TEST_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "", stderr = "";
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {
