@@ -73,8 +73,12 @@ describe("tinylab sweep", () => {
       for (const t0 = Date.now(); !ok() && Date.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 50));
       return ok();
     };
-    expect(await until(() => existsSync(lock), 20_000)).toBe(true); // the run holds its folder
-    const child = (JSON.parse(readFileSync(lock, "utf8")) as { pid: number }).pid;
+    // the run holds its folder: the lock file is created, then its holder written into it
+    const holder = (): number | undefined => {
+      try { return (JSON.parse(readFileSync(lock, "utf8")) as { pid: number }).pid; } catch { return undefined; }
+    };
+    expect(await until(() => holder() !== undefined, 20_000)).toBe(true);
+    const child = holder()!;
     // by now the run is in overfit's synchronous updates, where no timer of its own thread fires: the watch is a worker thread
     await new Promise((r) => setTimeout(r, 3000));
     p.child.kill("SIGKILL");
