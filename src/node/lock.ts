@@ -35,7 +35,13 @@ export function acquireLock(path: string, what: string, alive: (pid: number) => 
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
-    const pid = holderOf(path);
+    // a lock just created holds no pid until its owner's write lands: read an unreadable one again after a pause
+    // before taking it as stale, so two processes starting together never both hold it
+    let pid = holderOf(path);
+    if (pid === undefined) {
+      pause(UNREADABLE_PAUSE_MS);
+      pid = holderOf(path);
+    }
     if (pid !== undefined && pid !== process.pid && alive(pid)) {
       throw new LockedError(`${what} is in use by process ${pid} (lock file ${path}); wait for it to finish, or remove the lock file if that process is not tinylab`);
     }
@@ -44,6 +50,12 @@ export function acquireLock(path: string, what: string, alive: (pid: number) => 
   }
   throw new LockedError(`${what}: could not take the lock file ${path} (another process keeps recreating it)`);
 }
+
+/** How long an unreadable lock file is given to receive its owner's pid (one small write) before it counts as stale. */
+const UNREADABLE_PAUSE_MS = 50;
+
+/** Block this thread for `ms` (a lock is taken before any work, so nothing else is waiting on it). */
+const pause = (ms: number): void => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); };
 
 function holderOf(path: string): number | undefined {
   try {
