@@ -1,12 +1,17 @@
 import { defineConfig } from "vitest/config";
 import { LongestFirst } from "./tests/sequencer.ts";
 
-// Files that only call code in this process (no CLI, worker or Python started) share a fork and its loaded
-// modules (isolate: false): each file of its own would import tfjs and vitest's runner anew. No file there may
-// rely on another's state; they pass in any order (`npx vitest run --project in-process
-// --sequence.shuffle.files --sequence.seed=N`). The rest keep a fresh fork each: with the whole suite in shared
-// forks, a file that ran before model/ops.test.ts left the engine computing other bits.
+// Three kinds of file, each its own project. `in-process`: files that only call code in this process (no CLI,
+// worker or Python started). `processes`: files that start CLIs, workers or Python and leave this process as they
+// found it. Both share forks and their loaded modules (isolate: false): a file of its own would import tfjs and
+// vitest's runner anew. No file there may rely on another's state; they pass in any order (`npx vitest run
+// --project in-process --sequence.shuffle.files --sequence.seed=N`, and the same for processes). `alone`: files
+// that change this process's engine or environment (kernels, backends, spied globals, a browser), each in a
+// fresh fork: with the whole suite in shared forks, a file that ran before model/ops.test.ts left the engine
+// computing other bits.
 const IN_PROCESS = ["util", "data", "model", "eval", "lab", "train", "baselines"].map((d) => `tests/${d}/**/*.test.ts`);
+const ALONE = ["tests/node/native_kernels.test.ts", "tests/node/pool_graph.test.ts", "tests/bin/fresh.test.ts",
+  "tests/node/files.test.ts", "tests/browser/**/*.test.ts"];
 // vitest's own random order when asked for (`--sequence.shuffle.files`): a sequencer set here would override it
 const shuffled = process.argv.some((a) => a.startsWith("--sequence.shuffle"));
 
@@ -23,7 +28,8 @@ export default defineConfig({
     sequence: shuffled ? {} : { sequencer: LongestFirst },
     projects: [
       { extends: true, test: { name: "in-process", include: IN_PROCESS, isolate: false } },
-      { extends: true, test: { name: "processes", include: ["tests/**/*.test.ts"], exclude: IN_PROCESS } },
+      { extends: true, test: { name: "processes", include: ["tests/**/*.test.ts"], exclude: [...IN_PROCESS, ...ALONE], isolate: false } },
+      { extends: true, test: { name: "alone", include: ALONE } },
     ],
   },
 });

@@ -2,7 +2,7 @@
 // overflow a layer norm's variance or a logit): refused when its file is loaded, naming the file, before any
 // command scores, compares or samples with it. Not a weight check (model_file.ts refuses non-finite weights).
 import type { GPT } from "../model/gpt.ts";
-import { tf } from "../util/backend.ts";
+import { readTensor } from "../util/backend.ts";
 
 /**
  * Largest |logit| a usable model gives. Past it a wrong token's probability is below e^-10000, zero in float32 and
@@ -30,7 +30,7 @@ function probeInput(vocab: number, context: number): { rows: number; cols: numbe
 export function firstNonFiniteLogit(model: GPT): [number, number, number, number] | null {
   const { vocabSize: V, contextLength: T } = model.config;
   const input = probeInput(V, T);
-  const logits = tf.tidy(() => model.forward(input).dataSync() as Float32Array); // [rows, T, V] flat
+  const logits = readTensor(() => model.forward(input)); // [rows, T, V] flat
   for (let i = 0; i < logits.length; i++) {
     if (!(Math.abs(logits[i]) <= MAX_ABS_LOGIT)) return [Math.floor(i / (T * V)), Math.floor(i / V) % T, i % V, logits[i]];
   }
