@@ -5,13 +5,25 @@ import { vi } from "vitest";
 import { run } from "../../src/cli/program.ts";
 import { BIN, TEST_ENV as ENV, type Finished } from "./spawn.ts";
 
-/** `tinylab args` run here: the status main.ts would exit with, stdout and stderr (console and stream writes). */
-export async function tinylabHere(args: string[]): Promise<Omit<Finished, "signal">> {
-  const out = { stdout: "", stderr: "" };
-  const line = (to: "stdout" | "stderr") => (...a: unknown[]) => { out[to] += a.map(String).join(" ") + "\n"; };
-  const write = (to: "stdout" | "stderr") => (chunk: string | Uint8Array) => { out[to] += String(chunk); return true; };
-  const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, ENV);
+/** Where and how a command runs here: its environment (added to this process's) and working directory. */
+export interface HereOptions { env?: Record<string, string>; cwd?: string }
+
+/**
+ * `tinylab args` run here: the status main.ts would exit with, stdout and stderr (console and stream writes),
+ * and `output`, both in the order they were written (what `2>&1` gives). The streams read as pipes, not a
+ * terminal, as a spawned child's do.
+ */
+export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOptions = {}): Promise<Omit<Finished, "signal"> & { output: string }> {
+  const out = { stdout: "", stderr: "", output: "" };
+  const add = (to: "stdout" | "stderr", text: string) => { out[to] += text; out.output += text; };
+  const line = (to: "stdout" | "stderr") => (...a: unknown[]) => add(to, a.map(String).join(" ") + "\n");
+  const write = (to: "stdout" | "stderr") => (chunk: string | Uint8Array) => { add(to, typeof chunk === "string" ? chunk : Buffer.from(chunk).toString()); return true; };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  const ttys = [process.stdout, process.stderr].map((s) => [s, Object.getOwnPropertyDescriptor(s, "isTTY")] as const);
+  for (const [s] of ttys) Object.defineProperty(s, "isTTY", { value: false, configurable: true });
+  const home = process.cwd();
+  if (cwd !== undefined) process.chdir(cwd);
   const spies = [
     vi.spyOn(console, "log").mockImplementation(line("stdout")),
     vi.spyOn(console, "info").mockImplementation(line("stdout")),
@@ -31,6 +43,8 @@ export async function tinylabHere(args: string[]): Promise<Omit<Finished, "signa
     return { code, ...out };
   } finally {
     [process.exitCode, process.argv] = [exitCode, argv];
+    process.chdir(home);
+    for (const [s, d] of ttys) if (d) Object.defineProperty(s, "isTTY", d); else delete (s as { isTTY?: boolean }).isTTY;
     for (const s of spies) s.mockRestore();
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
   }

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { missingPython, PYTHON, REQUIRE_PYTHON } from "../tools/models.ts";
-import { blocks, commands, mismatch, type Block } from "./doctest.ts";
+import { blocks, commands, mismatch, tinylabWords, type Block } from "./doctest.ts";
+import { tinylabHere } from "../cli/in_process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 // Pages in the order their commands depend on each other (the README's job 3 writes results/seed39.safetensors,
@@ -50,18 +51,36 @@ function pythonMissing(command: string): string | undefined {
   return command.includes("tinylab_torch.py") ? torchMissing : numpyMissing;
 }
 
-/** What a command printed (stdout and stderr in order) and its exit status. */
-function run(command: string): { lines: string[]; status: number | null } {
+const ENV = { TINYLAB_BACKEND: "wasm" };
+
+/**
+ * What a command printed (stdout and stderr in order) and its exit status. A plain `npx tinylab` line runs in
+ * this process (the program main.ts runs, tests/cli/in_process.ts), each in the scratch directory, saving a
+ * start of node and the engine per command; anything else runs in a shell.
+ */
+async function run(command: string): Promise<{ lines: string[]; status: number | null }> {
+  const words = tinylabWords(inScratch(command));
+  if (words !== undefined) {
+    const r = await tinylabHere(words, { env: ENV, cwd: scratch });
+    return { lines: r.output.replaceAll(`${TMP}/`, "/tmp/").split("\n"), status: r.code };
+  }
   // `python3` is the Python the interop tests use (Debian's, or TINYLAB_PYTHON), not whichever is first on PATH
   const line = inScratch(command)
     .replace(/^npx tinylab /, `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, "bin/tinylab.js"))} `)
     .replace(/^(\/usr\/bin\/)?python3 /, `${JSON.stringify(PYTHON)} `);
-  const r = spawnSync("/bin/sh", ["-c", `${line} 2>&1`], { cwd: scratch, encoding: "utf8", env: { ...process.env, TINYLAB_BACKEND: "wasm" }, timeout: 300_000 });
+  const r = spawnSync("/bin/sh", ["-c", `${line} 2>&1`], { cwd: scratch, encoding: "utf8", env: { ...process.env, ...ENV }, timeout: 300_000 });
   if (r.error) throw r.error;
   return { lines: r.stdout.replaceAll(`${TMP}/`, "/tmp/").split("\n"), status: r.status };
 }
 
 describe("console blocks of README.md and docs/", () => {
+  it("runs a plain tinylab line in process and leaves every other line to a shell", () => {
+    expect(tinylabWords("npx tinylab sample --model m.safetensors --prompt 'The software' --seed 1")).toEqual(["sample", "--model", "m.safetensors", "--prompt", "The software", "--seed", "1"]);
+    expect(tinylabWords('npx tinylab sample --prompt "a b"')).toEqual(["sample", "--prompt", "a b"]);
+    for (const shell of ["npx tinylab --help", "npx tinylab train -h", "npx tinylab evaluate --model m | head", "npx tinylab evaluate > out.txt",
+      "npx tinylab evaluate --model $HOME/m", "npx tinylab sample --prompt \"$X\"", "npx tinylab overfit && ls", "python3 tools/score.py m"]) expect(tinylabWords(shell), shell).toBeUndefined();
+  });
+
   it("finds the blocks, and every block it does not run says why", () => {
     expect(consoles.length).toBeGreaterThan(20);
     for (const b of consoles) if (b.marker !== undefined) expect(b.marker, `${b.file}:${b.line}`).toMatch(/^(skip \(.+\)|skip-commands-with \S+ \(.+\))$/);
@@ -71,12 +90,12 @@ describe("console blocks of README.md and docs/", () => {
     const name = `${b.file}:${b.line} ${commands(b).map((c) => c.command.split(/\s+/).slice(0, 3).join(" ")).join("; ")}`;
     if (b.marker?.startsWith("skip (")) continue; // its reason is checked above
     const without = b.marker?.match(/^skip-commands-with (\S+)/)?.[1];
-    it(name, () => {
+    it(name, async () => {
       for (const c of commands(b)) {
         if (without !== undefined && c.command.includes(without)) continue;
         const missing = pythonMissing(c.command);
         if (missing) { console.warn(`doctest: not running ${c.command}: ${missing}`); continue; }
-        const r = run(c.command);
+        const r = await run(c.command);
         // a command shown without output had it elided by the page: it must succeed, its output is not compared
         if (c.expected.length === 0) { expect(r.status, `${b.file}:${b.line} $ ${c.command}\n${r.lines.join("\n")}`).toBe(0); continue; }
         expect(mismatch(c.expected, r.lines), `${b.file}:${b.line} $ ${c.command}`).toBeUndefined();

@@ -83,3 +83,19 @@ export function mismatch(expected: string[], printed: string[]): string | undefi
   const { i, j } = deepest;
   return `line ${i + 1} of the block:\n  shown:   ${e[i] ?? "(end of block)"}\n  printed: ${a[j] ?? "(end of output)"}\nprinted:\n${printed.join("\n")}`;
 }
+
+/**
+ * The words of a `npx tinylab …` line that a shell would pass as they are (plain words and quoted ones), or
+ * undefined for anything else a shell would interpret, and for --help (yargs ends the process after it).
+ */
+export function tinylabWords(command: string): string[] | undefined {
+  const rest = command.match(/^npx tinylab (.*)$/)?.[1];
+  if (rest === undefined) return undefined;
+  const words: string[] = [];
+  for (const m of rest.matchAll(/'([^']*)'|"([^"\\$`]*)"|([^\s'"]+)|(\S)/g)) {
+    if (m[4] !== undefined || (m[3] !== undefined && /[|&;<>()$`\\*?[\]#~=%{}!]/.test(m[3].replace(/^--?[a-z-]+=?/, "")))) return undefined;
+    words.push(m[1] ?? m[2] ?? m[3]);
+  }
+  return words.includes("--help") || words.includes("-h") ? undefined : words;
+}
+
