@@ -11,11 +11,11 @@ import { ok, tinylab, type Finished } from "./spawn.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** `tinylab ARGS` from a tree of links to this one whose node_modules lacks onnxruntime-node. */
+/** `tinylab ARGS` from a tree of links to this one (its compiled dist/ included) whose node_modules lacks onnxruntime-node. */
 function withoutOnnxruntime(args: string[]): Finished {
   const dir = mkdtempSync(join(tmpdir(), "tinylab-no-ort-"));
   try {
-    for (const f of ["bin", "src", "experiments", "package.json", "tsconfig.json"]) symlinkSync(join(ROOT, f), join(dir, f));
+    for (const f of ["bin", "dist", "src", "experiments", "package.json", "tsconfig.json", "tsconfig.build.json"]) symlinkSync(join(ROOT, f), join(dir, f));
     mkdirSync(join(dir, "node_modules"));
     for (const p of readdirSync(join(ROOT, "node_modules"))) if (p !== "onnxruntime-node") symlinkSync(join(ROOT, "node_modules", p), join(dir, "node_modules", p));
     // links resolved as links, so imports look in this node_modules and not the real one
