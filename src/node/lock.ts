@@ -17,7 +17,6 @@ export class LockedError extends Error {
 }
 
 const held = new Set<string>();
-let exitHookInstalled = false;
 
 /**
  * Take the lock file `path` for `what` (e.g. "output directory /tmp/ck"), or refuse naming the holder's pid.
@@ -29,8 +28,8 @@ export function acquireLock(path: string, what: string, alive: (pid: number) => 
       const fd = openSync(path, "wx");
       writeSync(fd, `${JSON.stringify({ pid: process.pid, started: new Date().toISOString() })}\n`);
       closeSync(fd);
+      if (held.size === 0) process.on("exit", releaseAll);
       held.add(path);
-      installExitHook();
       return { path, release: () => release(path) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -69,15 +68,14 @@ function holderOf(path: string): number | undefined {
 function release(path: string): void {
   if (!held.delete(path)) return;
   rmSync(path, { force: true });
+  // the exit hook lives only while a lock is held, so a command run inside a longer-lived process (a test running
+  // the CLI in process) leaves that process's listeners as it found them
+  if (held.size === 0) process.removeListener("exit", releaseAll);
 }
 
 /** Locks are removed on a normal exit, an error exit and process.exit(); a SIGKILL leaves a stale lock, taken over later. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const p of [...held]) release(p);
-  });
+function releaseAll(): void {
+  for (const p of [...held]) release(p);
 }
 
 /** The lock file a run holds inside the directory it writes (its checkpoint or output directory). */

@@ -13,6 +13,7 @@ import { initParameters } from "../../src/model/init.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { useBackend } from "../helpers.ts";
+import { tinylabHere } from "./in_process.ts";
 
 // the model file below records the engine in its provenance, as every model file does
 await useBackend("cpu");
@@ -115,18 +116,18 @@ describe("refusals", () => {
   });
 });
 
-describe("tinylab baselines (a separate process)", () => {
+describe("tinylab baselines (a separate process; its refusal through the CLI's own code here: tests/cli/in_process.ts)", () => {
   const bin = resolve(import.meta.dirname, "../../bin/tinylab.js");
   const run = (args: string[]) => spawnSync(process.execPath, [bin, "baselines", ...args], { encoding: "utf8" });
 
-  it("prints the table and exits 0; prints one error line and exits 1 on a bad file", () => {
+  it("prints the table and exits 0; prints one error line and exits 1 on a bad file", async () => {
     const ok = run(["--data", TOY]);
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain("(split file; documents train 1, validation 1)");
     expect(ok.stdout).toMatch(/^validation\s+bigram \(add-1\)\s+0\.895880\s+2\.449490\s+2$/m);
-    const bad = run(["--data", join(dir, "absent.json")]);
-    expect(bad.status).toBe(1);
+    const bad = await tinylabHere(["baselines", "--data", join(dir, "absent.json")]);
+    expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toMatch(/^tinylab: error: data file not found: .*absent\.json$/);
   });
 });

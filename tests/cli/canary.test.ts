@@ -1,6 +1,8 @@
-// `tinylab canary`: the exposure sweep against hand-worked add-0.05 bigram values, the control flat, refusals by name.
+// `tinylab canary`: the exposure sweep against hand-worked add-0.05 bigram values, the control flat, refusals by name
+// (through the CLI's own code in this process: tests/cli/in_process.ts).
 import { describe, expect, it } from "vitest";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 describe("tinylab canary", () => {
   it("equals the hand-worked sweep: canary X→9→> rises with r, the control K→4→> stays uniform", async () => {
@@ -24,7 +26,7 @@ describe("tinylab canary", () => {
   });
 
   it("refuses a repeated count by option name (the recipe's refusals: tests/experiments/compare.test.ts)", async () => {
-    const r = await tinylab(["canary", "--canary-sweep", "1,1"]);
+    const r = await tinylabHere(["canary", "--canary-sweep", "1,1"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/--canary-sweep: "1" is given twice/);
   });

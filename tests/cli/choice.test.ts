@@ -1,11 +1,13 @@
 // `tinylab choice` in a separate process: acc and acc_norm agree with their items, chance is the mean of 1/k,
-// the Wilson interval is the formula's, and bad files are refused by name.
+// the Wilson interval is the formula's, and bad files are refused by name (through the CLI's own code in this
+// process: tests/cli/in_process.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../src/eval/intervals.ts";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-choice-"));
@@ -41,10 +43,8 @@ describe("tinylab choice", () => {
   it("refuses a missing file and a bad row by name", async () => {
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, '{"question": "a", "candidates": ["a", "b"], "answer": 5}\n');
-    const [missing, row] = await Promise.all([
-      tinylab(["choice", "--model", FIXTURE, "--data", join(dir, "none.jsonl")]),
-      tinylab(["choice", "--model", FIXTURE, "--data", bad]),
-    ]);
+    const missing = await tinylabHere(["choice", "--model", FIXTURE, "--data", join(dir, "none.jsonl")]);
+    const row = await tinylabHere(["choice", "--model", FIXTURE, "--data", bad]);
     expect(missing.stderr).toMatch(/choice file not found/);
     expect(row.stderr).toMatch(/bad\.jsonl line 1: "answer" must be an integer in \[0, 1\]/);
     for (const r of [missing, row]) expect(r.code).toBe(1);

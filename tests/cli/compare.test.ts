@@ -1,11 +1,13 @@
 // `tinylab compare` in a separate process: a model against itself is exactly 0 with p = 1; the seed-39 overfit
-// model against the add-one bigram is the difference of the two published overfit-table NLLs; tokenizer and input refusals.
+// model against the add-one bigram is the difference of the two published overfit-table NLLs; tokenizer and input
+// refusals, through the CLI's own code in this process (tests/cli/in_process.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reencode } from "../lab/file_edits.ts";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-compare-"));
@@ -38,7 +40,7 @@ describe("tinylab compare", () => {
     // the same weights under a BPE tokenizer that merges "aa" (ids 99, 99): other targets, the same bytes
     const bpe = join(dir, "bpe.safetensors");
     writeFileSync(bpe, reencode(readFileSync(FIXTURE), (_t, m) => { m.tokenizer = JSON.stringify({ kind: "bpe", vocabSize: 259, merges: [[99, 99]] }); }, true));
-    const refused = await tinylab(["compare", FIXTURE, bpe, "--out", join(dir, "bpe")]);
+    const refused = await tinylabHere(["compare", FIXTURE, bpe, "--out", join(dir, "bpe")]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toMatch(/different tokenizers .*pass --bits-per-byte/);
@@ -57,7 +59,8 @@ describe("tinylab compare", () => {
       [["compare", FIXTURE, "--baseline", "trigram"], /--baseline must be one of uniform, unigram-add1, bigram-add1, unigram-prior-bigram/],
       [["compare", FIXTURE, "--baseline", "uniform", "--split", "test"], /--final-test/],
     ];
-    const results = await Promise.all(cases.map(([args]) => tinylab([...args, "--out", join(dir, "refused")])));
+    const results = [];
+    for (const [args] of cases) results.push(await tinylabHere([...args, "--out", join(dir, "refused")]));
     results.forEach((r, i) => {
       expect(r.code, cases[i][0].join(" ")).not.toBe(0);
       expect(r.stderr, cases[i][0].join(" ")).toMatch(cases[i][1]);

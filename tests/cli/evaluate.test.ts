@@ -1,5 +1,6 @@
 // Re-scoring in another process: `tinylab overfit --save-model` in one process, `tinylab evaluate` in new
-// ones, compared with the in-process scores of the very same trained weights; plus evaluate's refusals.
+// ones, compared with the in-process scores of the very same trained weights; plus evaluate's refusals, through the
+// CLI's own code in this process (tests/cli/in_process.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { runOverfit } from "../../experiments/overfit.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-evaluate-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,11 +82,9 @@ describe("tinylab evaluate in a separate process", () => {
   it("refuses a missing model file, a file that is not safetensors and a missing --model, in one readable line", async () => {
     const text = join(dir, "notes.txt");
     writeFileSync(text, "not a model\n");
-    const [missing, notModel, noFlag] = await Promise.all([
-      tinylab(["evaluate", "--model", join(dir, "absent.safetensors")]),
-      tinylab(["evaluate", "--model", text]),
-      tinylab(["evaluate"]),
-    ]);
+    const missing = await tinylabHere(["evaluate", "--model", join(dir, "absent.safetensors")]);
+    const notModel = await tinylabHere(["evaluate", "--model", text]);
+    const noFlag = await tinylabHere(["evaluate"]);
     expect([missing.code, missing.stderr.trim()]).toEqual([1, `tinylab: error: model file not found: ${join(dir, "absent.safetensors")}`]);
     expect(notModel.code).toBe(1);
     expect(notModel.stderr).toMatch(/^tinylab: error: .*notes\.txt: not a valid safetensors file: header length \d+ exceeds/);
@@ -138,7 +138,7 @@ describe("the test split is reachable only with --final-test", () => {
 
   it("says so in one line from the command, and prints the final-report banner with the flag", async () => {
     const [refused, final] = await Promise.all([
-      tinylab(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]),
+      tinylabHere(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]),
       tinylab(["evaluate", "--model", modelPath, "--data", data, "--final-test"]),
     ]);
     expect(refused.code).toBe(1);

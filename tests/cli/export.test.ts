@@ -1,6 +1,7 @@
 // `tinylab export --format hf-gpt2`, read back by the GPT-2-layout reader in tools/tinylab_torch.py (from_hf_dir):
 // GPT-2's names and shapes, the same NLLs as tinylab evaluate, the same token ids from tokenizer.json as from
-// tinylab's tokenizer (exports written by the recipe the command calls), and the rule for --out (in a separate process).
+// tinylab's tokenizer (exports written by the recipe the command calls), and the rule for --out (an export over a
+// previous one in a separate process; the refusals through the CLI's own code in this process: tests/cli/in_process.ts).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { EXPORT_FILES, exportModel } from "../../experiments/export.ts";
 import { useModels, skipTorch, TEXTS, torchTool, type TestModel } from "../tools/models.ts";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 /** The export copies float32 weights unchanged, so a float64 GPT-2 forward agrees with tinylab as tinylab_torch does (tests/tools/torch.test.ts). */
 const FLOAT64_TOL = 1e-5;
@@ -93,14 +95,14 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
     const foreign = join(dir, "foreign");
     mkdirSync(foreign);
     writeFileSync(join(foreign, "notes.txt"), "mine");
-    let r = await tinylab(["export", "--format", "hf-gpt2", "--model", models[0].path, "--out", foreign]);
+    let r = await tinylabHere(["export", "--format", "hf-gpt2", "--model", models[0].path, "--out", foreign]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('holds "notes.txt", which an hf-gpt2 export does not write');
 
     const unmarked = join(dir, "unmarked");
     mkdirSync(unmarked);
     writeFileSync(join(unmarked, "config.json"), "{}");
-    r = await tinylab(["export", "--format", "hf-gpt2", "--model", models[0].path, "--out", unmarked]);
+    r = await tinylabHere(["export", "--format", "hf-gpt2", "--model", models[0].path, "--out", unmarked]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('has no "tinylab_export" key');
 
@@ -109,10 +111,10 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
     expect(JSON.parse(readFileSync(join(again, "config.json"), "utf8")).n_positions).toBe(16);
     for (const f of EXPORT_FILES) expect(readFileSync(join(again, f)).length).toBeGreaterThan(0);
 
-    r = await tinylab(["export", "--format", "hf-gpt2", "--model", join(dir, "absent.safetensors"), "--out", "/proc/tinylab-export"]);
+    r = await tinylabHere(["export", "--format", "hf-gpt2", "--model", join(dir, "absent.safetensors"), "--out", "/proc/tinylab-export"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("--out /proc/tinylab-export");
-    r = await tinylab(["export", "--format", "tflite", "--model", models[0].path, "--out", join(dir, "x")]);
+    r = await tinylabHere(["export", "--format", "tflite", "--model", models[0].path, "--out", join(dir, "x")]);
     expect(r.stderr).toContain(`--format must be one of hf-gpt2, onnx, got "tflite"`);
   });
 });

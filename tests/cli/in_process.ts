@@ -1,9 +1,23 @@
 // Test helper, not a test: runs a `tinylab …` command line in this process (src/cli/program.ts, the code
 // main.ts runs), with the environment spawn.ts gives a child, and collects what it printed and its exit status.
 // For refusals and parsing; where the process boundary is what is tested (signals, exit hooks, start-up), spawn.
-import { vi } from "vitest";
+// Files share a process (vitest.config.ts, isolate: false), so a run must leave it as it found it: one that leaves
+// tensors, process listeners, environment variables or another working directory behind fails here.
+import { expect, vi } from "vitest";
+import { initBackend, parseBackendChoice, tf } from "../../src/util/backend.ts";
 import { run } from "../../src/cli/program.ts";
 import { BIN, TEST_ENV as ENV, type Finished } from "./spawn.ts";
+
+/** What a command run here could leave behind. The engine's own count: tf.memory() would start a backend. */
+function processState() {
+  const listeners = Object.fromEntries(process.eventNames().map((e) => [String(e), process.listeners(e as NodeJS.Signals)]));
+  return { tensors: tf.engine().state.numTensors, listeners, env: { ...process.env }, cwd: process.cwd() };
+}
+
+/** The events a run added listeners to, once per listener (the listeners themselves compared, not counts). */
+function addedListeners(before: ReturnType<typeof processState>["listeners"], after: ReturnType<typeof processState>["listeners"]): string[] {
+  return Object.entries(after).flatMap(([e, fs]) => fs.filter((f) => !(before[e] ?? []).includes(f)).map(() => e));
+}
 
 /** Where and how a command runs here: its environment (added to this process's) and working directory. */
 export interface HereOptions { env?: Record<string, string>; cwd?: string }
@@ -14,6 +28,10 @@ export interface HereOptions { env?: Record<string, string>; cwd?: string }
  * terminal, as a spawned child's do.
  */
 export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOptions = {}): Promise<Omit<Finished, "signal"> & { output: string }> {
+  // the engine a spawned command would start, started first: its wasm module hooks this process once
+  // (uncaughtException, unhandledRejection) when it loads, which is the engine's start-up, not a command's leftovers
+  await initBackend(parseBackendChoice(env.TINYLAB_BACKEND ?? process.env.TINYLAB_BACKEND));
+  const before = processState();
   const out = { stdout: "", stderr: "", output: "" };
   const add = (to: "stdout" | "stderr", text: string) => { out[to] += text; out.output += text; };
   const line = (to: "stdout" | "stderr") => (...a: unknown[]) => add(to, a.map(String).join(" ") + "\n");
@@ -35,12 +53,13 @@ export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOption
     vi.spyOn(process, "exit").mockImplementation(((code?: number) => { throw new Error(`tinylab ${args.join(" ")} called process.exit(${code}) in process`); }) as typeof process.exit),
   ];
   const [exitCode, argv] = [process.exitCode, process.argv];
+  let result: Omit<Finished, "signal"> & { output: string };
   try {
     // what the spawned process would see (a refusal quotes a value as typed, from process.argv)
     process.argv = [process.execPath, BIN, ...args];
     process.exitCode = undefined;
     const code = (await run(args)) ?? Number(process.exitCode ?? 0);
-    return { code, ...out };
+    result = { code, ...out };
   } finally {
     [process.exitCode, process.argv] = [exitCode, argv];
     process.chdir(home);
@@ -48,4 +67,10 @@ export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOption
     for (const s of spies) s.mockRestore();
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
   }
+  const after = processState();
+  const what = `tinylab ${args.join(" ")} run in process (stderr: ${out.stderr.trim()})`;
+  expect(after.tensors - before.tensors, `tensors left by ${what}`).toBe(0);
+  expect(addedListeners(before.listeners, after.listeners), `process listeners left by ${what}`).toEqual([]);
+  expect([after.env, after.cwd], `environment or working directory changed by ${what}`).toEqual([before.env, before.cwd]);
+  return result;
 }

@@ -1,7 +1,8 @@
 // A run directory as the input of every scorer: one tiny `train --text` run on a corpus built here (blank-line
 // documents), then evaluate --run (a process), report and compare (in process, through the CLI's own scoringText)
 // and tools/score.py --run give the run's own validation NLL at the one stride; a changed text file is refused by
-// name; a text model given no data is refused naming --run; a text-trained model's provenance names its manifest.
+// name (by the CLI's own code run in process, tests/cli/in_process.ts, and by score.py); a text model given no data
+// is refused naming --run; a text-trained model's provenance names its manifest.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { documentsOfText, sourcesOfManifest, splitTexts } from "../../src/data/t
 import { sha256Hex } from "../../src/util/sha256.ts";
 import { leakedBy, loadModel, useBackend } from "../helpers.ts";
 import { ok, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const PYTHON = process.env.TINYLAB_PYTHON ?? "/usr/bin/python3"; // as tests/tools/models.ts
 const SCORE = resolve(import.meta.dirname, "../../tools/score.py");
@@ -102,7 +104,7 @@ describe("a run directory is a scorer's input", () => {
     writeFileSync(moved, readFileSync(text, "utf8").replace("the", "THE"));
     const changed = /moved\.txt changed: document .*notice\.txt#\d+ has sha256 [0-9a-f]{12}…, the manifest says [0-9a-f]{12}…/;
     await expect(scoringText(argvOf({ run, text: moved }))).rejects.toThrow(changed);
-    const cli = await tinylab(["evaluate", "--run", run, "--text", moved]);
+    const cli = await tinylabHere(["evaluate", "--run", run, "--text", moved]);
     expect([cli.code, cli.stderr.trim().split("\n").length]).toEqual([1, 1]);
     expect(cli.stderr).toMatch(changed);
     const py = spawnSync(PYTHON, [SCORE, "--run", run, "--text", moved], { encoding: "utf8" });

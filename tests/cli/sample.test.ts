@@ -1,8 +1,10 @@
 // `tinylab sample` in separate processes: greedy by default, the same seed gives the same text, probabilities
-// under the model in --json, special tokens and control bytes shown visibly, and refusals by name.
+// under the model in --json, special tokens and control bytes shown visibly, and refusals by name (through the CLI's
+// own code in this process: tests/cli/in_process.ts).
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 const sampled = ["sample", "--model", FIXTURE, "--prompt", "a", "--temperature", "3", "--top-k", "5", "--samples", "4", "--max-tokens", "6", "--json"];
@@ -40,7 +42,8 @@ describe("tinylab sample", () => {
       [["--model", FIXTURE, "--prompt", ""], /--prompt "" encodes to no tokens/],
       [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"], /--top-k must be a positive integer, got 0/],
     ];
-    const results = await Promise.all(cases.map(([args]) => tinylab(["sample", ...args])));
+    const results = [];
+    for (const [args] of cases) results.push(await tinylabHere(["sample", ...args]));
     results.forEach((r, i) => {
       expect(r.code, cases[i][0].join(" ")).not.toBe(0);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -1,7 +1,8 @@
 // A run directory as `tinylab train` claims it: a directory holding a run is refused without --resume, --overwrite
 // removes only the run's files, a device, FIFO or directory is never replaced by --save-model, no lock outlives the
 // process (normal exit, error exit, Ctrl-C twice), and the best model on validation is kept, labelled, stopped on
-// by --patience and carried across a kill and resume exactly.
+// by --patience and carried across a kill and resume exactly. Refusals before training run through the CLI's own
+// code in this process (tests/cli/in_process.ts); runs, exits and signals are processes.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { sha256File } from "../../src/node/atomic.ts";
 import { readSafetensorsFile } from "../../src/node/disk.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, start, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-run-dir-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +38,7 @@ describe("a run directory holding a run", () => {
     ok(await tinylab(text("done", ["--updates", "4", "--eval-every", "2"])));
     const before = shas("done");
     expect(Object.keys(before)).toEqual(["history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
-    const refused = await tinylab(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
+    const refused = await tinylabHere(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
     expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
     expect(shas("done")).toEqual(before); // nothing written, no lock left
     // what the run did not write stays: a note, a sub-directory, a file the user named like a temp
@@ -51,13 +53,13 @@ describe("a run directory holding a run", () => {
     // the old history (scored at 2 and 4) is gone, not continued: the new one is scored where its own --eval-every (the text default, 100) and its last update put it
     expect(json(join(dir, "done", "history.json")).entries.filter((e: { validation_nll: number | null }) => e.validation_nll !== null).map((e: { update: number }) => e.update)).toEqual([4]);
     expect(json(join(dir, "done", "train.json")).options.seed).toBe(7);
-    expect(oneLine(await tinylab(text("done", ["--updates", "4", "--resume", "--overwrite"])))).toBe("tinylab: error: give one of --resume (continue the run) and --overwrite (replace it)");
+    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--resume", "--overwrite"])))).toBe("tinylab: error: give one of --resume (continue the run) and --overwrite (replace it)");
   });
 
   it("is refused for the overfit fixture's train too; --resume of a directory with nothing saved yet starts at update 0", async () => {
     const ck = join(dir, "fixture");
     ok(await tinylab(["train", "--updates", "3", "--out", ck]));
-    expect(oneLine(await tinylab(["train", "--updates", "3", "--out", ck]))).toMatch(/holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/);
+    expect(oneLine(await tinylabHere(["train", "--updates", "3", "--out", ck]))).toMatch(/holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/);
     const empty = join(dir, "empty");
     const r = ok(await tinylab(["train", "--updates", "3", "--out", empty, "--resume"]));
     expect(r.stdout).toContain(`nothing saved in ${join(empty, "train_state.safetensors")} yet: starting at update 0; running to update 3`);
@@ -73,7 +75,8 @@ describe("--save-model that is not a regular file", () => {
     mkdirSync(folder);
     const cases: [string, string][] = [["/dev/full", "is a character device, not a regular file; give a file path"], [fifo, "is a FIFO, not a regular file; give a file path"], [folder, "is a directory; give a file name"]];
     const before = cases.map(([p]) => statSync(p));
-    const results = await Promise.all(cases.map(([p]) => tinylab(["train", "--updates", "2", "--save-model", p])));
+    const results = [];
+    for (const [p] of cases) results.push(await tinylabHere(["train", "--updates", "2", "--save-model", p]));
     for (const [i, [p, why]] of cases.entries()) {
       expect(oneLine(results[i])).toBe(`tinylab: error: --save-model ${p}: ${why}`);
       const after = statSync(p);

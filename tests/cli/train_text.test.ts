@@ -1,6 +1,7 @@
 // `tinylab train --text` end to end on a text made here (not shipped): split manifest, tokenizer, validation
 // history, loss curve, a model file `evaluate` reads; then the manifest refused on a changed file, extension refused
 // on a changed schedule length, resume-and-extend equal bit for bit to one run, and history kept across the resume.
+// Refusals run through the CLI's own code in this process (tests/cli/in_process.ts); the runs themselves are processes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/node/atomic.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-train-text-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +62,7 @@ describe("tinylab train --text", () => {
     const base = (f: string, ck: string) => ["train", "--text", f, "--out", join(dir, ck), ...SHAPE, "--tokenizer", "byte", "--updates", "2"];
     ok(await tinylab(base(changed, "c")));
     writeFileSync(changed, readFileSync(story, "utf8").replace("miller", "baker"));
-    const refused = await tinylab([...base(changed, "c"), "--resume"]);
+    const refused = await tinylabHere([...base(changed, "c"), "--resume"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toMatch(new RegExp(`^tinylab: error: ${changed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} changed: document .*#\\d+ has sha256 [0-9a-f]{12}…, the manifest says [0-9a-f]{12}… \\(the split in .*manifest\\.json was made from other text`));
     const empty = join(dir, "empty.txt");
@@ -78,7 +80,8 @@ describe("tinylab train --text", () => {
       [bad, /bad\.txt line 2: not valid UTF-8/],
       [one, /the split leaves validation empty: 1 document\(s\), --validation-fraction 0\.1/],
     ];
-    const results = await Promise.all(cases.map(([path], i) => tinylab(base(path, `x-${i}`))));
+    const results = [];
+    for (const [i, [path]] of cases.entries()) results.push(await tinylabHere(base(path, `x-${i}`)));
     for (const [i, [, message]] of cases.entries()) {
       const r = results[i];
       expect(r.code, r.stderr).toBe(1);
@@ -97,7 +100,7 @@ describe("tinylab train --text", () => {
     ok(straight);
     ok(first);
     // raising --updates alone would lengthen the schedule (its default is --updates): refused, naming the option and the value to keep
-    const refused = await tinylab(run("extended", [...common, "--updates", "16", "--resume"]));
+    const refused = await tinylabHere(run("extended", [...common, "--updates", "16", "--resume"]));
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(dir, "extended", "train_state.safetensors")}: this run differs from it in options.schedule.cosineSteps: saved 8, this run 16. The schedule's length is --cosine-steps: it was 8 and is now 16; to extend the run, raise --updates and pass --cosine-steps 8`);
     const extended = ok(await tinylab(run("extended", [...common, "--updates", "16", "--cosine-steps", "8", "--resume"])));

@@ -1,6 +1,7 @@
 // --workers across processes: `train` writes the same model sha256 with 1 and 2 workers (dropout and shuffling on,
 // three microbatches per update, and a resume that switches the count); `evaluate` and `report` give the same
-// scores with 1 and 2; bad counts are refused in one line naming the option.
+// scores with 1 and 2; bad counts are refused in one line naming the option (through the CLI's own code in this
+// process: tests/cli/in_process.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/node/atomic.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { ok, start, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-workers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +76,7 @@ describe("tinylab --workers", () => {
   });
 
   it.each(["0", "-1", "1.5", "two", "17", "1e9"])("refuses --workers %s in one line naming the option and its limit", async (n) => {
-    const r = await tinylab(["train", "--updates", "1", "--workers", n]);
+    const r = await tinylabHere(["train", "--updates", "1", "--workers", n]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain(`--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got ${n === "two" ? "two" : n}`);

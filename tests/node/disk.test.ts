@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkOutputDir, checkOutputFile, ensureDir, type FsProbe } from "../../src/node/disk.ts";
-import { tinylab } from "../cli/spawn.ts";
+import { tinylabHere } from "../cli/in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-disk-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +53,8 @@ describe("output paths", () => {
   });
 });
 
-// Through the CLI: refused by name before any training (nothing on stdout), in one line.
+// Through the CLI's own code, run in this process (tests/cli/in_process.ts): refused by name before any training
+// (nothing on stdout), in one line.
 describe("output paths through the CLI", () => {
   it.each<[string[], string]>([
     [["overfit", "--out", join(file, "results")], `--out ${join(file, "results")}: ${file} is a file, not a directory`],
@@ -65,7 +66,7 @@ describe("output paths through the CLI", () => {
     [["brown", "--out", join(file, "b")], `--out ${join(file, "b")}: ${file} is a file, not a directory`],
     [["report", "--model", file, "--out", "/proc/x"], "--out /proc/x: /proc is a kernel pseudo-filesystem; nothing can be written there"],
   ])("tinylab %j", async (args, message) => {
-    const r = await tinylab(args);
+    const r = await tinylabHere(args);
     expect(r.stderr).toBe(`tinylab: error: ${message}\n`);
     expect([r.code, r.stdout]).toEqual([1, ""]);
   });

@@ -22,6 +22,16 @@ describe("acquireLock", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("hooks process exit only while it holds a lock (a command run in a test's process leaves no listener)", () => {
+    const before = process.listeners("exit");
+    const [a, b] = [acquireLock(join(dir, "h1.lock"), "x"), acquireLock(join(dir, "h2.lock"), "y")];
+    expect(process.listenerCount("exit")).toBe(before.length + 1); // one hook for every lock held
+    a.release();
+    expect(process.listenerCount("exit")).toBe(before.length + 1);
+    b.release();
+    expect(process.listeners("exit")).toEqual(before);
+  });
+
   it("takes over a stale lock whose owner is gone, and an unreadable one", () => {
     const stale = join(dir, "stale.lock");
     writeFileSync(stale, JSON.stringify({ pid: 999999999 })); // above any pid_max: never a live process
