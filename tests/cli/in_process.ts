@@ -2,7 +2,7 @@
 // main.ts runs), with the environment spawn.ts gives a child, and collects what it printed and its exit status.
 // For refusals and parsing; where the process boundary is what is tested (signals, exit hooks, start-up), spawn.
 // Files share a process (vitest.config.ts, isolate: false), so a run must leave it as it found it: one that leaves
-// tensors, process listeners, environment variables or another working directory behind fails here.
+// tensors, process listeners, another backend, environment variables or another working directory behind fails here.
 import { expect, vi } from "vitest";
 import { initBackend, parseBackendChoice, tf } from "../../src/util/backend.ts";
 import { run } from "../../src/cli/program.ts";
@@ -11,7 +11,7 @@ import { BIN, TEST_ENV as ENV, type Finished } from "./spawn.ts";
 /** What a command run here could leave behind. The engine's own count: tf.memory() would start a backend. */
 function processState() {
   const listeners = Object.fromEntries(process.eventNames().map((e) => [String(e), process.listeners(e as NodeJS.Signals)]));
-  return { tensors: tf.engine().state.numTensors, listeners, env: { ...process.env }, cwd: process.cwd() };
+  return { tensors: tf.engine().state.numTensors, listeners, backend: tf.getBackend(), env: { ...process.env }, cwd: process.cwd() };
 }
 
 /** The events a run added listeners to, once per listener (the listeners themselves compared, not counts). */
@@ -28,6 +28,18 @@ export interface HereOptions { env?: Record<string, string>; cwd?: string }
  * terminal, as a spawned child's do.
  */
 export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOptions = {}): Promise<Omit<Finished, "signal"> & { output: string }> {
+  // the console, argv, cwd and exit code are this process's: two runs at once would capture each other's output
+  if (running) throw new Error(`tinylab ${args.join(" ")}: another tinylabHere run is under way; await one before the next`);
+  running = true;
+  try {
+    return await runHere(args, env, cwd);
+  } finally {
+    running = false;
+  }
+}
+let running = false;
+
+async function runHere(args: string[], env: Record<string, string>, cwd: string | undefined): Promise<Omit<Finished, "signal"> & { output: string }> {
   // the engine a spawned command would start, started first: its wasm module hooks this process once
   // (uncaughtException, unhandledRejection) when it loads, which is the engine's start-up, not a command's leftovers
   await initBackend(parseBackendChoice(env.TINYLAB_BACKEND ?? process.env.TINYLAB_BACKEND));
@@ -71,6 +83,6 @@ export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOption
   const what = `tinylab ${args.join(" ")} run in process (stderr: ${out.stderr.trim()})`;
   expect(after.tensors - before.tensors, `tensors left by ${what}`).toBe(0);
   expect(addedListeners(before.listeners, after.listeners), `process listeners left by ${what}`).toEqual([]);
-  expect([after.env, after.cwd], `environment or working directory changed by ${what}`).toEqual([before.env, before.cwd]);
+  expect([after.backend, after.env, after.cwd], `backend, environment or working directory changed by ${what}`).toEqual([before.backend, before.env, before.cwd]);
   return result;
 }

@@ -8,7 +8,7 @@ import { formatSweep } from "../../src/cli/views/sweep.ts";
 import { nearestOption } from "../../src/cli/options.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";
 import { memoryStore } from "../../src/lab/store.ts";
-import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 describe("messages name the flag or the fix", () => {
   it("a BPE vocabulary the train split cannot fill names --vocab and the largest it supports", async () => {
@@ -19,7 +19,9 @@ describe("messages name the flag or the fix", () => {
 
   it("a mistyped --grid option is answered with the catalogue's nearest name; sweep options before -- with the hint", async () => {
     expect([nearestOption("learning-rate"), nearestOption("lyers"), nearestOption("batch-row"), nearestOption("zzz")]).toEqual(["lr", "layers", "batch-rows", undefined]);
-    const [grid, dashes] = await Promise.all([tinylab(["sweep", "train", "--grid", "learning-rate=1e-3", "--", "--text", "x.txt"]), tinylab(["sweep", "train", "--text", "x.txt"])]);
+    // through the CLI's own code in this process (tests/cli/in_process.ts), one after the other
+    const grid = await tinylabHere(["sweep", "train", "--grid", "learning-rate=1e-3", "--", "--text", "x.txt"]);
+    const dashes = await tinylabHere(["sweep", "train", "--text", "x.txt"]);
     expect([grid.code, grid.stderr]).toEqual([1, expect.stringMatching(/^tinylab: error: --grid learning-rate: train has no option --learning-rate \(did you mean --lr\?\); it takes .*--lr, /)]);
     expect([dashes.code, dashes.stderr]).toEqual([2, expect.stringMatching(/Unknown argument: text; a recipe's own options go after --, e\.g\. tinylab sweep train .* -- --text FILE/)]);
   }, 60_000);

@@ -1,10 +1,12 @@
 // `tinylab report --strides`: perplexity at each stride scores the same targets with different windows, and a
-// stride beyond the model's context is refused by option name.
+// stride beyond the model's context is refused by option name (through the CLI's own code in this process:
+// tests/cli/in_process.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-strides-"));
@@ -30,7 +32,7 @@ describe("tinylab report --strides", () => {
   });
 
   it("refuses a stride beyond the context by option name", async () => {
-    const r = await tinylab(["report", "--model", FIXTURE, "--strides", "4,9", "--out", join(dir, "out2")]);
+    const r = await tinylabHere(["report", "--model", FIXTURE, "--strides", "4,9", "--out", join(dir, "out2")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/--strides: stride 9 is outside \[1, 8\] \(the model's context\)/);
   });

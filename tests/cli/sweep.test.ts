@@ -1,6 +1,7 @@
 // `tinylab sweep` of the overfit recipe over 3 seeds with --jobs 2: each run's directory holds what the same
 // command run alone writes (JSON equal apart from the date, SVG bit for bit); a finished run is not redone;
-// --collect gives the same rows; the table is in plan order; bad grids are refused before any run starts.
+// --collect gives the same rows; the table is in plan order; bad grids are refused before any run starts (through
+// the CLI's own code in this process: tests/cli/in_process.ts).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { parseGrid, planSweep } from "../../experiments/sweep.ts";
 import { SWEEP_RUN_LOCK } from "../../src/node/child_watch.ts";
 import { isAlive } from "../../src/util/process.ts";
 import { start, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-sweep-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,7 +90,7 @@ describe("tinylab sweep", () => {
   }, 60_000);
 
   it("--grid with an option the recipe does not take lists the ones it does", async () => {
-    const r = await tinylab(["sweep", "overfit", "--grid", "bogus=1,2", "--out", join(dir, "bogus")]);
+    const r = await tinylabHere(["sweep", "overfit", "--grid", "bogus=1,2", "--out", join(dir, "bogus")]);
     expect([r.code, r.stdout]).toEqual([1, ""]);
     expect(r.stderr.trim()).toBe("tinylab: error: --grid bogus: overfit has no option --bogus; it takes --backend, --checkpoints, --figures, --kernels, --lr, --replicates, --save-model, --updates, --workers");
   });
@@ -99,9 +101,9 @@ describe("tinylab sweep", () => {
     expect(plan[0].args).toEqual(["train", "--seed", "1", "--lr", "1e-3", "--text", join(process.cwd(), "story.txt"), "--out", ".", "--json"]);
     expect(() => parseGrid("lr=1 seed=2,3")).toThrow(/--seed is set by the sweep itself/);
     expect(() => parseGrid("lr")).toThrow(/"lr" is not name=v1,v2/);
-    const engine = await tinylab(["sweep", "overfit", "--out", join(dir, "engine"), "--", "--backend", "cpu"]);
+    const engine = await tinylabHere(["sweep", "overfit", "--out", join(dir, "engine"), "--", "--backend", "cpu"]);
     expect([engine.code, engine.stderr.trim()]).toEqual([1, "tinylab: error: --backend is the sweep's own option (every run gets it): give it before --, or vary it with --grid"]);
-    const bad = await tinylab(["sweep", "overfit", "--grid", "lr=0.01,-1", "--out", join(dir, "bad")]);
+    const bad = await tinylabHere(["sweep", "overfit", "--grid", "lr=0.01,-1", "--out", join(dir, "bad")]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe("tinylab: error: --lr must be a finite number > 0, got -1");
   });

@@ -1,5 +1,6 @@
 // Resume across processes: 80 updates straight vs 40, exit, and a new process resuming to 80; and a run killed
 // with SIGKILL at seeded moments, resumed each time from its last saved state, ending on the uninterrupted weights.
+// A refused resume runs through the CLI's own code in this process (tests/cli/in_process.ts).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { Rng } from "../../src/util/rng.ts";
 import { sha256File } from "../../src/node/atomic.ts";
 import { loadTrainState } from "../helpers.ts";
 import { ok, start, tinylab } from "./spawn.ts";
+import { tinylabHere } from "./in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-train-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +26,7 @@ describe("tinylab train across processes", () => {
     expect(ok(first).stdout).toContain(`saved state at update 40 → ${join(ckpt, STATE)}`);
     // one after the other: two runs on one output directory at once are refused (tests/node/lock.test.ts)
     const resumed = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
-    const wrongConfig = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--dropout", "0.1"]);
+    const wrongConfig = await tinylabHere(["train", "--updates", "80", "--out", ckpt, "--resume", "--dropout", "0.1"]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);
     const sha = sha256File(join(dir, "straight.safetensors"));
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);
