@@ -1,7 +1,6 @@
 // train --text's default microbatch count: 2 for a model large enough to pay for a second thread, decided from
 // the config alone (never the cores), so the default's workers follow the cores while its numbers stay those of
 // --microbatches 2 on every machine; --microbatches 1 keeps its own golden numbers; a default run resumes.
-import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runTraining, TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "../../experiments/train.ts";
 import { textMicrobatches } from "../../experiments/train_options.ts";
@@ -10,6 +9,7 @@ import { resolveModelConfig, parameterCount } from "../../src/model/config.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";
 import { memoryStore, type Store } from "../../src/lab/store.ts";
 import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
+import { tf } from "../../src/util/backend.ts";
 import { useBackend } from "../helpers.ts";
 
 const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
