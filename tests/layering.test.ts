@@ -3,6 +3,7 @@
 // files. src/node is the Node edge: besides the CLI, the only sources that import a node: module.
 // web/: the page's browser files (what index.html and its Web Worker load) import no CLI module and reach no node:
 // module; the Node tools beside them (WEB_NODE_TOOLS) may use the CLI's lab server, like any top-level script.
+// No file of ours loads the whole @tensorflow/tfjs bundle, whose gradients would replace src/util/gradients.ts's.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -121,6 +122,17 @@ describe("layering", () => {
     }
     expect(engine).toEqual([]);
     expect([...seen]).toContain("src/cli/commands/train.ts"); // the walk did reach the commands
+  });
+
+  it("no file of ours loads the whole @tensorflow/tfjs bundle: its import puts tfjs's gradients in place of gradients.ts's", () => {
+    // tfjs's registerGradient replaces: after the bundle, autograd (softmax, slice, transpose on the dropout path)
+    // computes other bits in that process than in one without it, such as a pool's fresh workers or a later test
+    // file sharing the fork
+    const bundle = (spec: string) => spec === "@tensorflow/tfjs" || spec.startsWith("@tensorflow/tfjs/") || spec.endsWith("register_all_gradients");
+    const files = ["src", "experiments", "web", "tests", "bench", "tools"].flatMap(tsFiles);
+    const loads = files.filter((f) => importsOf(readFileSync(join(ROOT, f), "utf8")).some((i) => bundle(i.spec)));
+    expect(loads).toEqual([]);
+    expect(files.length).toBeGreaterThan(graph.size); // tests/, bench/ and tools/ were read too
   });
 
   it("sees the whole tree", () => {
