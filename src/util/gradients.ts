@@ -1,6 +1,7 @@
 // Gradient definitions for the tfjs kernels that tinylab differentiates through outside its fused ops.
 // tfjs-core registers none by itself; importing the whole @tensorflow/tfjs bundle to get them would slow
-// the start-up of every command. Existing registrations (e.g. by tfjs-node) are left alone.
+// the start-up of every command. Existing registrations are left alone, and a bundle loaded later replaces
+// these (tfjs's registerGradient overrides; tfjs-node brings one), so no file of ours imports it (tests/layering.test.ts).
 import * as tf from "@tensorflow/tfjs-core";
 
 type T = tf.Tensor;
