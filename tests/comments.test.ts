@@ -76,7 +76,9 @@ function missingIn(file: string, src: string, exists: (path: string) => boolean,
 }
 
 const FILES = DIRS.flatMap(sources);
-const TREE = [...FILES, ...readdirSync(join(ROOT, "docs")).map((f) => join("docs", f))];
+// the top level's files too (vitest.config.ts, package.json), which a comment may name bare
+const TOP = readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+const TREE = [...FILES, ...TOP, ...readdirSync(join(ROOT, "docs")).map((f) => join("docs", f))];
 const NAMES = new Set(TREE.map((f) => basename(f)));
 /** A path, or a glob (`*` within one name) that some file matches. */
 const inRepo = (p: string): boolean => {
