@@ -6,10 +6,9 @@ import { LongestFirst } from "./tests/sequencer.ts";
 // found it. Both share forks and their loaded modules (isolate: false): a file of its own would import tfjs and
 // vitest's runner anew. No file there may rely on another's state; they pass in any order (`npx vitest run
 // --project in-process --sequence.shuffle.files --sequence.seed=N`, and the same for processes). `alone`: files
-// that change this process's engine or environment (kernels, backends, spied globals, a browser; the doctest runs
-// the docs' commands in process, and their kernels stay installed), each in a
-// fresh fork: with the whole suite in shared forks, a file that ran before model/ops.test.ts left the engine
-// computing other bits.
+// that change this process's engine or environment for good (onnxruntime kernels installed, TINYLAB_FROM_SOURCE,
+// a spied JSON.parse, a browser; the doctest runs the docs' commands in process, and their kernels stay
+// installed), each in a fresh fork.
 const IN_PROCESS = ["util", "data", "model", "eval", "lab", "train", "baselines"].map((d) => `tests/${d}/**/*.test.ts`);
 const ALONE = ["tests/node/native_kernels.test.ts", "tests/node/pool_graph.test.ts", "tests/bin/fresh.test.ts",
   "tests/node/files.test.ts", "tests/browser/**/*.test.ts", "tests/docs/doctest.test.ts"];

@@ -2,7 +2,7 @@
 // the end, so the two workers finish together instead of one waiting on a long file started last.
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Earlier is longer: the doctest is one chain of ~50 CLI runs, tests/cli runs the CLI, the rest mostly does not. */
+/** Earlier is longer: the doctest is one chain of ~50 commands, tests/cli runs the CLI, the rest mostly does not. */
 const RANK: [RegExp, number][] = [[/\/tests\/docs\/doctest\.test\.ts$/, 0], [/\/tests\/cli\//, 1], [/\/tests\/(experiments|node|browser|tools|bin)\//, 2]];
 const rank = (file: string) => RANK.find(([re]) => re.test(file))?.[1] ?? 3;
 

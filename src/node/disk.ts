@@ -280,6 +280,8 @@ export function requireFile(path: string, what: string): string {
   return path;
 }
 
-/** Paths against this process's working directory, for recipes that pass paths on to processes run elsewhere. */
-/** A path resolved against the working directory and normalized (`/../x` is `/x`): what a child in another directory needs. */
+/**
+ * A path resolved against this process's working directory and normalized (`/../x` is `/x`), for recipes that pass
+ * paths on to processes run elsewhere.
+ */
 export const absolutePath = (p: string): string => resolve(p);

@@ -1,6 +1,7 @@
 // Test helper, not a test: runs a `tinylab …` command line in this process (src/cli/program.ts, the code
 // main.ts runs), with the environment spawn.ts gives a child, and collects what it printed and its exit status.
-// For refusals and parsing; where the process boundary is what is tested (signals, exit hooks, start-up), spawn.
+// For refusals, parsing and the doctest's commands; where the process boundary is what is tested (signals, exit
+// hooks, start-up, a run re-scored in another process), spawn.
 // Files share a process (vitest.config.ts, isolate: false), so a run must leave it as it found it: one that leaves
 // tensors, process listeners, another backend, environment variables or another working directory behind fails here.
 import { expect, vi } from "vitest";

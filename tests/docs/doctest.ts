@@ -98,4 +98,3 @@ export function tinylabWords(command: string): string[] | undefined {
   }
   return words.includes("--help") || words.includes("-h") ? undefined : words;
 }
-
