@@ -4,6 +4,7 @@
 import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
 import { checkOutputDir, readFileBytes, readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
+import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { encodeSafetensors } from "../src/util/safetensors.ts";
 import { gpt2Config, gpt2Tensors, hfSpecialTokens, hfTokenizer, hfTokenizerConfig } from "../src/model/hf_gpt2.ts";
@@ -64,6 +65,17 @@ export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): v
 /** Decode the model file, check --out by the rule above, and write the format's files (each atomically). */
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
+  // locked, and every write confined to it (a link inside, such as onnx/ pointing elsewhere, is refused); a
+  // previous export is replaced, as the rule above allows
+  const outputs = claimOutputDir(o.out, { option: "--out", what: "export directory", kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] }, replace: true });
+  try {
+    return exportInto(o, outputs);
+  } finally {
+    outputs.release();
+  }
+}
+
+function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
   checkExportDir(o.out, o.format);
   const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   const { config, tokenizer, weights } = parts;
@@ -77,6 +89,6 @@ export function exportModel(o: ExportOptions): ExportReport {
     ["special_tokens_map.json", JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
     ["onnx/model.onnx", onnx()],
   ];
-  const files = writeFilesAtomic(o.out, contents, "--out");
+  const files = writeFilesAtomic(outputs, contents);
   return { model: o.model, model_sha256: parts.sha256, integrity: parts.integrity, out: o.out, format: o.format, files };
 }

@@ -44,6 +44,16 @@ export const SWEEP_RECIPES = {
 /** Options of the recipes that name an input file: made absolute, since every run works in its own directory. */
 const PATH_OPTIONS = new Set(["--text", "--data", "--split-file", "--model"]);
 
+/** Options of the recipes that name a file the run writes: each must stay inside the run's folder, which the sweep owns. */
+const OUTPUT_PATH_OPTIONS = new Set(["--save-model"]);
+
+/** Refuse a path a run would write outside its folder: absolute, or climbing out with `..`. */
+function confinedToRun(where: string, option: string, v: string): void {
+  if (v.startsWith("/") || v.split(/[\\/]/).includes("..")) {
+    throw new Error(`${where} ${option} ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`);
+  }
+}
+
 /**
  * A grid value as part of a run folder's name: every character but letters, digits and `.-_~` percent-encoded,
  * so `/`, `..` runs, `,` and `=` can never leave --out or be mistaken for the name's own separators.
@@ -80,6 +90,8 @@ export function parseGrid(spec: string): [string, string[]][] {
 /** Every grid point × every seed, in that order (the order of the table and the JSON). */
 export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], extra: readonly string[]): PlannedRun[] {
   const r = SWEEP_RECIPES[recipe];
+  for (const [i, a] of extra.entries()) if (i > 0 && OUTPUT_PATH_OPTIONS.has(extra[i - 1])) confinedToRun("after --,", extra[i - 1], a);
+  for (const [name, values] of grid) if (OUTPUT_PATH_OPTIONS.has(`--${name}`)) for (const v of values) confinedToRun("--grid", `--${name}`, v);
   const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) ? absolutePath(a) : a));
   for (const [name] of grid) if (extra.includes(`--${name}`)) throw new Error(`--grid sets --${name}, which is also given after --`);
   let points: Record<string, string>[] = [{}];

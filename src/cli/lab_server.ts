@@ -1,10 +1,11 @@
 // The lab page's build and its server: Vite builds web/ into a directory, and a small node:http static server
 // hands it out on localhost with the headers that make it cross-origin isolated (wasm threads). It computes nothing.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkOutputDir } from "../node/disk.ts";
+import { lockPath, type Lock } from "../node/lock.ts";
 import { isAlive } from "../util/process.ts";
 import { LAB_DEFAULTS } from "../../experiments/options.ts";
 
@@ -25,18 +26,47 @@ const TYPES: Record<string, string> = {
   ".wasm": "application/wasm", ".svg": "image/svg+xml", ".png": "image/png",
 };
 
+/** The list of files a build holds, written into it last: what a rebuild may replace, and nothing else. */
+export const BUILD_LIST = ".tinylab-lab-build.json";
+/** The top level of a build made before BUILD_LIST existed (Vite's page, its bundles, the wasm binaries). */
+const UNLISTED_BUILD = ["index.html", "assets", "wasm"];
+
+/** Every entry under `dir`, relative ("wasm/x.wasm"; a directory as "wasm/"), links not followed, sorted. */
+function entriesUnder(dir: string, rel = ""): string[] {
+  return readdirSync(join(dir, rel)).sort().flatMap((e) => {
+    const r = rel ? `${rel}/${e}` : e;
+    const st = lstatSync(join(dir, r));
+    return st.isDirectory() && !st.isSymbolicLink() ? [`${r}/`, ...entriesUnder(dir, r)] : [r];
+  });
+}
+
 /**
  * Refuse an --out that could not be written (/proc, a read-only mount, no permission: checked before the bundler
- * runs, which would crash with a backtrace) or holds anything but an earlier lab build (it is replaced whole).
+ * runs, which would crash with a backtrace) or holds anything but an earlier lab build (it is replaced whole):
+ * every entry must be one its BUILD_LIST names (a build without one: under index.html, assets/ or wasm/).
  */
 export function checkLabOut(dir: string): void {
   checkOutputDir(dir, "--out");
   if (!existsSync(dir)) return;
   if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir} is a file; the lab page is built into a directory`);
-  if (readdirSync(dir).length === 0) return;
+  const entries = entriesUnder(dir);
+  if (entries.length === 0) return;
   const index = join(dir, "index.html");
   if (!existsSync(index) || !readFileSync(index, "utf8").includes(MARKER)) {
     throw new Error(`--out ${dir} holds files that are not a lab page build, and building empties it: choose a new or empty directory (default ${LAB_DEFAULTS.out})`);
+  }
+  let listed: (e: string) => boolean;
+  try {
+    const files = new Set(JSON.parse(readFileSync(join(dir, BUILD_LIST), "utf8")) as string[]);
+    listed = (e) => e === BUILD_LIST || (e.endsWith("/") ? [...files].some((f) => f.startsWith(e)) : files.has(e));
+  } catch {
+    listed = (e) => UNLISTED_BUILD.includes(e.split("/")[0]) && !lstatSync(join(dir, e)).isSymbolicLink();
+  }
+  // a directory whose every file is foreign is named once, not file by file
+  const foreign = entries.filter((e) => !listed(e)).filter((e, _, all) => !all.some((d) => d !== e && d.endsWith("/") && e.startsWith(d)));
+  if (foreign.length > 0) {
+    const shown = foreign.slice(0, 3).map((e) => `"${e}"`).join(", ") + (foreign.length > 3 ? ` and ${foreign.length - 3} more` : "");
+    throw new Error(`--out ${dir} holds ${shown} beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default ${LAB_DEFAULTS.out})`);
   }
 }
 
@@ -65,10 +95,14 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild):
     if (m && m[1] === basename(out) && !isAlive(Number(m[2]))) rmSync(join(parent, f), { recursive: true, force: true });
   }
   const temp = join(parent, `.${basename(out)}.lab-build.${process.pid}.tmp`);
+  let lock: Lock | undefined;
   try {
     await builder(temp);
     if (!existsSync(join(temp, "index.html")) || !readFileSync(join(temp, "index.html"), "utf8").includes(MARKER)) throw new Error("the build wrote no index.html");
     if (!existsSync(join(temp, "wasm", "tfjs-backend-wasm-simd.wasm"))) throw new Error("the build has no wasm binaries");
+    writeFileSync(join(temp, BUILD_LIST), JSON.stringify(entriesUnder(temp).filter((e) => !e.endsWith("/")), null, 1) + "\n");
+    lock = lockPath(out, "lab output directory");
+    checkLabOut(outDir); // again, under the lock and at the last moment: a file put there during the build is kept
     rmSync(out, { recursive: true, force: true }); // an earlier lab build (checkLabOut refused anything else)
     renameSync(temp, out);
   } catch (err) {
@@ -77,6 +111,8 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild):
     const lines = String((err as Error)?.message ?? err).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
     const why = lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines.find((l) => !l.endsWith(":")) ?? lines[0] ?? "unknown error";
     throw new Error(`could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`);
+  } finally {
+    lock?.release();
   }
 }
 

@@ -19,6 +19,9 @@ export const SUMMARY_FILES = ["train.json", "brown.json", "report.html"] as cons
  */
 export const RUN_FILES = [STATE_FILE, ...SUMMARY_FILES, MODEL_FILE, BEST_MODEL_FILE, CURVE_FILE, HISTORY_FILE, MANIFEST_FILE] as const;
 
+/** What a run writes into its directory, as src/node/output_dir.ts's claim of an output directory takes it. */
+export const RUN_KIND = { noun: "a run", files: RUN_FILES };
+
 /** A directory refused because of what it holds; the message names the directory, the files and the flags. */
 export class RunDirectoryError extends Error {
   override name = "RunDirectoryError";

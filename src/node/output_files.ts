@@ -1,9 +1,9 @@
 // A command's output directory as a list of files: what is in it (one subdirectory deep, after sweeping the temp
-// files of killed writers) and writing a set of named files into it, each atomically. Node-only.
+// files of killed writers) and writing a set of named files into it (through output_dir.ts's claim), each atomically. Node-only.
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { sha256Bytes, writeFileAtomic } from "./atomic.ts";
-import { ensureDir, removeStaleTemps } from "./disk.ts";
+import { join } from "node:path";
+import { sha256Bytes } from "./atomic.ts";
+import { removeStaleTemps } from "./disk.ts";
 
 /** Entries under `dir`, one level of subdirectory deep ("onnx/model.onnx"; an empty subdirectory as "onnx/"), sorted; none when `dir` is absent. */
 export function entriesOneDeep(dir: string): string[] {
@@ -18,12 +18,10 @@ export function entriesOneDeep(dir: string): string[] {
   });
 }
 
-/** Write each [name, content] under `out` (names may hold one "/"), each atomically; the files' sizes and sha256s. */
-export function writeFilesAtomic(out: string, contents: readonly [string, string | Uint8Array][], option: string): { name: string; bytes: number; sha256: string }[] {
-  ensureDir(out, option);
+/** Write each [name, content] through `out` (names may hold one "/"), each atomically; the files' sizes and sha256s. */
+export function writeFilesAtomic(out: { write(name: string, data: string | Uint8Array): unknown }, contents: readonly [string, string | Uint8Array][]): { name: string; bytes: number; sha256: string }[] {
   return contents.map(([name, data]) => {
-    if (name.includes("/")) ensureDir(join(out, dirname(name)), option);
-    writeFileAtomic(join(out, name), data);
+    out.write(name, data);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     return { name, bytes: bytes.length, sha256: sha256Bytes(bytes) };
   });

@@ -9,7 +9,8 @@ import { parseJsonFile, type Schema } from "../util/schema.ts";
 import { writeFileAtomic } from "./atomic.ts";
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "./child_watch.ts";
 import { ensureDir, readFileText } from "./disk.ts";
-import { acquireLock, DIRECTORY_LOCK, lockDirectory, type Lock } from "./lock.ts";
+import { acquireLock, DIRECTORY_LOCK, type Lock } from "./lock.ts";
+import { claimOutputDir, type OutputKind } from "./output_dir.ts";
 
 /** What a recipe's finished run leaves: its result file, the part of it the sweep reads (a schema) and the numbers taken from it. */
 export interface ResultReader {
@@ -53,6 +54,9 @@ export interface SweepRow {
 }
 
 const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
+
+/** A sweep's directory: its sweep.json (rewritten from the runs each time), run folders, their logs and done marks. */
+export const SWEEP_KIND: OutputKind = { noun: "a sweep", files: ["sweep.json"], accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") };
 
 /** Largest result file read back: a run's JSON is kilobytes; anything near this is not one. */
 const RESULT_LIMIT = { bytes: 64 * 2 ** 20, label: "64 MiB" };
@@ -99,9 +103,8 @@ export interface SweepOptions {
  * holds what the same command run alone there would write.
  */
 export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
-  ensureDir(o.out);
   // one sweep at a time in a folder: a second would clear the first's running runs
-  const outLock = lockDirectory(o.out, "sweep output directory");
+  const outLock = claimOutputDir(o.out, { option: "--out", what: "sweep output directory", kind: SWEEP_KIND, replace: true });
   const running = new Set<ChildProcess>();
   // a child never outlives the sweep: killed when it exits (each child also watches its parent, for a SIGKILL)
   const killAll = () => {
@@ -191,8 +194,11 @@ export function collectSweep(dir: string, recipes: ResultReaders): SweepRow[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--collect: not a directory: ${dir}`);
   const rows: SweepRow[] = [];
   const unfinished: string[] = [];
+  if (lstatSync(dir).isSymbolicLink()) throw new Error(`--collect ${dir}: is a symbolic link; give the directory itself (sweep.json is written into it)`);
   for (const name of readdirSync(dir).sort()) {
     const sub = join(dir, name);
+    // a linked folder is another place's runs: reading it would report them as this sweep's
+    if (lstatSync(sub).isSymbolicLink()) throw new Error(`--collect ${dir}: ${sub} is a symbolic link; a sweep's run folders are its own directories: remove the link`);
     if (!statSync(sub).isDirectory()) continue;
     const recipe = Object.keys(recipes).find((r) => existsSync(join(sub, recipes[r].result)));
     if (!recipe) {

@@ -31,17 +31,17 @@ export const brownCommand: CommandModule = {
       out: "output directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir, dirStore }, { lockDirectory }, { onInterrupt, reportInterrupted }, { claimRunDir }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir }, { claimOutputDir }, { onInterrupt, reportInterrupted }, { claimRunDir, RUN_KIND }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../../experiments/brown_page.ts"), import("../../model/config.ts"),
-      import("../../node/disk.ts"), import("../../node/lock.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
+      import("../../node/disk.ts"), import("../../node/output_dir.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
     ]);
     const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } = optionValues(argv, BROWN_OPTIONS);
     checkOutputDir(given.out, "--out");
     const model = resolveModelConfig(modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }), d.model);
     checkMicrobatchRows(given.microbatches, given.batchRows);
     checkMinLr(given.minLr, given.lr);
-    const store = dirStore(given.out);
-    const lock = lockDirectory(given.out, "Brown output directory");
+    const outputs = claimOutputDir(given.out, { option: "--out", what: "Brown output directory", kind: RUN_KIND, replace: true });
+    const store = outputs.store();
     const interrupt = onInterrupt();
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
@@ -57,13 +57,13 @@ export const brownCommand: CommandModule = {
       }
       if (json) process.stdout.write(toJson(result));
       else console.log(view.formatBrown(result));
-      writeOutput(join(o.out, "brown.json"), toJson(result));
-      writeOutput(join(o.out, "report.html"), brownPageHtml(result, CURVE_NOTE));
+      outputs.write("brown.json", toJson(result));
+      outputs.write("report.html", brownPageHtml(result, CURVE_NOTE));
       log(`\nwrote ${join(o.out, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
       log(wallTimeLine());
     } finally {
       interrupt.dispose();
-      lock.release();
+      outputs.release();
     }
   },
 };

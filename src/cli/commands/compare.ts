@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, narrowedTo, optionValues, positional, S
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
   baseline: undefined, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
-  "bits-per-byte": d.bitsPerByte, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, backend: backendDefault(), kernels: kernelsDefault(),
 } satisfies OptionTable;
 
 export const compareCommand: CommandModule = {
@@ -24,16 +24,17 @@ export const compareCommand: CommandModule = {
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
         seed: "seed of the bootstrap stream",
-        out: "output directory: compare.json and compare.html are written into it",
+        out: "output directory: compare.json and compare.html are written into it (a new or empty directory, or one holding only tinylab's results and models)",
+        overwrite: "replace an earlier compare.json and compare.html in --out; without it they are refused",
       },
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }] = await Promise.all([
+    const [{ scoringText, startEngine, toJson }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
-      import("../../../experiments/evaluate_file.ts"),
+      import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"),
     ]);
-    const { json, backend, kernels, out, ...v } = optionValues(argv, COMPARE_OPTIONS);
+    const { json, backend, kernels, out, overwrite, ...v } = optionValues(argv, COMPARE_OPTIONS);
     const split = narrowedTo(SPLITS, v.split, "split");
     const a = requireFile(positional(argv, "a", "required"), "model file A");
     const named = positional(argv, "b");
@@ -42,15 +43,21 @@ export const compareCommand: CommandModule = {
     if (v.data !== undefined) requireFile(v.data, "documents file");
     checkOutputDir(out, "--out");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(backend, kernels);
-    const { result, tokens } = runCompare({
-      a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
-    });
-    writeOutput(join(out, "compare.json"), toJson(result));
-    writeOutput(join(out, "compare.html"), compareHtml(result, tokens));
-    if (json) process.stdout.write(toJson(result));
-    else console.log(formatCompare(result));
-    (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}`);
+    const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
+    const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.compare, replace: overwrite, inputs });
+    try {
+      if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
+      await startEngine(backend, kernels);
+      const { result, tokens } = runCompare({
+        a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
+      });
+      outputs.write("compare.json", toJson(result));
+      outputs.write("compare.html", compareHtml(result, tokens));
+      if (json) process.stdout.write(toJson(result));
+      else console.log(formatCompare(result));
+      (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}`);
+    } finally {
+      outputs.release();
+    }
   },
 };

@@ -1,5 +1,4 @@
 // `tinylab cyclic`: the cyclic-permutation experiment (experiments/cyclic.ts) as a table, JSON and SVG figures.
-import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { CYCLIC_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionTable } from "../options.ts";
@@ -7,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionT
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", figures: true, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {
@@ -17,30 +16,32 @@ export const cyclicCommand: CommandModule = {
     withOptions(y, CYCLIC_OPTIONS, {
       "split-seed": "seed of the 80/20/20 row split (its own stream: changing --seed moves no row)",
       "split-file": 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed',
-      out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it",
+      out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it (a new or empty directory, or one holding only tinylab's results and models)",
+      overwrite: "replace an earlier cyclic.json and its figures in --out; without it they are refused",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../node/disk.ts"),
+    const [{ startEngine, toJson, wallTimeLine }, { runCyclic }, view, { requireFile }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../node/disk.ts"), import("../../node/output_dir.ts"),
     ]);
     const { threadPools } = await import("../../node/pool.ts");
-    const { out, figures, json, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
+    const { out, overwrite, figures, json, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
     if (options.splitFile !== undefined) requireFile(options.splitFile, "split file");
-    checkOutputDir(out, "--out");
-    await startEngine(backend, kernels);
-    const result = runCyclic(options, { workers, openPool: threadPools });
-    const log = (line: string) => (json ? console.error(line) : console.log(line));
-    if (json) process.stdout.write(toJson(result));
-    else console.log(view.formatCyclic(result));
-    writeOutput(join(out, "cyclic.json"), toJson(result));
-    log(`\nwrote ${join(out, "cyclic.json")}`);
-    if (figures) {
-      for (const [name, figure] of [["cyclic.svg", view.cyclicPositionFigure], ["cyclic-training.svg", view.cyclicTrainingFigure]] as const) {
-        writeOutput(join(out, name), figure(result));
-        log(`wrote ${join(out, name)}`);
+    const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.cyclic, replace: overwrite });
+    let result;
+    try {
+      await startEngine(backend, kernels);
+      result = runCyclic(options, { workers, openPool: threadPools });
+      const log = (line: string) => (json ? console.error(line) : console.log(line));
+      if (json) process.stdout.write(toJson(result));
+      else console.log(view.formatCyclic(result));
+      log(`\nwrote ${outputs.write("cyclic.json", toJson(result))}`);
+      if (figures) {
+        for (const [name, figure] of [["cyclic.svg", view.cyclicPositionFigure], ["cyclic-training.svg", view.cyclicTrainingFigure]] as const) log(`wrote ${outputs.write(name, figure(result))}`);
       }
+      log(wallTimeLine());
+    } finally {
+      outputs.release();
     }
-    log(wallTimeLine());
     if (!result.resume_check.bit_identical) process.exitCode = 1;
   },
 };

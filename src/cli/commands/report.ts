@@ -7,10 +7,13 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 
 /** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
 export const REPORT_OPTIONS = {
-  model: undefined, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
+  model: undefined, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
   bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
+
+/** What a report writes into its directory (src/node/output_dir.ts): the figures' folder is its own. */
+const REPORT_KIND = { noun: "a report", files: ["report.json", "report.html", "report.md", "figures/"] };
 
 export const reportCommand: CommandModule = {
   command: "report",
@@ -19,33 +22,40 @@ export const reportCommand: CommandModule = {
     withOptions(y, REPORT_OPTIONS, {
       ...SCORING_DATA_HELP,
       model: "model file (.safetensors); default with --run: its model.safetensors",
-      out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
+      out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it (a new or empty directory, or an earlier report's with --overwrite)",
+      overwrite: "--out holds an earlier report: replace it; without it such a directory is refused",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
+    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
+      import("../../node/output_dir.ts"),
     ]);
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;
     const modelPath = requireFile(modelOfRun(v), "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    checkOutputDir(out, "--out");
-    if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(v.backend, v.kernels);
-    const report = runReport({
-      finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
-      model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
-      canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-      progress: process.stderr, workers: v.workers,
-    });
-    writeOutput(join(out, "report.json"), toJson(report));
-    writeOutput(join(out, "report.html"), reportHtml(report));
-    const card = reportCardFiles(report, gitState());
-    for (const [name, content] of card) writeOutput(join(out, name), content);
-    if (json) process.stdout.write(toJson(report));
-    else console.log(formatReport(report));
-    (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
+    const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
+    const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs });
+    try {
+      if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
+      await startEngine(v.backend, v.kernels);
+      const report = runReport({
+        finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
+        model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
+        canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
+        progress: process.stderr, workers: v.workers,
+      });
+      outputs.write("report.json", toJson(report));
+      outputs.write("report.html", reportHtml(report));
+      const card = reportCardFiles(report, gitState());
+      for (const [name, content] of card) outputs.write(name, content);
+      if (json) process.stdout.write(toJson(report));
+      else console.log(formatReport(report));
+      (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
+    } finally {
+      outputs.release();
+    }
   },
 };

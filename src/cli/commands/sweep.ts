@@ -2,7 +2,6 @@
 // directory per run under --out; or --collect DIR over run directories made elsewhere (experiments/sweep.ts).
 // Parses, calls, prints.
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { backendDefault, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
@@ -30,25 +29,33 @@ export const sweepCommand: CommandModule = {
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
+    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { claimOutputDir }, { SWEEP_KIND }] = await Promise.all([
       import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
+      import("../../node/output_dir.ts"), import("../../node/sweep_runner.ts"),
     ]);
     const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend } = optionValues(argv, SWEEP_OPTIONS);
     const recipe = positional(argv, "recipe");
     const dashes = process.argv.indexOf("--");
     const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
     const log = (line: string) => (json ? console.error(line) : console.log(line));
-    const finish = (name: string, rows: ReturnType<typeof collectSweep>, dir: string) => {
+    const finish = (name: string, rows: ReturnType<typeof collectSweep>, dir: string, option: string) => {
       const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance() });
       if (json) process.stdout.write(text);
       else console.log(formatSweep(rows));
-      writeOutput(join(dir, "sweep.json"), text);
-      log(`\nwrote ${join(dir, "sweep.json")}`);
+      // under the directory's lock (a sweep running there is refused), never through a link; a folder --collect
+      // reads was laid out elsewhere (job arrays) and may hold their files too
+      const kind = option === "--collect" ? { ...SWEEP_KIND, accepts: () => true } : SWEEP_KIND;
+      const outputs = claimOutputDir(dir, { option, what: "sweep directory", kind, replace: true });
+      try {
+        log(`\nwrote ${outputs.write("sweep.json", text)}`);
+      } finally {
+        outputs.release();
+      }
     };
     if (collect) {
       if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
       const rows = collectSweep(collect);
-      finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, collect);
+      finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, collect, "--collect");
       return;
     }
     if (!isRecipe(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
@@ -84,7 +91,7 @@ export const sweepCommand: CommandModule = {
         process.exitCode = INTERRUPTED_EXIT_CODE;
         return;
       }
-      finish(recipe, r.rows, out);
+      finish(recipe, r.rows, out, "--out");
     } finally {
       for (const sig of signals) process.removeListener(sig, onSigint);
     }

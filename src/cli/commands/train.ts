@@ -1,7 +1,7 @@
 // `tinylab train`: the overfit model on the overfit fixture or a documents file, or a model on your own text
 // (--text), with validation history, atomic saves of the state, exact resume and extension (experiments/train.ts).
 // Parses, calls, prints.
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d, trainSettings } from "../../../experiments/train_options.ts";
 import { MIN_THREAD_WORK } from "../../train/pool.ts";
@@ -48,9 +48,9 @@ export const trainCommand: CommandModule = {
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, writeOutput }, { runTraining }, { checkOutputDir, checkOutputFile, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { lockDirectory, lockPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir }] = await Promise.all([
+    const [{ startEngine, toJson }, { runTraining }, { checkOutputDir, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { claimOutputDir }, { checkModelOutput, lockDirOf }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir, RUN_KIND }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"), import("../../model/config.ts"),
-      import("../../node/lock.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
+      import("../../node/output_dir.ts"), import("../../node/model_output.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
     ]);
     const { text, data, onePerLine, splitSeed, validationFraction, testFraction, saveModel, overwrite, json, backend, kernels, layers, dModel, heads, dFf, context, dropout, vocab, modelConfig, ...given } = optionValues(argv, TRAIN_OPTIONS);
     if (text && data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
@@ -65,19 +65,20 @@ export const trainCommand: CommandModule = {
     const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
     const outDir = s.out;
     const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);
+    const inputs = { paths: [...(text ? [["--text", text] as const] : []), ...(dataPath ? [["--data", dataPath] as const] : [])] };
     if (outDir) checkOutputDir(outDir, "--out");
-    if (savePath) checkOutputFile(savePath, "--save-model");
+    // the model file of a --text run is one of its run's files (claimRunDir's); one given is checked as a file of its own
+    if (saveModel) checkModelOutput(saveModel, { option: "--save-model", replace: overwrite || given.resume, inputs, ownDir: outDir });
     const docs = text ? readTextInput(text, onePerLine) : undefined; // refuses bad text before the engine starts
     const log = (line: string) => (json ? console.error(line) : console.log(line));
-    const out = outDir ? dirStore(outDir) : undefined;
-    const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
-    // one writer per output directory and per model path: a second run is refused, naming the holder's pid
-    const locks = [
-      ...(outDir ? [lockDirectory(outDir, "output directory")] : []),
-      ...(savePath && !(outDir && dirname(savePath) === outDir) ? [lockPath(savePath, "model path")] : []),
-    ];
+    // one writer per output directory and per model's directory: a second command is refused, naming the holder's pid
+    const outputs = outDir ? claimOutputDir(outDir, { option: "--out", what: "output directory", kind: RUN_KIND, replace: true, inputs }) : undefined;
+    const locks: { release(): void }[] = outputs ? [outputs] : [];
     const interrupt = onInterrupt();
     try {
+      if (savePath && !(outDir && resolve(dirname(savePath)) === resolve(outDir))) locks.push(lockDirOf(savePath));
+      const out = outputs?.store();
+      const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       if (out) claimRunDir(out, { resume: given.resume, overwrite }, `--out ${outDir}`);
       await startEngine(backend, kernels);
@@ -93,14 +94,11 @@ export const trainCommand: CommandModule = {
         const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
         if (json) process.stdout.write(jsonText);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
-        if (outDir && (text || json || result.summary.validation)) {
-          writeOutput(join(outDir, "train.json"), jsonText);
-          log(`wrote ${join(outDir, "train.json")}`);
-        }
+        if (outputs && (text || json || result.summary.validation)) log(`wrote ${outputs.write("train.json", jsonText)}`);
       }
     } finally {
       interrupt.dispose();
-      for (const l of locks) l.release();
+      for (const l of locks.reverse()) l.release();
     }
   },
 };
