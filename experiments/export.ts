@@ -65,6 +65,7 @@ export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): v
 /** Decode the model file, check --out by the rule above, and write the format's files (each atomically). */
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
+  checkExportDir(o.out, o.format);
   // locked, and every write confined to it (a link inside, such as onnx/ pointing elsewhere, is refused); a
   // previous export is replaced, as the rule above allows
   const outputs = claimOutputDir(o.out, { option: "--out", what: "export directory", kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] }, replace: true });
@@ -76,7 +77,6 @@ export function exportModel(o: ExportOptions): ExportReport {
 }
 
 function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
-  checkExportDir(o.out, o.format);
   const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };

@@ -39,9 +39,7 @@ export function acquireLock(path: string, what: string, alive: (pid: number) => 
     }
     const seen = holder(path);
     if (seen === undefined) continue; // released between our link and our read: try again
-    if (seen.pid !== undefined && seen.pid !== process.pid && alive(seen.pid)) {
-      throw new LockedError(`${what} is in use by process ${seen.pid} (lock file ${path}); wait for it to finish, or remove the lock file if that process is not tinylab`);
-    }
+    refuseIfHeld(path, what, alive, seen);
     removeStale(path, seen.text, alive);
   }
   throw new LockedError(`${what}: could not take the lock file ${path} (other processes keep taking it)`);
@@ -177,5 +175,15 @@ export const DIRECTORY_LOCK = ".tinylab.lock";
 /** Lock a directory the run writes into (it must exist). `shown` is how a refusal names it (default `dir`). */
 export const lockDirectory = (dir: string, what: string, shown = dir): Lock => acquireLock(join(dir, DIRECTORY_LOCK), `${what} ${shown}`);
 
-/** Lock a file path the run will write (a model file): the lock file sits beside it as PATH.lock. */
-export const lockPath = (path: string, what: string): Lock => acquireLock(`${path}.lock`, `${what} ${path}`);
+/** Lock a file path the run will write (a model file): the lock file sits beside it as .tinylab.NAME.lock. */
+export const lockPath = (path: string, what: string): Lock => acquireLock(join(dirname(path), `.tinylab.${basename(path)}.lock`), `${what} ${path}`);
+
+/**
+ * Refuse, as acquireLock would, while a live process other than this one holds the lock file `path`, without
+ * taking it: a file written into a directory another command holds (a model saved into a running run's directory).
+ */
+export function refuseIfHeld(path: string, what: string, alive: (pid: number) => boolean = isAlive, seen = holder(path)): void {
+  if (seen?.pid !== undefined && seen.pid !== process.pid && alive(seen.pid)) {
+    throw new LockedError(`${what} is in use by process ${seen.pid} (lock file ${path}); wait for it to finish, or remove the lock file if that process is not tinylab`);
+  }
+}

@@ -6,7 +6,7 @@ import { dirname, join, normalize, resolve } from "node:path";
 import { MANIFEST_FILE } from "../data/text_split.ts";
 import { STATE_FILE } from "../lab/store.ts";
 import { checkOutputFile } from "./disk.ts";
-import { lockDirectory, type Lock } from "./lock.ts";
+import { DIRECTORY_LOCK, lockPath, refuseIfHeld, type Lock } from "./lock.ts";
 import { inside, realish, systemDir, type Inputs } from "./output_dir.ts";
 
 /** Whether the file at `path` is a tinylab model file (its header's metadata format), read from its header only. */
@@ -70,9 +70,12 @@ export function checkModelOutput(path: string, o: OutputFileOptions): void {
   if (!o.replace) throw new Error(`${label}: holds a model file; pass --overwrite to replace it, or choose another path`);
 }
 
-/** The directory a model file path lands in, locked for the life of the write (and the command). */
-export const lockDirOf = (path: string, what = "model directory"): Lock => {
+/**
+ * Lock a model file path for the life of the command (its own lock file beside it, so two commands may save two
+ * models into one directory), refusing while another command holds the directory it lands in (a run's).
+ */
+export function lockModelPath(path: string): Lock {
   const d = dirname(resolve(path));
-  return lockDirectory(d, what, normalize(dirname(path)) === "." ? d : dirname(path));
-};
-
+  refuseIfHeld(join(d, DIRECTORY_LOCK), `model directory ${normalize(dirname(path)) === "." ? d : dirname(path)}`);
+  return lockPath(path, "model path");
+}

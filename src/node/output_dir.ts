@@ -32,7 +32,7 @@ export const SHARED_KINDS = {
 const SHARED_FILES: readonly string[] = Object.values(SHARED_KINDS).flatMap((k) => k.files);
 
 /** Files tinylab keeps beside what it writes: locks, takeover guards and the temp files of writers (swept when dead). */
-const isBookkeeping = (name: string) => /^\.tinylab[-.\w]*\.lock(\.break-[0-9a-f]+)?$/.test(name) || /^\..+\.\d+\.[0-9a-f]+\.tmp$/.test(name);
+export const isBookkeeping = (name: string) => /^\.tinylab[^/]*\.lock(\.break-[0-9a-f]+)?$/.test(name) || /^\..+\.\d+\.[0-9a-f]+\.tmp$/.test(name);
 
 /** Directories no command may own, nor any directory inside them (the second list). */
 const SYSTEM_DIRS = ["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/var/tmp"];
@@ -69,8 +69,11 @@ function checkClearOfInputs(realOut: string, label: string, inputs: Inputs): voi
   for (const [option, p] of inputs.paths) {
     if (!existsSync(p)) continue;
     const real = realpathSync(p);
-    const dir = lstatSync(real).isDirectory() ? real : dirname(real);
-    if (inside(realOut, dir)) throw new Error(`${label}: is ${realOut === dir ? "" : "inside "}the directory of ${option} ${p}; a command never writes among its inputs: choose another directory`);
+    // a text directory is read whole, so nothing may be written inside it; beside a lone input file is fine
+    const isDir = lstatSync(real).isDirectory();
+    if (isDir ? inside(realOut, real) : realOut === dirname(real)) {
+      throw new Error(`${label}: is ${realOut === real || realOut === dirname(real) ? "" : "inside "}the ${isDir ? "" : "directory of "}${option} ${p}; a command never writes among its inputs: choose another directory`);
+    }
   }
 }
 

@@ -4,12 +4,13 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Bytes } from "./atomic.ts";
 import { removeStaleTemps } from "./disk.ts";
+import { isBookkeeping } from "./output_dir.ts";
 
-/** Entries under `dir`, one level of subdirectory deep ("onnx/model.onnx"; an empty subdirectory as "onnx/"), sorted; none when `dir` is absent. */
+/** Entries under `dir` but locks and temps (output_dir.ts's bookkeeping), one level of subdirectory deep ("onnx/model.onnx"; an empty subdirectory as "onnx/"), sorted; none when `dir` is absent. */
 export function entriesOneDeep(dir: string): string[] {
   if (!existsSync(dir)) return [];
   removeStaleTemps(dir);
-  return readdirSync(dir).sort().flatMap((e) => {
+  return readdirSync(dir).filter((e) => !isBookkeeping(e)).sort().flatMap((e) => {
     const sub = join(dir, e);
     if (!statSync(sub).isDirectory()) return [e];
     removeStaleTemps(sub);

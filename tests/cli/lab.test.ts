@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildLab, checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
+import { BUILD_LIST, buildLab, checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
 import { parseOptionText } from "../../src/cli/options.ts";
 
 /** A raw request (no URL normalisation, so ../ reaches the server as written). */
@@ -84,7 +84,13 @@ describe("the lab server", () => {
 
   it("builds only into a new, empty or earlier lab directory (the build empties it)", () => {
     expect(() => checkLabOut(join(dir, "new"))).not.toThrow();
-    expect(() => checkLabOut(site)).not.toThrow();
+    const old = join(dir, "old-build"); // a build from before the build list: index.html, assets/, wasm/
+    mkdirSync(join(old, "wasm"), { recursive: true });
+    writeFileSync(join(old, "index.html"), "<title>tinylab lab</title>");
+    writeFileSync(join(old, "wasm", "x.wasm"), "w");
+    expect(() => checkLabOut(old)).not.toThrow();
+    // the links the server tests put beside the build are not the build's: a rebuild would delete them
+    expect(() => checkLabOut(site)).toThrow(`--out ${site} holds "link.txt", "linkdir" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`);
     expect(() => checkLabOut(dir)).toThrow(`--out ${dir} holds files that are not a lab page build, and building empties it`);
     expect(() => checkLabOut(join(dir, "secret.txt"))).toThrow("is a file");
     // unwritable places are refused before the bundler runs (the bundler would crash there with a backtrace)
@@ -110,6 +116,31 @@ describe("the lab server", () => {
     expect(readdirSync(dir).filter((f) => f.includes("lab-build"))).toEqual([]);
     await expect(buildLab(join(dir, "fresh"), full)).rejects.toThrow(/ENOSPC/);
     expect(existsSync(join(dir, "fresh"))).toBe(false);
+  });
+
+  it("never deletes what a user put beside a build (notes.txt, mydata/): refused, both kept; a clean rebuild replaces the build whole", async () => {
+    const out = join(dir, "user-site");
+    const good = (v: string) => async (to: string) => {
+      mkdirSync(join(to, "wasm"), { recursive: true });
+      writeFileSync(join(to, "index.html"), `<title>tinylab lab</title> ${v}`);
+      writeFileSync(join(to, "wasm", "tfjs-backend-wasm-simd.wasm"), "w");
+      if (v === "v1") writeFileSync(join(to, "wasm", "only-in-v1.wasm"), "w");
+    };
+    await buildLab(out, good("v1"));
+    expect(JSON.parse(readFileSync(join(out, BUILD_LIST), "utf8"))).toEqual(["index.html", "wasm/only-in-v1.wasm", "wasm/tfjs-backend-wasm-simd.wasm"]);
+    writeFileSync(join(out, "notes.txt"), "mine");
+    mkdirSync(join(out, "mydata"));
+    writeFileSync(join(out, "mydata", "a.txt"), "mine too");
+    // the build's files are listed: a file a user put inside the build's own folders is named too
+    writeFileSync(join(out, "wasm", "mine.wasm"), "mine");
+    const refusal = `--out ${out} holds "mydata/", "notes.txt", "wasm/mine.wasm" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`;
+    expect(() => checkLabOut(out)).toThrow(refusal);
+    await expect(buildLab(out, good("v2"))).rejects.toThrow(refusal);
+    expect([readFileSync(join(out, "notes.txt"), "utf8"), readFileSync(join(out, "mydata", "a.txt"), "utf8"), readFileSync(join(out, "index.html"), "utf8")]).toEqual(["mine", "mine too", "<title>tinylab lab</title> v1"]);
+    for (const f of ["notes.txt", "mydata", "wasm/mine.wasm"]) rmSync(join(out, f), { recursive: true });
+    await buildLab(out, good("v2"));
+    expect(readdirSync(out).sort()).toEqual([BUILD_LIST, "index.html", "wasm"]);
+    expect(readdirSync(join(out, "wasm"))).toEqual(["tfjs-backend-wasm-simd.wasm"]);
   });
 });
 

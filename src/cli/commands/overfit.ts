@@ -22,7 +22,7 @@ export const overfitCommand: CommandModule = {
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { dirStore }, { claimOutputDir, SHARED_KINDS }, { checkModelOutput, lockDirOf }] = await Promise.all([
+    const [{ startEngine, toJson, wallTimeLine }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { dirStore }, { claimOutputDir, SHARED_KINDS }, { checkModelOutput, lockModelPath }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../node/disk.ts"),
       import("../../node/output_dir.ts"), import("../../node/model_output.ts"),
     ]);
@@ -32,7 +32,7 @@ export const overfitCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.overfit, replace: overwrite });
     const locks: { release(): void }[] = [outputs];
     try {
-      if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockDirOf(savePath));
+      if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockModelPath(savePath));
       await startEngine(backend, kernels);
       const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
       const result = runOverfit(options, { save, workers, openPool: (await import("../../node/pool.ts")).threadPools });

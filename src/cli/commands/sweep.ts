@@ -1,6 +1,7 @@
 // `tinylab sweep`: a recipe over --seeds and a --grid of one or two options, spread over --jobs processes, one
 // directory per run under --out; or --collect DIR over run directories made elsewhere (experiments/sweep.ts).
 // Parses, calls, prints.
+import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { CommandModule } from "yargs";
 import { backendDefault, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
@@ -8,12 +9,13 @@ import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/optio
 import { OVERFIT_OPTIONS } from "./overfit.ts";
 import { CYCLIC_OPTIONS } from "./cyclic.ts";
 import { TRAIN_OPTIONS } from "./train.ts";
+import type { OutputDir, OutputKind } from "../../node/output_dir.ts";
 
 const RECIPES: readonly string[] = SWEEP_RECIPE_NAMES;
 /** Each recipe's own option table: what a --grid may vary (less what the sweep sets for every run). */
 const RECIPE_OPTIONS = { overfit: OVERFIT_OPTIONS, cyclic: CYCLIC_OPTIONS, train: TRAIN_OPTIONS } satisfies Record<SweepRecipe, OptionTable>;
-/** Options the sweep sets in every run itself. */
-const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume"];
+/** Options the sweep sets in every run itself, and --overwrite, which means nothing in a run's own new folder. */
+const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume", "overwrite"];
 
 /** sweep's options and their defaults. */
 export const SWEEP_OPTIONS = { seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, json: false, backend: backendDefault() } satisfies OptionTable;
@@ -38,24 +40,25 @@ export const sweepCommand: CommandModule = {
     const dashes = process.argv.indexOf("--");
     const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
     const log = (line: string) => (json ? console.error(line) : console.log(line));
-    const finish = (name: string, rows: ReturnType<typeof collectSweep>, dir: string, option: string) => {
+    const finish = (name: string, rows: ReturnType<typeof collectSweep>, outputs: OutputDir) => {
       const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance() });
       if (json) process.stdout.write(text);
       else console.log(formatSweep(rows));
-      // under the directory's lock (a sweep running there is refused), never through a link; a folder --collect
-      // reads was laid out elsewhere (job arrays) and may hold their files too
-      const kind = option === "--collect" ? { ...SWEEP_KIND, accepts: () => true } : SWEEP_KIND;
-      const outputs = claimOutputDir(dir, { option, what: "sweep directory", kind, replace: true });
+      log(`\nwrote ${outputs.write("sweep.json", text)}`);
+    };
+    // sweep.json is written under the directory's lock (a sweep running there is refused), never through a link
+    const claim = (dir: string, option: string, kind: OutputKind) => claimOutputDir(dir, { option, what: "sweep directory", kind, replace: true });
+    if (collect) {
+      if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
+      if (!statSync(collect, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--collect: not a directory: ${collect}`);
+      // a folder --collect reads was laid out elsewhere (job arrays): it may hold their files too
+      const outputs = claim(collect, "--collect", { ...SWEEP_KIND, accepts: () => true });
       try {
-        log(`\nwrote ${outputs.write("sweep.json", text)}`);
+        const rows = collectSweep(collect);
+        finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, outputs);
       } finally {
         outputs.release();
       }
-    };
-    if (collect) {
-      if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
-      const rows = collectSweep(collect);
-      finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, collect, "--collect");
       return;
     }
     if (!isRecipe(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
@@ -91,7 +94,12 @@ export const sweepCommand: CommandModule = {
         process.exitCode = INTERRUPTED_EXIT_CODE;
         return;
       }
-      finish(recipe, r.rows, out, "--out");
+      const outputs = claim(out, "--out", SWEEP_KIND);
+      try {
+        finish(recipe, r.rows, outputs);
+      } finally {
+        outputs.release();
+      }
     } finally {
       for (const sig of signals) process.removeListener(sig, onSigint);
     }

@@ -48,7 +48,7 @@ export const trainCommand: CommandModule = {
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { runTraining }, { checkOutputDir, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { claimOutputDir }, { checkModelOutput, lockDirOf }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir, RUN_KIND }] = await Promise.all([
+    const [{ startEngine, toJson }, { runTraining }, { checkOutputDir, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { claimOutputDir }, { checkModelOutput, lockModelPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir, RUN_KIND }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"), import("../../model/config.ts"),
       import("../../node/output_dir.ts"), import("../../node/model_output.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
     ]);
@@ -76,7 +76,7 @@ export const trainCommand: CommandModule = {
     const locks: { release(): void }[] = outputs ? [outputs] : [];
     const interrupt = onInterrupt();
     try {
-      if (savePath && !(outDir && resolve(dirname(savePath)) === resolve(outDir))) locks.push(lockDirOf(savePath));
+      if (savePath && !(outDir && resolve(dirname(savePath)) === resolve(outDir))) locks.push(lockModelPath(savePath));
       const out = outputs?.store();
       const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
