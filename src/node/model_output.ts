@@ -49,7 +49,7 @@ export function checkModelOutput(path: string, o: OutputFileOptions): void {
   checkOutputFile(path, o.option);
   const abs = resolve(path);
   const realDir = realish(dirname(abs));
-  const sys = systemDir(realDir);
+  const sys = systemDir(realDir, true);
   if (sys) throw new Error(`${label}: ${sys}; save the model in a directory of your own`);
   const target = join(realDir, abs.slice(dirname(abs).length + 1));
   for (const [option, p] of o.inputs?.paths ?? []) {

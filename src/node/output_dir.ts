@@ -38,9 +38,12 @@ export const isBookkeeping = (name: string) => /^\.tinylab[^/]*\.lock(\.break-[0
 const SYSTEM_DIRS = ["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/var/tmp"];
 const SYSTEM_TREES = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/sbin", "/sys", "/usr"];
 
-/** Why `abs` (absolute, links resolved) is a system directory, or undefined. */
-export function systemDir(abs: string): string | undefined {
-  if (SYSTEM_DIRS.includes(abs)) return `${abs} is a system directory`;
+/**
+ * Why `abs` (absolute, links resolved) is a system directory, or undefined. A lone file (a model) may go straight
+ * into /tmp or a home directory, so `forFile` refuses only / and the system trees.
+ */
+export function systemDir(abs: string, forFile = false): string | undefined {
+  if (forFile ? abs === "/" : SYSTEM_DIRS.includes(abs)) return `${abs} is a system directory`;
   const tree = SYSTEM_TREES.find((t) => abs.startsWith(t + sep));
   return tree ? `${abs} is inside the system directory ${tree}` : undefined;
 }

@@ -40,7 +40,7 @@ describe("--save-model", () => {
     put("notes.txt", "my notes\n");
     copyFileSync(FIXTURE, at("m.safetensors"));
     put("run/train_state.safetensors", "a run's state");
-    expect(await refusal(["train", "--text", "fx/self.txt", "--one-per-line", "--save-model", "fx/self.txt"])).toBe("tinylab: error: --save-model fx/self.txt: is the command's input --text fx/self.txt; refusing to write over its input: choose another path");
+    expect(await refusal(["train", "--text", "fx/self.txt", "--one-per-line", "--tokenizer", "byte", "--updates", "2", "--save-model", "fx/self.txt"])).toBe("tinylab: error: --save-model fx/self.txt: is the command's input --text fx/self.txt; refusing to write over its input: choose another path");
     expect(await refusal(["train", "--text", "docs", "--save-model", "docs/m.safetensors"])).toBe("tinylab: error: --save-model docs/m.safetensors: is inside the command's input --text docs; refusing to write over its input: choose another path");
     expect(await refusal(["overfit", "--save-model", "notes.txt"])).toBe("tinylab: error: --save-model notes.txt: holds a file that is not a tinylab model; refusing to replace it: choose another path");
     expect(await refusal(["overfit", "--save-model", "m.safetensors"])).toBe("tinylab: error: --save-model m.safetensors: holds a model file; pass --overwrite to replace it, or choose another path");
