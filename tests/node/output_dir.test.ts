@@ -2,12 +2,13 @@
 // replace there, that a write never leaves it (no link below it followed, no name climbing out), that it is
 // locked while held, and that a directory the claim made is gone again when nothing was written.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { claimOutputDir, SHARED_KINDS, type OutputDirOptions } from "../../src/node/output_dir.ts";
 import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
+import { Rng } from "../../src/util/rng.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-output-dir-"));
 const sleeper = spawn("sleep", ["120"], { stdio: "ignore" });
@@ -85,6 +86,53 @@ describe("claimOutputDir: writes stay inside", () => {
       out.release();
     }
     expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe("claimOutputDir: writes stay inside, fuzzed", () => {
+  it("300 seeded names over a tree with links to outside planted at random: each write lands inside or is refused, outside untouched", () => {
+    const rng = Rng.fromSeed("tinylab output dir fuzz");
+    const outside = fresh("fuzz-outside");
+    const parts = ["a", "b", "figures", "link", "..", ".", "", "x.svg"];
+    let written = 0, refused = 0;
+    for (let i = 0; i < 300; i++) {
+      const root = fresh(`fuzz-${i}`);
+      // a link to outside, at the top or one level down, sometimes made after the claim (before the write)
+      const linkAt = rng.int(2) === 0 ? "link" : "a/link";
+      const late = rng.int(2) === 0;
+      const plant = () => {
+        mkdirSync(join(root, linkAt, ".."), { recursive: true });
+        symlinkSync(outside, join(root, linkAt));
+      };
+      if (!late) mkdirSync(join(root, "a"), { recursive: true });
+      let out;
+      try {
+        if (!late) plant();
+        out = claimOutputDir(root, opts({ kind: { noun: "a fuzz output", files: ["a/", "b/", "figures/", "x.svg"] }, replace: true }));
+      } catch (err) {
+        expect((err as Error).message).toMatch(/is a symbolic link; refusing to write through it/);
+        refused++;
+        continue;
+      }
+      try {
+        if (late) plant();
+        const name = Array.from({ length: 1 + rng.int(4) }, () => parts[rng.int(parts.length)]).join(rng.int(5) === 0 ? "//" : "/");
+        try {
+          const p = out.path(name);
+          writeFileSync(p, "x");
+          expect(realpathSync(p).startsWith(realpathSync(root) + "/")).toBe(true);
+          written++;
+        } catch (err) {
+          expect((err as Error).message).toMatch(/is a symbolic link; refusing to write through it|which is not a plain name inside it|is in the way|is a directory in the way/);
+          refused++;
+        }
+      } finally {
+        out.release();
+      }
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    expect(written).toBeGreaterThan(10); // the control: a rule that refused every name would pass the rest
+    expect(refused).toBeGreaterThan(10);
   });
 });
 
