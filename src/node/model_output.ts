@@ -5,9 +5,13 @@ import { closeSync, existsSync, lstatSync, openSync, readSync, realpathSync } fr
 import { dirname, join, normalize, resolve } from "node:path";
 import { MANIFEST_FILE } from "../data/text_split.ts";
 import { STATE_FILE } from "../lab/store.ts";
+import { MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../lab/model_file.ts";
 import { checkOutputFile } from "./disk.ts";
 import { DIRECTORY_LOCK, lockPath, refuseIfHeld, type Lock } from "./lock.ts";
 import { inside, realish, systemDir, type Inputs } from "./output_dir.ts";
+
+/** Every model file format a command may replace (a file of any other format is not its kind of output). */
+const MODEL_FORMATS: readonly string[] = [MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2];
 
 /** Whether the file at `path` is a tinylab model file (its header's metadata format), read from its header only. */
 function isModelFile(path: string): boolean {
@@ -21,7 +25,7 @@ function isModelFile(path: string): boolean {
     const head = Buffer.alloc(Number(n));
     if (readSync(fd, head, 0, head.length, 8) < head.length) return false;
     const format = (JSON.parse(head.toString("utf8")) as { __metadata__?: { format?: unknown } }).__metadata__?.format;
-    return typeof format === "string" && format.startsWith("tinylab-model/");
+    return typeof format === "string" && MODEL_FORMATS.includes(format);
   } catch {
     return false;
   } finally {
@@ -42,7 +46,7 @@ export interface OutputFileOptions {
  * Check a model file path a command will write (--save-model), before any work: not a directory, device or link,
  * not in a system directory, not an input (nor inside an input directory), not in another run's directory, and
  * an existing file replaced only when it is a tinylab model and `replace` was given. Its directory is the one the
- * command then locks (`lockDirOf`).
+ * command then locks (`lockModelPath`).
  */
 export function checkModelOutput(path: string, o: OutputFileOptions): void {
   const label = `${o.option} ${path}`;

@@ -3,7 +3,7 @@
 // writes there confined to it (no name leaves it, no link below it is followed) and an output of its kind replaced
 // only when the user said so; and the same rule for a lone output file (--save-model). Not a format: which files a
 // kind writes is its command's.
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmdirSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, rmdirSync, type Stats } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { writeFileAtomic } from "./atomic.ts";
 import { checkOutputDir, dirStore, type DirStore } from "./disk.ts";
@@ -88,8 +88,6 @@ export interface OutputDirOptions {
   kind: OutputKind;
   /** --overwrite (or --resume) was given: files of its own kind may be replaced. */
   replace: boolean;
-  /** The flag a refusal of an earlier output names (default --overwrite). */
-  replaceFlag?: string;
   inputs?: Inputs;
 }
 
@@ -120,7 +118,7 @@ export function claimOutputDir(dir: string, o: OutputDirOptions): OutputDir {
   checkOutputDir(dir, o.option);
   const abs = resolve(dir);
   const link = lstatSync(abs, { throwIfNoEntry: false });
-  if (link?.isSymbolicLink()) throw new Error(`${label}: is a symbolic link (to ${realpathSync(abs)}); give the directory itself`);
+  if (link?.isSymbolicLink()) throw new Error(`${label}: is a symbolic link (to ${readlinkSync(abs)}); give the directory itself`);
   if (link && !link.isDirectory()) throw new Error(`${label}: is a file, not a directory`);
   const real = realish(abs);
   const sys = systemDir(real);
@@ -195,7 +193,7 @@ function checkEntries(abs: string, label: string, o: OutputDirOptions & { shown:
     throw new Error(`${label}: holds ${shown}, which this command does not write; it writes only into a new or empty directory or one holding ${o.kind.noun}: choose another directory`);
   }
   if (own.length > 0 && !o.replace) {
-    throw new Error(`${label}: holds ${o.kind.noun} (${own.join(", ")}); pass ${o.replaceFlag ?? "--overwrite"} to replace it, or choose another directory`);
+    throw new Error(`${label}: holds ${o.kind.noun} (${own.join(", ")}); pass --overwrite to replace it, or choose another directory`);
   }
 }
 

@@ -28,7 +28,7 @@ beforeAll(() => initBackend("wasm"));
 describe("tinylab evaluate in a separate process", () => {
   it("restores the saved overfit model and reproduces the in-process NLLs exactly, at batch rows 1 and 2", async () => {
     // the producer is its own process, as a user would run it
-    const producer = tinylab(["overfit", "--seeds", "39", "--save-model", modelPath, "--out", dir, "--no-figures"]);
+    const producer = tinylab(["overfit", "--seeds", "39", "--save-model", modelPath, "--out", join(dir, "overfit"), "--no-figures"]);
     // meanwhile, here: the same training, scored in memory before any file exists
     const docs = overfitDocuments(overfitTokenizer());
     const inProcess: Record<number, Record<string, MetricSummary>> = {};

@@ -34,20 +34,24 @@ const oneLine = (r: { code: number | null; stderr: string }) => {
 const shas = (ck: string) => Object.fromEntries(readdirSync(join(dir, ck)).sort().filter((f) => statSync(join(dir, ck, f)).isFile()).map((f) => [f, sha256File(join(dir, ck, f))]));
 
 describe("a run directory holding a run", () => {
-  it("is refused without --resume (one line naming --resume and --overwrite), untouched; --overwrite removes only the run's files", async () => {
+  it("is refused without --resume (one line naming --resume and --overwrite), untouched; --overwrite replaces the run, and is refused beside files the run did not write", async () => {
     ok(await tinylab(text("done", ["--updates", "4", "--eval-every", "2"])));
     const before = shas("done");
     expect(Object.keys(before)).toEqual(["history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
     const refused = await tinylabHere(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
     expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
     expect(shas("done")).toEqual(before); // nothing written, no lock left
-    // what the run did not write stays: a note, a sub-directory, a file the user named like a temp
+    // what the run did not write is never removed: a directory holding it besides the run is refused, even with --overwrite
     writeFileSync(join(dir, "done", "notes.txt"), "mine");
     mkdirSync(join(dir, "done", "plots"));
+    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])))).toBe(`tinylab: error: --out ${join(dir, "done")}: holds "notes.txt", "plots", which this command does not write; it writes only into a new or empty directory or one holding a run: choose another directory`);
+    expect(readFileSync(join(dir, "done", "notes.txt"), "utf8")).toBe("mine");
+    expect(Object.fromEntries(Object.entries(shas("done")).filter(([f]) => f !== "notes.txt"))).toEqual(before);
+    rmSync(join(dir, "done", "notes.txt"));
+    rmSync(join(dir, "done", "plots"), { recursive: true });
     const over = ok(await tinylab(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])));
     expect(over.stdout).toContain("updates 1..4");
-    expect(readdirSync(join(dir, "done")).sort()).toEqual([...Object.keys(before), "notes.txt", "plots"].sort());
-    expect(readFileSync(join(dir, "done", "notes.txt"), "utf8")).toBe("mine");
+    expect(readdirSync(join(dir, "done")).sort()).toEqual(Object.keys(before).sort());
     const now = shas("done");
     for (const f of ["model.safetensors", "model_best.safetensors", "train_state.safetensors", "history.json", "loss_curve.svg", "train.json"]) expect(now[f], f).not.toBe(before[f]);
     // the old history (scored at 2 and 4) is gone, not continued: the new one is scored where its own --eval-every (the text default, 100) and its last update put it
