@@ -86,3 +86,24 @@ export interface Spec {
   /** The recipe's name for the value, where it is not the flag in camel case (--clip is clipNorm). */
   key?: string;
 }
+
+/** sbatch options the sweep sets itself (the array, where its output goes, where it runs, how it reports): refused in --sbatch. */
+const SBATCH_OWN = /^(--(array|output|error|chdir|parsable|wrap|wait)(=|$)|-[aoeDW])/;
+
+/** --sbatch: the site's own sbatch options, one word each, as sbatch takes them (`--partition=cpu --time=0:30:00`). */
+export const sbatchOptions: Check<string[]> = (v, f) => {
+  if (typeof v !== "string" || v.trim() === "") return fail(f, "sbatch options such as '--partition=cpu --time=0:30:00'", v);
+  const words = v.trim().split(/\s+/);
+  for (const w of words) {
+    if (!w.startsWith("-")) return fail(f, "options each starting with - and written as one word (--time=0:30:00, not --time 0:30:00)", v);
+    if (SBATCH_OWN.test(w)) return fail(f, `the site's own options only (the sweep sets --array, --output, --error, --chdir, --parsable, --wrap and --wait itself; ${w} is one)`, v);
+  }
+  return words;
+};
+
+/** --task: a plan entry (0-based), or `env` for the array index a scheduler sets. */
+export const taskIndex: Check<number | "env"> = (v, f) => {
+  if (v === "env") return v;
+  const t = String(v);
+  return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : fail(f, "a plan entry (0, 1, …) or env ($SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)", v);
+};
