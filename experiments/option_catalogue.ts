@@ -109,7 +109,7 @@ export const OPTION_GROUPS = {
     grid: { type: "string", describe: "a grid over one or two options, e.g. lr=1e-3,3e-3 or 'lr=1e-3,3e-3 batch-rows=4,8' (every combination, each over --seeds)", check: nonEmpty },
     collect: { type: "string", describe: "merge the finished run directories under DIR into one table and JSON, running nothing", check: nonEmpty },
     scheduler: { type: "string", describe: "where the runs go: local = this machine's processes, --jobs at a time; slurm = one Slurm job array of the unfinished runs (--jobs caps how many run at once), waited on, then read back into the same table", choices: SWEEP_SCHEDULERS },
-    sbatch: { type: "string", describe: "with --scheduler slurm: the site's own sbatch options, passed as they are, e.g. '--partition=cpu --time=0:30:00 --account=lab --mem=2G'", check: sbatchOptions },
+    sbatch: { type: "string", describe: "with --scheduler slurm: the site's own sbatch options as name=value words, each passed as --name=value, e.g. 'partition=cpu time=0:30:00 account=lab mem=2G'", check: sbatchOptions },
     plan: { type: "boolean", describe: "print the plan, one numbered entry per run (its folder and command line; with --json as JSON), and run nothing" },
     task: { type: "string", describe: "run entry I of the plan (0-based) exactly as the local sweep runs it, for a scheduler's array task; env = I from $SLURM_ARRAY_TASK_ID or a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX", check: taskIndex },
   },

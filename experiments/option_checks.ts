@@ -88,19 +88,22 @@ export interface Spec {
 }
 
 /** sbatch options the sweep sets itself (the array, where its output goes, where it runs, how it reports): refused in --sbatch. */
-const SBATCH_OWN = /^(--(array|output|error|chdir|parsable|wrap|wait)(=|$)|-[aoeDW])/;
+const SBATCH_OWN = ["array", "output", "error", "chdir", "parsable", "wrap", "wait"];
 
-/** --sbatch: the site's own sbatch options, one word each, as sbatch takes them (`--partition=cpu --time=0:30:00`). */
+/**
+ * --sbatch: the site's own sbatch options as `name=value` words without their dashes (`partition=cpu time=0:30:00`; a
+ * value starting with - would read as another option of ours), each given to sbatch as `--name=value`.
+ */
 export const sbatchOptions: Check<string[]> = (v, f) => {
-  if (typeof v !== "string" || v.trim() === "") return fail(f, "sbatch options such as '--partition=cpu --time=0:30:00'", v);
-  const words = v.trim().split(/\s+/);
-  for (const w of words) {
-    if (!w.startsWith("-")) return fail(f, "options each starting with - and written as one word (--time=0:30:00, not --time 0:30:00)", v);
-    if (SBATCH_OWN.test(w)) return fail(f, `the site's own options only (the sweep sets --array, --output, --error, --chdir, --parsable, --wrap and --wait itself; ${w} is one)`, v);
-  }
-  return words;
+  const words = typeof v === "string" ? v.trim().split(/\s+/).filter((w) => w !== "") : [];
+  if (words.length === 0) return fail(f, "sbatch's long options without their dashes, e.g. 'partition=cpu time=0:30:00'", v);
+  return words.map((w) => {
+    const m = /^(?:--)?([a-z][a-z-]*)(=.+)?$/.exec(w);
+    if (!m) return fail(f, `sbatch's long options as name=value words ('partition=cpu time=0:30:00'), and ${JSON.stringify(w)} is not one`, v);
+    if (SBATCH_OWN.includes(m[1])) return fail(f, `the site's own options only (the sweep sets ${SBATCH_OWN.join(", ")} itself)`, v);
+    return `--${m[1]}${m[2] ?? ""}`;
+  });
 };
-
 /** --task: a plan entry (0-based), or `env` for the array index a scheduler sets. */
 export const taskIndex: Check<number | "env"> = (v, f) => {
   if (v === "env") return v;

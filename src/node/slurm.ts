@@ -47,10 +47,10 @@ export const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test
 
 /**
  * Submit `script` as one job array over `indices`; returns the job id. `site` are the site's own sbatch options
- * (partition, time, account, memory), given before the sweep's own so that a conflicting one is sbatch's to refuse.
+ * (partition, time, account, memory), given last so that one the sweep also sets (a --job-name) is the site's.
  */
 export function submitArray(o: { script: string; indices: readonly number[]; throttle?: number; name: string; output: string; chdir: string; site: readonly string[] }): string {
-  const out = slurm("sbatch", [...o.site, "--parsable", `--job-name=${o.name}`, `--array=${arraySpec(o.indices, o.throttle)}`, `--output=${o.output}`, `--chdir=${o.chdir}`], o.script);
+  const out = slurm("sbatch", ["--parsable", `--job-name=${o.name}`, `--array=${arraySpec(o.indices, o.throttle)}`, `--output=${o.output}`, `--chdir=${o.chdir}`, ...o.site], o.script);
   const id = out.trim().split(";")[0]; // --parsable prints "ID" or "ID;CLUSTER"
   if (!/^\d+$/.test(id)) throw new Error(`--scheduler slurm: sbatch printed ${JSON.stringify(out.trim())}, not a job id`);
   return id;

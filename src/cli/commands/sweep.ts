@@ -31,7 +31,7 @@ export const sweepCommand: CommandModule = {
       backend: "tfjs backend of every run (passed to each as --backend, unless the --grid varies it)",
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text")
-      .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch '--partition=cpu --time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
+      .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch 'partition=cpu time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
       .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
     const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask }, { formatSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN }] = await Promise.all([
