@@ -105,7 +105,8 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
     const failures = todo.filter(([, r]) => !existsSync(doneFile(o.out, r.name)));
     for (const [i, r] of failures) {
       const s = states.get(i);
-      o.progress(`sweep: ${r.name} (task ${i} of Slurm job ${job}) ${s?.state ?? "ENDED"} with ${exitOf(s)}; log ${logFile(o.out, r.name)}, Slurm's output ${slurmLog(o.out, job, i)}`);
+      const how = s?.state === "COMPLETED" ? "COMPLETED but its .done.json is not there (a shared filesystem's cache may not show it yet)" : `${s?.state ?? "ENDED"} with ${exitOf(s)}`;
+      o.progress(`sweep: ${r.name} (task ${i} of Slurm job ${job}) ${how}; log ${logFile(o.out, r.name)}, Slurm's output ${slurmLog(o.out, job, i)}`);
     }
     if (failures.length > 0) throw new Error(`sweep: ${failures.length} of ${todo.length} Slurm tasks failed (${failures.map(([, r]) => r.name).join(", ")}); the others are kept, and the same command submits only the unfinished`);
     return { rows: rows(), submitted: todo.length, kept, interrupted, job };

@@ -39,7 +39,8 @@ export function claimHolder(out: string, name: string, here = hostname()): strin
 
 /**
  * Claim run `name` for this process, or refuse naming the holder. A claim of this host whose process is gone is
- * stale and taken over; an unreadable one (its writer died between create and write) likewise after a pause.
+ * stale and taken over, as is one of the same scheduler task (`job`) and an unreadable one (its writer died between
+ * create and write) after a pause.
  */
 export function claimRun(out: string, name: string, job: string): { release(): void } {
   const path = claimFile(out, name);
@@ -56,7 +57,11 @@ export function claimRun(out: string, name: string, job: string): { release(): v
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
     if (readClaim(path) === undefined) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, UNREADABLE_PAUSE_MS);
-    const holder = readClaim(path) === undefined ? undefined : claimHolder(out, name, here);
+    const held = readClaim(path);
+    // the same task started again (Slurm's requeue, a Kubernetes retry of the index): a scheduler starts it again
+    // only once the earlier attempt has ended, so that attempt's claim is stale wherever it ran
+    const again = held !== undefined && job !== "" && held.job === job;
+    const holder = held === undefined || again ? undefined : claimHolder(out, name, here);
     if (holder !== undefined) throw new LockedError(`sweep: run ${name} is held by ${holder} (claim ${path}); if that task is gone, remove the file`);
     rmSync(path, { force: true });
   }

@@ -20,13 +20,15 @@ describe("task claims", () => {
     expect(existsSync(claimFile(dir, "seed=1"))).toBe(false);
   });
 
-  it("takes over a dead process's claim of this host; never one of another host, whose pid it cannot check", () => {
+  it("takes over a dead process's claim of this host, or the same task's; never another's of another host, whose pid it cannot check", () => {
     plant("dead", { host: hostname(), pid: 2 ** 31 - 2, job: "", started: "then" });
     expect(claimHolder(dir, "dead")).toBeUndefined();
     claimRun(dir, "dead", "").release();
     plant("far", { host: "node-17", pid: 2 ** 31 - 2, job: "40_3", started: "then" });
     expect(claimHolder(dir, "far")).toBe("process 2147483646 on node-17 (job 40_3), since then");
     expect(() => claimRun(dir, "far", "")).toThrow(/held by process 2147483646 on node-17 \(job 40_3\).*if that task is gone, remove the file/);
+    // the same task started again by its scheduler (a requeue, a retry): the earlier attempt has ended
+    claimRun(dir, "far", "40_3").release();
   });
 
   it("removes the claims of an ended job only", () => {

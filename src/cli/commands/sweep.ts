@@ -142,9 +142,13 @@ function taskFromEnv(env: NodeJS.ProcessEnv): number {
   return Number(v);
 }
 
-/** The scheduler's name for this task, recorded in its run's claim: Slurm's JOB_TASK, a Kubernetes pod, or "" by hand. */
+/**
+ * The scheduler's name for this task, recorded in its run's claim and the same for every attempt at it: Slurm's
+ * JOB_TASK, a Kubernetes Indexed Job's pod name less its random suffix (`JOB-INDEX`), or "" when started by hand.
+ */
 function schedulerJob(env: NodeJS.ProcessEnv): string {
   if (env.SLURM_ARRAY_JOB_ID && env.SLURM_ARRAY_TASK_ID) return `${env.SLURM_ARRAY_JOB_ID}_${env.SLURM_ARRAY_TASK_ID}`;
   if (env.SLURM_JOB_ID) return env.SLURM_JOB_ID;
-  return env.JOB_COMPLETION_INDEX !== undefined ? `pod ${env.HOSTNAME ?? "?"}` : "";
+  // an Indexed Job's pods are named JOB-INDEX-xxxxx, five random characters for each attempt
+  return env.JOB_COMPLETION_INDEX !== undefined && env.HOSTNAME ? `pod ${env.HOSTNAME.replace(/^(.*-\d+)-[a-z0-9]{5}$/, "$1")}` : "";
 }
