@@ -32,7 +32,7 @@ export interface SlurmSweepOptions {
  * that a long one costs the controller little (one call covers the whole array).
  */
 export const POLL_MS = 1000;
-/** After a cancel, how long the tasks are given to end (Slurm's KillWait, 30 s by default, and then some). */
+/** After a cancel, how long the tasks are given to end: well past Slurm's default KillWait, the grace before its SIGKILL. */
 const CANCEL_WAIT_MS = 120_000;
 
 /** Slurm's output file of array task I of job J, under --out: the task's own messages (the run's are in `<name>.log`). */
