@@ -32,6 +32,8 @@ export interface SlurmSweepOptions {
  * that a long one costs the controller little (one call covers the whole array).
  */
 export const POLL_MS = 1000;
+/** Polls in a row squeue may fail (a controller busy or restarting) before the sweep gives up waiting. */
+const MAX_UNANSWERED = 30;
 /** After a cancel, how long the tasks are given to end: well past Slurm's default KillWait, the grace before its SIGKILL. */
 const CANCEL_WAIT_MS = 120_000;
 
@@ -76,8 +78,17 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
     const t0 = Date.now();
     let states = new Map<number, TaskState>();
     let said = "";
+    let unanswered = 0;
     for (;;) {
-      states = arrayStates(job);
+      try {
+        states = arrayStates(job);
+        unanswered = 0;
+      } catch (err) {
+        // a busy controller may miss a poll; the job runs on regardless, and the same command later collects it
+        if (++unanswered >= MAX_UNANSWERED) throw new Error(`${(err as Error).message} (${MAX_UNANSWERED} times in a row; Slurm job ${job} goes on: the same command collects its runs, or scancel ${job})`);
+        await sleep(POLL_MS);
+        continue;
+      }
       // a task squeue no longer lists has ended (its record aged out after MinJobAge)
       const ended = (i: number) => { const s = states.get(i); return s === undefined ? states.size > 0 || Date.now() - t0 > 10 * POLL_MS : isFinal(s); };
       const count = (state: string) => indices.filter((i) => states.get(i)?.state === state).length;

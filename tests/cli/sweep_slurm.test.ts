@@ -2,7 +2,8 @@
 // state folder, so it never meets a user's cluster): the overfit seeds and a 2 × 2 train grid give the local sweep's
 // table, the job-completion log shows the tasks COMPLETED, a rerun submits nothing; a failed task is named with its
 // state, exit code and log, and the rerun submits only it; Ctrl-C cancels the array and leaves no lock and no
-// half-written file; `sweep --task env` with a Kubernetes JOB_COMPLETION_INDEX equals the local run of that entry.
+// half-written file; `sweep --task env` with a Kubernetes JOB_COMPLETION_INDEX equals the local run of that entry;
+// the cluster's stop leaves nothing running, even a job whose daemons were killed with SIGKILL.
 // Required in CI (TINYLAB_REQUIRE_SLURM=1 from .ci/run, which installs the packages): there a cluster that cannot
 // start fails the suite; elsewhere the file is skipped, naming what to install, when the daemons are missing.
 import { spawnSync } from "node:child_process";
@@ -66,13 +67,25 @@ describe.skipIf(SKIP)("tinylab sweep --scheduler slurm on a single-node cluster"
     writeFileSync(join(dir, "story.txt"), Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
   }, 60_000);
 
-  afterAll(() => {
+  afterAll(async () => {
     if (!dir) return;
+    const cluster = join(dir, "cluster");
+    // the hard case for the stop: a job running when the daemons die by SIGKILL (its slurmstepd and the job outlive them)
+    const submitted = spawnSync("sbatch", ["--parsable", "--output=/dev/null", `--chdir=${dir}`], { input: "#!/bin/sh\nexec sleep 3117\n", encoding: "utf8", env: { ...process.env, ...env } });
+    const job = submitted.stdout.trim();
+    const processes = () => spawnSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => !l.startsWith("Z"));
+    const jobRunning = () => processes().some((l) => l.includes("sleep 3117")) && processes().some((l) => l.includes(`slurmstepd: [${job}.batch]`));
+    for (const t0 = Date.now(); !jobRunning() && Date.now() - t0 < 30_000; ) await new Promise((r) => setTimeout(r, 100));
+    const wasRunning = jobRunning();
+    for (const f of ["slurmctld.pid", "slurmd.pid"]) process.kill(Number(readFileSync(join(cluster, f), "utf8")), "SIGKILL");
     // the stop fails unless every process of the cluster (daemons, slurmstepd, jobs) has ended
-    const r = spawnSync("bash", [SCRIPT, "stop", join(dir, "cluster")], { encoding: "utf8" });
+    const r = spawnSync("bash", [SCRIPT, "stop", cluster], { encoding: "utf8" });
+    const left = processes().filter((l) => l.includes("sleep 3117") || l.includes(`slurmstepd: [${job}.`) || l.includes(cluster));
     rmSync(dir, { recursive: true, force: true });
+    expect([submitted.status, wasRunning], submitted.stderr).toEqual([0, true]);
     expect(r.status, r.stderr).toBe(0);
-  }, 60_000);
+    expect(left).toEqual([]);
+  }, 90_000);
 
   it("overfit over 3 seeds: the local sweep's table, every task COMPLETED in the job-completion log; a rerun submits nothing", async () => {
     const args = ["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", "overfit", "--scheduler", "slurm", "--json"];
