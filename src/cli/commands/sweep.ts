@@ -27,7 +27,7 @@ export const sweepCommand: CommandModule = {
   builder: (y) =>
     withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), SWEEP_OPTIONS, {
       jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores; with --scheduler slurm: the array's %N, default no cap but the site's)`,
-      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log and .done.json, and sweep.json",
+      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log, its .done.json once finished and its .lock while a task holds it, sweep.json, and with --scheduler slurm each task's slurm-JOB_TASK.out",
       backend: "tfjs backend of every run (passed to each as --backend, unless the --grid varies it)",
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text")
