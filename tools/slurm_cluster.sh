@@ -17,14 +17,20 @@ conf=$dir/slurm.conf
 mark="TINYLAB_SLURM_CLUSTER=$dir"
 
 # pids of this cluster: its daemons (the mark in their environment, or a file of DIR open: slurmstepd, which clears
-# its environment, keeps slurmd.log open) and its jobs' processes (this slurm.conf and a SLURM_JOB_ID in their
-# environment: sbatch passes the caller's on, and a process whose parent died is no longer below its slurmstepd)
+# its environment, keeps slurmd.log open), its jobs' processes (this slurm.conf and a SLURM_JOB_ID in their
+# environment: sbatch passes the caller's on, and a process whose parent died is no longer below its slurmstepd) and
+# Slurm's client commands pointed at it
 ours() {
   {
     grep -lzxF -- "$mark" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
     find /proc/[0-9]*/fd -lname "$dir/*" 2>/dev/null | cut -d/ -f3
-    local jobs; jobs=$(grep -lzxF -- "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null || true)
-    [ -z "$jobs" ] || grep -lz '^SLURM_JOB_ID=' $jobs 2>/dev/null | cut -d/ -f3
+    local clients f; clients=$(grep -lzxF -- "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null || true)
+    [ -z "$clients" ] || grep -lz '^SLURM_JOB_ID=' $clients 2>/dev/null | cut -d/ -f3
+    # and Slurm's own client commands still talking to it (they would wait on a controller that is gone)
+    for f in $clients; do
+      f=${f%/environ}
+      case "$(cat "$f/comm" 2>/dev/null)" in squeue | sbatch | scancel | scontrol | sinfo | srun | salloc) echo "${f#/proc/}" ;; esac
+    done
   } | sort -un | grep -vx "$$" || true
 }
 

@@ -18,7 +18,7 @@ export const isFinal = (s: TaskState): boolean => FINAL.has(s.state);
 
 /** Run a Slurm command; refuse in one line naming it and what it said when it is missing or fails. */
 function slurm(cmd: string, args: string[], input?: string): string {
-  const r = spawnSync(cmd, args, { input, encoding: "utf8", timeout: COMMAND_TIMEOUT_MS });
+  const r = spawnSync(cmd, args, { input, encoding: "utf8", timeout: COMMAND_TIMEOUT_MS, killSignal: "SIGKILL" });
   if (r.error) {
     const missing = (r.error as NodeJS.ErrnoException).code === "ENOENT";
     throw new Error(`--scheduler slurm: ${missing ? `${cmd} is not installed here (it comes with Slurm's client commands, e.g. Debian's slurm-client)` : `${cmd} failed: ${r.error.message}`}`);
@@ -28,7 +28,7 @@ function slurm(cmd: string, args: string[], input?: string): string {
 }
 
 /** Longest a single Slurm command may take: a controller that does not answer within it is reported, not waited on forever. */
-const COMMAND_TIMEOUT_MS = 60_000;
+const COMMAND_TIMEOUT_MS = 30_000;
 
 /** `--array` of these task indices, at most `throttle` running at once: `0-2,5%2`. */
 export function arraySpec(indices: readonly number[], throttle?: number): string {

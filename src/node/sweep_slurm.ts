@@ -32,8 +32,8 @@ export interface SlurmSweepOptions {
  * that a long one costs the controller little (one call covers the whole array).
  */
 export const POLL_MS = 1000;
-/** Polls in a row squeue may fail (a controller busy or restarting) before the sweep gives up waiting. */
-const MAX_UNANSWERED = 30;
+/** How long squeue may fail (a controller busy or restarting) before the sweep gives up waiting. */
+const UNANSWERED_MS = 60_000;
 /** After a cancel, how long the tasks are given to end: well past Slurm's default KillWait, the grace before its SIGKILL. */
 const CANCEL_WAIT_MS = 120_000;
 
@@ -78,14 +78,14 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
     const t0 = Date.now();
     let states = new Map<number, TaskState>();
     let said = "";
-    let unanswered = 0;
+    let answered = Date.now();
     for (;;) {
       try {
         states = arrayStates(job);
-        unanswered = 0;
+        answered = Date.now();
       } catch (err) {
         // a busy controller may miss a poll; the job runs on regardless, and the same command later collects it
-        if (++unanswered >= MAX_UNANSWERED) throw new Error(`${(err as Error).message} (${MAX_UNANSWERED} times in a row; Slurm job ${job} goes on: the same command collects its runs, or scancel ${job})`);
+        if (Date.now() - answered > UNANSWERED_MS) throw new Error(`${(err as Error).message} (no answer for ${UNANSWERED_MS / 1000} s; Slurm job ${job} goes on: the same command collects its runs, or scancel ${job})`);
         await sleep(POLL_MS);
         continue;
       }

@@ -6,7 +6,7 @@
 // the cluster's stop leaves nothing running, even a job whose daemons were killed with SIGKILL.
 // Required in CI (TINYLAB_REQUIRE_SLURM=1 from .ci/run, which installs the packages): there a cluster that cannot
 // start fails the suite; elsewhere the file is skipped, naming what to install, when the daemons are missing.
-import { spawnSync } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -50,7 +50,14 @@ const TRAIN = ["--layers", "1", "--d-model", "8", "--heads", "2", "--d-ff", "16"
 describe.skipIf(SKIP)("tinylab sweep --scheduler slurm on a single-node cluster", { concurrent: true }, () => {
   let dir: string;
   let env: Record<string, string>;
-  const run = (args: string[], more: Record<string, string> = {}): Promise<Finished> => start(args, dir, { ...env, ...more }).done;
+  /** Every tinylab this file starts: one still running when the file ends (a test timed out) is killed before the cluster stops. */
+  const started: ChildProcess[] = [];
+  const launch = (args: string[], more: Record<string, string> = {}) => {
+    const p = start(args, dir, { ...env, ...more });
+    started.push(p.child);
+    return p;
+  };
+  const run = (args: string[], more: Record<string, string> = {}): Promise<Finished> => launch(args, more).done;
   /** The job id a sweep printed on submitting. */
   const jobOf = (r: Finished) => /submitted \d+ runs as Slurm job (\d+)/.exec(r.stdout + r.stderr)?.[1];
   /** The job-completion log's records of job `id`'s array tasks: task id → JobState. */
@@ -69,6 +76,7 @@ describe.skipIf(SKIP)("tinylab sweep --scheduler slurm on a single-node cluster"
 
   afterAll(async () => {
     if (!dir) return;
+    for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
     const cluster = join(dir, "cluster");
     // the hard case for the stop: a job running when the daemons die by SIGKILL (its slurmstepd and the job outlive them)
     const submitted = spawnSync("sbatch", ["--parsable", "--output=/dev/null", `--chdir=${dir}`], { input: "#!/bin/sh\nexec sleep 3117\n", encoding: "utf8", env: { ...process.env, ...env } });
@@ -150,12 +158,12 @@ describe.skipIf(SKIP)("tinylab sweep --scheduler slurm on a single-node cluster"
 
   it("Ctrl-C cancels the array and exits 130, leaving no lock and no half-written file", async () => {
     // two entries, one task at a time: one runs when Ctrl-C comes, the other is still pending
-    const p = start(["sweep", "overfit", "--seeds", "1,2", "--jobs", "1", "--out", "cancel", "--scheduler", "slurm", "--", "--updates", "20000", "--checkpoints", "0,20000"], dir, env);
+    const p = launch(["sweep", "overfit", "--seeds", "1,2", "--jobs", "1", "--out", "cancel", "--scheduler", "slurm", "--", "--updates", "20000", "--checkpoints", "0,20000"]);
     const job = (await p.waitFor(/as Slurm job (\d+)/))[1];
     // the running task's run has started (it holds its folder), and 20,000 updates take minutes
-    const started = () => { try { return statSync(join(dir, "cancel", "seed=1", ".tinylab-run.lock")).isFile(); } catch { return false; } };
-    for (const t0 = Date.now(); !started() && Date.now() - t0 < 100_000; ) await new Promise((r) => setTimeout(r, 100));
-    expect(started()).toBe(true);
+    const running = () => { try { return statSync(join(dir, "cancel", "seed=1", ".tinylab-run.lock")).isFile(); } catch { return false; } };
+    for (const t0 = Date.now(); !running() && Date.now() - t0 < 100_000; ) await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toBe(true);
     p.child.kill("SIGINT");
     const r = await p.done;
     expect(r.code, r.stdout + r.stderr).toBe(130);
