@@ -9,9 +9,9 @@ import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
-import { COMPARE_BASELINES, EXPORT_FORMATS } from "./options.ts";
+import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
-  fail, intIn, intList, jsonObject, MAX_REPLICATES, nonEmpty, nonNegative, nonNegativeInt, positive, positiveInt, probability, REPLICATES_WHY, safeInt, type Check, type Spec,
+  fail, intIn, intList, jsonObject, MAX_REPLICATES, nonEmpty, nonNegative, nonNegativeInt, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, type Check, type Spec,
 } from "./option_checks.ts";
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
@@ -108,6 +108,10 @@ export const OPTION_GROUPS = {
     jobs: { type: "number", describe: `runs at once, each its own process (default: the machine's cores; 1..${MAX_WORKERS})`, check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each run is a process with its own engine)") },
     grid: { type: "string", describe: "a grid over one or two options, e.g. lr=1e-3,3e-3 or 'lr=1e-3,3e-3 batch-rows=4,8' (every combination, each over --seeds)", check: nonEmpty },
     collect: { type: "string", describe: "merge the finished run directories under DIR into one table and JSON, running nothing", check: nonEmpty },
+    scheduler: { type: "string", describe: "where the runs go: local = this machine's processes, --jobs at a time; slurm = one Slurm job array of the unfinished runs (--jobs caps how many run at once), waited on, then read back into the same table", choices: SWEEP_SCHEDULERS },
+    sbatch: { type: "string", describe: "with --scheduler slurm: the site's own sbatch options as name=value words, each passed as --name=value, e.g. 'partition=cpu time=0:30:00 account=lab mem=2G'", check: sbatchOptions },
+    plan: { type: "boolean", describe: "print the plan, one numbered entry per run (its folder and command line; with --json as JSON), and run nothing" },
+    task: { type: "string", describe: "run entry I of the plan (0-based) exactly as the local sweep runs it, for a scheduler's array task; env = I from $SLURM_ARRAY_TASK_ID or a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX", check: taskIndex },
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },

@@ -86,3 +86,27 @@ export interface Spec {
   /** The recipe's name for the value, where it is not the flag in camel case (--clip is clipNorm). */
   key?: string;
 }
+
+/** sbatch options the sweep sets itself (the array, where its output goes, where it runs, how it reports): refused in --sbatch. */
+const SBATCH_OWN = ["array", "output", "error", "chdir", "parsable", "wrap", "wait"];
+
+/**
+ * --sbatch: the site's own sbatch options as `name=value` words without their dashes (`partition=cpu time=0:30:00`; a
+ * value starting with - would read as another option of ours), each given to sbatch as `--name=value`.
+ */
+export const sbatchOptions: Check<string[]> = (v, f) => {
+  const words = typeof v === "string" ? v.trim().split(/\s+/).filter((w) => w !== "") : [];
+  if (words.length === 0) return fail(f, "sbatch's long options without their dashes, e.g. 'partition=cpu time=0:30:00'", v);
+  return words.map((w) => {
+    const m = /^(?:--)?([a-z][a-z-]*)(=.+)?$/.exec(w);
+    if (!m) return fail(f, `sbatch's long options as name=value words ('partition=cpu time=0:30:00'), and ${JSON.stringify(w)} is not one`, v);
+    if (SBATCH_OWN.includes(m[1])) return fail(f, `the site's own options only (the sweep sets ${SBATCH_OWN.join(", ")} itself)`, v);
+    return `--${m[1]}${m[2] ?? ""}`;
+  });
+};
+/** --task: a plan entry (0-based), or `env` for the array index a scheduler sets. */
+export const taskIndex: Check<number | "env"> = (v, f) => {
+  if (v === "env") return v;
+  const t = String(v);
+  return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : fail(f, "a plan entry (0, 1, …) or env ($SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)", v);
+};

@@ -104,6 +104,8 @@ export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra
 /** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
 export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
 export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
+/** Where the sweep's runs go: this machine's processes, or one Slurm job array (src/node/sweep_slurm.ts). */
+export const SWEEP_SCHEDULERS = ["local", "slurm"] as const;
 
 /** What `tinylab export --format` writes (experiments/export.ts writes each). */
 export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;

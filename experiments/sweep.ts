@@ -1,9 +1,11 @@
 // `tinylab sweep` as a recipe: one recipe (overfit, cyclic, train) over seeds and a grid of one or two options:
 // the plan (a run folder and a command line per grid point and seed) and what each recipe's result holds. The
-// processes and the reading back are src/node/sweep_runner.ts's; also `--collect` over directories made elsewhere.
+// processes and the reading back are src/node/sweep_runner.ts's (a Slurm job array: sweep_slurm.ts); also `--collect`
+// over directories made elsewhere.
 import { absolutePath } from "../src/node/disk.ts";
 import { arr, int, nullable, num, obj, optional, type Schema } from "../src/util/schema.ts";
-import { collectSweep as collectRuns, runSweep as runRuns, type ResultReader, type SweepOptions, type SweepRow } from "../src/node/sweep_runner.ts";
+import { collectSweep as collectRuns, runSweep as runRuns, runTask, type ResultReader, type SweepOptions, type SweepRow } from "../src/node/sweep_runner.ts";
+import { runSlurmSweep as runSlurm, type SlurmSweepOptions } from "../src/node/sweep_slurm.ts";
 import type { SweepRecipe } from "./options.ts";
 
 export type { SweepRow };
@@ -106,6 +108,11 @@ export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: r
 
 /** Run the plan's unfinished runs (src/node/sweep_runner.ts) and read every row back with the recipes' readers. */
 export const runSweep = (o: Omit<SweepOptions, "recipes"> & { recipe: SweepRecipe }) => runRuns({ ...o, recipes: SWEEP_RECIPES });
+
+/** Submit the plan's unfinished runs as one Slurm job array (src/node/sweep_slurm.ts) and read every row back. */
+export const runSlurmSweep = (o: Omit<SlurmSweepOptions, "recipes" | "recipe"> & { recipe: SweepRecipe }) => runSlurm({ ...o, recipes: SWEEP_RECIPES });
+
+export { runTask };
 
 /** Rows of every finished run folder under `dir`, whichever recipe made it. */
 export const collectSweep = (dir: string): SweepRow[] => collectRuns(dir, SWEEP_RECIPES);

@@ -44,15 +44,23 @@ export function startAsSweepChild(env: NodeJS.ProcessEnv = process.env): void {
   const parent = Number(env[SWEEP_PARENT_ENV]);
   if (!Number.isSafeInteger(parent) || parent <= 0) return;
   const lock = join(process.cwd(), SWEEP_RUN_LOCK);
+  // whether the command listens to SIGINT itself, besides the listener below
+  const ownHandler = () => process.listenerCount("SIGINT") > 1;
   acquireLock(lock, `sweep run folder ${process.cwd()}`);
   const watcher = new Worker(WATCHER, { eval: true, workerData: { parent, lock, every: PARENT_POLL_MS } });
   watcher.on("message", () => {
     watcher.postMessage("stopping"); // this thread heard it: from here it stops, and exits through its exit hooks
     console.error(`tinylab: the sweep (process ${parent}) that started this run is gone; stopping`);
     // a command that handles Ctrl-C (training) stops after its update and saves; any other exits now, its locks released
-    if (process.listenerCount("SIGINT") === 0) process.exit(130);
+    if (!ownHandler()) process.exit(130);
     process.kill(process.pid, "SIGINT");
     setTimeout(() => process.exit(130), 1000).unref();
   });
+  // the sweep's SIGINT (its Ctrl-C, passed on) or a scheduler's SIGTERM (scancel, a time limit, sent to every process
+  // of the task) may come before the command has its own handler, or to one that has none: then exit through the
+  // exit hooks, which a signal death never runs (its locks would be left). A command with a handler of its own (training)
+  // stops after its update; while this thread is busy in a synchronous loop the watch ends the run once the task is gone.
+  process.on("SIGINT", () => { if (!ownHandler()) process.exit(130); });
+  process.on("SIGTERM", () => (ownHandler() ? process.kill(process.pid, "SIGINT") : process.exit(143)));
   watcher.unref(); // after the listener, which would hold the process open: a finished run exits as it would alone
 }

@@ -1,7 +1,8 @@
 // The sweep's process runner and its reader of finished runs: each planned run its own `node bin/tinylab.js …`
 // process in its own folder under --out, `jobs` at a time, finished runs kept (a `<name>.done.json` beside each),
-// results read back through the recipes' readers in plan order (never arrival order). Node-only; the plan and what
-// each recipe's result holds are experiments/sweep.ts's.
+// results read back through the recipes' readers in plan order (never arrival order); also one entry of the plan run
+// the same way as a scheduler's task (runTask). Node-only; the plan and what each recipe's result holds are
+// experiments/sweep.ts's, the Slurm submission sweep_slurm.ts's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, openSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -11,6 +12,7 @@ import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "./child_watch.ts";
 import { ensureDir, readFileText } from "./disk.ts";
 import { acquireLock, DIRECTORY_LOCK, type Lock } from "./lock.ts";
 import { claimOutputDir, type OutputKind } from "./output_dir.ts";
+import { claimRun } from "./task_claim.ts";
 
 /** What a recipe's finished run leaves: its result file, the part of it the sweep reads (a schema) and the numbers taken from it. */
 export interface ResultReader {
@@ -31,10 +33,10 @@ export interface SweepRun {
 const resultFiles = (recipes: ResultReaders) => Object.values(recipes).map((r) => r.result).join(", ").replace(/, ([^,]*)$/, " or $1");
 
 // bin/ from src/node/ or from its compiled copy in dist/src/node/
-const BIN = resolve(import.meta.dirname, import.meta.url.endsWith(".ts") ? "../.." : "../../..", "bin/tinylab.js");
+export const BIN = resolve(import.meta.dirname, import.meta.url.endsWith(".ts") ? "../.." : "../../..", "bin/tinylab.js");
 
 /** The folder a run's name gives under `out`, refused unless it is a direct child of it. */
-function runDir(out: string, name: string): string {
+export function runDir(out: string, name: string): string {
   const dir = join(out, name);
   if (dirname(resolve(dir)) !== resolve(out) || basename(dir) !== name) throw new Error(`sweep: run name ${JSON.stringify(name)} is not a folder directly under ${out}`);
   return dir;
@@ -53,10 +55,17 @@ export interface SweepRow {
   result: string;
 }
 
-const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
+export const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
 
-/** A sweep's directory: its sweep.json (rewritten from the runs each time), run folders, their logs and done marks. */
-export const SWEEP_KIND: OutputKind = { noun: "a sweep", files: ["sweep.json"], accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") };
+/**
+ * A sweep's directory: its sweep.json (rewritten from the runs each time), run folders, their logs, done marks and
+ * run claims (`<name>.lock`), and Slurm's output file of each array task (`slurm-JOB_TASK.out`).
+ */
+export const SWEEP_KIND: OutputKind = {
+  noun: "a sweep",
+  files: ["sweep.json"],
+  accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") || name.endsWith(".lock") || /^slurm-\d+_\d+\.out$/.test(name),
+};
 
 /** Largest result file read back: a run's JSON is kilobytes; anything near this is not one. */
 const RESULT_LIMIT = { bytes: 64 * 2 ** 20, label: "64 MiB" };
@@ -68,7 +77,7 @@ const seedOfName = (name: string): number | undefined => {
 };
 
 /** A finished run's row, read from its directory (the sweep's and --collect's one reader). */
-function readRow(dir: string, name: string, recipes: ResultReaders, recipe: string, grid: Record<string, string>): SweepRow {
+export function readRow(dir: string, name: string, recipes: ResultReaders, recipe: string, grid: Record<string, string>): SweepRow {
   const reader = recipes[recipe];
   const file = join(dir, reader.result);
   let text: string;
@@ -111,11 +120,13 @@ export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran
     for (const c of running) c.kill("SIGKILL");
   };
   process.on("exit", killAll);
+  const claims = new Map<string, { release(): void }>();
   try {
-    return await sweepIn(o, running);
+    return await sweepIn(o, running, claims);
   } finally {
     process.removeListener("exit", killAll);
     killAll();
+    for (const c of claims.values()) c.release();
     outLock.release();
   }
 }
@@ -141,11 +152,13 @@ function clearRunDir(out: string, dir: string, name: string): void {
   }
 }
 
-async function sweepIn(o: SweepOptions, running: Set<ChildProcess>): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
+async function sweepIn(o: SweepOptions, running: Set<ChildProcess>, claims: Map<string, { release(): void }>): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
   for (const r of o.runs) runDir(o.out, r.name);
   const todo = o.runs.filter((r) => !existsSync(doneFile(o.out, r.name)));
   const kept = o.runs.length - todo.length;
   if (kept > 0) o.log(`sweep: ${kept} of ${o.runs.length} runs already finished in ${o.out}; running the other ${todo.length}`);
+  // each run claimed before its folder is cleared: a task of a scheduler (sweep --task) may hold one on another node
+  for (const run of todo) claims.set(run.name, claimRun(o.out, run.name, ""));
   for (const run of todo) clearRunDir(o.out, runDir(o.out, run.name), run.name);
   let interrupted = false;
   o.onInterrupt?.(() => {
@@ -157,26 +170,12 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>): Promise<{ r
   const worker = async () => {
     while (!interrupted && next < todo.length) {
       const run = todo[next++];
-      const dir = runDir(o.out, run.name);
-      const t0 = performance.now();
-      const logPath = logFile(o.out, run.name);
-      if (existsSync(logPath) && !lstatSync(logPath).isFile()) throw new Error(`sweep: ${logPath} is in the way of run ${run.name}'s log and is not a regular file; move it away`);
-      const fd = openSync(logPath, "w"); // before the folder: a folder with no log beside it is not the sweep's
-      ensureDir(dir);
-      // its own process group: a Ctrl-C at the terminal reaches the sweep only, which passes it on once; the
-      // child watches this process (SWEEP_PARENT_ENV) and stops when it is gone, so it never outlives the sweep
-      const child = spawn(process.execPath, [BIN, ...run.args], { cwd: dir, env: { ...process.env, [SWEEP_PARENT_ENV]: String(process.pid) }, stdio: ["ignore", fd, fd], detached: true });
-      running.add(child);
-      const code = await new Promise<number | null>((res) => child.on("close", (c) => res(c)));
-      running.delete(child);
-      closeSync(fd);
-      const seconds = (performance.now() - t0) / 1000;
-      if (code === 0) {
-        writeFileAtomic(doneFile(o.out, run.name), JSON.stringify({ name: run.name, args: run.args, seconds }, null, 1) + "\n");
-        o.log(`sweep: ${run.name} done in ${seconds.toFixed(1)} s`);
-      } else if (!interrupted) {
+      const { code, seconds, logPath } = await runOne(o.out, run, running);
+      claims.get(run.name)?.release();
+      if (code === 0) o.log(`sweep: ${run.name} done in ${seconds.toFixed(1)} s`);
+      else if (!interrupted) {
         failures.push(`${run.name} (exit ${code}; see ${logPath})`);
-        o.log(`sweep: ${run.name} FAILED with exit ${code}: ${readFileText(logPath, "run log").trim().split("\n").at(-1)}`);
+        o.log(`sweep: ${run.name} FAILED with exit ${code}: ${lastLine(logPath)}`);
       }
     }
   };
@@ -184,6 +183,85 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>): Promise<{ r
   if (interrupted) return { rows: [], ran: todo.length, kept, interrupted };
   if (failures.length > 0) throw new Error(`sweep: ${failures.length} run(s) failed: ${failures.join(", ")}`);
   return { rows: o.runs.map((r) => readRow(runDir(o.out, r.name), r.name, o.recipes, o.recipe, r.grid)), ran: todo.length, kept, interrupted };
+}
+
+/** The last line a run wrote to its log (its error, when it failed). */
+const lastLine = (logPath: string): string => readFileText(logPath, "run log").trim().split("\n").at(-1) ?? "";
+
+/**
+ * Run one planned run as its own process in its folder (cleared beforehand), its output in `<name>.log`; on exit 0
+ * write its `<name>.done.json`. The local sweep's workers and a scheduler's task (runTask) both run a run through this.
+ */
+async function runOne(out: string, run: SweepRun, running: Set<ChildProcess>): Promise<{ code: number | null; seconds: number; logPath: string }> {
+  const dir = runDir(out, run.name);
+  const t0 = performance.now();
+  const logPath = logFile(out, run.name);
+  if (existsSync(logPath) && !lstatSync(logPath).isFile()) throw new Error(`sweep: ${logPath} is in the way of run ${run.name}'s log and is not a regular file; move it away`);
+  const fd = openSync(logPath, "w"); // before the folder: a folder with no log beside it is not the sweep's
+  ensureDir(dir);
+  // its own process group: a Ctrl-C at the terminal reaches the sweep only, which passes it on once; the
+  // child watches this process (SWEEP_PARENT_ENV) and stops when it is gone, so it never outlives the sweep
+  const child = spawn(process.execPath, [BIN, ...run.args], { cwd: dir, env: { ...process.env, [SWEEP_PARENT_ENV]: String(process.pid) }, stdio: ["ignore", fd, fd], detached: true });
+  running.add(child);
+  const code = await new Promise<number | null>((res) => child.on("close", (c) => res(c)));
+  running.delete(child);
+  closeSync(fd);
+  const seconds = (performance.now() - t0) / 1000;
+  if (code === 0) writeFileAtomic(doneFile(out, run.name), JSON.stringify({ name: run.name, args: run.args, seconds }, null, 1) + "\n");
+  return { code, seconds, logPath };
+}
+
+export interface TaskOptions {
+  runs: SweepRun[];
+  /** The plan entry to run (0-based). */
+  index: number;
+  out: string;
+  /** The scheduler's name for this task (recorded in its claim), or "". */
+  job: string;
+  log: (line: string) => void;
+  onInterrupt?: (stop: () => void) => void;
+}
+
+/**
+ * One entry of the plan, run exactly as the local sweep runs it (its folder, log and `.done.json`), for a scheduler's
+ * array task on any node that sees --out. Takes no lock on --out (the other tasks share it): it claims its run
+ * instead, refusing one another task holds. A finished run is not redone. Returns the exit code for the task.
+ */
+export async function runTask(o: TaskOptions): Promise<{ name: string; code: number; interrupted: boolean }> {
+  const run = o.runs[o.index];
+  if (run === undefined) throw new Error(`--task ${o.index}: the plan has ${o.runs.length} runs, numbered 0 to ${o.runs.length - 1} (sweep --plan lists them)`);
+  runDir(o.out, run.name);
+  ensureDir(o.out);
+  const finished = () => existsSync(doneFile(o.out, run.name));
+  if (finished()) {
+    o.log(`sweep: task ${o.index} (${run.name}) is already finished in ${o.out}; nothing to do`);
+    return { name: run.name, code: 0, interrupted: false };
+  }
+  const claim = claimRun(o.out, run.name, o.job);
+  const running = new Set<ChildProcess>();
+  const killAll = () => {
+    for (const c of running) c.kill("SIGKILL");
+  };
+  process.on("exit", killAll);
+  try {
+    // another task may have finished it between the look above and the claim
+    if (finished()) return { name: run.name, code: 0, interrupted: false };
+    clearRunDir(o.out, runDir(o.out, run.name), run.name);
+    let interrupted = false;
+    o.onInterrupt?.(() => {
+      interrupted = true;
+      for (const c of running) c.kill("SIGINT");
+    });
+    o.log(`sweep: task ${o.index}: ${run.name} (${run.args.join(" ")})`);
+    const { code, seconds, logPath } = await runOne(o.out, run, running);
+    if (code === 0) o.log(`sweep: ${run.name} done in ${seconds.toFixed(1)} s`);
+    else if (!interrupted) o.log(`sweep: ${run.name} FAILED with exit ${code} (log ${logPath}): ${lastLine(logPath)}`);
+    return { name: run.name, code: interrupted ? 130 : code ?? 1, interrupted };
+  } finally {
+    process.removeListener("exit", killAll);
+    killAll();
+    claim.release();
+  }
 }
 
 /**

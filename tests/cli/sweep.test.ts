@@ -107,4 +107,40 @@ describe("tinylab sweep", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe("tinylab: error: --lr must be a finite number > 0, got -1");
   });
+
+  it("--plan lists the entries --task I runs (numbered, and as JSON), running nothing", async () => {
+    const out = join(dir, "plan");
+    const list = await tinylabHere(["sweep", "overfit", "--grid", "lr=0.01,0.02", "--seeds", "1,2", "--backend", "wasm", "--out", out, "--plan"]);
+    expect([list.code, list.stderr]).toEqual([0, ""]);
+    expect(list.stdout).toBe(`sweep plan: overfit × 4 runs into ${out}; entry I is what --task I runs
+0  lr=0.01,seed=1  tinylab overfit --seeds 1 --lr 0.01 --backend wasm --out .
+1  lr=0.01,seed=2  tinylab overfit --seeds 2 --lr 0.01 --backend wasm --out .
+2  lr=0.02,seed=1  tinylab overfit --seeds 1 --lr 0.02 --backend wasm --out .
+3  lr=0.02,seed=2  tinylab overfit --seeds 2 --lr 0.02 --backend wasm --out .
+`);
+    const asJson = await tinylabHere(["sweep", "overfit", "--grid", "lr=0.01,0.02", "--seeds", "1,2", "--backend", "wasm", "--out", out, "--plan", "--json"]);
+    const plan = JSON.parse(asJson.stdout);
+    expect(plan.runs.map((r: { index: number; name: string }) => `${r.index} ${r.name}`)).toEqual(["0 lr=0.01,seed=1", "1 lr=0.01,seed=2", "2 lr=0.02,seed=1", "3 lr=0.02,seed=2"]);
+    expect(plan.runs[3].args).toEqual(["overfit", "--seeds", "2", "--lr", "0.02", "--backend", "wasm", "--out", "."]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("--task, --scheduler and --sbatch are refused in one line naming the option and the value", async () => {
+    const out = join(dir, "task");
+    const refused = async (args: string[], env: Record<string, string> = {}) => {
+      const r = await tinylabHere(["sweep", "overfit", "--out", out, ...args], { env: { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs", ...env } });
+      expect(r.code).toBe(1);
+      return r.stderr.trim();
+    };
+    expect(await refused(["--task", "3"])).toBe("tinylab: error: --task 3: the plan has 3 runs, numbered 0 to 2 (sweep --plan lists them)");
+    expect(await refused(["--task", "x"])).toBe(`tinylab: error: --task must be a plan entry (0, 1, …) or env ($SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX), got "x"`);
+    expect(await refused(["--task", "env"])).toBe("tinylab: error: --task env: neither $SLURM_ARRAY_TASK_ID nor $JOB_COMPLETION_INDEX is set; give the entry itself, --task I");
+    expect(await refused(["--task", "env"], { SLURM_ARRAY_TASK_ID: "1", JOB_COMPLETION_INDEX: "2" })).toBe("tinylab: error: --task env: $SLURM_ARRAY_TASK_ID is 1 but $JOB_COMPLETION_INDEX is 2; give the entry itself, --task I");
+    expect(await refused(["--task", "1", "--scheduler", "slurm"])).toBe("tinylab: error: --collect, --plan, --task and --scheduler slurm are separate ways to use the sweep: give one of them");
+    expect(await refused(["--sbatch", "time=5"])).toBe("tinylab: error: --sbatch passes options to Slurm's sbatch: give it with --scheduler slurm");
+    expect(await refused(["--scheduler", "slurm", "--sbatch", "array=0-9"])).toMatch(/^tinylab: error: --sbatch must be the site's own options only \(the sweep sets array, output, error, chdir, parsable, wrap, wait itself\)/);
+    expect(await refused(["--scheduler", "slurm", "--sbatch", "time=0:10:00 5"])).toMatch(/^tinylab: error: --sbatch must be sbatch's long options as name=value words \('partition=cpu time=0:30:00'\), and "5" is not one/);
+    expect(existsSync(out)).toBe(false);
+  });
 });
+

@@ -3,6 +3,7 @@
 // Parses, calls, prints.
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { resolve as absolutePath } from "node:path";
 import type { CommandModule } from "yargs";
 import { backendDefault, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
@@ -18,24 +19,28 @@ const RECIPE_OPTIONS = { overfit: OVERFIT_OPTIONS, cyclic: CYCLIC_OPTIONS, train
 const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume", "overwrite"];
 
 /** sweep's options and their defaults. */
-export const SWEEP_OPTIONS = { seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, json: false, backend: backendDefault() } satisfies OptionTable;
+export const SWEEP_OPTIONS = {
+  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: backendDefault(),
+} satisfies OptionTable;
 
 export const sweepCommand: CommandModule = {
   command: "sweep [recipe]",
   describe: `Run a recipe (${RECIPES.join(", ")}) over seeds and a grid of options in parallel processes; one table and JSON across runs`,
   builder: (y) =>
     withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), SWEEP_OPTIONS, {
-      jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores)`,
-      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log and .done.json, and sweep.json",
+      jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores; with --scheduler slurm: the array's %N, default no cap but the site's)`,
+      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log, its .done.json once finished and its .lock while a task holds it, sweep.json, and with --scheduler slurm each task's slurm-JOB_TASK.out",
       backend: "tfjs backend of every run (passed to each as --backend, unless the --grid varies it)",
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
-      .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text"),
+      .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text")
+      .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch 'partition=cpu time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
+      .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { claimOutputDir }, { SWEEP_KIND }] = await Promise.all([
+    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask }, { formatSweep }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
       import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
-      import("../../node/output_dir.ts"), import("../../node/sweep_runner.ts"),
+      import("../../node/sweep_runner.ts"), import("../../node/output_dir.ts"),
     ]);
-    const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend } = optionValues(argv, SWEEP_OPTIONS);
+    const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend, scheduler, sbatch, plan: planOnly, task } = optionValues(argv, SWEEP_OPTIONS);
     const recipe = positional(argv, "recipe");
     const dashes = process.argv.indexOf("--");
     const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
@@ -48,17 +53,25 @@ export const sweepCommand: CommandModule = {
     };
     // sweep.json is written under the directory's lock (a sweep running there is refused), never through a link
     const claim = (dir: string, option: string, kind: OutputKind) => claimOutputDir(dir, { option, what: "sweep directory", kind, replace: true });
+    const finishInto = (dir: string, option: string, kind: OutputKind, name: string | undefined, rowsOf: () => ReturnType<typeof collectSweep>) => {
+      const outputs = claim(dir, option, kind);
+      try {
+        const rows = rowsOf();
+        finish(name ?? [...new Set(rows.map((r) => r.recipe))].join(","), rows, outputs);
+      } finally {
+        outputs.release();
+      }
+    };
+    const slurm = scheduler === "slurm";
+    if (sbatch && !slurm) throw new Error("--sbatch passes options to Slurm's sbatch: give it with --scheduler slurm");
+    if ([collect && "--collect", planOnly && "--plan", task !== undefined && "--task", slurm && "--scheduler slurm"].filter(Boolean).length > 1) {
+      throw new Error("--collect, --plan, --task and --scheduler slurm are separate ways to use the sweep: give one of them");
+    }
     if (collect) {
       if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
       if (!statSync(collect, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--collect: not a directory: ${collect}`);
       // a folder --collect reads was laid out elsewhere (job arrays): it may hold their files too
-      const outputs = claim(collect, "--collect", { ...SWEEP_KIND, accepts: () => true });
-      try {
-        const rows = collectSweep(collect);
-        finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, outputs);
-      } finally {
-        outputs.release();
-      }
+      finishInto(collect, "--collect", { ...SWEEP_KIND, accepts: () => true }, undefined, () => collectSweep(collect));
       return;
     }
     if (!isRecipe(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
@@ -77,8 +90,16 @@ export const sweepCommand: CommandModule = {
     checkOutputDir(out, "--out");
     const engine = grid.some(([name]) => name === "backend") ? [] : ["--backend", backend];
     const runs = planSweep(recipe, seeds, grid, [...extra, ...engine]);
+    if (planOnly) {
+      printPlan(runs, recipe, out, json, toJson);
+      return;
+    }
+    const index = task === "env" ? taskFromEnv(process.env) : task;
     const jobs = jobsGiven ?? availableParallelism();
-    log(`sweep: ${recipe} × ${runs.length} runs (${grid.map(([k, v]) => `${k} ∈ {${v.join(", ")}}`).concat(`seeds ${seeds.join(",")}`).join(" × ")}), ${jobs} at a time, into ${out}`);
+    if (index === undefined) {
+      const how = slurm ? `as one Slurm job array${jobsGiven ? `, ${jobsGiven} at a time` : ""}` : `${jobs} at a time`;
+      log(`sweep: ${recipe} × ${runs.length} runs (${grid.map(([k, v]) => `${k} ∈ {${v.join(", ")}}`).concat(`seeds ${seeds.join(",")}`).join(" × ")}), ${how}, into ${out}`);
+    }
     let stopRuns: (() => void) | undefined;
     const onSigint = () => {
       log("tinylab: interrupt: stopping the running runs (they are started again on the next sweep)");
@@ -88,18 +109,23 @@ export const sweepCommand: CommandModule = {
     const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
     for (const sig of signals) process.once(sig, onSigint);
     try {
-      const r = await runSweep({ recipe, runs, out, jobs, log, onInterrupt: (stop) => { stopRuns = stop; } });
+      const onInterrupt = (stop: () => void) => { stopRuns = stop; };
+      if (index !== undefined) {
+        const t = await runTask({ runs, index, out, job: schedulerJob(process.env), log: (line) => console.error(line), onInterrupt });
+        process.exitCode = t.code;
+        return;
+      }
+      // each task runs this very sweep's entry I: the same plan, from the same folder and environment (sbatch's default --export=ALL)
+      const taskCommand = [process.execPath, BIN, "sweep", recipe, "--seeds", seeds.join(","), ...(gridText ? ["--grid", gridText] : []), "--backend", backend, "--out", absolutePath(out), "--task", "env", ...(extra.length > 0 ? ["--", ...extra] : [])];
+      const r = slurm
+        ? await runSlurmSweep({ recipe, runs, out, throttle: jobsGiven, site: sbatch ?? [], taskCommand, log, progress: (line) => console.error(line), onInterrupt })
+        : await runSweep({ recipe, runs, out, jobs, log, onInterrupt });
       if (r.interrupted) {
         console.error(`tinylab: sweep interrupted; finished runs are kept in ${out} (run the same command to continue)`);
         process.exitCode = INTERRUPTED_EXIT_CODE;
         return;
       }
-      const outputs = claim(out, "--out", SWEEP_KIND);
-      try {
-        finish(recipe, r.rows, outputs);
-      } finally {
-        outputs.release();
-      }
+      finishInto(out, "--out", SWEEP_KIND, recipe, () => r.rows);
     } finally {
       for (const sig of signals) process.removeListener(sig, onSigint);
     }
@@ -107,3 +133,35 @@ export const sweepCommand: CommandModule = {
 };
 
 const isRecipe = (name: string | undefined): name is SweepRecipe => name !== undefined && RECIPES.includes(name);
+
+/** The plan as a numbered list (entry I is what `--task I` runs), or as JSON with --json. */
+function printPlan(runs: readonly { name: string; seed: number; grid: Record<string, string>; args: string[] }[], recipe: string, out: string, json: boolean, toJson: (v: unknown) => string): void {
+  if (json) {
+    process.stdout.write(toJson({ experiment: "sweep-plan", recipe, out, runs: runs.map((r, index) => ({ index, ...r })) }));
+    return;
+  }
+  console.log(`sweep plan: ${recipe} × ${runs.length} runs into ${out}; entry I is what --task I runs`);
+  const width = String(runs.length - 1).length;
+  for (const [i, r] of runs.entries()) console.log(`${String(i).padStart(width)}  ${r.name}  tinylab ${r.args.join(" ")}`);
+}
+
+/** The plan entry a scheduler gives this task: $SLURM_ARRAY_TASK_ID or a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX. */
+function taskFromEnv(env: NodeJS.ProcessEnv): number {
+  const given = (["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] as const).filter((k) => env[k] !== undefined && env[k] !== "");
+  if (given.length === 0) throw new Error("--task env: neither $SLURM_ARRAY_TASK_ID nor $JOB_COMPLETION_INDEX is set; give the entry itself, --task I");
+  if (given.length === 2 && env[given[0]] !== env[given[1]]) throw new Error(`--task env: $SLURM_ARRAY_TASK_ID is ${env.SLURM_ARRAY_TASK_ID} but $JOB_COMPLETION_INDEX is ${env.JOB_COMPLETION_INDEX}; give the entry itself, --task I`);
+  const v = env[given[0]]!;
+  if (!/^\d+$/.test(v)) throw new Error(`--task env: $${given[0]} is ${JSON.stringify(v)}, not a plan entry (0, 1, …)`);
+  return Number(v);
+}
+
+/**
+ * The scheduler's name for this task, recorded in its run's claim and the same for every attempt at it: Slurm's
+ * JOB_TASK, a Kubernetes Indexed Job's pod name less its random suffix (`JOB-INDEX`), or "" when started by hand.
+ */
+function schedulerJob(env: NodeJS.ProcessEnv): string {
+  if (env.SLURM_ARRAY_JOB_ID && env.SLURM_ARRAY_TASK_ID) return `${env.SLURM_ARRAY_JOB_ID}_${env.SLURM_ARRAY_TASK_ID}`;
+  if (env.SLURM_JOB_ID) return env.SLURM_JOB_ID;
+  // an Indexed Job's pods are named JOB-INDEX-xxxxx, five random characters for each attempt
+  return env.JOB_COMPLETION_INDEX !== undefined && env.HOSTNAME ? `pod ${env.HOSTNAME.replace(/^(.*-\d+)-[a-z0-9]{5}$/, "$1")}` : "";
+}
