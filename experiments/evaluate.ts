@@ -1,11 +1,15 @@
 // `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file's bytes alone and score
 // documents without training. Pure (the CLI and the web page hand it bytes; evaluate_file.ts reads them from disk).
 // Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
-import { SPLITS, type Split } from "../src/data/documents.ts";
+import { SPLITS, type Document, type Split } from "../src/data/documents.ts";
+import type { Tokenizer } from "../src/data/tokenizer.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
+import { rollingDocument, rollingLoglikelihoods } from "../src/eval/rolling.ts";
+import { lmEvalDataName, lmEvalModel, rollingTask, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
@@ -26,6 +30,8 @@ export interface EvaluateOptions {
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
+  /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/rolling.ts). */
+  lmEval?: boolean;
 }
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
@@ -72,6 +78,15 @@ export interface EvaluateInputs {
 
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
 export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): EvaluateReport {
+  return scoreModel(o, input).report;
+}
+
+/**
+ * The report, and with `o.lmEval` one lm-evaluation-harness loglikelihood_rolling task per scored split, all of
+ * that split's documents in it: the text (the content ids decoded; an `ids` row's trailing EOS is not text) scored
+ * after BOS with no EOS, in disjoint windows of the context, as the harness scores a text.
+ */
+export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report: EvaluateReport; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
   if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
@@ -88,6 +103,7 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
       return [split, windowBatches(chosen, binding, stride, o.batchRows).batches] as const;
     });
     const scores: Partial<Record<Split, SplitScore>> = {};
+    const lmEval: LmEvalTask[] = [];
     let used = 1;
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
@@ -95,16 +111,31 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
       for (const [split, batches] of bySplit) {
         const e = evaluateLikelihood(adapter, split, batches);
         scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
+        if (o.lmEval) lmEval.push(rollingSplit(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
       }
     });
-    return {
+    const report: EvaluateReport = {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,
       layout: "strided windows", stride, context_length: config.contextLength,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
       splits: scores, provenance: { ...provenance(), workers: used },
     };
+    return { report, ...(o.lmEval ? { lmEval } : {}), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(config)) };
   } finally {
     loaded.model.dispose();
   }
+}
+
+/** One split as a loglikelihood_rolling task: each document's text, its loglikelihood and its identity. */
+function rollingSplit(adapter: ReturnType<typeof decoderAdapter>, docs: readonly Document[], tokenizer: Tokenizer, source: string, split: Split, rows: number): LmEvalTask {
+  const content = docs.map((d) => d.ids.slice(1, d.ids.at(-1) === tokenizer.eos ? -1 : undefined));
+  const rolled = docs.map((d, i) => rollingDocument(d, content[i], tokenizer.bos));
+  const scored = rollingLoglikelihoods(adapter, rolled.filter((d) => d !== undefined), rows);
+  let next = 0;
+  const name = `${lmEvalDataName(source)}_${split}`;
+  return rollingTask(name, docs.map((d, i) => {
+    const text = tokenizer.decode(content[i]);
+    return { doc: { id: d.id, split: d.split, source: d.source, text }, text, loglikelihood: rolled[i] ? scored[next++].loglikelihood : 0 };
+  }), { dataset_path: source, [`${split === "train" ? "training" : split}_split`]: split, metadata: { version: 1.0, convention: "the text's tokens after BOS, no EOS (loglikelihood_rolling)" } });
 }
