@@ -2,7 +2,8 @@
 // history.json (scalars as float32). Not the history's rules (history.ts) and not the byte format (src/util/tensorboard.ts).
 import { fileVersionEvent, recordsUpTo, scalarsEvent } from "../util/tensorboard.ts";
 import { csvTable } from "../util/csv.ts";
-import type { History, HistoryEntry } from "./history.ts";
+import { emptyHistory, HISTORY_FILE, parseHistory, type History, type HistoryEntry } from "./history.ts";
+import type { Store } from "./store.ts";
 
 /** TensorBoard loads files whose name holds "tfevents"; one fixed name per run directory, so a resume finds it. */
 export const EVENTS_FILE = "events.out.tfevents.tinylab";
@@ -66,9 +67,53 @@ export class HistoryEvents {
   }
 }
 
+/**
+ * history.csv from the store's history.json, written when the command ends (after its other files: a table for
+ * spreadsheets, not a file a resume reads); the path written, or undefined without a history.
+ */
+export function writeHistoryCsv(store: Store): string | undefined {
+  const saved = store.read(HISTORY_FILE);
+  if (!saved) return undefined;
+  store.write(HISTORY_CSV_FILE, historyCsv(parseHistory(saved, store.where(HISTORY_FILE))));
+  return store.where(HISTORY_CSV_FILE);
+}
+
 /** history.json's entries as a spreadsheet table: one row per update, empty cells where validation was not scored. */
 export function historyCsv(h: History): string {
   const columns = ["update", "train_loss", "lr", "grad_norm", "validation_nll", "validation_targets", "tokens_per_second", "wall_seconds"] as const;
   const initial = h.initial_validation_nll === null ? [] : [[0, null, null, null, h.initial_validation_nll, null, null, null]];
   return csvTable(columns, [...initial, ...h.entries.map((e) => columns.map((c) => e[c]))]);
+}
+
+/**
+ * A history kept as a driver runs, for the runs that write no history.json (overfit per seed, cyclic): their
+ * event files hold the same columns. `lr(step)` is the schedule's rate at an update.
+ */
+export function historyRecorder(lr: (step: number) => number) {
+  const history = emptyHistory();
+  const finishedAt = new Map<number, number>();
+  const t0 = performance.now();
+  let tokens = 0;
+  return {
+    history,
+    /** The validation NLL at update 0, before training. */
+    initial(nll: number): void {
+      history.initial_validation_nll = nll;
+    },
+    update(step: number, r: { loss: number; gradNorm: number; targets: number }, validation?: { nll: number; targets: number }): void {
+      tokens += r.targets;
+      const seconds = (performance.now() - t0) / 1000;
+      history.entries.push({
+        update: step, train_loss: r.loss, lr: lr(step), grad_norm: r.gradNorm, validation_nll: validation?.nll ?? null, validation_targets: validation?.targets ?? null,
+        tokens_per_second: tokens / Math.max(seconds, 1e-9), wall_seconds: seconds,
+      });
+      finishedAt.set(step, Date.now() / 1000);
+    },
+    /** The whole history as an event file. */
+    events(): Uint8Array {
+      const e = new HistoryEvents(undefined, 0, (step) => finishedAt.get(step) ?? Date.now() / 1000);
+      e.sync(history);
+      return e.bytes();
+    },
+  };
 }

@@ -20,11 +20,10 @@ export const SUMMARY_FILES = ["train.json", "brown.json", "report.html"] as cons
  */
 export const RUN_FILES = [STATE_FILE, ...SUMMARY_FILES, MODEL_FILE, BEST_MODEL_FILE, CURVE_FILE, EVENTS_FILE, HISTORY_CSV_FILE, HISTORY_FILE, MANIFEST_FILE] as const;
 
-/** What a run writes of its history at each point: history.json, the curve and history.csv drawn from it, and (--tensorboard) its event file. */
+/** What a run writes of its history at each point: history.json, the curve drawn from it and (--tensorboard) its event file. */
 export interface HistoryFiles {
   json: string;
   curve: string;
-  csv: string;
   events?: Uint8Array;
 }
 
@@ -71,6 +70,5 @@ export function commitState(store: Store, state: Uint8Array, history?: HistoryFi
 export function writeHistory(store: Store, history: HistoryFiles): void {
   store.write(HISTORY_FILE, history.json);
   store.write(CURVE_FILE, history.curve);
-  store.write(HISTORY_CSV_FILE, history.csv);
   if (history.events) store.write(EVENTS_FILE, history.events);
 }

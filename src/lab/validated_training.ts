@@ -21,7 +21,7 @@ import type { TrainOptions } from "./config.ts";
 import type { DivergencePolicy } from "./divergence.ts";
 import { checkPlan, driveAsync, everyAndLast, type DrivePlan, type Driven } from "./driver.ts";
 import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "./history.ts";
-import { EVENTS_FILE, historyCsv, HistoryEvents } from "./history_events.ts";
+import { EVENTS_FILE, HistoryEvents } from "./history_events.ts";
 import type { Run } from "./run.ts";
 import { commitState, CURVE_FILE, writeHistory as writeHistoryFiles, type HistoryFiles } from "./run_dir.ts";
 import { ResumeMismatchError } from "./state_file.ts";
@@ -45,7 +45,7 @@ export interface ValidatedRunSpec {
   /** Score the whole validation split every N updates (and at 0 and the last update); absent: never. */
   evalEvery?: number;
   saveEvery?: number;
-  /** Where the state (and, with evalEvery, history.json, history.csv and loss_curve.svg) go; without it nothing is written. */
+  /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
   store?: Store;
   /** Also write the history as a TensorBoard event file (EVENTS_FILE) beside history.json (needs evalEvery and a store). */
   tensorboard?: boolean;
@@ -135,7 +135,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
       return {
         json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
         curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
-        csv: historyCsv(history), events: events?.bytes(),
+        events: events?.bytes(),
       };
     };
     const writeHistory = () => {

@@ -92,7 +92,7 @@ describe("tinylab sweep", () => {
   it("--grid with an option the recipe does not take lists the ones it does", async () => {
     const r = await tinylabHere(["sweep", "overfit", "--grid", "bogus=1,2", "--out", join(dir, "bogus")]);
     expect([r.code, r.stdout]).toEqual([1, ""]);
-    expect(r.stderr.trim()).toBe("tinylab: error: --grid bogus: overfit has no option --bogus; it takes --backend, --checkpoints, --figures, --kernels, --lr, --replicates, --save-model, --updates, --workers");
+    expect(r.stderr.trim()).toBe("tinylab: error: --grid bogus: overfit has no option --bogus; it takes --backend, --checkpoints, --figures, --kernels, --lr, --replicates, --save-model, --tensorboard, --updates, --workers");
   });
 
   it("plans grid × seeds in order with absolute input paths; refuses bad grids by name before any run", async () => {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";
 import { memoryStore, STATE_FILE } from "../../src/lab/store.ts";
 import { HISTORY_FILE, type History } from "../../src/lab/history.ts";
-import { EVENTS_FILE, HISTORY_CSV_FILE, SCALAR_TAGS } from "../../src/lab/history_events.ts";
+import { EVENTS_FILE, HISTORY_CSV_FILE, SCALAR_TAGS, writeHistoryCsv } from "../../src/lab/history_events.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
 
 // CRC-32C bit by bit (polynomial 0x82F63B78 reflected), then TFRecord's mask: ((crc >>> 15) | (crc << 17)) + 0xa282ead8
@@ -132,7 +132,12 @@ describe("--tensorboard event file", () => {
     // the resumed run trains the same updates: the same values as the uninterrupted one, times aside
     const values = (events: Event[]) => events.slice(1).map((e) => [e.step, [...e.scalars].filter(([k]) => k !== SCALAR_TAGS.tokens_per_second)]);
     expect(values(resumed)).toEqual(values(readEvents(whole.files.get(EVENTS_FILE)!)));
-    expect(text(cut.files.get(HISTORY_CSV_FILE)!).split("\r\n")[0]).toBe("update,train_loss,lr,grad_norm,validation_nll,validation_targets,tokens_per_second,wall_seconds");
+    // history.csv, the same history as a table: update 0's validation, then one row per update
+    expect(writeHistoryCsv(cut)).toBe(`memory:${HISTORY_CSV_FILE}`);
+    const rows = text(cut.files.get(HISTORY_CSV_FILE)!).trimEnd().split("\r\n");
+    expect(rows[0]).toBe("update,train_loss,lr,grad_norm,validation_nll,validation_targets,tokens_per_second,wall_seconds");
+    expect(rows[1]).toBe(`0,,,,${history(cut).initial_validation_nll},,,`);
+    expect(rows.slice(2).map((r) => r.split(",").slice(0, 6).join(","))).toEqual(history(cut).entries.map((e) => [e.update, e.train_loss, e.lr, e.grad_norm, e.validation_nll ?? "", e.validation_targets ?? ""].join(",")));
     expect(tf.memory().numTensors).toBe(before);
   });
 

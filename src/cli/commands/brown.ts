@@ -51,7 +51,10 @@ export const brownCommand: CommandModule = {
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });
+      // last, after every file a resume reads: the history as a spreadsheet table
+      const historyCsv = async () => (await import("../../lab/history_events.ts")).writeHistoryCsv(store);
       if ("stopped" in result) {
+        await historyCsv();
         if (interrupt.requested()) reportInterrupted(result.stopped!, result.state); // "stopped" in result: both are set
         return;
       }
@@ -59,6 +62,7 @@ export const brownCommand: CommandModule = {
       else console.log(view.formatBrown(result));
       writeOutput(join(o.out, "brown.json"), toJson(result));
       writeOutput(join(o.out, "report.html"), brownPageHtml(result, CURVE_NOTE));
+      await historyCsv();
       log(`\nwrote ${join(o.out, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
       log(wallTimeLine());
     } finally {

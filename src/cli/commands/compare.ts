@@ -24,12 +24,12 @@ export const compareCommand: CommandModule = {
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
         seed: "seed of the bootstrap stream",
-        out: "output directory: compare.json and compare.html are written into it",
+        out: "output directory: compare.json, compare.html and compare.csv (the table for a spreadsheet) are written into it",
       },
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }] = await Promise.all([
+    const [{ scoringText, startEngine, toJson, writeOutput }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
       import("../../../experiments/evaluate_file.ts"),
     ]);
@@ -49,8 +49,9 @@ export const compareCommand: CommandModule = {
     });
     writeOutput(join(out, "compare.json"), toJson(result));
     writeOutput(join(out, "compare.html"), compareHtml(result, tokens));
+    writeOutput(join(out, "compare.csv"), compareCsv(result));
     if (json) process.stdout.write(toJson(result));
     else console.log(formatCompare(result));
-    (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}`);
+    (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}\nwrote ${join(out, "compare.csv")}`);
   },
 };

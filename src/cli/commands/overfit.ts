@@ -8,7 +8,7 @@ import { MIN_REPLICATES } from "../../eval/intervals.ts";
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", figures: true, json: false, "save-model": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {
@@ -18,13 +18,14 @@ export const overfitCommand: CommandModule = {
     withOptions(y, OVERFIT_OPTIONS, {
       out: "output directory: overfit.json and overfit.svg are written into it",
       replicates: `Multi-Bootstrap replicates at each checkpoint (${MIN_REPLICATES}..${MAX_REPLICATES}; the resampling seed is fixed at ${d.bootstrapSeed})`,
+      tensorboard: "also write each seed's training history as a TensorBoard event file, <out>/tensorboard/seed-<seed>/events.out.tfevents.tinylab: training loss, learning rate and gradient norm at every update, validation NLL at the checkpoints, tokens/s",
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { checkOutputDir, checkOutputFile, dirStore }, { lockPath }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../node/disk.ts"), import("../../node/lock.ts"),
     ]);
-    const { out, figures, json, saveModel: savePath, backend, kernels, workers, ...options } = optionValues(argv, OVERFIT_OPTIONS);
+    const { out, figures, json, saveModel: savePath, tensorboard, backend, kernels, workers, ...options } = optionValues(argv, OVERFIT_OPTIONS);
     checkOverfitOptions({ ...d, ...options });
     checkOutputDir(out, "--out");
     if (savePath) checkOutputFile(savePath, "--save-model");
@@ -32,8 +33,10 @@ export const overfitCommand: CommandModule = {
     const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
     const lock = savePath ? lockPath(savePath, "model path") : undefined;
     let result;
+    const events: [number, Uint8Array][] = [];
     try {
-      result = runOverfit(options, { save, workers, openPool: (await import("../../node/pool.ts")).threadPools });
+      const onEvents = tensorboard ? (seed: number, bytes: Uint8Array) => events.push([seed, bytes]) : undefined;
+      result = runOverfit(options, { save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools });
     } finally {
       lock?.release();
     }
@@ -47,6 +50,11 @@ export const overfitCommand: CommandModule = {
     if (figures) {
       writeOutput(join(out, "overfit.svg"), overfitFigure({ ...result, targets: result.data.targets }));
       log(`wrote ${join(out, "overfit.svg")}`);
+    }
+    for (const [seed, bytes] of events) {
+      const path = join(out, "tensorboard", `seed-${seed}`, "events.out.tfevents.tinylab");
+      writeOutput(path, bytes);
+      log(`wrote ${path}`);
     }
     log(wallTimeLine());
   },

@@ -25,12 +25,12 @@ export const sweepCommand: CommandModule = {
   builder: (y) =>
     withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), SWEEP_OPTIONS, {
       jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores)`,
-      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log and .done.json, and sweep.json",
+      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log and .done.json, and sweep.json with sweep.csv (the table for a spreadsheet)",
       backend: "tfjs backend of every run (passed to each as --backend, unless the --grid varies it)",
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
+    const [{ collectSweep, parseGrid, planSweep, runSweep }, { formatSweep, sweepCsv }, { toJson, writeOutput }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }] = await Promise.all([
       import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
     ]);
     const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend } = optionValues(argv, SWEEP_OPTIONS);
@@ -43,7 +43,8 @@ export const sweepCommand: CommandModule = {
       if (json) process.stdout.write(text);
       else console.log(formatSweep(rows));
       writeOutput(join(dir, "sweep.json"), text);
-      log(`\nwrote ${join(dir, "sweep.json")}`);
+      writeOutput(join(dir, "sweep.csv"), sweepCsv(rows));
+      log(`\nwrote ${join(dir, "sweep.json")}\nwrote ${join(dir, "sweep.csv")}`);
     };
     if (collect) {
       if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");

@@ -99,6 +99,8 @@ export const trainCommand: CommandModule = {
           log(`wrote ${join(outDir, "train.json")}`);
         }
       }
+      // last, after every file a resume reads: the history as a spreadsheet table
+      if (out) (await import("../../lab/history_events.ts")).writeHistoryCsv(out);
     } finally {
       interrupt.dispose();
       for (const l of locks) l.release();
