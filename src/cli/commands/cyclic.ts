@@ -7,7 +7,7 @@ import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionT
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", figures: true, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", figures: true, json: false, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {
@@ -18,17 +18,19 @@ export const cyclicCommand: CommandModule = {
       "split-seed": "seed of the 80/20/20 row split (its own stream: changing --seed moves no row)",
       "split-file": 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed',
       out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it",
+      tensorboard: "also write the training history as a TensorBoard event file, <out>/tensorboard/cyclic/events.out.tfevents.tinylab: training loss, learning rate and gradient norm at every update, validation NLL at the evaluations, tokens/s",
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine, writeOutput }, { runCyclic }, view, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../node/disk.ts"),
     ]);
     const { threadPools } = await import("../../node/pool.ts");
-    const { out, figures, json, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
+    const { out, figures, json, tensorboard, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
     if (options.splitFile !== undefined) requireFile(options.splitFile, "split file");
     checkOutputDir(out, "--out");
     await startEngine(backend, kernels);
-    const result = runCyclic(options, { workers, openPool: threadPools });
+    let events: Uint8Array | undefined;
+    const result = runCyclic(options, { workers, openPool: threadPools, onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
     const log = (line: string) => (json ? console.error(line) : console.log(line));
     if (json) process.stdout.write(toJson(result));
     else console.log(view.formatCyclic(result));
@@ -39,6 +41,11 @@ export const cyclicCommand: CommandModule = {
         writeOutput(join(out, name), figure(result));
         log(`wrote ${join(out, name)}`);
       }
+    }
+    if (events) {
+      const path = join(out, "tensorboard", "cyclic", "events.out.tfevents.tinylab");
+      writeOutput(path, events);
+      log(`wrote ${path}`);
     }
     log(wallTimeLine());
     if (!result.resume_check.bit_identical) process.exitCode = 1;
