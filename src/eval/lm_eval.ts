@@ -131,7 +131,7 @@ export interface LmEvalModel {
   update: number;
 }
 
-/** What the results file says of the run beyond its tasks (lm_eval/evaluator.py simple_evaluate, evaluation_tracker.py). */
+/** What the results file says of the run beyond its tasks (lm_eval/evaluator.py simple_evaluate, lm_eval/loggers/evaluation_tracker.py). */
 export interface LmEvalRun {
   model: LmEvalModel;
   batchSize: number;

@@ -73,7 +73,7 @@ function checkResults(r: Record<string, any>, samples: Record<string, Record<str
   for (const k of ["configs", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"]) expect(Object.keys(r[k]).sort()).toEqual([...tasks].sort());
   for (const t of tasks) {
     expect(r["n-samples"][t]).toEqual({ original: samples[t].length, effective: samples[t].length });
-    // evaluation_tracker.py: the task hash is hash_string of each sample's doc_hash + prompt_hash + target_hash, joined
+    // lm_eval/loggers/evaluation_tracker.py: the task hash is hash_string of each sample's doc_hash + prompt_hash + target_hash, joined
     expect(r.task_hashes[t]).toBe(sha256(samples[t].map((s) => s.doc_hash + s.prompt_hash + s.target_hash).join("")));
   }
   expect(r.samples).toBeUndefined(); // the CLI pops the samples before saving the results file
@@ -88,7 +88,7 @@ function checkSample(s: Record<string, any>, i: number) {
   for (const [k, check] of Object.entries(FIXED)) expect(check(s[k]), `sample ${i} key ${k}`).toBe(true);
   // every other key is a metric named in "metrics"
   expect(Object.keys(s).filter((k) => !(k in FIXED)).sort()).toEqual([...s.metrics].sort());
-  // utils.py hash_string: sha256 of json.dumps(doc, indent=2, ensure_ascii=False) and of the prompt and target
+  // lm_eval/utils.py hash_string: sha256 of json.dumps(doc, indent=2, ensure_ascii=False) and of the prompt and target
   expect(s.doc_hash).toBe(sha256(JSON.stringify(s.doc, null, 2)));
   expect(s.target_hash).toBe(sha256(s.target));
   expect(s.prompt_hash).toBe(sha256(s.arguments.gen_args_0.arg_0));
@@ -116,7 +116,7 @@ describe("evaluate --lm-eval-out", () => {
       const split = task.replace("docs_", "");
       expect(lines.map((s) => s.doc.text)).toEqual(DOCS.filter((d) => d.split === split).map((d) => d.text));
       for (const s of lines) {
-        // task.py process_results for loglikelihood_rolling: (loglikelihood, words) and (loglikelihood, bytes) per document
+        // lm_eval/api/task.py process_results for loglikelihood_rolling: (loglikelihood, words) and (loglikelihood, bytes) per document
         const ll = Number(s.filtered_resps[0]);
         expect(s.resps).toEqual([[s.filtered_resps[0]]]);
         expect(s.word_perplexity).toEqual([ll, s.target.split(/\s+/).length]);
@@ -180,7 +180,7 @@ describe("choice --lm-eval-out", () => {
     lines.forEach((s, i) => {
       expect(s.arguments).toEqual(Object.fromEntries(rows[i].candidates.map((c, j) => [`gen_args_${j}`, { arg_0: rows[i].question, arg_1: c }])));
       expect(s.resps).toEqual(s.filtered_resps.map((p: string[]) => [p]));
-      // task.py process_results for multiple_choice: argmax of the log-likelihoods, and of them over len(choice) characters
+      // lm_eval/api/task.py process_results for multiple_choice: argmax of the log-likelihoods, and of them over len(choice) characters
       const lls = s.filtered_resps.map(([ll]: string[]) => Number(ll));
       const argmax = (xs: number[]) => xs.indexOf(Math.max(...xs));
       const gold = Number(s.target);
