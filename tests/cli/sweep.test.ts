@@ -49,6 +49,10 @@ describe("tinylab sweep", () => {
     const collected = await tinylab(["sweep", "--collect", out, "--json"]);
     expect(collected.code, collected.stderr).toBe(0);
     expect(JSON.parse(collected.stdout).runs).toEqual(result.runs);
+    // sweep.csv: the same rows, every digit of the NLLs
+    const csv = readFileSync(join(out, "sweep.csv"), "utf8").trimEnd().split("\r\n");
+    expect(csv[0]).toBe("run,recipe,seed,train_nll,train_nll_reason,validation_nll,validation_nll_reason,result");
+    expect(csv.slice(1).map((l) => l.split(",").slice(0, 6))).toEqual(result.runs.map((r: { name: string; seed: number; train_nll: number; validation_nll: number }) => [r.name, "overfit", String(r.seed), String(r.train_nll), "", String(r.validation_nll)]));
   });
 
   it("SIGINT stops the children; the interrupted runs are not marked done and the next sweep finishes them", async () => {

@@ -3,6 +3,8 @@
 // values at every logged update, also after a run interrupted and resumed with its event file ahead of its state.
 import { beforeAll, describe, expect, it } from "vitest";
 import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";
+import { runOverfit } from "../../experiments/overfit.ts";
+import { runCyclic } from "../../experiments/cyclic.ts";
 import { memoryStore, STATE_FILE } from "../../src/lab/store.ts";
 import { HISTORY_FILE, type History } from "../../src/lab/history.ts";
 import { EVENTS_FILE, HISTORY_CSV_FILE, SCALAR_TAGS, writeHistoryCsv } from "../../src/lab/history_events.ts";
@@ -138,6 +140,29 @@ describe("--tensorboard event file", () => {
     expect(rows[0]).toBe("update,train_loss,lr,grad_norm,validation_nll,validation_targets,tokens_per_second,wall_seconds");
     expect(rows[1]).toBe(`0,,,,${history(cut).initial_validation_nll},,,`);
     expect(rows.slice(2).map((r) => r.split(",").slice(0, 6).join(","))).toEqual(history(cut).entries.map((e) => [e.update, e.train_loss, e.lr, e.grad_norm, e.validation_nll ?? "", e.validation_targets ?? ""].join(",")));
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("overfit per seed and cyclic: each update's loss and gradient norm, and validation at its evaluations, as the results hold them", () => {
+    const before = tf.memory().numTensors;
+    const files = new Map<number, Uint8Array>();
+    const overfit = runOverfit({ seeds: [39, 40], updates: 6, checkpoints: [0, 3, 6] }, { onEvents: (seed, bytes) => files.set(seed, bytes) });
+    expect([...files.keys()]).toEqual([39, 40]);
+    for (const run of overfit.runs) {
+      const events = readEvents(files.get(run.seed)!);
+      expect(events[0].fileVersion).toBe("brain.Event:2");
+      expect(events.slice(1).map((e) => e.step)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(events.slice(2).map((e) => e.scalars.get(SCALAR_TAGS.train_loss))).toEqual(run.training_loss_by_update.map(Math.fround));
+      const validation = events.slice(1).filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll)).map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)]);
+      expect(validation).toEqual(run.checkpoints.map((c) => [c.update, Math.fround(c.validation.nll)]));
+      for (const e of events.slice(2)) expect(e.scalars.get(SCALAR_TAGS.lr)).toBe(Math.fround(overfit.options.lr));
+    }
+    let cyclicFile: Uint8Array | undefined;
+    const cyclic = runCyclic({ updates: 4, evalEvery: 2 }, { onEvents: (bytes) => (cyclicFile = bytes) });
+    const events = readEvents(cyclicFile!).slice(1);
+    expect(events.map((e) => e.step)).toEqual([0, 1, 2, 3, 4]);
+    expect(events.slice(1).map((e) => [e.scalars.get(SCALAR_TAGS.train_loss), e.scalars.get(SCALAR_TAGS.grad_norm)])).toEqual(cyclic.training.steps.map((s) => [Math.fround(s.loss), Math.fround(s.grad_norm)]));
+    expect(events.filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll)).map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)])).toEqual(cyclic.training.checkpoints.map((c) => [c.update, Math.fround(c.validation)]));
     expect(tf.memory().numTensors).toBe(before);
   });
 
