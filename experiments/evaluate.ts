@@ -1,14 +1,13 @@
 // `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file's bytes alone and score
 // documents without training. Pure (the CLI and the web page hand it bytes; evaluate_file.ts reads them from disk).
 // Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
-import { SPLITS, type Document, type Split } from "../src/data/documents.ts";
-import type { Tokenizer } from "../src/data/tokenizer.ts";
+import { SPLITS, type Split } from "../src/data/documents.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
-import { rollingDocument, rollingLoglikelihoods } from "../src/eval/rolling.ts";
-import { lmEvalDataName, lmEvalModel, rollingTask, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
@@ -111,7 +110,7 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
       for (const [split, batches] of bySplit) {
         const e = evaluateLikelihood(adapter, split, batches);
         scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
-        if (o.lmEval) lmEval.push(rollingSplit(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
+        if (o.lmEval) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
       }
     });
     const report: EvaluateReport = {
@@ -127,15 +126,3 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
   }
 }
 
-/** One split as a loglikelihood_rolling task: each document's text, its loglikelihood and its identity. */
-function rollingSplit(adapter: ReturnType<typeof decoderAdapter>, docs: readonly Document[], tokenizer: Tokenizer, source: string, split: Split, rows: number): LmEvalTask {
-  const content = docs.map((d) => d.ids.slice(1, d.ids.at(-1) === tokenizer.eos ? -1 : undefined));
-  const rolled = docs.map((d, i) => rollingDocument(d, content[i], tokenizer.bos));
-  const scored = rollingLoglikelihoods(adapter, rolled.filter((d) => d !== undefined), rows);
-  let next = 0;
-  const name = `${lmEvalDataName(source)}_${split}`;
-  return rollingTask(name, docs.map((d, i) => {
-    const text = tokenizer.decode(content[i]);
-    return { doc: { id: d.id, split: d.split, source: d.source, text }, text, loglikelihood: rolled[i] ? scored[next++].loglikelihood : 0 };
-  }), { dataset_path: source, [`${split === "train" ? "training" : split}_split`]: split, metadata: { version: 1.0, convention: "the text's tokens after BOS, no EOS (loglikelihood_rolling)" } });
-}

@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 export const REPORT_OPTIONS = {
   model: undefined, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
-  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const reportCommand: CommandModule = {
@@ -22,9 +22,10 @@ export const reportCommand: CommandModule = {
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
+      "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split the report scores (task <data>_<split>): each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
+    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, scoreReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
     ]);
     const v = optionValues(argv, REPORT_OPTIONS);
@@ -32,13 +33,15 @@ export const reportCommand: CommandModule = {
     const modelPath = requireFile(modelOfRun(v), "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     checkOutputDir(out, "--out");
+    if (v.lmEvalOut !== undefined) checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    const start = new Date();
     if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(v.backend, v.kernels);
-    const report = runReport({
+    const engine = await startEngine(v.backend, v.kernels);
+    const { report, lmEval, lmEvalModel } = scoreReport({
       finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
       model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
       canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-      progress: process.stderr, workers: v.workers,
+      progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined,
     });
     writeOutput(join(out, "report.json"), toJson(report));
     writeOutput(join(out, "report.html"), reportHtml(report));
@@ -46,6 +49,9 @@ export const reportCommand: CommandModule = {
     for (const [name, content] of card) writeOutput(join(out, name), content);
     if (json) process.stdout.write(toJson(report));
     else console.log(formatReport(report));
-    (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
+    const lmEvalLines = v.lmEvalOut !== undefined && lmEval
+      ? (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, { batchSize: 16, device: engine.backend, start, inputs: [modelPath, ...(v.data ? [v.data] : [])] }).map((l) => `${l}\n`).join("")
+      : "";
+    (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${lmEvalLines}${wallTimeLine()}`);
   },
 };
