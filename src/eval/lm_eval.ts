@@ -154,7 +154,8 @@ export function lmEvalFiles(tasks: readonly LmEvalTask[], run: LmEvalRun, dateId
   const m = run.model;
   const byName = <T>(f: (t: LmEvalTask) => T) => Object.fromEntries(tasks.map((t) => [t.name, f(t)]));
   const results = {
-    results: byName((t) => t.results), group_subtasks: byName(() => []), configs: byName((t) => t.config), versions: byName(() => 1.0),
+    // group_subtasks names groups only (lm_eval/evaluator_utils.py), and these tasks are in none
+    results: byName((t) => t.results), group_subtasks: {}, configs: byName((t) => t.config), versions: byName(() => 1.0),
     "n-shot": byName(() => 0), higher_is_better: byName((t) => t.higherIsBetter), "n-samples": byName((t) => ({ original: t.samples.length, effective: t.samples.length })),
     config: {
       model: "tinylab", model_args: `pretrained=${m.path},sha256=${m.sha256},seed=${m.seed},update=${m.update}`, model_num_parameters: m.parameters, model_dtype: "float32", model_sha: m.sha256,
