@@ -69,7 +69,7 @@ export async function runBrown(o: BrownOptions) {
   // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
     pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
-    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, stopAt: o.stopAt, shouldStop: o.shouldStop,
+    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {

@@ -24,6 +24,8 @@ export interface BrownOptions {
   resume: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL. */
   patience?: number;
+  /** Also write the history as a TensorBoard event file into the output directory. */
+  tensorboard?: boolean;
   finalTest: boolean;
   canary: { text: string; repetitions: number; secretTokens: number };
   prompts: string[];

@@ -3,7 +3,9 @@
 import { parseChoiceJsonl } from "../src/data/choice_file.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { wilsonInterval } from "../src/eval/intervals.ts";
-import { continuationLogProb } from "../src/eval/memorization.ts";
+import { continuationLogProb, type ContinuationScore } from "../src/eval/memorization.ts";
+import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { parameterCount } from "../src/model/config.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
 import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
@@ -28,13 +30,30 @@ export interface ChoiceReport {
 }
 
 export function runChoice(o: ChoiceOptions): ChoiceReport {
+  return scoreChoices(o).report;
+}
+
+/**
+ * The report, and the same questions as an lm-evaluation-harness multiple_choice task (`task` names it): each
+ * candidate's summed log-likelihood and whether it is the greedy continuation, acc and acc_norm as the harness counts them.
+ */
+export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel: LmEvalModel } {
   const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   try {
     const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
     const model = decoderAdapter(loaded.model);
-    const r = scoreMultipleChoice(questions, (ctx, cont) => continuationLogProb(model, ctx, cont).perToken);
+    const scores = new Map<readonly number[], ContinuationScore>(); // by candidate: each is scored once
+    const r = scoreMultipleChoice(questions, (ctx, cont) => {
+      const s = continuationLogProb(model, ctx, cont);
+      scores.set(cont, s);
+      return s.perToken;
+    });
+    const lmEval = choiceTask(task, questions.map((q, i) => ({
+      doc: { id: q.id, question: q.text.question, candidates: q.text.candidates, answer: q.gold }, context: q.text.question, choices: q.text.candidates, gold: q.gold,
+      loglikelihoods: r.items[i].sumLogLik, greedy: q.candidates.map((c) => scores.get(c)!.greedy),
+    })), { dataset_path: o.data });
     const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
-    return {
+    const report: ChoiceReport = {
       model: o.model, model_sha256: loaded.sha256, data: o.data, questions: r.count,
       acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
       acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
@@ -42,6 +61,7 @@ export function runChoice(o: ChoiceOptions): ChoiceReport {
       items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
       provenance: provenance(),
     };
+    return { report, lmEval, lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)) };
   } finally {
     loaded.model.dispose();
   }

@@ -19,6 +19,8 @@ import { trainOptions } from "../src/lab/config.ts";
 import { Run } from "../src/lab/run.ts";
 import { resumeCheck } from "../src/lab/resume_check.ts";
 import { drive, everyAndLast } from "../src/lab/driver.ts";
+import { historyRecorder } from "../src/lab/history_events.ts";
+import { learningRate } from "../src/train/schedule.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /**
@@ -71,11 +73,12 @@ export type CyclicResult = ReturnType<typeof runCyclic>;
  * Train for `updates`, then score every requested split with the decoder and each baseline. `workers` is capped
  * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
  */
-export function runCyclic(options: Partial<CyclicOptions> = {}, engine: { workers?: number; openPool?: PoolOpener } = {}) {
-  return withPool(engine.openPool ?? thisThread, engine.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, options));
+export function runCyclic(options: Partial<CyclicOptions> = {}, engine: { workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {}) {
+  return withPool(engine.openPool ?? thisThread, engine.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, options, engine.onEvents));
 }
 
-function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {
+/** `onEvents` receives the training history (loss, rate, gradient norm, validation NLL at the evaluations) as a TensorBoard event file. */
+function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>, onEvents?: (events: Uint8Array) => void) {
   const t0 = performance.now();
   const o = checkCyclicOptions({ ...CYCLIC_DEFAULTS, ...options });
   const rows: SplitRows = o.splitFile ? readCyclicSplitFile(o.splitFile) : splitCyclicRows(o.splitSeed);
@@ -96,10 +99,20 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>) {
     const quick = (split: "train" | "validation") => record(evaluateLikelihood(adapter, split, evalBatches[split]).metrics).nll;
     const checkpoints: { update: number; train: number; validation: number }[] = [];
     const steps: { loss: number; grad_norm: number; clipped: boolean }[] = [];
+    const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
+    const validationTargets = evalBatches.validation.reduce((n, b) => n + b.targetCount, 0);
     drive(run, { updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
-      onEvaluate: (update) => { checkpoints.push({ update, train: quick("train"), validation: quick("validation") }); },
-      onUpdate: (_step, r) => steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped }),
+      onEvaluate: (update) => {
+        checkpoints.push({ update, train: quick("train"), validation: quick("validation") });
+        if (update === 0) recorder.initial(checkpoints[0].validation);
+        return { nll: checkpoints[checkpoints.length - 1].validation, targets: validationTargets };
+      },
+      onUpdate: (step, r, scored) => {
+        steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped });
+        recorder.update(step, r, scored);
+      },
     });
+    onEvents?.(recorder.events());
     const scorers = [adapter, ...allBaselines(train, binding)];
     const scored = Object.fromEntries(splits.map((split) => [split, scorers.map((m) => score(m, split, batchesOf(split)))])) as Partial<Record<Split, Score[]>>;
     const resume = resumeCheck(run);

@@ -6,6 +6,9 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
 import { record } from "../src/eval/summary.ts";
+import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { rollingSplitTask } from "./lm_eval_tasks.ts";
+import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
@@ -26,6 +29,8 @@ export interface EvaluateOptions {
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
+  /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/rolling.ts). */
+  lmEval?: boolean;
 }
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
@@ -72,6 +77,15 @@ export interface EvaluateInputs {
 
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
 export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): EvaluateReport {
+  return scoreModel(o, input).report;
+}
+
+/**
+ * The report, and with `o.lmEval` one lm-evaluation-harness loglikelihood_rolling task per scored split, all of
+ * that split's documents in it: the text (the content ids decoded; an `ids` row's trailing EOS is not text) scored
+ * after BOS with no EOS, in disjoint windows of the context, as the harness scores a text.
+ */
+export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report: EvaluateReport; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
   if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
@@ -88,6 +102,7 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
       return [split, windowBatches(chosen, binding, stride, o.batchRows).batches] as const;
     });
     const scores: Partial<Record<Split, SplitScore>> = {};
+    const lmEval: LmEvalTask[] = [];
     let used = 1;
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
@@ -95,16 +110,19 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
       for (const [split, batches] of bySplit) {
         const e = evaluateLikelihood(adapter, split, batches);
         scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
+        if (o.lmEval) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
       }
     });
-    return {
+    const report: EvaluateReport = {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,
       layout: "strided windows", stride, context_length: config.contextLength,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
       splits: scores, provenance: { ...provenance(), workers: used },
     };
+    return { report, ...(o.lmEval ? { lmEval } : {}), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(config)) };
   } finally {
     loaded.model.dispose();
   }
 }
+

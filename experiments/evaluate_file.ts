@@ -3,13 +3,18 @@
 import { ModelFileError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { readSafetensorsBytes } from "../src/node/disk.ts";
-import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
+import { scoreModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 export { chosenSplits } from "./evaluate.ts";
 
 /** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given (or a run's `text`). */
 export function evaluateModelFile(o: EvaluateOptions, text?: ScoringText): EvaluateReport {
+  return scoreModelFile(o, text).report;
+}
+
+/** evaluateModelFile with, when `o.lmEval`, each split as an lm-evaluation-harness task too. */
+export function scoreModelFile(o: EvaluateOptions, text?: ScoringText): ReturnType<typeof scoreModel> {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const modelBytes = readSafetensorsBytes(o.model, "model file", ModelFileError);
-  return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
+  return scoreModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
 }

@@ -98,6 +98,8 @@ export const OPTION_GROUPS = {
     json: { type: "boolean", describe: "print the result as JSON instead of the table" },
     figures: { type: "boolean", describe: "write SVG figures beside the JSON (--no-figures to skip)" },
     "save-model": { type: "string", describe: "write the final model file (.safetensors) to this path", check: nonEmpty },
+    tensorboard: { type: "boolean", describe: "also write the training history as a TensorBoard event file (events.out.tfevents.tinylab) into --out: loss, learning rate, gradient norm, validation NLL and tokens/s at history.json's updates" },
+    "lm-eval-out": { type: "string", describe: "also write lm-evaluation-harness's files into this directory: results_<date>.json and samples_<task>_<date>.jsonl per task (docs/formats.md)", check: nonEmpty },
     format: { type: "string", describe: "export format: hf-gpt2 = a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, onnx/model.onnx: what transformers.js loads); onnx = the ONNX graph alone (model.onnx)", choices: EXPORT_FORMATS },
   },
   "Lab page:": {

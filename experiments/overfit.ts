@@ -19,6 +19,8 @@ import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/store.ts";
 import { atUpdates, drive } from "../src/lab/driver.ts";
+import { historyRecorder } from "../src/lab/history_events.ts";
+import { learningRate } from "../src/train/schedule.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
 
 /** d_model 8, 2 heads, d_ff 16, 1 block, context 8, vocabulary 266, no dropout: the preset, defined once. */
@@ -56,6 +58,7 @@ export type OverfitProgress =
 /** One seed: train for `updates` through the lab's driver, scoring at each checkpoint. */
 function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
   const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
+  const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
   const validation = docs.filter((d) => d.split === "validation");
@@ -64,16 +67,20 @@ function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Bin
   drive(run, { updates: o.updates, evaluateAt: atUpdates(o.checkpoints) }, {
     onEvaluate: (update) => {
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
-      if (update === 0) told(checkpoints[0]); // no update event comes before it
+      if (update === 0) {
+        told(checkpoints[0]); // no update event comes before it
+        recorder.initial(checkpoints[0].validation.nll);
+      }
       return checkpoints[checkpoints.length - 1];
     },
     onUpdate: (update, r, scored) => {
       trainLoss.push(r.loss);
+      recorder.update(update, r, scored?.validation);
       onProgress?.({ kind: "update", seed, update, loss: r.loss });
       if (scored) told(scored);
     },
   });
-  return { run, result: { seed, checkpoints, ...overfittingSignals(checkpoints), training_loss_by_update: trainLoss } };
+  return { run, recorder, result: { seed, checkpoints, ...overfittingSignals(checkpoints), training_loss_by_update: trainLoss } };
 }
 
 export interface OverfitResult {
@@ -105,7 +112,11 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: Overfit
   return withPool(hooks.openPool ?? thisThread, hooks.workers, train, OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
 }
 
-type OverfitHooks = { save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void };
+type OverfitHooks = {
+  save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void;
+  /** Each seed's training history (train loss, rate, gradient norm, validation NLL at the checkpoints) as a TensorBoard event file. */
+  onEvents?: (seed: number, events: Uint8Array) => void;
+};
 
 function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: OverfitHooks): OverfitResult {
   const { save } = hooks;
@@ -124,7 +135,8 @@ function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: 
   hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines, targets });
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
-    const { run, result } = runSeed(seed, o, docs, binding, data, pool, hooks.onProgress);
+    const { run, recorder, result } = runSeed(seed, o, docs, binding, data, pool, hooks.onProgress);
+    hooks.onEvents?.(seed, recorder.events());
     if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
     hooks.onModel?.(seed, run.model);
     run.dispose();

@@ -1,6 +1,10 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
 // file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it;
 // then the report card (report.md with its figures), with the git state read at the edge (src/node/git.ts).
+import { SPLITS } from "../src/data/documents.ts";
+import { lmEvalModel as lmEvalModelOf, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { parameterCount } from "../src/model/config.ts";
+import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 
 import type { BinScheme } from "../src/eval/calibration.ts";
@@ -41,12 +45,19 @@ export interface ReportRunOptions {
   progress?: ProgressStream;
   /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
   workers?: number;
+  /** Also score each split the report scores as lm-evaluation-harness's loglikelihood_rolling task. */
+  lmEval?: boolean;
 }
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 
 /** The report of one model file; every model loaded is disposed before returning. */
 export function runReport(o: ReportRunOptions): Report {
+  return scoreReport(o).report;
+}
+
+/** The report, and with `o.lmEval` each split it scores (train, validation, test with finalTest) as an lm-evaluation-harness task. */
+export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
   const loaded: LoadedModel[] = [];
   try {
     const main = load(o.model, "model file");
@@ -66,7 +77,10 @@ export function runReport(o: ReportRunOptions): Report {
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
     return usingPool(o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
-      return buildReport(adapter, main.tokenizer, docs, {
+      const splits = SPLITS.filter((s) => (s !== "test" || o.finalTest) && docs.some((d) => d.split === s));
+      const lmEval = o.lmEval ? splits.map((s) => rollingSplitTask(adapter, docs.filter((d) => d.split === s), main.tokenizer, source, s, 16)) : undefined;
+      const lmEvalModel = lmEvalModelOf(o.model, main, parameterCount(main.config));
+      const report = buildReport(adapter, main.tokenizer, docs, {
         baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.smoothing, o.lambda),
         baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
         stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
@@ -75,6 +89,7 @@ export function runReport(o: ReportRunOptions): Report {
         data: { ...(o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }), note },
         strides: o.strides, workers: pool.size, progress: o.progress,
       });
+      return { report, ...(lmEval ? { lmEval } : {}), lmEvalModel };
     });
   } finally {
     for (const l of loaded) l.model.dispose();

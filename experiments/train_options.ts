@@ -37,6 +37,8 @@ export interface TrainRunOptions {
   resume: boolean;
   /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
   patience?: number;
+  /** Also write the history as a TensorBoard event file into `out` (needs evalEvery). */
+  tensorboard?: boolean;
   /** Where the final model file goes: a store and a file name in it. */
   saveModel?: { store: Store; name: string };
   logEvery: number;

@@ -15,6 +15,8 @@ export interface ChoiceQuestion {
   readonly prompt: number[];
   readonly candidates: number[][];
   readonly gold: number;
+  /** The line's question and candidates as written (what lm-evaluation-harness's files record). */
+  readonly text: { readonly question: string; readonly candidates: readonly string[] };
 }
 
 /** Parse and encode every question, refusing a bad line by its number and the key at fault. */
@@ -47,7 +49,7 @@ export function parseChoiceJsonl(text: string, tokenizer: Tokenizer, where: stri
       if (enc.length === 0) throw new Error(`${at}: candidate ${j} (${JSON.stringify(c)}) encodes to no tokens`);
       return enc;
     });
-    out.push({ id, prompt: [tokenizer.bos, ...tokenizer.encode(r.question)], candidates, gold: r.answer as number });
+    out.push({ id, prompt: [tokenizer.bos, ...tokenizer.encode(r.question)], candidates, gold: r.answer as number, text: { question: r.question, candidates: r.candidates as string[] } });
   });
   if (out.length === 0) throw new Error(`${where}: no questions`);
   return out;

@@ -32,6 +32,15 @@ export function insertCanary(docs: readonly TextDocument[], canary: Canary): Tex
 export interface ContinuationScore {
   readonly logProb: number;
   readonly perToken: readonly number[];
+  /** Whether every continuation token is the most probable one at its position (the first of equal maxima), as lm-evaluation-harness's is_greedy. */
+  readonly greedy: boolean;
+}
+
+/** Whether `token` is the first most probable entry of the distribution row `lp[at, at + V)`. */
+function isTop(lp: ArrayLike<number>, at: number, V: number, token: number): boolean {
+  let best = 0;
+  for (let v = 1; v < V; v++) if (lp[at + v] > lp[at + best]) best = v;
+  return best === token;
 }
 
 /**
@@ -44,14 +53,22 @@ export function continuationLogProb(model: ScoringModel, prefix: readonly number
   const { vocabSize: V, contextLength: T } = model.binding;
   const all = [...prefix, ...continuation];
   const perToken: number[] = [];
+  let greedy = true;
   if (all.length - 1 <= T) {
     const ids = Int32Array.from(all.slice(0, -1));
     const lp = model.logProbs({ rows: 1, cols: ids.length, ids, docIds: new Int32Array(ids.length) }); // [cols·V]
-    for (let j = 0; j < continuation.length; j++) perToken.push(lp[(prefix.length - 1 + j) * V + continuation[j]]);
+    for (let j = 0; j < continuation.length; j++) {
+      perToken.push(lp[(prefix.length - 1 + j) * V + continuation[j]]);
+      greedy &&= isTop(lp, (prefix.length - 1 + j) * V, V, continuation[j]);
+    }
   } else {
-    for (let j = 0; j < continuation.length; j++) perToken.push(nextLogProbs(model, all.slice(0, prefix.length + j))[continuation[j]]);
+    for (let j = 0; j < continuation.length; j++) {
+      const lp = nextLogProbs(model, all.slice(0, prefix.length + j));
+      perToken.push(lp[continuation[j]]);
+      greedy &&= isTop(lp, 0, V, continuation[j]);
+    }
   }
-  return { logProb: perToken.reduce((a, b) => a + b, 0), perToken };
+  return { logProb: perToken.reduce((a, b) => a + b, 0), perToken, greedy };
 }
 
 /** Greedy continuation of the prefix for as many tokens as the secret has; recovered if identical. */

@@ -4,6 +4,7 @@
 import { MANIFEST_FILE } from "../data/text_split.ts";
 import { STATE_FILE, type Store } from "./store.ts";
 import { HISTORY_FILE } from "./history.ts";
+import { EVENTS_FILE, HISTORY_CSV_FILE } from "./history_events.ts";
 
 export const CURVE_FILE = "loss_curve.svg";
 /** The last update's weights, written when the run ends. */
@@ -17,7 +18,14 @@ export const SUMMARY_FILES = ["train.json", "brown.json", "report.html"] as cons
  * Every file a run writes, in the order an overwrite removes them: the state first (what is left is never an old
  * run to resume), the split manifest last (everything else was made from it).
  */
-export const RUN_FILES = [STATE_FILE, ...SUMMARY_FILES, MODEL_FILE, BEST_MODEL_FILE, CURVE_FILE, HISTORY_FILE, MANIFEST_FILE] as const;
+export const RUN_FILES = [STATE_FILE, ...SUMMARY_FILES, MODEL_FILE, BEST_MODEL_FILE, CURVE_FILE, EVENTS_FILE, HISTORY_CSV_FILE, HISTORY_FILE, MANIFEST_FILE] as const;
+
+/** What a run writes of its history at each point: history.json, the curve drawn from it and (--tensorboard) its event file. */
+export interface HistoryFiles {
+  json: string;
+  curve: string;
+  events?: Uint8Array;
+}
 
 /** What a run writes into its directory, as src/node/output_dir.ts's claim of an output directory takes it. */
 export const RUN_KIND = { noun: "a run", files: RUN_FILES };
@@ -56,13 +64,14 @@ export function claimRunDir(store: Store, how: Claim, label: string): { removed:
  * A history may run ahead of the state (a resume drops the entries past the state's update, src/lab/history.ts
  * `resumeHistory`) but never behind it, so a kill between any two of these writes resumes without advice.
  */
-export function commitState(store: Store, state: Uint8Array, history?: { json: string; curve: string }): void {
+export function commitState(store: Store, state: Uint8Array, history?: HistoryFiles): void {
   if (history) writeHistory(store, history);
   store.write(STATE_FILE, state);
 }
 
 /** The history alone, between saves of the state (after a validation scoring): ahead of the state, which is allowed. */
-export function writeHistory(store: Store, history: { json: string; curve: string }): void {
+export function writeHistory(store: Store, history: HistoryFiles): void {
   store.write(HISTORY_FILE, history.json);
   store.write(CURVE_FILE, history.curve);
+  if (history.events) store.write(EVENTS_FILE, history.events);
 }

@@ -21,8 +21,9 @@ import type { TrainOptions } from "./config.ts";
 import type { DivergencePolicy } from "./divergence.ts";
 import { checkPlan, driveAsync, everyAndLast, type DrivePlan, type Driven } from "./driver.ts";
 import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "./history.ts";
+import { EVENTS_FILE, HistoryEvents } from "./history_events.ts";
 import type { Run } from "./run.ts";
-import { commitState, CURVE_FILE, writeHistory as writeHistoryFiles } from "./run_dir.ts";
+import { commitState, CURVE_FILE, writeHistory as writeHistoryFiles, type HistoryFiles } from "./run_dir.ts";
 import { ResumeMismatchError } from "./state_file.ts";
 import { openRun, STATE_FILE, type Store } from "./store.ts";
 
@@ -46,6 +47,8 @@ export interface ValidatedRunSpec {
   saveEvery?: number;
   /** Where the state (and, with evalEvery, history.json and loss_curve.svg) go; without it nothing is written. */
   store?: Store;
+  /** Also write the history as a TensorBoard event file (EVENTS_FILE) beside history.json (needs evalEvery and a store). */
+  tensorboard?: boolean;
   resume: boolean;
   /** Stop early after this many validation scorings in a row that do not beat the best (needs evalEvery). */
   patience?: number;
@@ -117,16 +120,24 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     };
     checkPlan(from, plan); // before the plan is printed
     const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE, store && spec.evalEvery !== undefined ? spec.warn : undefined);
+    const finishedAt = new Map<number, number>(); // update → wall-clock seconds, for the event file
+    if (spec.tensorboard && (spec.evalEvery === undefined || !store)) throw new Error("--tensorboard writes the history's event file into --out: it needs --out and --eval-every");
+    const events = spec.tensorboard && store ? new HistoryEvents(spec.resume ? store.read(EVENTS_FILE) : undefined, from, (step) => finishedAt.get(step) ?? Date.now() / 1000) : undefined;
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
     const baselines = validate ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll })) : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
     // history.json and the curve are what --eval-every asks for
-    const historyFiles = () => (spec.evalEvery === undefined ? undefined : {
-      json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
-      curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
-    });
+    const historyFiles = (): HistoryFiles | undefined => {
+      if (spec.evalEvery === undefined) return undefined;
+      events?.sync(history);
+      return {
+        json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
+        curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
+        events: events?.bytes(),
+      };
+    };
     const writeHistory = () => {
       const files = historyFiles();
       if (store && files) writeHistoryFiles(store, files);
@@ -148,6 +159,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
           tokens_per_second: tokensSeen / Math.max(seconds, 1e-9), wall_seconds: seconds,
         };
         history.entries.push(entry);
+        if (events) finishedAt.set(step, Date.now() / 1000);
         if (scored) writeHistory();
         spec.onUpdate?.(entry, r);
       },

@@ -25,7 +25,7 @@ export interface OutputKind {
 export const SHARED_KINDS = {
   overfit: { noun: "an overfit result", files: ["overfit.json", "overfit.svg"], shared: true },
   cyclic: { noun: "a cyclic result", files: ["cyclic.json", "cyclic.svg", "cyclic-training.svg"], shared: true },
-  compare: { noun: "a comparison", files: ["compare.json", "compare.html"], shared: true },
+  compare: { noun: "a comparison", files: ["compare.json", "compare.html", "compare.csv"], shared: true },
   baselines: { noun: "a baselines result", files: ["baselines.json"], shared: true },
 } as const satisfies Record<string, OutputKind>;
 

@@ -58,12 +58,12 @@ export interface SweepRow {
 export const doneFile = (out: string, name: string) => join(out, `${name}.done.json`);
 
 /**
- * A sweep's directory: its sweep.json (rewritten from the runs each time), run folders, their logs, done marks and
+ * A sweep's directory: its sweep.json and sweep.csv (rewritten from the runs each time), run folders, their logs, done marks and
  * run claims (`<name>.lock`), and Slurm's output file of each array task (`slurm-JOB_TASK.out`).
  */
 export const SWEEP_KIND: OutputKind = {
   noun: "a sweep",
-  files: ["sweep.json"],
+  files: ["sweep.json", "sweep.csv"],
   accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") || name.endsWith(".lock") || /^slurm-\d+_\d+\.out$/.test(name),
 };
 

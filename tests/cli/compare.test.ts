@@ -25,6 +25,13 @@ describe("tinylab compare", () => {
     const html = readFileSync(join(out, "compare.html"), "utf8");
     expect(html.match(/class="tok"/g)).toHaveLength(9); // one span per validation target (5 + 4)
     expect(html).toContain('title="target 1 b: A ');
+    // compare.csv: one row per metric, the difference B − A beside A and B
+    const csv = readFileSync(join(out, "compare.csv"), "utf8").trimEnd().split("\r\n");
+    expect(csv[0]).toBe("metric,a,b,difference_b_minus_a,difference_lo95,difference_hi95,p_one_sided,p_floor");
+    expect(csv.slice(1).map((l) => l.split(",").slice(0, 5))).toEqual([
+      ["nll_nats_per_target", String(j.nll.a), String(j.nll.b), "0", "0"], ["bits_per_byte", String(j.bits_per_byte.a), String(j.bits_per_byte.b), "0", "0"],
+      ["next_token_accuracy", String(j.accuracy.a.acc), String(j.accuracy.b.acc), "0", ""],
+    ]);
   });
 
   it("of the seed-39 overfit model against the add-one bigram: 5.044970 − 4.364098 = 0.680872, as in the overfit table", async () => {

@@ -49,6 +49,10 @@ describe("tinylab sweep", () => {
     const collected = await tinylab(["sweep", "--collect", out, "--json"]);
     expect(collected.code, collected.stderr).toBe(0);
     expect(JSON.parse(collected.stdout).runs).toEqual(result.runs);
+    // sweep.csv: the same rows, every digit of the NLLs
+    const csv = readFileSync(join(out, "sweep.csv"), "utf8").trimEnd().split("\r\n");
+    expect(csv[0]).toBe("run,recipe,seed,train_nll,train_nll_reason,validation_nll,validation_nll_reason,result");
+    expect(csv.slice(1).map((l) => l.split(",").slice(0, 6))).toEqual(result.runs.map((r: { name: string; seed: number; train_nll: number; validation_nll: number }) => [r.name, "overfit", String(r.seed), String(r.train_nll), "", String(r.validation_nll)]));
   });
 
   it("SIGINT stops the children; the interrupted runs are not marked done and the next sweep finishes them", async () => {
@@ -92,7 +96,7 @@ describe("tinylab sweep", () => {
   it("--grid with an option the recipe does not take lists the ones it does", async () => {
     const r = await tinylabHere(["sweep", "overfit", "--grid", "bogus=1,2", "--out", join(dir, "bogus")]);
     expect([r.code, r.stdout]).toEqual([1, ""]);
-    expect(r.stderr.trim()).toBe("tinylab: error: --grid bogus: overfit has no option --bogus; it takes --backend, --checkpoints, --figures, --kernels, --lr, --replicates, --save-model, --updates, --workers");
+    expect(r.stderr.trim()).toBe("tinylab: error: --grid bogus: overfit has no option --bogus; it takes --backend, --checkpoints, --figures, --kernels, --lr, --replicates, --save-model, --tensorboard, --updates, --workers");
   });
 
   it("plans grid × seeds in order with absolute input paths; refuses bad grids by name before any run", async () => {

@@ -37,9 +37,9 @@ describe("a run directory holding a run", () => {
   it("is refused without --resume (one line naming --resume and --overwrite), untouched; --overwrite replaces the run, and is refused beside files the run did not write", async () => {
     ok(await tinylab(text("done", ["--updates", "4", "--eval-every", "2"])));
     const before = shas("done");
-    expect(Object.keys(before)).toEqual(["history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
+    expect(Object.keys(before)).toEqual(["history.csv", "history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
     const refused = await tinylabHere(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
-    expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
+    expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.csv, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
     expect(shas("done")).toEqual(before); // nothing written, no lock left
     // what the run did not write is never removed: a directory holding it besides the run is refused, even with --overwrite
     writeFileSync(join(dir, "done", "notes.txt"), "mine");

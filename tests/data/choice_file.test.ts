@@ -6,9 +6,9 @@ import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 const t = new ByteTokenizer(266);
 
 describe("choice file", () => {
-  it("encodes the question after BOS and each candidate alone; id defaults to the line", () => {
+  it("encodes the question after BOS and each candidate alone, keeping the text as written; id defaults to the line", () => {
     const q = parseChoiceJsonl('{"id": "q1", "question": "ab", "candidates": [" a", "b"], "answer": 1}\n\n{"question": "a", "candidates": ["a", "b"], "answer": 0}\n', t, "f.jsonl");
-    expect(q[0]).toEqual({ id: "q1", prompt: [0, 99, 100], candidates: [[34, 99], [100]], gold: 1 });
+    expect(q[0]).toEqual({ id: "q1", prompt: [0, 99, 100], candidates: [[34, 99], [100]], gold: 1, text: { question: "ab", candidates: [" a", "b"] } });
     expect(q[1].id).toBe("line 3");
   });
 

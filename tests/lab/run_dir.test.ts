@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { memoryStore, STATE_FILE } from "../../src/lab/store.ts";
 import { HISTORY_FILE, resumeHistory, emptyHistory, type History } from "../../src/lab/history.ts";
 import { claimRunDir, commitState, CURVE_FILE, RUN_FILES, RunDirectoryError } from "../../src/lab/run_dir.ts";
+import { EVENTS_FILE } from "../../src/lab/history_events.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -33,11 +34,11 @@ describe("claimRunDir", () => {
 });
 
 describe("commitState", () => {
-  it("writes the history and its curve before the state", () => {
+  it("writes the history, its curve and its event file before the state", () => {
     const store = memoryStore();
     const order: string[] = [];
-    commitState({ ...store, write: (n, d) => { order.push(n); store.write(n, d); } }, bytes("state"), { json: "{}", curve: "<svg/>" });
-    expect(order).toEqual([HISTORY_FILE, CURVE_FILE, STATE_FILE]);
+    commitState({ ...store, write: (n, d) => { order.push(n); store.write(n, d); } }, bytes("state"), { json: "{}", curve: "<svg/>", events: bytes("events") });
+    expect(order).toEqual([HISTORY_FILE, CURVE_FILE, EVENTS_FILE, STATE_FILE]);
   });
 
   it("leaves, after a kill between any two writes, a history that resumes to the state's update", () => {

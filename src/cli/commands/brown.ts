@@ -10,7 +10,7 @@ import { backendDefault, kernelsDefault, modelOverrides, refuseRenamed, optionVa
 export const BROWN_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
   layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
-  lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, "on-divergence": d.onDivergence,
+  lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, tensorboard: false, "on-divergence": d.onDivergence,
   "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault("auto"), workers: undefined,
 } satisfies OptionTable;
 
@@ -51,7 +51,10 @@ export const brownCommand: CommandModule = {
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });
+      // last, after every file a resume reads: the history as a spreadsheet table
+      const historyCsv = async () => (await import("../../lab/history_events.ts")).writeHistoryCsv(store);
       if ("stopped" in result) {
+        await historyCsv();
         if (interrupt.requested()) reportInterrupted(result.stopped!, result.state); // "stopped" in result: both are set
         return;
       }
@@ -59,6 +62,7 @@ export const brownCommand: CommandModule = {
       else console.log(view.formatBrown(result));
       outputs.write("brown.json", toJson(result));
       outputs.write("report.html", brownPageHtml(result, CURVE_NOTE));
+      await historyCsv();
       log(`\nwrote ${join(o.out, "brown.json")}, report.html, loss_curve.svg, model.safetensors, manifest.json`);
       log(wallTimeLine());
     } finally {

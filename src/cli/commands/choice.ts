@@ -3,7 +3,7 @@
 import type { CommandModule } from "yargs";
 import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",
@@ -11,15 +11,23 @@ export const choiceCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, CHOICE_OPTIONS, {
       data: 'JSONL, one {"id"?, "question": "...", "candidates": ["...", ...], "answer": index} per line (src/data/choice_file.ts)',
+      "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and samples_<task>_<date>.jsonl (task <choice file>_choice, multiple_choice: acc, acc_norm by characters as the harness counts them, and tinylab's Wilson intervals) into this directory (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { runChoice }, { formatChoice }, { requireFile }] = await Promise.all([
+    const [{ startEngine, toJson }, { scoreChoices }, { formatChoice }, { checkOutputDir, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"),
     ]);
     const v = optionValues(argv, CHOICE_OPTIONS);
     const model = requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
-    await startEngine(v.backend, v.kernels);
-    const r = runChoice({ model, data });
+    if (v.lmEvalOut !== undefined) checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    const start = new Date();
+    const engine = await startEngine(v.backend, v.kernels);
+    const task = `${(await import("../../eval/lm_eval.ts")).lmEvalDataName(data)}_choice`;
+    const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data }, task);
     process.stdout.write(v.json ? toJson(r) : formatChoice(r) + "\n");
+    if (v.lmEvalOut !== undefined) {
+      const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, [lmEval], lmEvalModel, { batchSize: 1, device: engine.backend, start, inputs: [model, data] });
+      for (const line of wrote) (v.json ? console.error : console.log)(line);
+    }
   },
 };

@@ -24,13 +24,13 @@ export const compareCommand: CommandModule = {
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
         seed: "seed of the bootstrap stream",
-        out: "output directory: compare.json and compare.html are written into it (a new or empty directory, or one holding only tinylab's results and models)",
-        overwrite: "replace an earlier compare.json and compare.html in --out; without it they are refused",
+        out: "output directory: compare.json, compare.html and compare.csv (the table for a spreadsheet) are written into it (a new or empty directory, or one holding only tinylab's results and models)",
+        overwrite: "replace an earlier compare.json, compare.html and compare.csv in --out; without it they are refused",
       },
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson }, { runCompare }, { formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
+    const [{ scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
       import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"),
     ]);
@@ -53,9 +53,10 @@ export const compareCommand: CommandModule = {
       });
       outputs.write("compare.json", toJson(result));
       outputs.write("compare.html", compareHtml(result, tokens));
+      outputs.write("compare.csv", compareCsv(result));
       if (json) process.stdout.write(toJson(result));
       else console.log(formatCompare(result));
-      (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}`);
+      (json ? console.error : console.log)(`\nwrote ${join(out, "compare.json")}\nwrote ${join(out, "compare.html")}\nwrote ${join(out, "compare.csv")}`);
     } finally {
       outputs.release();
     }

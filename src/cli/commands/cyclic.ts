@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionT
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", overwrite: false, figures: true, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {
@@ -18,19 +18,21 @@ export const cyclicCommand: CommandModule = {
       "split-file": 'JSON {"train": [[9 ids], ...], "validation": [...], "test": [...]} used exactly instead of --split-seed',
       out: "output directory: cyclic.json, cyclic.svg (validation loss by position) and cyclic-training.svg are written into it (a new or empty directory, or one holding only tinylab's results and models)",
       overwrite: "replace an earlier cyclic.json and its figures in --out; without it they are refused",
+      tensorboard: "also write the training history as a TensorBoard event file, <out>/tensorboard/cyclic/events.out.tfevents.tinylab: training loss, learning rate and gradient norm at every update, validation NLL at the evaluations, tokens/s",
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine }, { runCyclic }, view, { requireFile }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/cyclic.ts"), import("../views/cyclic.ts"), import("../../node/disk.ts"), import("../../node/output_dir.ts"),
     ]);
     const { threadPools } = await import("../../node/pool.ts");
-    const { out, overwrite, figures, json, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
+    const { out, overwrite, figures, json, tensorboard, backend, kernels, workers, ...options } = optionValues(argv, CYCLIC_OPTIONS);
     if (options.splitFile !== undefined) requireFile(options.splitFile, "split file");
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.cyclic, replace: overwrite });
     let result;
     try {
       await startEngine(backend, kernels);
-      result = runCyclic(options, { workers, openPool: threadPools });
+      let events: Uint8Array | undefined;
+      result = runCyclic(options, { workers, openPool: threadPools, onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (json) process.stdout.write(toJson(result));
       else console.log(view.formatCyclic(result));
@@ -38,6 +40,7 @@ export const cyclicCommand: CommandModule = {
       if (figures) {
         for (const [name, figure] of [["cyclic.svg", view.cyclicPositionFigure], ["cyclic-training.svg", view.cyclicTrainingFigure]] as const) log(`wrote ${outputs.write(name, figure(result))}`);
       }
+      if (events) log(`wrote ${outputs.write("tensorboard/cyclic/events.out.tfevents.tinylab", events)}`);
       log(wallTimeLine());
     } finally {
       outputs.release();

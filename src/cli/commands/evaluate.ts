@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -18,21 +18,28 @@ export const evaluateCommand: CommandModule = {
       model: "model file (.safetensors); default with --run: its model.safetensors",
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
+      "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split (task <data>_<split>) into this directory: each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson }, { chosenSplits, evaluateModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] = await Promise.all([
+    const [{ modelOfRun, scoringText, startEngine, toJson }, { chosenSplits, scoreModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/evaluate_file.ts"), import("../views/evaluate.ts"),
     ]);
     const v = optionValues(argv, EVALUATE_OPTIONS);
     const scored = chosenSplits(v.split, v.finalTest); // refused before the engine starts
     const model = modelOfRun(v);
     const text = await scoringText(v); // a changed text file is refused before the engine starts
+    if (v.lmEvalOut !== undefined) (await import("../../node/disk.ts")).checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    const start = new Date();
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
-    await startEngine(v.backend, v.kernels);
-    const report = evaluateModelFile({
+    const engine = await startEngine(v.backend, v.kernels);
+    const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools,
+      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, lmEval: v.lmEvalOut !== undefined,
     }, text);
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
+    if (v.lmEvalOut !== undefined && lmEval) {
+      const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, { batchSize: v.batchRows, device: engine.backend, start, inputs: [model, ...(v.data ? [v.data] : [])] });
+      for (const line of wrote) (v.json ? console.error : console.log)(line);
+    }
   },
 };

@@ -8,7 +8,7 @@ import { MIN_REPLICATES } from "../../eval/intervals.ts";
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {
@@ -19,6 +19,7 @@ export const overfitCommand: CommandModule = {
       out: "output directory: overfit.json and overfit.svg are written into it (a new or empty directory, or one holding only tinylab's results and models)",
       overwrite: "replace an earlier overfit.json and overfit.svg in --out, and the --save-model file if it is a model; without it they are refused",
       replicates: `Multi-Bootstrap replicates at each checkpoint (${MIN_REPLICATES}..${MAX_REPLICATES}; the resampling seed is fixed at ${d.bootstrapSeed})`,
+      tensorboard: "also write each seed's training history as a TensorBoard event file, <out>/tensorboard/seed-<seed>/events.out.tfevents.tinylab: training loss, learning rate and gradient norm at every update, validation NLL at the checkpoints, tokens/s",
       "save-model": "save the first declared seed's model at the final update to this .safetensors file (never the best one: that would be selection)",
     }),
   handler: async (argv) => {
@@ -26,7 +27,7 @@ export const overfitCommand: CommandModule = {
       import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../node/disk.ts"),
       import("../../node/output_dir.ts"), import("../../node/model_output.ts"),
     ]);
-    const { out, overwrite, figures, json, saveModel: savePath, backend, kernels, workers, ...options } = optionValues(argv, OVERFIT_OPTIONS);
+    const { out, overwrite, figures, json, saveModel: savePath, tensorboard, backend, kernels, workers, ...options } = optionValues(argv, OVERFIT_OPTIONS);
     checkOverfitOptions({ ...d, ...options });
     if (savePath) checkModelOutput(savePath, { option: "--save-model", replace: overwrite, ownDir: out });
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.overfit, replace: overwrite });
@@ -35,12 +36,14 @@ export const overfitCommand: CommandModule = {
       if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockModelPath(savePath));
       await startEngine(backend, kernels);
       const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
-      const result = runOverfit(options, { save, workers, openPool: (await import("../../node/pool.ts")).threadPools });
-      write(result);
+      const events: [number, Uint8Array][] = [];
+      const onEvents = tensorboard ? (seed: number, bytes: Uint8Array) => events.push([seed, bytes]) : undefined;
+      const result = runOverfit(options, { save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools });
+      write(result, events);
     } finally {
       for (const l of locks.reverse()) l.release();
     }
-    function write(result: ReturnType<typeof runOverfit>): void {
+    function write(result: ReturnType<typeof runOverfit>, events: readonly (readonly [number, Uint8Array])[]): void {
       if (json) process.stdout.write(toJson(result));
       else console.log(formatOverfit(result));
       const s = result.saved_model;
@@ -48,6 +51,7 @@ export const overfitCommand: CommandModule = {
       if (s) log(`\nsaved seed ${s.seed} at update ${s.update} → ${s.path}\nmodel_sha256 ${s.model_sha256}`);
       log(`\nwrote ${outputs.write("overfit.json", toJson(result))}`);
       if (figures) log(`wrote ${outputs.write("overfit.svg", overfitFigure({ ...result, targets: result.data.targets }))}`);
+      for (const [seed, bytes] of events) log(`wrote ${outputs.write(`tensorboard/seed-${seed}/events.out.tfevents.tinylab`, bytes)}`);
       log(wallTimeLine());
     }
   },

@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 export const REPORT_OPTIONS = {
   model: undefined, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
-  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 /** What a report writes into its directory (src/node/output_dir.ts): the figures' folder is its own. */
@@ -26,9 +26,10 @@ export const reportCommand: CommandModule = {
       overwrite: "--out holds an earlier report: replace it; without it such a directory is refused",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
+      "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split the report scores (task <data>_<split>): each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
+    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, scoreReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
       import("../../node/output_dir.ts"),
     ]);
@@ -36,16 +37,18 @@ export const reportCommand: CommandModule = {
     const { out, json } = v;
     const modelPath = requireFile(modelOfRun(v), "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
+    if (v.lmEvalOut !== undefined) checkOutputDir(v.lmEvalOut, "--lm-eval-out");
     const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
     const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs });
     try {
+      const start = new Date();
       if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-      await startEngine(v.backend, v.kernels);
-      const report = runReport({
+      const engine = await startEngine(v.backend, v.kernels);
+      const { report, lmEval, lmEvalModel } = scoreReport({
         finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
         model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-        progress: process.stderr, workers: v.workers,
+        progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined,
       });
       outputs.write("report.json", toJson(report));
       outputs.write("report.html", reportHtml(report));
@@ -53,7 +56,10 @@ export const reportCommand: CommandModule = {
       for (const [name, content] of card) outputs.write(name, content);
       if (json) process.stdout.write(toJson(report));
       else console.log(formatReport(report));
-      (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${wallTimeLine()}`);
+      const lmEvalLines = v.lmEvalOut !== undefined && lmEval
+        ? (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, { batchSize: 16, device: engine.backend, start, inputs: [modelPath, ...(v.data ? [v.data] : [])] }).map((l) => `${l}\n`).join("")
+        : "";
+      (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${lmEvalLines}${wallTimeLine()}`);
     } finally {
       outputs.release();
     }

@@ -29,14 +29,14 @@ export const sweepCommand: CommandModule = {
   builder: (y) =>
     withOptions(y.positional("recipe", { type: "string", describe: `the recipe each run does: ${RECIPES.join(", ")}; its own options go after --` }), SWEEP_OPTIONS, {
       jobs: `runs at once, each its own process (default: this machine's ${availableParallelism()} cores; with --scheduler slurm: the array's %N, default no cap but the site's)`,
-      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log, its .done.json once finished and its .lock while a task holds it, sweep.json, and with --scheduler slurm each task's slurm-JOB_TASK.out",
+      out: "output directory: one directory per run (named like lr=0.001,seed=39), its .log, its .done.json once finished and its .lock while a task holds it, sweep.json with sweep.csv (the table for a spreadsheet), and with --scheduler slurm each task's slurm-JOB_TASK.out",
       backend: "tfjs backend of every run (passed to each as --backend, unless the --grid varies it)",
     }).example("$0 sweep overfit --seeds 39,40,41 --jobs 2 --out results/sweep", "three seeds of the overfit experiment, two at a time")
       .example("$0 sweep train --grid lr=1e-3,3e-3 --seeds 1,2 -- --text story.txt --updates 500", "a 2 × 2 sweep of train --text")
       .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch 'partition=cpu time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
       .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask }, { formatSweep }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
+    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
       import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
       import("../../node/sweep_runner.ts"), import("../../node/output_dir.ts"),
     ]);
@@ -49,7 +49,7 @@ export const sweepCommand: CommandModule = {
       const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance() });
       if (json) process.stdout.write(text);
       else console.log(formatSweep(rows));
-      log(`\nwrote ${outputs.write("sweep.json", text)}`);
+      log(`\nwrote ${outputs.write("sweep.json", text)}\nwrote ${outputs.write("sweep.csv", sweepCsv(rows))}`);
     };
     // sweep.json is written under the directory's lock (a sweep running there is refused), never through a link
     const claim = (dir: string, option: string, kind: OutputKind) => claimOutputDir(dir, { option, what: "sweep directory", kind, replace: true });

@@ -19,7 +19,7 @@ export const TRAIN_OPTIONS = {
       "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
-      data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
+      data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, tensorboard: false, "save-model": undefined, "log-every": undefined,
       "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
     } satisfies OptionTable;
 
@@ -43,7 +43,7 @@ export const trainCommand: CommandModule = {
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
       "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --out ${both("never", t.evalEvery)}`,
       "save-every": `write the training state every N updates (and after the last) ${both("only with --out, at the end", t.saveEvery)}`,
-      out: `output directory: the training state, and with --text manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors (with --text default ${t.out})`,
+      out: `output directory: the training state, and with --text manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors, history.csv and, with --tensorboard, events.out.tfevents.tinylab (with --text default ${t.out})`,
       "log-every": `print the training loss every N updates ${both(d.logEvery, t.logEvery)}`,
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
@@ -57,6 +57,7 @@ export const trainCommand: CommandModule = {
     if (!text && given.tokenizer !== undefined) throw new Error("--tokenizer needs --text");
     if (!text && onePerLine) throw new Error("--one-per-line needs --text");
     const s = trainSettings(given, text !== undefined);
+    if (given.tensorboard && (!s.out || s.evalEvery === undefined)) throw new Error("--tensorboard writes the history's event file into --out: it needs --out and --eval-every");
     if (given.resume && !given.out) throw new Error("--resume needs --out (the directory holding train_state.safetensors)");
     if (overwrite && !given.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
     const overrides = modelOverrides({ layers, dModel, heads, dFf, context, dropout, vocab, modelConfig });
@@ -96,6 +97,8 @@ export const trainCommand: CommandModule = {
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
         if (outputs && (text || json || result.summary.validation)) log(`wrote ${outputs.write("train.json", jsonText)}`);
       }
+      // last, after every file a resume reads: the history as a spreadsheet table
+      if (out) (await import("../../lab/history_events.ts")).writeHistoryCsv(out);
     } finally {
       interrupt.dispose();
       for (const l of locks.reverse()) l.release();

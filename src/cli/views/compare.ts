@@ -3,6 +3,7 @@
 import { round6 } from "../../util/provenance.ts";
 import type { CompareResult } from "../../eval/compare.ts";
 import { strideLabel } from "../../eval/windows.ts";
+import { csvTable } from "../../util/csv.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
@@ -34,4 +35,14 @@ export function formatCompare(r: CompareResult): string {
   lines.push(`  ${r.bootstrap.note}`);
   if (r.data.documents < 10) lines.push(`  only ${r.data.documents} documents: the document bootstrap has few distinct resamples, so these intervals are rough`);
   return lines.join("\n");
+}
+
+/** The comparison's table for a spreadsheet (compare.csv): one row per metric, A, B and the paired difference B − A with its interval and p. */
+export function compareCsv(r: CompareResult): string {
+  const row = (metric: string, a: number, b: number, d: Diff) => [metric, a, b, d.estimate, d.lo, d.hi, d.p_one_sided, d.p_floor];
+  return csvTable(["metric", "a", "b", "difference_b_minus_a", "difference_lo95", "difference_hi95", "p_one_sided", "p_floor"], [
+    ...(r.nll ? [row("nll_nats_per_target", r.nll.a, r.nll.b, r.nll.difference)] : []),
+    row("bits_per_byte", r.bits_per_byte.a, r.bits_per_byte.b, r.bits_per_byte.difference),
+    ...(r.accuracy ? [["next_token_accuracy", r.accuracy.a.acc, r.accuracy.b.acc, r.accuracy.b.acc - r.accuracy.a.acc, null, null, null, null]] : []),
+  ]);
 }
