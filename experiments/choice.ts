@@ -5,9 +5,9 @@ import { decoderAdapter } from "../src/eval/adapter.ts";
 import { wilsonInterval } from "../src/eval/intervals.ts";
 import { continuationLogProb } from "../src/eval/memorization.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
-import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
+import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
-import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
+import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface ChoiceOptions {
@@ -28,7 +28,7 @@ export interface ChoiceReport {
 }
 
 export function runChoice(o: ChoiceOptions): ChoiceReport {
-  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
+  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
   try {
     const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
     const model = decoderAdapter(loaded.model);

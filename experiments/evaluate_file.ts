@@ -1,8 +1,7 @@
 // The evaluate recipe's file-system edge: reads the model file (and the documents file) from disk, then scores
 // them with the pure evaluateModel (evaluate.ts). Not the recipe itself, so the browser page can bundle that.
-import { ModelFileError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
-import { readSafetensorsBytes } from "../src/node/disk.ts";
+import { readModelFileBytes } from "../src/node/disk.ts";
 import { evaluateModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 export { chosenSplits } from "./evaluate.ts";
@@ -10,6 +9,6 @@ export { chosenSplits } from "./evaluate.ts";
 /** `evaluateModel` over files named by path: the model at `o.model`, the documents at `o.data` when given (or a run's `text`). */
 export function evaluateModelFile(o: EvaluateOptions, text?: ScoringText): EvaluateReport {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
-  const modelBytes = readSafetensorsBytes(o.model, "model file", ModelFileError);
+  const modelBytes = readModelFileBytes(o.model);
   return evaluateModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
 }

@@ -8,6 +8,7 @@ import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
@@ -32,6 +33,7 @@ export interface TrainData {
 /** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
 export function documentData(o: TrainRunOptions): TrainData {
   const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
+  checkTrainingMemory(config, o.batchRows); // before the documents are read
   const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
   const all = o.data ? o.data.docs(tokenizer) : overfitDocuments(tokenizer);
   const of = (s: string) => all.filter((d) => d.split === s);
@@ -62,10 +64,11 @@ function bpeOf(texts: string[], vocab: number) {
 export function textData(o: TrainRunOptions): TrainData {
   const t = o.text!;
   if (!o.out) throw new Error("--text needs --out (the split manifest, history and state live there)");
-  const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
-  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
+  checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
+  const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
+  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const enc = (s: Split) => bySplit[s].map((d) => encodeDocument(tokenizer, d));
   const train = enc("train");
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
