@@ -13,7 +13,7 @@ import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
-import { documentData, textData } from "./train_data.ts";
+import { documentData, smallSplitWarnings, textData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 
 export interface TrainRunResult {
@@ -37,6 +37,7 @@ export async function runTraining(
   if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const d = o.text ? textData(o) : documentData(o);
+  if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
     microbatchesPerUpdate: d.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,

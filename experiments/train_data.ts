@@ -6,7 +6,8 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
+import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
@@ -84,4 +85,18 @@ export function textData(o: TrainRunOptions): TrainData {
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
     trainedOn: textDataProvenance(manifest),
   };
+}
+
+/**
+ * `train --text`'s warnings for a held-out split of fewer than MIN_INTERVAL_DOCUMENTS documents: its NLL is a few
+ * documents' and no interval is printed over it, so the fraction option that would give it more is named.
+ */
+export function smallSplitWarnings(d: TrainData, split: TextSplitOptions): string[] {
+  if (!d.split) return [];
+  const flags = { validation: ["--validation-fraction", split.validation], test: ["--test-fraction", split.test] } as const;
+  return (["validation", "test"] as const).flatMap((s) => {
+    const [flag, fraction] = flags[s], n = d.split!.documents[s];
+    if (fraction === 0 || n >= MIN_INTERVAL_DOCUMENTS) return [];
+    return [`warning: the ${s} split has ${n} document${n === 1 ? "" : "s"}, fewer than ${MIN_INTERVAL_DOCUMENTS} (MIN_INTERVAL_DOCUMENTS): its NLL is ${n === 1 ? "one document's" : `${n} documents'`}, too few for an interval; raise ${flag} (now ${fraction}) or give more documents`];
+  });
 }

@@ -101,3 +101,16 @@ describe("counts past their named limits and values no one means, refused where 
     );
   });
 });
+
+describe("small samples said plainly", () => {
+  it("train --text warns when a held-out split has fewer than 10 documents, naming the fraction option", async () => {
+    const texts = join(dir, "fourteen.txt");
+    writeFileSync(texts, Array.from({ length: 14 }, (_, i) => `document ${i} says a few words.`).join("\n\n"));
+    const r = await tinylabHere(["train", "--text", texts, "--out", join(dir, "small"), "--tokenizer", "byte", "--updates", "1", "--context", "16", "--d-model", "8", "--heads", "1", "--layers", "1", "--d-ff", "16", "--batch-rows", "1", "--microbatches", "1"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("warning: the"))).toEqual([
+      "warning: the validation split has 1 document, fewer than 10 (MIN_INTERVAL_DOCUMENTS): its NLL is one document's, too few for an interval; raise --validation-fraction (now 0.1) or give more documents",
+      "warning: the test split has 1 document, fewer than 10 (MIN_INTERVAL_DOCUMENTS): its NLL is one document's, too few for an interval; raise --test-fraction (now 0.1) or give more documents",
+    ]);
+  });
+});
