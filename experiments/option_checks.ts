@@ -114,7 +114,7 @@ export const REPLICATES_WHY = " (fewer give no interval; more add no precision a
  * model's own limits (MAX_VOCAB_SIZE, MAX_CONTEXT_LENGTH, MAX_PARAMETERS) and the training memory estimate
  * (src/lab/memory.ts) bound the shapes further.
  */
-/** Updates, and every interval counted in updates: at the fastest (~1 ms an update) 10^8 is more than a day. */
+/** Updates, and every interval counted in updates: 10^8 updates of even the smallest model is more than a day of work. */
 export const MAX_UPDATES = 100_000_000;
 export const UPDATES_WHY = " (MAX_UPDATES: more is more than a day of updates)";
 /** Microbatches per update: each is a forward and a backward pass of a batch, so 4096 is hours per update. */

@@ -29,7 +29,7 @@ function bloated(): string {
 }
 
 /**
- * Run `args` here and return its one line of refusal, checking it came within 1 s and 300 MB of new memory. Timed
+ * Run `args` here and return its one line of refusal, checking its time and new memory against the bounds. Timed
  * on a second run: the first also loads the command's modules and starts the engine, which is start-up (measured
  * for whole processes in the report), not the work the bound is about.
  */

@@ -402,7 +402,7 @@ function withDeclaredTensor(bytes: Uint8Array, path: string, name: string, extra
   truncateSync(path, out.length + extra);
 }
 
-/** 1.2 GB: the size the lab once read whole (2.4 GB peak, 22–35 s) before refusing the file. */
+/** 1.2 GB: a tensor the lab once read whole, with a copy of it, before refusing the file. */
 const BLOAT = 1_200_000_000;
 
 describe("a model file judged from its header before any tensor is read", () => {
