@@ -34,7 +34,7 @@ describe("tinylab compare", () => {
     const r = await tinylab(["compare", FIXTURE, "--baseline", "bigram-add1", "--out", join(dir, "bigram")]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +4\.364098 5\.044970/);
-    expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 +95% \[/);
+    expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 {2}\(n too small for an interval: 2 documents, fewer than 10/);
     expect(r.stdout).toContain("2 documents, 9 targets");
     expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: p \d/);
   });
