@@ -37,7 +37,6 @@ export async function runTraining(
   if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const d = o.text ? textData(o) : documentData(o);
-  if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
   const options = trainOptions({
     seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
     microbatchesPerUpdate: d.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
@@ -57,6 +56,8 @@ export async function runTraining(
     },
     onSave: (step, where) => log(`saved state at update ${step} → ${where}`),
     onStart: (run) => {
+      // once the run is sure to start: a refusal (say, of a resume) stays its one line
+      if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`);
       const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
