@@ -9,8 +9,8 @@ import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { record } from "../src/eval/summary.ts";
 import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
-import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
-import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
+import { decodeModelParts } from "../src/lab/model_file.ts";
+import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface BaselinesOptions {
@@ -56,7 +56,7 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
   let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
   if (o.model !== undefined) {
     // the whole file is validated (format, integrity digest, weights), though only its config and tokenizer are used
-    const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
+    const parts = decodeModelParts(readModelFileBytes(o.model), o.model);
     const config = parts.config;
     if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
     tokenizer = parts.tokenizer;

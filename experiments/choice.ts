@@ -7,9 +7,9 @@ import { continuationLogProb, type ContinuationScore } from "../src/eval/memoriz
 import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
-import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
+import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
-import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
+import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 
 export interface ChoiceOptions {
@@ -38,7 +38,7 @@ export function runChoice(o: ChoiceOptions): ChoiceReport {
  * candidate's summed log-likelihood and whether it is the greedy continuation, acc and acc_norm as the harness counts them.
  */
 export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel: LmEvalModel } {
-  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
+  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
   try {
     const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
     const model = decoderAdapter(loaded.model);

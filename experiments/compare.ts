@@ -4,8 +4,8 @@ import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { compareSides, type CompareResult, type CompareSide, type CompareTokens } from "../src/eval/compare.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
-import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
-import { readSafetensorsBytes, requireFile } from "../src/node/disk.ts";
+import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
@@ -22,7 +22,7 @@ function checkOptions(o: CompareOptions): void {
 
 /** A model file as one side: its documents (a run's text, a documents file or the fixture) under its own tokenizer. */
 function modelSide(o: CompareOptions, path: string, what: string, loaded: LoadedModel[]): { side: CompareSide; data: ScoringDocuments } {
-  const l = decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
+  const l = decodeModelFile(readModelFileBytes(path, what), path);
   loaded.push(l);
   const documents = o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined;
   const data = scoringDocuments(path, l, { text: o.text, documents });

@@ -1,8 +1,7 @@
 // The evaluate recipe's file-system edge: reads the model file (and the documents file) from disk, then scores
 // them with the pure evaluateModel (evaluate.ts). Not the recipe itself, so the browser page can bundle that.
-import { ModelFileError } from "../src/lab/model_file.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
-import { readSafetensorsBytes } from "../src/node/disk.ts";
+import { readModelFileBytes } from "../src/node/disk.ts";
 import { scoreModel, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 export { chosenSplits } from "./evaluate.ts";
@@ -15,6 +14,6 @@ export function evaluateModelFile(o: EvaluateOptions, text?: ScoringText): Evalu
 /** evaluateModelFile with, when `o.lmEval`, each split as an lm-evaluation-harness task too. */
 export function scoreModelFile(o: EvaluateOptions, text?: ScoringText): ReturnType<typeof scoreModel> {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
-  const modelBytes = readSafetensorsBytes(o.model, "model file", ModelFileError);
+  const modelBytes = readModelFileBytes(o.model);
   return scoreModel(o, { modelBytes, dataBytes: o.data === undefined ? undefined : readDocumentsBytes(o.data), text });
 }

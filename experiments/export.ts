@@ -1,8 +1,8 @@
 // `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started) and written as
 // a Hugging Face GPT-2 directory with its ONNX graph (what transformers.js loads), or as the ONNX graph alone.
 // Not a converter back.
-import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
-import { checkOutputDir, readFileBytes, readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
+import { decodeModelParts } from "../src/lab/model_file.ts";
+import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
@@ -77,7 +77,7 @@ export function exportModel(o: ExportOptions): ExportReport {
 }
 
 function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
-  const parts = decodeModelParts(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
+  const parts = decodeModelParts(readModelFileBytes(o.model), o.model);
   const { config, tokenizer, weights } = parts;
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });

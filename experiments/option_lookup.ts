@@ -25,7 +25,8 @@ export function parseOptionText<N extends OptionName>(name: N, text: string): Op
   const t = text.trim();
   if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
   if (spec.type === "boolean" && t !== "true" && t !== "false") throw new Error(`--${name} must be true or false, got ${JSON.stringify(text)}`);
-  const v = spec.type === "number" ? Number(t) : spec.type === "boolean" ? t === "true" : t;
+  // a number goes to its parser as text, as on the command line, so "0x10" and 2^53 + 1 are refused the same way
+  const v = spec.type === "boolean" ? t === "true" : t;
   const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
   return (check ? check(v, name) : v) as OptionValue<N>;
 }

@@ -15,9 +15,9 @@ import { buildReport, type Report } from "../src/eval/report.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
 import { reportCard, type CardContext } from "../src/eval/report_card.ts";
 import { reportFigures } from "../src/eval/report_page.ts";
-import { ModelFileError, decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
+import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
-import { readSafetensorsBytes, requireFile } from "../src/node/disk.ts";
+import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { usingPool } from "../src/node/pool.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
@@ -49,7 +49,7 @@ export interface ReportRunOptions {
   lmEval?: boolean;
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
+const load = (path: string, what: string): LoadedModel => decodeModelFile(readModelFileBytes(path, what), path);
 
 /** The report of one model file; every model loaded is disposed before returning. */
 export function runReport(o: ReportRunOptions): Report {

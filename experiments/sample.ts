@@ -2,8 +2,8 @@
 // (src/eval/generate.ts). Not scoring and not training; the prompt is encoded with the file's own tokenizer.
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { generate, type Decoding } from "../src/eval/generate.ts";
-import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
-import { readSafetensorsBytes } from "../src/node/disk.ts";
+import { decodeModelFile } from "../src/lab/model_file.ts";
+import { readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { SAMPLE_DEFAULTS, type SampleOptions } from "./options.ts";
@@ -36,7 +36,7 @@ export function checkSampleOptions(o: SampleOptions): void {
 export function runSample(o: SampleOptions): SampleResult {
   checkSampleOptions(o);
   if (o.temperature === 0 && o.samples > 1) throw new Error(`--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`);
-  const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
+  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
   try {
     const { tokenizer, config } = loaded;
     if (o.topK !== undefined && o.topK > config.vocabSize) throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);

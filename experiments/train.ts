@@ -13,7 +13,7 @@ import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
-import { documentData, textData } from "./train_data.ts";
+import { documentData, smallSplitWarnings, textData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 
 export interface TrainRunResult {
@@ -56,6 +56,8 @@ export async function runTraining(
     },
     onSave: (step, where) => log(`saved state at update ${step} → ${where}`),
     onStart: (run) => {
+      // once the run is sure to start: a refusal (say, of a resume) stays its one line
+      if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
       log(d.describe);
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`);
       const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);

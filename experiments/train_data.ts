@@ -6,8 +6,10 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance } from "../src/data/text_split.ts";
+import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
@@ -32,6 +34,7 @@ export interface TrainData {
 /** The overfit fixture or a JSONL file: whole documents as microbatches, byte tokens, the overfit shape. */
 export function documentData(o: TrainRunOptions): TrainData {
   const config = resolveModelConfig(o.modelConfig, PRESETS.overfit);
+  checkTrainingMemory(config, o.batchRows); // before the documents are read
   const tokenizer = o.data ? new ByteTokenizer(config.vocabSize) : overfitTokenizer();
   const all = o.data ? o.data.docs(tokenizer) : overfitDocuments(tokenizer);
   const of = (s: string) => all.filter((d) => d.split === s);
@@ -62,10 +65,11 @@ function bpeOf(texts: string[], vocab: number) {
 export function textData(o: TrainRunOptions): TrainData {
   const t = o.text!;
   if (!o.out) throw new Error("--text needs --out (the split manifest, history and state live there)");
-  const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
-  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
+  checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
+  const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
+  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
   const enc = (s: Split) => bySplit[s].map((d) => encodeDocument(tokenizer, d));
   const train = enc("train");
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
@@ -81,4 +85,18 @@ export function textData(o: TrainRunOptions): TrainData {
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
     trainedOn: textDataProvenance(manifest),
   };
+}
+
+/**
+ * `train --text`'s warnings for a held-out split of fewer than MIN_INTERVAL_DOCUMENTS documents: its NLL is a few
+ * documents' and no interval is printed over it, so the fraction option that would give it more is named.
+ */
+export function smallSplitWarnings(d: TrainData, split: TextSplitOptions): string[] {
+  if (!d.split) return [];
+  const flags = { validation: ["--validation-fraction", split.validation], test: ["--test-fraction", split.test] } as const;
+  return (["validation", "test"] as const).flatMap((s) => {
+    const [flag, fraction] = flags[s], n = d.split!.documents[s];
+    if (fraction === 0 || n >= MIN_INTERVAL_DOCUMENTS) return [];
+    return [`warning: the ${s} split has ${n} document${n === 1 ? "" : "s"}, fewer than ${MIN_INTERVAL_DOCUMENTS} (MIN_INTERVAL_DOCUMENTS): its NLL is ${n === 1 ? "one document's" : `${n} documents'`}, too few for an interval; raise ${flag} (now ${fraction}) or give more documents`];
+  });
 }

@@ -147,6 +147,16 @@ function fileFor(root: string, urlPath: string): string | undefined {
   return full;
 }
 
+/**
+ * Whether a request's Host header names this machine. A page on another site can point its own name at 127.0.0.1
+ * (DNS rebinding) and then read what this server answers as same-origin; its requests carry that name as Host,
+ * so any name but the loopback ones is refused (a missing Host too: every browser sends one).
+ */
+export function isLocalHost(host: string | undefined): boolean {
+  const m = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i.exec(host ?? "");
+  return m !== null;
+}
+
 /** How long a client may take: to send its headers, its whole request, and to stay idle between requests. */
 export const LAB_TIMEOUTS_MS = { headers: 10_000, request: 30_000, idle: 30_000 } as const;
 
@@ -163,6 +173,10 @@ export function serveLab(dir: string, port: number, timeouts: { headers: number;
   const server: Server = createServer({ headersTimeout: timeouts.headers, requestTimeout: timeouts.request, connectionsCheckingInterval: Math.min(1000, timeouts.headers) }, (req, res) => {
     const headers = { ...ISOLATION_HEADERS, "Cache-Control": "no-store" };
     const text = { ...headers, "Content-Type": "text/plain; charset=utf-8" };
+    if (!isLocalHost(req.headers.host)) {
+      res.writeHead(421, text).end(`Host ${JSON.stringify(req.headers.host ?? "")} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`);
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { ...text, Allow: "GET, HEAD" }).end(`method ${req.method} not allowed (GET and HEAD only)\n`);
       return;

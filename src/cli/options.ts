@@ -56,7 +56,9 @@ export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial
     const only = narrowed[name as OptionName];
     const spec: Spec = only ? { ...found, choices: found.choices?.filter((c) => only.includes(c)) } : found;
     const describe = extra[name as OptionName] ?? spec.describe;
-    const o: Options = { type: spec.type, describe, requiresArg: spec.type !== "boolean" };
+    // a number option reaches its parser as typed (`string`; --help still says [number]): yargs's Number() would
+    // read "0x10" as 16 and 2^53 + 1 as 2^53 before the parser could refuse them
+    const o: Options = { type: spec.type, string: spec.type === "number", describe, requiresArg: spec.type !== "boolean" };
     if (def === REQUIRED) o.demandOption = true;
     else if (def !== undefined) o.default = def;
     else if (spec.type === "boolean") o.default = false;

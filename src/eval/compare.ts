@@ -8,7 +8,7 @@ import type { Provenance } from "../util/provenance.ts";
 import { Rng } from "../util/rng.ts";
 import type { ScoringModel } from "./adapter.ts";
 import { scoredBytes } from "./bpb.ts";
-import { wilsonInterval } from "./intervals.ts";
+import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments, wilsonInterval } from "./intervals.ts";
 import { mcnemarExact } from "./mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "./multi_bootstrap.ts";
 import { scoringStride, windowBatches } from "./windows.ts";
@@ -63,7 +63,17 @@ export interface CompareSettings {
   bitsPerByte: boolean;
 }
 
-type Difference = ReturnType<typeof multiBootstrapDifference>["difference"];
+type BootstrapDifference = ReturnType<typeof multiBootstrapDifference>["difference"];
+/**
+ * B − A with its interval and p-value, or, over fewer than MIN_INTERVAL_DOCUMENTS documents, the point estimate
+ * alone with the reason (a bootstrap over one document gave "[x, x]" and p = 1/replicates).
+ */
+export type Difference = BootstrapDifference | { estimate: number; lo: null; hi: null; p_one_sided: null; p_floor: null; interval_reason: string };
+
+/** `d` as shown over `documents` documents: whole, or its estimate alone when they are too few for an interval. */
+function shown(d: BootstrapDifference, documents: number): Difference {
+  return documents >= MIN_INTERVAL_DOCUMENTS ? d : { estimate: d.estimate, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: tooFewDocuments(documents) };
+}
 type Accuracy = { hits: number; targets: number; acc: number; wilson: { lo: number; hi: number } };
 
 export interface CompareResult {
@@ -127,7 +137,7 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
   let nll: CompareResult["nll"] = null, accuracy: CompareResult["accuracy"] = null;
   if (same) {
     const d = multiBootstrapDifference(arm(totA, targets), arm(totB, targets), rng(), opts);
-    nll = { a: d.a.estimate, b: d.b.estimate, difference: d.difference };
+    nll = { a: d.a.estimate, b: d.b.estimate, difference: shown(d.difference, da.length) };
     const hitsA = sa.flatMap((s) => Array.from(s.hit)), hitsB = sb.flatMap((s) => Array.from(s.hit));
     const N = hitsA.length;
     const acc = (h: number[]): Accuracy => {
@@ -150,7 +160,7 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
       note: "one model per arm: documents are resampled, seeds are not; the interval says nothing about training another seed",
     },
     nll, ...(nll ? {} : { nll_reason: why }),
-    bits_per_byte: { a: bpb.a.estimate, b: bpb.b.estimate, difference: bpb.difference },
+    bits_per_byte: { a: bpb.a.estimate, b: bpb.b.estimate, difference: shown(bpb.difference, da.length) },
     accuracy, ...(accuracy ? {} : { accuracy_reason: why }),
     documents: da.map((d, i) => ({ id: d.id, targets: same ? targets[i] : null, bytes: bytes[i], a_total_nll: totA[i], b_total_nll: totB[i] })),
     provenance: prov,

@@ -6,6 +6,9 @@ import type { CompareResult, CompareTokens } from "./compare.ts";
 import { visibleToken } from "./visible.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
+/** The interval and p-value cells, or the reason there are none (too few documents). */
+const intervalCells = (d: CompareResult["bits_per_byte"]["difference"]): [string, string] =>
+  d.lo === null ? [`n/a (${d.interval_reason})`, "n/a"] : [`[${f(d.lo)}, ${f(d.hi)}]`, d.p_one_sided.toPrecision(4)];
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
 /** Blue where A predicts the token better (B − A > 0), orange where B does; intensity by |diff| / scale. */
@@ -21,8 +24,8 @@ const TOKEN_CSS = `<style>.tok{white-space:pre-wrap;font-family:monospace;paddin
 /** The page: summary tables, a legend, then each document with every target token coloured by its loss difference. */
 export function compareHtml(r: CompareResult, tokens: CompareTokens | null): string {
   const summary = htmlTable(["quantity", "A", "B", "B − A", "95% interval", "one-sided p"], [
-    ...(r.nll ? [["NLL (nats/target)", f(r.nll.a), f(r.nll.b), f(r.nll.difference.estimate), `[${f(r.nll.difference.lo)}, ${f(r.nll.difference.hi)}]`, r.nll.difference.p_one_sided.toPrecision(4)]] : []),
-    ["bits per byte", f(r.bits_per_byte.a), f(r.bits_per_byte.b), f(r.bits_per_byte.difference.estimate), `[${f(r.bits_per_byte.difference.lo)}, ${f(r.bits_per_byte.difference.hi)}]`, r.bits_per_byte.difference.p_one_sided.toPrecision(4)],
+    ...(r.nll ? [["NLL (nats/target)", f(r.nll.a), f(r.nll.b), f(r.nll.difference.estimate), ...intervalCells(r.nll.difference)]] : []),
+    ["bits per byte", f(r.bits_per_byte.a), f(r.bits_per_byte.b), f(r.bits_per_byte.difference.estimate), ...intervalCells(r.bits_per_byte.difference)],
     ...(r.accuracy ? [["next-token accuracy", pct(r.accuracy.a.acc), pct(r.accuracy.b.acc), pct(r.accuracy.b.acc - r.accuracy.a.acc), "—", `McNemar exact p ${r.accuracy.mcnemar.p_two_sided.toPrecision(4)} (two-sided)`]] : []),
   ]);
   const sections = [

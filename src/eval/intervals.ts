@@ -42,6 +42,18 @@ function finiteArray(name: string, xs: readonly number[]): void {
   });
 }
 
+/**
+ * Fewest documents an interval or a p-value is printed over. A bootstrap over n documents draws from at most
+ * C(2n − 1, n) distinct resamples (1 for one document: "[x, x]", p ≈ 1/replicates), and its percentile interval
+ * undercovers badly below about ten (Efron and Tibshirani, An Introduction to the Bootstrap, ch. 13); a Wilson
+ * interval over so few items says as little. Under it the point estimate is shown with "n too small for an interval".
+ */
+export const MIN_INTERVAL_DOCUMENTS = 10;
+
+/** The reason printed (and written as the JSON's `…_reason`) in place of an interval over `n` documents. */
+export const tooFewDocuments = (n: number): string =>
+  `n too small for an interval: ${n} document${n === 1 ? "" : "s"}, fewer than ${MIN_INTERVAL_DOCUMENTS} (MIN_INTERVAL_DOCUMENTS)`;
+
 /** Fewest bootstrap replicates that give a percentile interval (one replicate has no spread). */
 export const MIN_REPLICATES = 2;
 

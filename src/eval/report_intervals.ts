@@ -2,13 +2,19 @@
 // byte (a ratio Σ bits / Σ bytes, resampled as one), the naive standard error beside it, and Wilson intervals
 // of next-token accuracy. Each group resamples from its own named stream, so adding a group moves no other.
 import { notShown, type Evaluator } from "./evaluator.ts";
-import { blockBootstrap, blockBootstrapRatio, tokenWeightedStandardError, wilsonInterval } from "./intervals.ts";
+import { blockBootstrap, blockBootstrapRatio, MIN_INTERVAL_DOCUMENTS, tokenWeightedStandardError, tooFewDocuments, wilsonInterval } from "./intervals.ts";
 import { reasoned, reasonedRecord, type Reasoned } from "./reasoned.ts";
 import type { Split } from "../data/documents.ts";
 import type { ReportSettings } from "./report.ts";
 
 const ONE_WINDOW = "one window: a bootstrap or standard error over windows needs at least two";
 const NO_BYTES = "the scored targets stand for no bytes (BOS, EOS and PAD count 0)";
+
+/** The reason a group's windows are too few documents for an interval, or undefined when they are enough. */
+const tooFew = (windows: readonly { doc: string }[]): string | undefined => {
+  const n = new Set(windows.map((w) => w.doc)).size;
+  return n < MIN_INTERVAL_DOCUMENTS ? tooFewDocuments(n) : undefined;
+};
 
 type Bootstrap = { lo: number; hi: number; se: number; block_length: number; replicates: number };
 type Group = { split: Split; source: string; stride: number; windows: number };
@@ -37,9 +43,10 @@ export const intervalsEvaluator: Evaluator<IntervalsValue> = {
         const means = g.windows.map((w) => w.totalNll / w.scored), counts = g.windows.map((w) => w.scored);
         const b = blockBootstrap(means, counts, boot.child(`${g.split}/${g.source}`), { replicates });
         const naive = tokenWeightedStandardError(means, counts);
+        const few = tooFew(g.windows);
         return {
           split: g.split, source: g.source, stride: g.stride, windows: g.windows.length, targets: naive.tokens, nll: b.estimate,
-          ...reasonedRecord("block_bootstrap_95", g.windows.length < 2 ? null : record(b), ONE_WINDOW),
+          ...reasonedRecord("block_bootstrap_95", g.windows.length < 2 || few ? null : record(b), g.windows.length < 2 ? ONE_WINDOW : few ?? ONE_WINDOW),
           ...reasoned("independent_windows_se", naive.se, ONE_WINDOW),
         };
       }),
@@ -51,7 +58,7 @@ export const intervalsEvaluator: Evaluator<IntervalsValue> = {
         return {
           split: g.split, source: g.source, stride: g.stride, windows: g.windows.length,
           ...reasoned("bits_per_byte", b?.estimate ?? NaN, NO_BYTES),
-          ...reasonedRecord("block_bootstrap_95", b && g.windows.length > 1 ? record(b) : null, bytes === 0 ? NO_BYTES : ONE_WINDOW),
+          ...reasonedRecord("block_bootstrap_95", b && g.windows.length > 1 && !tooFew(g.windows) ? record(b) : null, bytes === 0 ? NO_BYTES : g.windows.length < 2 ? ONE_WINDOW : tooFew(g.windows) ?? ONE_WINDOW),
         };
       }),
       next_token_accuracy: (done.calibration?.by_split ?? []).map((c) => ({ split: c.split, stride: settings.calibrationStride, ...c.accuracy, wilson95: c.accuracy.predictions > 0 ? wilsonInterval(c.accuracy.correct, c.accuracy.predictions) : null })),

@@ -13,7 +13,7 @@ import type { TextDataProvenance } from "../data/text_split.ts";
 import { engineInfo } from "../util/backend.ts";
 import { provenance } from "../util/provenance.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
 import { parseStrictJson } from "../util/json_strict.ts";
 import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/schema.ts";
 
@@ -298,7 +298,12 @@ export function parseProvenance(metadata: Record<string, string>, where: string)
  * missing, extra, mistyped or misshapen tensor by name. Returns arrays keyed by the unprefixed name.
  */
 export function takeTensors(tensors: Record<string, TensorEntry>, expected: [string, number[]][], prefix: string, where: string): ParamArrays {
-  const out: ParamArrays = new Map();
+  checkLayout(tensors, expected, prefix, where);
+  return new Map(expected.map(([name]) => [name, tensors[prefix + name].data as Float32Array]));
+}
+
+/** Refuse a missing, mistyped or misshapen tensor of `expected` by name, from its declared dtype and shape alone. */
+function checkLayout(tensors: Record<string, { dtype: string; shape: number[] }>, expected: [string, number[]][], prefix: string, where: string): void {
   for (const [name, shape] of expected) {
     const key = prefix + name;
     if (!Object.hasOwn(tensors, key)) throw new ModelFileError(`${where}: tensor "${key}" is missing`);
@@ -307,9 +312,29 @@ export function takeTensors(tensors: Record<string, TensorEntry>, expected: [str
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
       throw new ModelFileError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
     }
-    out.set(name, t.data as Float32Array);
   }
-  return out;
+}
+
+/**
+ * Judge a model file by its header alone, before its tensors are read (src/node/disk.ts readModelFileBytes): its
+ * format, its config, and exactly the tensors that config calls for, each F32 of its shape. A file that passes can
+ * hold no more bytes than its config's weights (the header tiles the data exactly), so reading it is bounded by
+ * MAX_PARAMETERS; one with an extra or oversized tensor is refused having read only the header.
+ */
+export function judgeModelHeader(layout: HeaderLayout, path: string): void {
+  const where = `model file ${path}`;
+  const { metadata, tensors } = layout;
+  refuseStateFile(metadata, where);
+  checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1], where);
+  const shapes = parameterShapes(parseConfig(metadata, where));
+  checkLayout(tensors, shapes, "", where);
+  refuseExtraTensors(tensors, new Set(shapes.map(([n]) => n)), where);
+}
+
+function refuseStateFile(metadata: Record<string, string>, where: string): void {
+  if (metadata.format?.startsWith("tinylab-train-state/")) {
+    throw new ModelFileError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
+  }
 }
 
 /** What a tensor's values must satisfy, and how a refusal says it. */
@@ -334,7 +359,7 @@ export function refuseBadValues(arrays: ParamArrays, prefix: string, where: stri
 }
 
 /** Refuse any tensor not in `known`, naming it. */
-export function refuseExtraTensors(tensors: Record<string, TensorEntry>, known: Set<string>, where: string): void {
+export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<string>, where: string): void {
   const extra = Object.keys(tensors).filter((k) => !known.has(k));
   if (extra.length > 0) throw new ModelFileError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
 }
@@ -360,9 +385,7 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
   const { contents, sha256 } = decodeCheckpoint(bytes, path);
   const where = `model file ${path}`;
   const { metadata, tensors } = contents;
-  if (metadata.format?.startsWith("tinylab-train-state/")) {
-    throw new ModelFileError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
-  }
+  refuseStateFile(metadata, where);
   checkFormat(metadata, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1], where);
   const integrity = modelIntegrity(contents, where);
   const config = parseConfig(metadata, where);

@@ -12,11 +12,13 @@ import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
 import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs, type ShouldStop } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
-import type { GradientProvider, StepResult } from "../train/trainer.ts";
+import { NonFiniteError, type GradientProvider, type StepResult } from "../train/trainer.ts";
+import { learningRate } from "../train/schedule.ts";
 import { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { modelGradient } from "./gradients.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
+import { checkTrainingMemory } from "./memory.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
 import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
 
@@ -65,6 +67,7 @@ export class Run {
   /** A fresh run, or one continuing a saved state after every resume check (config, tokenizer, options). */
   static create(spec: RunSpec, from?: { state: TrainSnapshot; where: string }, pool?: WorkerPool): Run {
     if (from) checkResume(from.state, spec, from.where);
+    checkTrainingMemory(spec.config, spec.options.batchRows); // before the model, its optimizer or a batch is allocated
     const root = Rng.fromSeed(spec.options.seed);
     const model = new GPT(spec.config, from?.state.weights ?? initParameters(spec.config, root.child(STREAMS.init)));
     const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, ...spec.options.adamw });
@@ -91,7 +94,11 @@ export class Run {
 
   /** Continue to `updates` in total (or until `shouldStop`); hooks see every update and every save step; divergence is guarded. */
   train(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): { from: number; to: number; stopped: boolean } {
-    return trainLoop(this.loopArgs(updates, hooks), { shouldStop });
+    try {
+      return trainLoop(this.loopArgs(updates, hooks), { shouldStop });
+    } catch (err) {
+      throw this.namedDivergence(err);
+    }
   }
 
   /**
@@ -99,7 +106,19 @@ export class Run {
    * whole updates when `shouldStop()` says so. `to` is the last update done.
    */
   trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): Promise<{ from: number; to: number; stopped: boolean }> {
-    return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop });
+    return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop }).catch((err: unknown) => { throw this.namedDivergence(err); });
+  }
+
+  /**
+   * A non-finite loss or gradient, said with the learning rate of the update that failed and the option that sets
+   * it: the usual cause is a rate too large (--lr 1e30), which the trainer alone cannot name.
+   */
+  private namedDivergence(err: unknown): unknown {
+    if (!(err instanceof NonFiniteError) || err.step <= 1) return err; // at update 1 no rate has acted yet
+    const { schedule } = this.spec.options;
+    const named = new NonFiniteError(err.step, err.what);
+    named.message = `${err.message} (update ${err.step - 1} moved the weights at learning rate ${learningRate(schedule, err.step - 1)}, from --lr ${schedule.lr}: the run diverged; a smaller --lr is the usual cure)`;
+    return named;
   }
 
   private loopArgs(updates: number, hooks: RunHooks): LoopArgs<Batch> {

@@ -37,7 +37,8 @@ export const PRESETS: Record<string, ModelConfig> = {
 export function resolveModelConfig(overrides: Record<string, unknown> = {}, base: ModelConfig = DEFAULT_MODEL_CONFIG): ModelConfig {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
-    if (!(key in base)) throw new Error(`unknown model config key "${key}" (known: ${Object.keys(base).join(", ")})`);
+    // own keys only: `in` also finds Object.prototype's ("constructor", "__proto__"), which would pass as fields
+    if (!Object.hasOwn(base, key)) throw new Error(`unknown model config key "${key}" (known: ${Object.keys(base).join(", ")})`);
     const want = typeof (base as unknown as Record<string, unknown>)[key];
     if (typeof value !== want) throw new Error(`model config "${key}" must be a ${want}, got ${JSON.stringify(value)}`);
     out[key] = value;

@@ -6,7 +6,8 @@ import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync,
 import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/process.ts";
-import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
+import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
+import { judgeModelHeader, ModelFileError } from "../lab/model_file.ts";
 
 const { MAX_LENGTH } = constants;
 
@@ -107,19 +108,22 @@ function readOpen(fd: number, size: number, path: string, into = new Uint8Array(
  * 8-byte prefix and the header are read and checked against the file's size first: a file whose header does not
  * describe exactly its bytes (say a valid model followed by a GiB of zeros) is refused having read only its header.
  */
-export function readSafetensorsBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, says = "not a valid safetensors file: "): Uint8Array {
+export function readSafetensorsBytes(
+  path: string, what: string, Refusal: new (message: string) => Error = Error, says = "not a valid safetensors file: ", judge?: (layout: HeaderLayout) => void,
+): Uint8Array {
   const { fd, size } = openRegular(path, what, null, Refusal);
   try {
     const prefix = new Uint8Array(Math.min(8, size));
     readOpen(fd, prefix.length, path, prefix);
-    let head: Uint8Array;
+    let head: Uint8Array, layout: HeaderLayout;
     try {
       const end = 8 + headerLength(prefix, size);
       head = readOpen(fd, end, path, new Uint8Array(end));
-      checkHeader(head, size);
+      layout = checkHeader(head, size);
     } catch (err) {
       throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${says}${err.message}`) : err;
     }
+    judge?.(layout);
     checkSize(size, path, what, BUFFER_LIMIT, Refusal);
     const bytes = new Uint8Array(size);
     bytes.set(head);
@@ -127,6 +131,14 @@ export function readSafetensorsBytes(path: string, what: string, Refusal: new (m
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A model file's bytes, judged from its header before any tensor is read (judgeModelHeader: format, config, exactly
+ * the tensors the config calls for): a valid model with a GiB tensor added is refused having read only its header.
+ */
+export function readModelFileBytes(path: string, what = "model file"): Uint8Array {
+  return readSafetensorsBytes(path, what, ModelFileError, undefined, (layout) => judgeModelHeader(layout, path));
 }
 
 /**

@@ -226,8 +226,19 @@ interface Header {
  * calls it before reading the rest, so a file whose header does not describe exactly its size (trailing bytes,
  * data past the end) is refused before its body is read.
  */
-export function checkHeader(head: Uint8Array, fileSize: number): void {
-  parseHeader(head, fileSize);
+export function checkHeader(head: Uint8Array, fileSize: number): HeaderLayout {
+  const { infos, metadata } = parseHeader(head, fileSize);
+  // own properties (fromEntries), so a tensor or key named "__proto__" stays one
+  return {
+    tensors: Object.fromEntries(infos.map((t) => [t.name, { dtype: t.dtype, shape: t.shape }])),
+    metadata: Object.fromEntries(Object.entries(metadata)) as Record<string, string>,
+  };
+}
+
+/** What a header declares, without the data: each tensor's dtype and shape, and the metadata. */
+export interface HeaderLayout {
+  tensors: Record<string, { dtype: DType; shape: number[] }>;
+  metadata: Record<string, string>;
 }
 
 function parseHeader(bytes: Uint8Array, fileSize: number): Header {

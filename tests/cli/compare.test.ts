@@ -14,12 +14,15 @@ const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-compare-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("tinylab compare", () => {
-  it("of a model against itself: difference exactly 0, p = 1, no discordant targets; JSON and HTML written", async () => {
+  it("of a model against itself: difference exactly 0, no interval over 2 documents, no discordant targets; JSON and HTML written", async () => {
     const out = join(dir, "self");
     const r = await tinylab(["compare", FIXTURE, FIXTURE, "--json", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    for (const d of [j.nll.difference, j.bits_per_byte.difference]) expect(d).toMatchObject({ estimate: 0, lo: 0, hi: 0, p_one_sided: 1 });
+    // two documents: the point estimate alone, no interval or p-value (MIN_INTERVAL_DOCUMENTS), said in the JSON
+    for (const d of [j.nll.difference, j.bits_per_byte.difference]) {
+      expect(d).toEqual({ estimate: 0, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+    }
     expect(j.accuracy.mcnemar).toMatchObject({ a_only: 0, b_only: 0, p_two_sided: 1 });
     expect(JSON.parse(readFileSync(join(out, "compare.json"), "utf8")).nll.difference.estimate).toBe(0);
     const html = readFileSync(join(out, "compare.html"), "utf8");
@@ -38,7 +41,7 @@ describe("tinylab compare", () => {
     const r = await tinylab(["compare", FIXTURE, "--baseline", "bigram-add1", "--out", join(dir, "bigram")]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +4\.364098 5\.044970/);
-    expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 +95% \[/);
+    expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 {2}\(n too small for an interval: 2 documents, fewer than 10/);
     expect(r.stdout).toContain("2 documents, 9 targets");
     expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: p \d/);
   });

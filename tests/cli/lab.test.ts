@@ -10,10 +10,10 @@ import { BUILD_LIST, buildLab, checkLabOut, serveLab, type LabServer } from "../
 import { parseOptionText } from "../../src/cli/options.ts";
 
 /** A raw request (no URL normalisation, so ../ reaches the server as written). */
-function get(url: string, path: string, method = "GET"): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function get(url: string, path: string, method = "GET", host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const u = new URL(url);
   return new Promise((ok, fail) => {
-    const req = request({ host: u.hostname, port: u.port, path, method }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, path, method, headers: host === undefined ? {} : { Host: host } }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
       res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body }));
@@ -54,6 +54,15 @@ describe("the lab server", () => {
   it("hands out nothing outside the built directory and only answers GET and HEAD", async () => {
     for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/wasm/../../secret.txt", "/%E0%A4%A"]) expect((await get(server.url, path)).status, path).toBe(404);
     expect((await get(server.url, "/", "HEAD")).status).toBe(200);
+  });
+
+  it("answers only requests addressed to this machine: any other Host (a DNS-rebinding page's name) is refused 421", async () => {
+    const port = new URL(server.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "localhost"]) expect((await get(server.url, "/", "GET", host)).status, host).toBe(200);
+    for (const host of [`evil.example:${port}`, "attacker.test", `127.0.0.1.evil.example:${port}`, `localhost.:${port}`]) {
+      const r = await get(server.url, "/", "GET", host);
+      expect([r.status, r.body], host).toEqual([421, `Host ${JSON.stringify(host)} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`]);
+    }
   });
 
   it("answers another method 405 with an Allow header, saying so", async () => {

@@ -70,14 +70,16 @@ describe("buildReport on a briefly trained decoder", () => {
       expect(c.stride).toBe(4);
       expect(c.report.bins.reduce((n, b) => n + b.count, 0)).toBe(c.accuracy.predictions);
     }
+    // each group here has fewer than MIN_INTERVAL_DOCUMENTS documents: the estimate alone, null with the reason
+    const few = /^n too small for an interval: \d documents?, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\)$|^one window/;
     for (const i of report.intervals.perplexity_by_group) {
-      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.nll + 1e-12);
-      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.nll - 1e-12);
+      expect(i.block_bootstrap_95).toBeNull();
+      expect(i.block_bootstrap_95_reason).toMatch(few);
     }
     report.intervals.bits_per_byte_by_group.forEach((i, k) => {
       expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte!, 12); // the interval's estimate is the table's number
-      expect(i.block_bootstrap_95!.lo).toBeLessThanOrEqual(i.bits_per_byte! + 1e-12);
-      expect(i.block_bootstrap_95!.hi).toBeGreaterThanOrEqual(i.bits_per_byte! - 1e-12);
+      expect(i.block_bootstrap_95).toBeNull();
+      expect(i.block_bootstrap_95_reason).toMatch(few);
     });
     for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate!);
     expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);

@@ -1,8 +1,10 @@
 // Fuzzing the decoders: seeded corruptions of a valid model file and state file, byte-level and structural, every
-// one refused in one line naming the file; and every field of the JSON the lab reads (the state's metadata, a
+// one refused in one line naming the file; every field of the JSON the lab reads (the state's metadata, a
 // manifest, a history, each sweep result) deleted, nulled, retyped, given twice and put out of range, each refused in
-// one line naming the file and the field. Not a test of valid files' contents.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// one line naming the file and the field; model files with a GiB the header declares, refused from the header in
+// bounded time and memory; and hostile values of every option, refused where they are parsed. Not a test of valid
+// files' contents.
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +24,10 @@ import { keyPath } from "../../src/util/json_strict.ts";
 import { emptyHistory, resumeHistory, type HistoryEntry } from "../../src/lab/history.ts";
 import { splitTexts, textSplit, type TextSource } from "../../src/data/text_split.ts";
 import { collectSweep } from "../../experiments/sweep.ts";
+import yargs from "yargs";
+import { readModelFileBytes } from "../../src/node/disk.ts";
+import { modelOverrides, OPTION_GROUPS, withOptions } from "../../src/cli/options.ts";
+import { resolveModelConfig } from "../../src/model/config.ts";
 
 /** One valid file under test and what the corruptions need to know about it. */
 interface Subject {
@@ -378,3 +384,106 @@ function topLevelEntries(text: string): [string, string][] {
   }
   return out;
 }
+
+/** `bytes` (a model file) with `extra` more bytes the header declares as one more F32 tensor `name`: written sparse, so nothing big is written. */
+function withDeclaredTensor(bytes: Uint8Array, path: string, name: string, extra: number): void {
+  const n = headerLength(bytes);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))) as Record<string, Info>;
+  const end = bytes.length - 8 - n;
+  header[name] = { dtype: "F32", shape: [extra / 4], data_offsets: [end, end + extra] };
+  let text = JSON.stringify(header);
+  text += " ".repeat((8 - (text.length % 8)) % 8);
+  const head = new TextEncoder().encode(text);
+  const out = new Uint8Array(8 + head.length + end);
+  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
+  out.set(head, 8);
+  out.set(bytes.subarray(8 + n), 8 + head.length);
+  writeFileSync(path, out);
+  truncateSync(path, out.length + extra);
+}
+
+/** 1.2 GB: a tensor the lab once read whole, with a copy of it, before refusing the file. */
+const BLOAT = 1_200_000_000;
+
+describe("a model file judged from its header before any tensor is read", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tinylab-fuzz-bounded-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each<[string, (path: string) => void, string]>([
+    ["a 1.2 GB tensor the config does not call for", (p) => withDeclaredTensor(model.bytes, p, "extra", BLOAT), 'unexpected tensor "extra" for this config'],
+    ["an untied head on a tied config, 1.2 GB", (p) => withDeclaredTensor(model.bytes, p, "head", BLOAT), 'unexpected tensor "head" for this config'],
+    ["a block the config does not have, 1.2 GB", (p) => withDeclaredTensor(model.bytes, p, "h9.mlp.w1", BLOAT), 'unexpected tensor "h9.mlp.w1" for this config'],
+    ["a 1.2 GB data region past the declared tensors", (p) => { writeFileSync(p, model.bytes); truncateSync(p, model.bytes.length + BLOAT); }, `not a valid safetensors file: ${BLOAT} trailing bytes after the last tensor's data`],
+  ])("refuses %s in under 1 CPU-second and 300 MB, having read the header only", (_, make, says) => {
+    const path = join(dir, "bloated.safetensors");
+    make(path);
+    // CPU time: other work on a shared machine does not stretch it, and reading a GiB would cost it
+    const [rss, cpu] = [process.memoryUsage.rss(), process.cpuUsage()];
+    expect(() => readModelFileBytes(path)).toThrow(says.startsWith("not a valid") ? `${path}: ${says}` : `model file ${path}: ${says}`);
+    const used = process.cpuUsage(cpu);
+    expect(used.user + used.system).toBeLessThan(1e6);
+    expect(process.memoryUsage.rss() - rss).toBeLessThan(300 * 2 ** 20);
+  });
+
+  it("still reads the valid file it was made from (the control)", () => {
+    const path = join(dir, "valid.safetensors");
+    writeFileSync(path, model.bytes);
+    expect(readModelFileBytes(path)).toEqual(model.bytes);
+  });
+});
+
+describe("hostile option values, refused where they are parsed, in one line naming the option", () => {
+  const specs = Object.values(OPTION_GROUPS).flatMap((g) => Object.entries(g as Record<string, { type: string }>));
+  const parse = (name: string, text: string) =>
+    withOptions(yargs(), { [name]: undefined }).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync([`--${name}`, text]) as Record<string, unknown>;
+  const accepts = (name: string, text: string) => { try { parse(name, text); return true; } catch { return false; } };
+  const numbers = specs.filter(([, s]) => s.type === "number").map(([n]) => n);
+  // an integer option takes 2 and refuses 2.5 (the fractions, rates and ranges refuse or take both)
+  const integers = numbers.filter((n) => accepts(n, "2") && !accepts(n, "2.5"));
+  const lists = ["seeds", "checkpoints", "strides", "canary-sweep"];
+
+  /** The values refused, each as [option, value, the refusal or "accepted"], where the refusal is not one line naming the option. */
+  function problems(cases: [string, string][]): string[] {
+    return cases.flatMap(([name, text]) => {
+      try {
+        parse(name, text);
+        return [`--${name} ${JSON.stringify(text)}: accepted`];
+      } catch (err) {
+        const m = (err as Error).message;
+        return m.startsWith(`--${name}`) && !m.includes("\n") ? [] : [`--${name} ${JSON.stringify(text)}: ${m}`];
+      }
+    });
+  }
+
+  it("finds the options it fuzzes (the control: an empty list would pass the rest)", () => {
+    expect(integers).toEqual(expect.arrayContaining(["updates", "batch-rows", "context", "vocab", "max-tokens", "samples", "seed", "port"]));
+    expect(numbers).toEqual(expect.arrayContaining(["lr", "dropout", "lambda"]));
+    for (const [name, text] of [["updates", "16"], ["updates", "1e3"], ["lr", "3e-3"], ["lr", ".5"], ["seeds", "39, 40"], ["strides", "1,2"], ["model-config", '{"nLayers":2}'], ["prompt", "héllo ✓"]]) {
+      expect(accepts(name, text), `--${name} ${text}`).toBe(true);
+    }
+  });
+
+  it("refuses hex, octal, binary, Infinity and padded text in every number option", () => {
+    expect(problems(numbers.flatMap((n) => ["0x10", "0o10", "0b1", "Infinity", "1e999", " 2", "2 ", "1_000", "2abc"].map((t): [string, string] => [n, t])))).toEqual([]);
+  });
+
+  it("refuses a fraction, a negative exponent and a value past 2^53 in every integer option, and a count past its named limit", () => {
+    expect(problems(integers.flatMap((n) => ["2.0", "20e-1", "2.5", "9007199254740993", "1e16"].map((t): [string, string] => [n, t])))).toEqual([]);
+    const counts = ["updates", "warmup", "cosine-steps", "microbatches", "batch-rows", "save-every", "patience", "eval-every", "log-every", "layers", "d-model", "heads", "d-ff", "max-tokens", "samples", "top-k", "stride", "canary-secret", "canary-repetitions"];
+    expect(problems(counts.map((n): [string, string] => [n, "1000000000000"]))).toEqual([]);
+  });
+
+  it("refuses empty elements and non-decimal integers in every list option", () => {
+    expect(problems(lists.flatMap((n) => ["1,,2", ",1", "1,", "1, ,2", "0x10", "1,2.0"].map((t): [string, string] => [n, t])))).toEqual([]);
+  });
+
+  it("refuses __proto__, constructor and prototype keys in --model-config, as the model-file reader refuses them", () => {
+    expect(problems(["__proto__", "constructor", "prototype"].flatMap((k) => [`{"${k}":{"nLayers":3}}`, `{"${k}":1}`, `{"nLayers":2,"${k}":null}`]).map((t): [string, string] => ["model-config", t]))).toEqual([]);
+    // a key of Object.prototype's that is no field is refused when the config is resolved, never taken as one
+    for (const k of ["toString", "hasOwnProperty", "valueOf"]) expect(() => resolveModelConfig(modelOverrides({ modelConfig: { [k]: 1 } }))).toThrow(`unknown model config key "${k}"`);
+  });
+
+  it("refuses text that is not UTF-8 (U+FFFD in an argument) in --prompt, as --text refuses such a file", () => {
+    expect(problems(["\uFFFD", "ab\uFFFDc", "ok \uFFFD\uFFFD"].map((t): [string, string] => ["prompt", t]))).toEqual([]);
+  });
+});

@@ -10,7 +10,9 @@ const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
 type Diff = CompareResult["bits_per_byte"]["difference"];
 const diffLine = (label: string, d: Diff) =>
-  `  ${label.padEnd(22)} B − A ${f(d.estimate)}  95% [${f(d.lo)}, ${f(d.hi)}]  one-sided p ${d.p_one_sided.toPrecision(4)} (floor ${d.p_floor.toPrecision(4)})`;
+  d.lo === null
+    ? `  ${label.padEnd(22)} B − A ${f(d.estimate)}  (${d.interval_reason}: no interval, no p-value)`
+    : `  ${label.padEnd(22)} B − A ${f(d.estimate)}  95% [${f(d.lo)}, ${f(d.hi)}]  one-sided p ${d.p_one_sided.toPrecision(4)} (floor ${d.p_floor.toPrecision(4)})`;
 
 export function formatCompare(r: CompareResult): string {
   const lines = [
@@ -33,7 +35,6 @@ export function formatCompare(r: CompareResult): string {
     lines.push(`  next-token accuracy: of the targets, ${m.a_only} only A got right and ${m.b_only} only B; ${m.test}: p ${m.p_two_sided.toPrecision(4)}`);
   } else lines.push(`  accuracy: not compared (${r.accuracy_reason})`);
   lines.push(`  ${r.bootstrap.note}`);
-  if (r.data.documents < 10) lines.push(`  only ${r.data.documents} documents: the document bootstrap has few distinct resamples, so these intervals are rough`);
   return lines.join("\n");
 }
 
