@@ -2,11 +2,11 @@
 // training (experiments/evaluate.ts). Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { EVALUATE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -15,7 +15,7 @@ export const evaluateCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, EVALUATE_OPTIONS, {
       ...SCORING_DATA_HELP,
-      model: "model file (.safetensors); default with --run: its model.safetensors",
+      model: "model file (.safetensors), or a Hugging Face / transformers.js model directory scored on onnxruntime-node (docs/any-model.md); default with --run: its model.safetensors",
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
     }),
@@ -28,6 +28,13 @@ export const evaluateCommand: CommandModule = {
     const model = modelOfRun(v);
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
+    const { isModelDir } = await import("../../node/model_dir.ts");
+    if (isModelDir(model)) {
+      const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
+      const report = evaluateModelDir({ model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, text);
+      process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
+      return;
+    }
     await startEngine(v.backend, v.kernels);
     const report = evaluateModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
