@@ -5,6 +5,7 @@
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
 import type { Document, Split } from "../src/data/documents.ts";
+import type { AnyTokenizer } from "../src/data/tokenizer.ts";
 import { conventionIds, conventionLabel, type Convention } from "../src/eval/convention.ts";
 import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvenance } from "../src/node/model_dir.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
@@ -26,6 +27,22 @@ export interface DirOptions extends ModelDirOptions {
 export interface ConventionRecord { name: Convention; label: string; bos: number | null; eos: number | null }
 
 export const conventionRecord = (m: ModelDir, c: Convention): ConventionRecord => ({ name: c, label: conventionLabel(c, m.special), bos: m.special.bos ?? null, eos: m.special.eos ?? null });
+
+/**
+ * The directory's tokenizer as the report reads one: BOS is the convention's prefix (so a document's content starts
+ * after it), EOS the model's (−1, never produced, when it has none); its JSON form names tokenizer.json by sha256
+ * with the convention and the directory's provenance, so the report's identities say what was scored.
+ */
+export function dirTokenizer(m: ModelDir, convention: Convention): AnyTokenizer {
+  const t = m.tokenizer;
+  const bos = conventionIds(convention, m.special, [])[0];
+  const sha256 = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
+  return {
+    vocabSize: m.config.vocabSize, bos, eos: m.special.eos ?? -1,
+    encode: (text) => t.encode(text), decode: (ids) => t.decode(ids), bytesOf: (id) => t.bytesOf(id),
+    toJSON: () => ({ kind: "tokenizer.json", sha256, convention: conventionRecord(m, convention), model_dir: m.provenance }),
+  };
+}
 
 /** The documents (a documents file, a run's text, or the overfit fixture) as ids under the directory's tokenizer and `convention`. */
 export function dirDocuments(m: ModelDir, convention: Convention, input: { data?: string; text?: ScoringText }): { docs: Document[]; source: string } {

@@ -59,6 +59,10 @@ export interface CompareOptions {
   replicates: number;
   /** Required to compare models with different tokenizers: only bits per byte are then comparable. */
   bitsPerByte: boolean;
+  /** For a side that is a model directory (experiments/model_dir.ts); default MODEL_DIR_DEFAULTS. */
+  convention?: Convention;
+  graph?: string;
+  allowNonFloat32?: boolean;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */

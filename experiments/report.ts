@@ -1,8 +1,11 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
 // file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it;
 // then the report card (report.md with its figures), with the git state read at the edge (src/node/git.ts).
-import { allBaselines } from "../src/baselines/ngram.ts";
-
+import { allBaselines, MAX_BASELINE_TABLE } from "../src/baselines/ngram.ts";
+import { conventionLabel, type Convention } from "../src/eval/convention.ts";
+import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
+import { dirDocuments, dirTokenizer } from "./model_dir.ts";
+import { MODEL_DIR_DEFAULTS } from "./options.ts";
 import type { BinScheme } from "../src/eval/calibration.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
@@ -41,12 +44,41 @@ export interface ReportRunOptions {
   progress?: ProgressStream;
   /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
   workers?: number;
+  /** For a model directory (experiments/model_dir.ts); default MODEL_DIR_DEFAULTS. */
+  convention?: Convention;
+  graph?: string;
+  allowNonFloat32?: boolean;
+}
+
+/** `report --model DIR`: the harness on the directory's adapter; what cannot apply is refused or says why in its section. */
+function runReportDir(o: ReportRunOptions): Report {
+  if (o.canary?.reference) throw new Error("--canary-reference with a model directory: the with/without comparison needs two models of one tokenizer fitted here; probe the canary alone (drop --canary-reference)");
+  const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+  const m = openModelDir(o.model, o);
+  const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
+  const V = m.config.vocabSize;
+  const fits = V * V <= MAX_BASELINE_TABLE;
+  const label = conventionLabel(convention, m.special);
+  return buildReport(m.model, dirTokenizer(m, convention), docs, {
+    baselines: fits ? allBaselines(docs.filter((d) => d.split === "train"), m.model.binding, o.smoothing, o.lambda) : [],
+    baselinesNotRun: fits ? undefined : `a count baseline of this ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries`,
+    baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
+    stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+    canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens } : undefined,
+    model: modelIdentity(o.model, { path: o.model, sha256: m.provenance.sha256 }),
+    data: {
+      description: `${o.data ? `documents file ${o.data}` : source}, encoded with the directory's tokenizer.json; convention ${label}`, ...(o.data ? { path: o.data } : {}),
+      note: `model directory ${o.model} (sha256 ${m.provenance.sha256}; graph ${m.provenance.graph.file}, opset ${m.provenance.graph.opset}, ${m.provenance.graph.dtype}; ${m.provenance.manifest})`,
+    },
+    strides: o.strides, workers: 1, progress: o.progress,
+  });
 }
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readSafetensorsBytes(path, what, ModelFileError), path);
 
 /** The report of one model file; every model loaded is disposed before returning. */
 export function runReport(o: ReportRunOptions): Report {
+  if (isModelDir(o.model)) return runReportDir(o);
   const loaded: LoadedModel[] = [];
   try {
     const main = load(o.model, "model file");

@@ -270,12 +270,26 @@ describe("refusals and the export's seal", () => {
     expect(existsSync(at("huge"))).toBe(false);
   });
 
-  it("evaluate --model DIR runs end to end on the command line, naming the directory, its hash and the convention", async () => {
+  it("evaluate, compare DIR FILE --bits-per-byte and report --model DIR run end to end on the command line, naming the directory, its hash and the convention", async () => {
     const r = await tinylabHere(["evaluate", "--model", at("gpt2"), "--data", at("gpt2.jsonl")]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^model directory .*gpt2 \(sha256 [0-9a-f]{64}, over 5 files/);
     expect(r.stdout).toMatch(/convention: rolling \(lm-evaluation-harness loglikelihood_rolling\): prefix BOS 50256/);
+    const cmp = await tinylabHere(["compare", at("gpt2"), at("tied.safetensors"), "--bits-per-byte", "--data", at("gpt2.jsonl"), "--split", "validation", "--replicates", "200", "--out", at("cmp")]);
+    expect(cmp.code, cmp.stderr).toBe(0);
+    expect(cmp.stdout).toMatch(/different tokenizers: bits per byte only/);
+    expect(cmp.stdout).toMatch(/^A .*gpt2 \(model_sha256 [0-9a-f]{16}…\); convention rolling/m);
+    const result = JSON.parse(readFileSync(join(at("cmp"), "compare.json"), "utf8"));
+    expect(result.nll).toBeNull();
+    expect(result.data.bytes).toBeGreaterThan(0);
+    const rep = await tinylabHere(["report", "--model", at("gpt2"), "--data", at("gpt2.jsonl"), "--replicates", "200", "--out", at("rep")]);
+    expect(rep.code, rep.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(at("rep"), "report.json"), "utf8"));
+    expect(report.identities.model.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(report.identities.tokenizer.convention.name).toBe("rolling");
+    expect(report.baselines.status).toMatch(/^not run: a count baseline of this 50257-token vocabulary holds a 50257 × 50257 table/);
+    expect(readFileSync(join(at("rep"), "report.md"), "utf8")).toContain(at("gpt2"));
     const bad = await tinylabHere(["evaluate", "--model", at("llama")]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);

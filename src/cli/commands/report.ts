@@ -3,22 +3,22 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { REPORT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
 export const REPORT_OPTIONS = {
-  model: undefined, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
   bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const reportCommand: CommandModule = {
   command: "report",
-  describe: "Compose the evaluation report of a model file: JSON plus an HTML page with SVG figures",
+  describe: "Compose the evaluation report of a model file or a model directory: JSON plus an HTML page with SVG figures",
   builder: (y) =>
     withOptions(y, REPORT_OPTIONS, {
       ...SCORING_DATA_HELP,
-      model: "model file (.safetensors); default with --run: its model.safetensors",
+      model: "model file (.safetensors), or a Hugging Face / transformers.js model directory (docs/any-model.md); default with --run: its model.safetensors",
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
       seed: "seed of the sampling and bootstrap streams",
@@ -27,9 +27,11 @@ export const reportCommand: CommandModule = {
     const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine, writeOutput }, { reportCardFiles, runReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
     ]);
+    const { isModelDir } = await import("../../node/model_dir.ts");
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;
-    const modelPath = requireFile(modelOfRun(v), "model file");
+    const named = modelOfRun(v);
+    const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     checkOutputDir(out, "--out");
     if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
@@ -38,7 +40,7 @@ export const reportCommand: CommandModule = {
       finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
       model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
       canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-      progress: process.stderr, workers: v.workers,
+      progress: process.stderr, workers: v.workers, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
     });
     writeOutput(join(out, "report.json"), toJson(report));
     writeOutput(join(out, "report.html"), reportHtml(report));
