@@ -36,6 +36,8 @@ export class HfTokenizer {
   private readonly cache = new Map<string, string[]>();
   private readonly byteOf = new Map<string, number>();
   private readonly chars = bytesToUnicode();
+  /** Vocab entries that stand for no bytes (markSpecial), besides special added tokens. */
+  private readonly special = new Set<number>();
   readonly addPrefixSpace: boolean;
   readonly useRegex: boolean;
   /** Ids the post-processor adds around a single text (what AutoTokenizer(text) returns beyond `encode`). */
@@ -181,8 +183,16 @@ export class HfTokenizer {
     return parts;
   }
 
+  /**
+   * Declare vocab entries special (tokenizer_config.json's bos_token, eos_token, additional_special_tokens): they
+   * stand for no bytes, as tinylab's BOS and EOS, so an EOS target adds nothing to bits per byte.
+   */
+  markSpecial(ids: Iterable<number>): void {
+    for (const id of ids) this.special.add(id);
+  }
   /** UTF-8 bytes token `id` stands for: a vocab entry's bytes, a non-special added token's text, nothing for special tokens. */
   bytesOf(id: number): Uint8Array {
+    if (this.special.has(id)) return new Uint8Array(0);
     const added = this.added.find((a) => a.id === id);
     if (added) return added.special ? new Uint8Array(0) : utf8.encode(added.content);
     const s = this.tokens[id];

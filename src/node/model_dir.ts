@@ -103,6 +103,8 @@ export function openModelDir(dir: string, o: ModelDirOptions = {}): ModelDir {
       throw new ModelDirRefusal((err as Error).message);
     }
   }
+  const named = ["bos_token", "eos_token", "unk_token", "pad_token"].map((k) => tc[k]).concat(Array.isArray(tc.additional_special_tokens) ? tc.additional_special_tokens : []);
+  tokenizer.markSpecial(named.map((t) => tokenizer.specialId(t)).filter((id): id is number => id !== undefined));
   const special: SpecialIds = {
     bos: tokenizer.specialId(tc.bos_token) ?? config.bosTokenId,
     eos: tokenizer.specialId(tc.eos_token) ?? config.eosTokenId,
