@@ -9,8 +9,13 @@ import { ModelFileError, decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readSafetensorsBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
+import type { AnyTokenizer } from "../src/data/tokenizer.ts";
+import type { ScoringModel } from "../src/model/scoring.ts";
+import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
+import { conventionRecord, dirTokenizer, type ConventionRecord, type DirOptions } from "./model_dir.ts";
+import { MODEL_DIR_DEFAULTS } from "./options.ts";
 
-export interface ChoiceOptions {
+export interface ChoiceOptions extends Partial<DirOptions> {
   model: string;
   data: string;
 }
@@ -23,25 +28,36 @@ export interface ChoiceReport {
   acc: { value: number; correct: number; wilson: { lo: number; hi: number } };
   acc_norm: { value: number; correct: number; wilson: { lo: number; hi: number }; normalised_by: string };
   chance: number;
+  /** A model directory's BOS/EOS convention (the question follows its prefix); absent for a model file. */
+  convention?: ConventionRecord;
   items: { id: string; gold: number; predicted: number; predicted_norm: number; sum_log_lik: readonly number[]; per_token_log_lik: readonly number[] }[];
   provenance: Provenance;
 }
 
+/** The questions scored by `model`, each question after `tokenizer`'s BOS (a model directory's: its convention's prefix). */
+function scoreChoices(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<AnyTokenizer, "bos" | "encode">, sha256: string): ChoiceReport {
+  const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), tokenizer, o.data);
+  const r = scoreMultipleChoice(questions, (ctx, cont) => continuationLogProb(model, ctx, cont).perToken);
+  const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
+  return {
+    model: o.model, model_sha256: sha256, data: o.data, questions: r.count,
+    acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
+    acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
+    chance: r.chance,
+    items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
+    provenance: provenance(),
+  };
+}
+
 export function runChoice(o: ChoiceOptions): ChoiceReport {
+  if (isModelDir(o.model)) {
+    const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+    const m = openModelDir(o.model, o);
+    return { ...scoreChoices(o, m.model, dirTokenizer(m, convention), m.provenance.sha256), convention: conventionRecord(m, convention) };
+  }
   const loaded = decodeModelFile(readSafetensorsBytes(o.model, "model file", ModelFileError), o.model);
   try {
-    const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
-    const model = decoderAdapter(loaded.model);
-    const r = scoreMultipleChoice(questions, (ctx, cont) => continuationLogProb(model, ctx, cont).perToken);
-    const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
-    return {
-      model: o.model, model_sha256: loaded.sha256, data: o.data, questions: r.count,
-      acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
-      acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
-      chance: r.chance,
-      items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
-      provenance: provenance(),
-    };
+    return scoreChoices(o, decoderAdapter(loaded.model), loaded.tokenizer, loaded.sha256);
   } finally {
     loaded.model.dispose();
   }

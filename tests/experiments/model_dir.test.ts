@@ -26,6 +26,7 @@ import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
 import { dirDocuments, evaluateModelDir, runSampleDir } from "../../experiments/model_dir.ts";
 import { SAMPLE_DEFAULTS } from "../../experiments/sample.ts";
+import { runChoice } from "../../experiments/choice.ts";
 import { randomWeights } from "../helpers.ts";
 import { TEXTS } from "../tools/models.ts";
 import { tinylabHere } from "../cli/in_process.ts";
@@ -167,7 +168,7 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
     console.table(table);
   });
 
-  it("a tinylab export loaded back as a directory (--convention tinylab) gives the model file's NLL within 1e-6, and rolling scores one target fewer per document", () => {
+  it("a tinylab export loaded back as a directory (--convention tinylab) gives the model file's NLL within 1e-6 and its multiple-choice log-likelihoods, and rolling scores one target fewer per document", () => {
     for (const c of cases.filter((x) => x.tinylab)) {
       const file = evaluateModelFile({ model: c.tinylab!.path, data: c.data, batchRows: 4, split: "all" }).splits;
       const asDir = evaluateModelDir({ model: at(c.name), data: c.data, batchRows: 4, split: "all", convention: "tinylab" });
@@ -179,6 +180,13 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
         const documents = c.texts.filter((_, i) => (i % 2 === 0) === (split === "train")).length;
         expect(rolling.splits[split]!.targets).toBe(file[split]!.targets - documents); // no EOS target
       }
+      // multiple choice: the same questions after the same BOS, the same per-candidate log-likelihoods
+      const questions = at(`${c.name}-choice.jsonl`);
+      writeFileSync(questions, [["the cat", [" sat", " flew", "'s"], 0], ["we'll", [" see", " go"], 1]].map(([q, cs, a]) => JSON.stringify({ question: q, candidates: cs, answer: a })).join("\n") + "\n");
+      const fromFile = runChoice({ model: c.tinylab!.path, data: questions });
+      const fromDir = runChoice({ model: at(c.name), data: questions, convention: "tinylab" });
+      expect(fromDir.convention?.name).toBe("tinylab");
+      fromFile.items.forEach((it, i) => it.sum_log_lik.forEach((v, j) => expect(Math.abs(fromDir.items[i].sum_log_lik[j] - v)).toBeLessThan(NLL_TOL)));
     }
   });
 

@@ -1,9 +1,9 @@
 // `tinylab choice --model FILE --data FILE`: multiple-choice accuracy by candidate log-likelihood (experiments/choice.ts).
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",
@@ -13,13 +13,13 @@ export const choiceCommand: CommandModule = {
       data: 'JSONL, one {"id"?, "question": "...", "candidates": ["...", ...], "answer": index} per line (src/data/choice_file.ts)',
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { runChoice }, { formatChoice }, { requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"),
+    const [{ startEngine, toJson }, { runChoice }, { formatChoice }, { requireFile }, { isModelDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"), import("../../node/model_dir.ts"),
     ]);
     const v = optionValues(argv, CHOICE_OPTIONS);
-    const model = requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
+    const model = isModelDir(v.model) ? v.model : requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
     await startEngine(v.backend, v.kernels);
-    const r = runChoice({ model, data });
+    const r = runChoice({ model, data, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 });
     process.stdout.write(v.json ? toJson(r) : formatChoice(r) + "\n");
   },
 };
