@@ -4,18 +4,18 @@
 // code that scores model files (evaluate.ts's scoreSplits).
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
-import type { Document, Split } from "../src/data/documents.ts";
+import type { Document } from "../src/data/documents.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
 import { conventionIds, conventionLabel, type Convention } from "../src/eval/convention.ts";
 import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvenance } from "../src/node/model_dir.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
 import { generate, type Decoding } from "../src/eval/generate.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/provenance.ts";
 import { Rng } from "../src/util/rng.ts";
 import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
 import { scoringStride } from "../src/eval/windows.ts";
-import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type SplitScore } from "./evaluate.ts";
+import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 
 /** What scoring a directory adds to a model file's options: the convention, the graph and the dtype's consent. */
@@ -55,22 +55,10 @@ export function dirDocuments(m: ModelDir, convention: Convention, input: { data?
   return { docs: texts.map((d) => ({ id: d.id, split: d.split, source: d.source, ids: encodeText(d.text) })), source: input.text?.source ?? "overfit fixture" };
 }
 
-export interface DirEvaluateReport {
-  model: string;
-  /** The directory's id: sha256 over its files' digests (model_dir.provenance lists each). */
-  model_sha256: string;
-  integrity: string;
+/** evaluate's report of a model file, with the directory's provenance and the convention where the file's config, tokenizer and training are. */
+export interface DirEvaluateReport extends Omit<EvaluateReport, "model_config" | "tokenizer" | "trained"> {
   convention: ConventionRecord;
   model_dir: ModelDirProvenance;
-  data: { source: string; documents: number };
-  batch_rows: number;
-  layout: "strided windows";
-  stride: number;
-  context_length: number;
-  final_test: boolean;
-  test_documents_not_scored: number;
-  splits: Partial<Record<Split, SplitScore>>;
-  provenance: Provenance;
 }
 
 /** `evaluate --model DIR`: the chosen splits scored through the graph's adapter, one thread (the session is onnxruntime's). */
