@@ -30,6 +30,7 @@ export const evaluateCommand: CommandModule = {
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     const { isModelDir } = await import("../../node/model_dir.ts");
     if (isModelDir(model)) {
+      if (v.workers !== undefined && v.workers > 1) throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);
       const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
       const report = evaluateModelDir({ model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, text);
       process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
