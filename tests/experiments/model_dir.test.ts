@@ -163,9 +163,21 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
       expect(asDir.integrity).toBe(`verified against ${MANIFEST_FILE}`);
       for (const split of ["train", "validation"] as const) {
         expect(asDir.splits[split]!.targets).toBe(file[split]!.targets);
+        console.log(`${c.name} ${split}: model file ${file[split]!.nll.toFixed(9)}, directory ${asDir.splits[split]!.nll.toFixed(9)}, |diff| ${Math.abs(asDir.splits[split]!.nll - file[split]!.nll).toExponential(1)}`);
         expect(Math.abs(asDir.splits[split]!.nll - file[split]!.nll), `${c.name} ${split}`).toBeLessThan(NLL_TOL);
         const documents = c.texts.filter((_, i) => (i % 2 === 0) === (split === "train")).length;
         expect(rolling.splits[split]!.targets).toBe(file[split]!.targets - documents); // no EOS target
+      }
+      // a document past the context, in windows of the one stride rule: each target scored once, as the file's
+      const long = at(`${c.name}-long.jsonl`);
+      writeDocs(long, [c.texts.join(" "), c.texts.slice(0, 5).join(" ")]);
+      for (const stride of [undefined, 16]) {
+        const f = evaluateModelFile({ model: c.tinylab!.path, data: long, batchRows: 2, split: "all", stride }).splits.train!;
+        const d = evaluateModelDir({ model: at(c.name), data: long, batchRows: 2, split: "all", stride, convention: "tinylab" }).splits.train!;
+        expect(f.targets).toBeGreaterThan(2 * c.tinylab!.config.contextLength);
+        expect(d.targets).toBe(f.targets);
+        expect(d.batches).toBe(f.batches);
+        expect(Math.abs(d.nll - f.nll), `${c.name} stride ${stride}`).toBeLessThan(NLL_TOL);
       }
       // multiple choice: the same questions after the same BOS, the same per-candidate log-likelihoods
       const questions = at(`${c.name}-choice.jsonl`);
