@@ -74,26 +74,14 @@ export function openModelDir(dir: string, o: ModelDirOptions = {}): ModelDir {
     return bytes;
   };
   const optional = (name: string): Uint8Array | undefined => (existsSync(join(dir, name)) ? read(name) : undefined);
-  const config = parseHfConfig(jsonOf(read("config.json"), `${dir}/config.json`), `${dir}/config.json`);
-  let tokenizer: HfTokenizer;
-  try {
-    tokenizer = new HfTokenizer(jsonOf(read("tokenizer.json"), `${dir}/tokenizer.json`), `${dir}/tokenizer.json`);
-  } catch (err) {
-    throw err instanceof TokenizerRefusal ? new ModelDirRefusal(err.message) : err;
-  }
+  // every file read and checked against the seal first: an edited file is named as changed, whatever it now says
+  const configBytes = read("config.json"), tokenizerBytes = read("tokenizer.json");
   const tokConfig = optional("tokenizer_config.json");
-  const tc = tokConfig ? jsonOf(tokConfig, `${dir}/tokenizer_config.json`) as Record<string, unknown> : {};
-  for (const k of ["do_lower_case", "do_lowercase_and_remove_accent", "remove_space"]) {
-    if (tc[k] === true) throw new ModelDirRefusal(`${dir}/tokenizer_config.json: ${k} is true, which tinylab's tokenizer does not implement`);
-  }
   optional("generation_config.json");
   const graphFile = o.graph ?? GRAPH_FILES.find((g) => existsSync(join(dir, g)));
   if (graphFile === undefined) throw new ModelDirRefusal(`model directory ${dir}: has none of ${GRAPH_FILES.join(", ")}; name the graph with --graph`);
   if (graphFile.split(/[\\/]/).includes("..")) throw new ModelDirRefusal(`--graph ${graphFile}: must name a file inside the model directory`);
   const graphBytes = read(graphFile, { bytes: 2 ** 31 - 1, label: "2 GiB (a graph without external data)" });
-  const graph = describeGraph(graphBytes, `${dir}/${graphFile}`, config);
-  if (graph.dtype !== "float32" && !o.allowNonFloat32) throw new ModelDirRefusal(`${dir}/${graphFile}: the graph is ${graph.dtype}, not float32; scoring it would not measure the float32 model (add --allow-non-float32 to score it as it is)`);
-  if (tokenizer.vocabSize > config.vocabSize) throw new ModelDirRefusal(`${dir}/tokenizer.json: ids reach ${tokenizer.vocabSize - 1}, past config.json's vocab_size ${config.vocabSize}`);
   const manifest = existsSync(join(dir, MANIFEST_FILE));
   if (manifest) {
     const sealed = parseManifest(new TextDecoder().decode(readFileBytes(join(dir, MANIFEST_FILE), MANIFEST_FILE, ModelDirRefusal, FILE_LIMIT)), `${dir}/${MANIFEST_FILE}`);
@@ -103,6 +91,20 @@ export function openModelDir(dir: string, o: ModelDirOptions = {}): ModelDir {
       throw new ModelDirRefusal((err as Error).message);
     }
   }
+  const config = parseHfConfig(jsonOf(configBytes, `${dir}/config.json`), `${dir}/config.json`);
+  let tokenizer: HfTokenizer;
+  try {
+    tokenizer = new HfTokenizer(jsonOf(tokenizerBytes, `${dir}/tokenizer.json`), `${dir}/tokenizer.json`);
+  } catch (err) {
+    throw err instanceof TokenizerRefusal ? new ModelDirRefusal(err.message) : err;
+  }
+  const tc = tokConfig ? jsonOf(tokConfig, `${dir}/tokenizer_config.json`) as Record<string, unknown> : {};
+  for (const k of ["do_lower_case", "do_lowercase_and_remove_accent", "remove_space"]) {
+    if (tc[k] === true) throw new ModelDirRefusal(`${dir}/tokenizer_config.json: ${k} is true, which tinylab's tokenizer does not implement`);
+  }
+  const graph = describeGraph(graphBytes, `${dir}/${graphFile}`, config);
+  if (graph.dtype !== "float32" && !o.allowNonFloat32) throw new ModelDirRefusal(`${dir}/${graphFile}: the graph is ${graph.dtype}, not float32; scoring it would not measure the float32 model (add --allow-non-float32 to score it as it is)`);
+  if (tokenizer.vocabSize > config.vocabSize) throw new ModelDirRefusal(`${dir}/tokenizer.json: ids reach ${tokenizer.vocabSize - 1}, past config.json's vocab_size ${config.vocabSize}`);
   const named = ["bos_token", "eos_token", "unk_token", "pad_token"].map((k) => tc[k]).concat(Array.isArray(tc.additional_special_tokens) ? tc.additional_special_tokens : []);
   tokenizer.markSpecial(named.map((t) => tokenizer.specialId(t)).filter((id): id is number => id !== undefined));
   const special: SpecialIds = {

@@ -255,7 +255,7 @@ describe("refusals and the export's seal", () => {
     expect(refusal(variant("tied", "no-graph", (d) => { noSeal(d); unlinkSync(join(d, "onnx/model.onnx")); }))).toMatch(/has none of onnx\/model\.onnx, onnx\/decoder_model_merged\.onnx; name the graph with --graph/);
   });
 
-  it("a sealed export refuses a changed file by name: swapped vocabulary ids, a removed post-processor, an added file", () => {
+  it("a sealed export refuses a changed file by name: swapped vocabulary ids, a removed post-processor, a lowercasing normalizer, an added special token, an added file", () => {
     expect(openModelDir(at("tied")).provenance.manifest).toBe(`verified against ${MANIFEST_FILE}`);
     const swapped = variant("tied", "swapped", (d) => editJson(join(d, "tokenizer.json"), (j) => {
       const [a, b] = Object.keys(j.model.vocab).filter((k) => j.model.vocab[k] >= 2).slice(0, 2);
@@ -263,6 +263,8 @@ describe("refusals and the export's seal", () => {
     }));
     expect(refusal(swapped)).toMatch(/swapped\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)/);
     expect(refusal(variant("tied", "no-post", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.post_processor = null; })))).toMatch(/no-post\/tokenizer\.json: has changed since tinylab export sealed/);
+    expect(refusal(variant("tied", "lowercased", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.normalizer = { type: "Lowercase" }; })))).toMatch(/lowercased\/tokenizer\.json: has changed since tinylab export sealed/);
+    expect(refusal(variant("tied", "special", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.added_tokens.push({ id: 329, content: "the", special: true }); })))).toMatch(/special\/tokenizer\.json: has changed since tinylab export sealed/);
     expect(refusal(variant("tied", "added", (d) => writeFileSync(join(d, "generation_config.json"), "{}")))).toMatch(/added\/generation_config\.json: is not in tinylab_manifest\.json/);
     expect(refusal(variant("tied", "config", (d) => editJson(join(d, "config.json"), (j) => { j.eos_token_id = 5; })))).toMatch(/config\/config\.json: has changed/);
   });
