@@ -56,6 +56,10 @@ export class HfTokenizer {
     }
     const pre = obj(t.pre_tokenizer);
     if (pre?.type !== "ByteLevel") throw this.refuse(`pre-tokenizer ${JSON.stringify(pre?.type ?? null)} is not implemented; tinylab reads the ByteLevel pre-tokenizer (the GPT-2 family)`);
+    // the small parts first, so a refusal comes before the vocabulary and merges are read
+    this.added = this.addedTokens(t.added_tokens);
+    for (const a of this.added) this.addedBy.set(a.content, a);
+    this.template = this.postProcessor(t.post_processor);
     this.addPrefixSpace = pre.add_prefix_space === true;
     this.useRegex = pre.use_regex !== false;
     const vocab = obj(model.vocab);
@@ -75,10 +79,7 @@ export class HfTokenizer {
       const key = `${pair[0]} ${pair[1]}`;
       if (!this.ranks.has(key)) this.ranks.set(key, rank);
     });
-    this.added = this.addedTokens(t.added_tokens);
-    for (const a of this.added) this.addedBy.set(a.content, a);
     this.vocabSize = Math.max(this.tokens.length, ...this.added.map((a) => a.id + 1));
-    this.template = this.postProcessor(t.post_processor);
   }
 
   private refuse(why: string): TokenizerRefusal {
