@@ -14,7 +14,7 @@ export const COMPARE_OPTIONS = {
 
 export const compareCommand: CommandModule = {
   command: "compare <a> [b]",
-  describe: "Compare two model files or model directories (or one against a count baseline) on the same targets: paired bootstrap, McNemar, token page",
+  describe: "Compare two model files (or one against a count baseline) on the same targets: paired bootstrap, McNemar, token page",
   builder: (y) =>
     withOptions(
       y.positional("a", { type: "string", describe: "model file A (.safetensors), or a model directory (docs/any-model.md)" }).positional("b", { type: "string", describe: "model file B (.safetensors) or a model directory; or give --baseline" }),

@@ -14,7 +14,7 @@ export const REPORT_OPTIONS = {
 
 export const reportCommand: CommandModule = {
   command: "report",
-  describe: "Compose the evaluation report of a model file or a model directory: JSON plus an HTML page with SVG figures",
+  describe: "Compose the evaluation report of a model file: JSON plus an HTML page with SVG figures",
   builder: (y) =>
     withOptions(y, REPORT_OPTIONS, {
       ...SCORING_DATA_HELP,

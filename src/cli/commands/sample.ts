@@ -11,7 +11,7 @@ export const SAMPLE_OPTIONS = {
 
 export const sampleCommand: CommandModule = {
   command: "sample",
-  describe: "Continue a prompt with a model file or a model directory: greedy, or seeded sampling with temperature and top-k",
+  describe: "Continue a prompt with a model file: greedy, or seeded sampling with temperature and top-k",
   builder: (y) =>
     withOptions(y, SAMPLE_OPTIONS, {
       seed: "seed of the sampling stream (sample i uses its child stream i); unused when greedy",
