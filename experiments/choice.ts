@@ -11,8 +11,13 @@ import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
+import type { AnyTokenizer } from "../src/data/tokenizer.ts";
+import type { ScoringModel } from "../src/model/scoring.ts";
+import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
+import { conventionRecord, dirTokenizer, type ConventionRecord, type DirOptions } from "./model_dir.ts";
+import { MODEL_DIR_DEFAULTS } from "./options.ts";
 
-export interface ChoiceOptions {
+export interface ChoiceOptions extends Partial<DirOptions> {
   model: string;
   data: string;
 }
@@ -25,8 +30,39 @@ export interface ChoiceReport {
   acc: { value: number; correct: number; wilson: { lo: number; hi: number } };
   acc_norm: { value: number; correct: number; wilson: { lo: number; hi: number }; normalised_by: string };
   chance: number;
+  /** A model directory's BOS/EOS convention (the question follows its prefix); absent for a model file. */
+  convention?: ConventionRecord;
   items: { id: string; gold: number; predicted: number; predicted_norm: number; sum_log_lik: readonly number[]; per_token_log_lik: readonly number[] }[];
   provenance: Provenance;
+}
+
+/**
+ * The questions scored by `model`, each question after `tokenizer`'s BOS (a model directory's: its convention's
+ * prefix), and the same questions as an lm-evaluation-harness multiple_choice task (`task` names it): each
+ * candidate's summed log-likelihood and whether it is the greedy continuation, acc and acc_norm as the harness counts them.
+ */
+function scoreQuestions(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<AnyTokenizer, "bos" | "encode">, sha256: string, task: string): { report: ChoiceReport; lmEval: LmEvalTask } {
+  const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), tokenizer, o.data);
+  const scores = new Map<readonly number[], ContinuationScore>(); // by candidate: each is scored once
+  const r = scoreMultipleChoice(questions, (ctx, cont) => {
+    const s = continuationLogProb(model, ctx, cont);
+    scores.set(cont, s);
+    return s.perToken;
+  });
+  const lmEval = choiceTask(task, questions.map((q, i) => ({
+    doc: { id: q.id, question: q.text.question, candidates: q.text.candidates, answer: q.gold }, context: q.text.question, choices: q.text.candidates, gold: q.gold,
+    loglikelihoods: r.items[i].sumLogLik, greedy: q.candidates.map((c) => scores.get(c)!.greedy),
+  })), { dataset_path: o.data });
+  const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
+  const report: ChoiceReport = {
+    model: o.model, model_sha256: sha256, data: o.data, questions: r.count,
+    acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
+    acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
+    chance: r.chance,
+    items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
+    provenance: provenance(),
+  };
+  return { report, lmEval };
 }
 
 export function runChoice(o: ChoiceOptions): ChoiceReport {
@@ -34,34 +70,19 @@ export function runChoice(o: ChoiceOptions): ChoiceReport {
 }
 
 /**
- * The report, and the same questions as an lm-evaluation-harness multiple_choice task (`task` names it): each
- * candidate's summed log-likelihood and whether it is the greedy continuation, acc and acc_norm as the harness counts them.
+ * The report and its lm-evaluation-harness task; `lmEvalModel` (the harness's model record) for a model file only:
+ * a model directory has no tinylab seed or update to record.
  */
-export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel: LmEvalModel } {
+export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel?: LmEvalModel } {
+  if (isModelDir(o.model)) {
+    const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+    const m = openModelDir(o.model, o);
+    const { report, lmEval } = scoreQuestions(o, m.model, dirTokenizer(m, convention), m.provenance.sha256, task);
+    return { report: { ...report, convention: conventionRecord(m, convention) }, lmEval };
+  }
   const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
   try {
-    const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), loaded.tokenizer, o.data);
-    const model = decoderAdapter(loaded.model);
-    const scores = new Map<readonly number[], ContinuationScore>(); // by candidate: each is scored once
-    const r = scoreMultipleChoice(questions, (ctx, cont) => {
-      const s = continuationLogProb(model, ctx, cont);
-      scores.set(cont, s);
-      return s.perToken;
-    });
-    const lmEval = choiceTask(task, questions.map((q, i) => ({
-      doc: { id: q.id, question: q.text.question, candidates: q.text.candidates, answer: q.gold }, context: q.text.question, choices: q.text.candidates, gold: q.gold,
-      loglikelihoods: r.items[i].sumLogLik, greedy: q.candidates.map((c) => scores.get(c)!.greedy),
-    })), { dataset_path: o.data });
-    const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
-    const report: ChoiceReport = {
-      model: o.model, model_sha256: loaded.sha256, data: o.data, questions: r.count,
-      acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
-      acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
-      chance: r.chance,
-      items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
-      provenance: provenance(),
-    };
-    return { report, lmEval, lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)) };
+    return { ...scoreQuestions(o, decoderAdapter(loaded.model), loaded.tokenizer, loaded.sha256, task), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)) };
   } finally {
     loaded.model.dispose();
   }

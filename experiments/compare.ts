@@ -1,6 +1,6 @@
 // `tinylab compare` as a recipe: two model files, or a model file and a count baseline, scored on the same targets
 // of one split (src/eval/compare.ts: per-document paired bootstrap of the NLL and bits-per-byte differences, McNemar).
-import { allBaselines, DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
+import { allBaselines, DEFAULT_SMOOTHING_K, MAX_BASELINE_TABLE } from "../src/baselines/ngram.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { compareSides, type CompareResult, type CompareSide, type CompareTokens } from "../src/eval/compare.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
@@ -8,6 +8,9 @@ import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { provenance } from "../src/util/provenance.ts";
+import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
+import { conventionRecord, dirDocuments } from "./model_dir.ts";
+import { MODEL_DIR_DEFAULTS } from "./options.ts";
 import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
 import { scoringDocuments, type ScoringDocuments } from "./scoring_data.ts";
 import { chosenSplits } from "./evaluate.ts";
@@ -20,8 +23,22 @@ function checkOptions(o: CompareOptions): void {
   if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
 }
 
+/**
+ * A model directory as one side: the documents under its tokenizer and `o.convention`; its tokenizer is named by
+ * tokenizer.json's sha256 and the convention, so it shares targets only with a directory of the same two.
+ */
+function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: ScoringDocuments } {
+  const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+  const m = openModelDir(path, { graph: o.graph, allowNonFloat32: o.allowNonFloat32 });
+  const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
+  const tokenizerSha = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
+  const side = { name: path, path, model_sha256: m.provenance.sha256, tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(m, convention) }, tokenizerObj: m.tokenizer, scorer: m.model, docs };
+  return { side, data: { docs, source, given: { kind: "documents", path: source } } };
+}
+
 /** A model file as one side: its documents (a run's text, a documents file or the fixture) under its own tokenizer. */
 function modelSide(o: CompareOptions, path: string, what: string, loaded: LoadedModel[]): { side: CompareSide; data: ScoringDocuments } {
+  if (isModelDir(path)) return dirSide(o, path);
   const l = decodeModelFile(readModelFileBytes(path, what), path);
   loaded.push(l);
   const documents = o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined;
@@ -44,6 +61,8 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
       b = other.side;
     } else {
       const train = a.docs.filter((d) => d.split === "train");
+      const V = a.scorer.binding.vocabSize;
+      if (V * V > MAX_BASELINE_TABLE) throw new Error(`--baseline ${o.baseline}: a count baseline of A's ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries; compare A with a second model instead`);
       if (train.length === 0) throw new Error(`--baseline ${o.baseline}: no train documents in ${data.source} to fit it on`);
       const scorer = allBaselines(train, a.scorer.binding, DEFAULT_SMOOTHING_K)[COMPARE_BASELINES.indexOf(o.baseline as (typeof COMPARE_BASELINES)[number])];
       b = { ...a, name: `${scorer.name}, fitted on ${train.length} train documents`, path: null, model_sha256: null, scorer };

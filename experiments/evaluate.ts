@@ -1,7 +1,9 @@
 // `tinylab evaluate` as a recipe: restore a model and its tokenizer from a model file's bytes alone and score
 // documents without training. Pure (the CLI and the web page hand it bytes; evaluate_file.ts reads them from disk).
 // Not a trainer and not a tokenizer fitter: the file's tokenizer encodes the text as it is.
-import { SPLITS, type Split } from "../src/data/documents.ts";
+import { SPLITS, type Document, type Split } from "../src/data/documents.ts";
+import type { Batch } from "../src/data/batches.ts";
+import type { ScoringBinding, ScoringModel } from "../src/model/scoring.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
 import { evaluateLikelihood } from "../src/eval/likelihood.ts";
 import { scoringStride, windowBatches } from "../src/eval/windows.ts";
@@ -75,6 +77,27 @@ export interface EvaluateInputs {
   text?: ScoringText;
 }
 
+/** Each chosen split's window batches (with `split: "all"`, the splits the documents hold); a chosen split without documents is refused. */
+export function splitBatches(docs: readonly Document[], source: string, allowed: readonly Split[], o: Pick<EvaluateOptions, "split" | "stride" | "batchRows">, binding: ScoringBinding): (readonly [Split, readonly Batch[]])[] {
+  const stride = scoringStride(o.stride, binding.contextLength);
+  const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
+  return splits.map((split) => {
+    const chosen = docs.filter((d) => d.split === split);
+    if (chosen.length === 0) throw new Error(`no ${split} documents in ${source}`);
+    return [split, windowBatches(chosen, binding, stride, o.batchRows).batches] as const;
+  });
+}
+
+/** Each split's batches (splitBatches) scored by `model`: what evaluate reports for a model file or a model directory. */
+export function scoreSplits(model: ScoringModel, bySplit: readonly (readonly [Split, readonly Batch[]])[]): Partial<Record<Split, SplitScore>> {
+  const splits: Partial<Record<Split, SplitScore>> = {};
+  for (const [split, batches] of bySplit) {
+    const e = evaluateLikelihood(model, split, batches);
+    splits[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
+  }
+  return splits;
+}
+
 /** Score the chosen splits of the documents with the restored model; the model is disposed before returning. */
 export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): EvaluateReport {
   return scoreModel(o, input).report;
@@ -92,27 +115,18 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
   const loaded = decodeModelFile(input.modelBytes, o.model);
   try {
     const { model, tokenizer, config } = loaded;
-    const stride = scoringStride(o.stride, config.contextLength);
     const { docs, source, note } = scoringDocuments(o.model, loaded, { text: input.text, documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined });
-    const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
-    const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-    const bySplit = splits.map((split) => {
-      const chosen = docs.filter((d) => d.split === split);
-      if (chosen.length === 0) throw new Error(`no ${split} documents in ${source}`);
-      return [split, windowBatches(chosen, binding, stride, o.batchRows).batches] as const;
-    });
-    const scores: Partial<Record<Split, SplitScore>> = {};
+    const stride = scoringStride(o.stride, config.contextLength);
+    const bySplit = splitBatches(docs, source, allowed, o, config);
     const lmEval: LmEvalTask[] = [];
-    let used = 1;
+    let used = 1, scores: Partial<Record<Split, SplitScore>> = {};
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
-      for (const [split, batches] of bySplit) {
-        const e = evaluateLikelihood(adapter, split, batches);
-        scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
-        if (o.lmEval) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
-      }
+      scores = scoreSplits(adapter, bySplit);
+      if (o.lmEval) for (const [split] of bySplit) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
     });
+    const splits = bySplit.map(([s]) => s);
     const report: EvaluateReport = {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
       data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,

@@ -1,7 +1,8 @@
-// `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started) and written as
-// a Hugging Face GPT-2 directory with its ONNX graph (what transformers.js loads), or as the ONNX graph alone.
-// Not a converter back.
-import { decodeModelParts } from "../src/lab/model_file.ts";
+// `tinylab export` as a recipe: a model file decoded (validated, no model built, no engine started), its forward
+// probed as evaluate probes it, and written as a Hugging Face GPT-2 directory with its ONNX graph (what
+// transformers.js loads), sealed by a manifest of its files' sha256s, or as the ONNX graph alone. Not a converter
+// back (src/node/model_dir.ts scores the directory as it is).
+import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
 import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
@@ -9,12 +10,20 @@ import { FILE_LIMIT } from "../src/node/files.ts";
 import { encodeSafetensors } from "../src/util/safetensors.ts";
 import { gpt2Config, gpt2Tensors, hfSpecialTokens, hfTokenizer, hfTokenizerConfig } from "../src/model/hf_gpt2.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
+import { MANIFEST_FILE, manifestText } from "../src/model/dir_manifest.ts";
+import type { ModelConfig } from "../src/model/config.ts";
+import { GPT } from "../src/model/gpt.ts";
+import type { ParamArrays } from "../src/model/init.ts";
+import { refuseNonFiniteForward } from "../src/lab/finite_forward.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "./options.ts";
 
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";
-/** Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export. */
-export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "onnx/model.onnx"] as const;
+/**
+ * Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export,
+ * and the manifest of the others' sha256s last, so a directory cut short is never sealed.
+ */
+export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "onnx/model.onnx", MANIFEST_FILE] as const;
 /** The one file `--format onnx` writes. */
 export const ONNX_FILE = "model.onnx";
 
@@ -62,6 +71,18 @@ export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): v
   }
 }
 
+/** The probe evaluate and sample apply (src/lab/finite_forward.ts), on the weights about to be exported: a graph whose forward overflows is not written. */
+function refuseOverflowing(config: ModelConfig, weights: ParamArrays, path: string): void {
+  const model = new GPT(config, weights);
+  try {
+    refuseNonFiniteForward(model, `model file ${path}`, ModelFileError);
+  } catch (err) {
+    throw new ModelFileError(`${(err as Error).message}; nothing exported`);
+  } finally {
+    model.dispose();
+  }
+}
+
 /** Decode the model file, check --out by the rule above, and write the format's files (each atomically). */
 export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
@@ -79,6 +100,7 @@ export function exportModel(o: ExportOptions): ExportReport {
 function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
   const parts = decodeModelParts(readModelFileBytes(o.model), o.model);
   const { config, tokenizer, weights } = parts;
+  refuseOverflowing(config, weights, o.model);
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
   const contents: [string, string | Uint8Array][] = o.format === "onnx" ? [[ONNX_FILE, onnx()]] : [
@@ -89,6 +111,7 @@ function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
     ["special_tokens_map.json", JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
     ["onnx/model.onnx", onnx()],
   ];
-  const files = writeFilesAtomic(outputs, contents);
+  const written = writeFilesAtomic(outputs, contents);
+  const files = o.format === "onnx" ? written : [...written, ...writeFilesAtomic(outputs, [[MANIFEST_FILE, manifestText(written)]])];
   return { model: o.model, model_sha256: parts.sha256, integrity: parts.integrity, out: o.out, format: o.format, files };
 }

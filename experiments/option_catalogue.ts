@@ -9,6 +9,7 @@ import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
 import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
+import { CONVENTIONS } from "../src/eval/convention.ts";
 import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
   countFrom0UpTo, countUpTo, fail, intIn, intList, jsonObject, MAX_BATCH_ROWS, MAX_LAYERS, MAX_MICROBATCHES, MAX_NEW_TOKENS, MAX_REPETITIONS, MAX_REPLICATES, MAX_SAMPLES, MAX_UPDATES, MAX_WIDTH,
@@ -55,7 +56,13 @@ export const OPTION_GROUPS = {
   },
   "Data:": {
     data: { type: "string", describe: "JSONL documents file, one {id, split, source, text|ids} per line (default: the built-in overfit fixture)", check: nonEmpty },
-    model: { type: "string", describe: "model file (.safetensors) written by --save-model", check: nonEmpty },
+    model: { type: "string", describe: "model file (.safetensors) written by --save-model, or a Hugging Face / transformers.js model directory (config.json, tokenizer.json, onnx/model.onnx or onnx/decoder_model_merged.onnx; docs/any-model.md)", check: nonEmpty },
+    convention: {
+      type: "string", choices: CONVENTIONS,
+      describe: "with a model directory: which ids surround each text; rolling = lm-evaluation-harness's loglikelihood_rolling (BOS, or EOS where there is no BOS, as prefix; the text's tokens are the targets; no EOS), tinylab = BOS + text + EOS with the EOS scored, as tinylab's own documents",
+    },
+    graph: { type: "string", describe: "with a model directory: its ONNX graph's path inside it (default onnx/model.onnx, else onnx/decoder_model_merged.onnx)", check: nonEmpty },
+    "allow-non-float32": { type: "boolean", describe: "with a model directory: score or sample a graph whose weights or operators are not float32 (a quantized or float16 export), refused otherwise" },
     run: { type: "string", describe: "run directory of train --text: score the split it trained on, rebuilt from its manifest.json and its text (each document's sha256 checked); without --model, its model.safetensors", check: nonEmpty },
     text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
     "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },

@@ -5,6 +5,7 @@ import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
 import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report_defaults.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
+import type { Convention } from "../src/eval/convention.ts";
 
 export interface OverfitOptions {
   seeds: number[];
@@ -58,12 +59,19 @@ export interface CompareOptions {
   replicates: number;
   /** Required to compare models with different tokenizers: only bits per byte are then comparable. */
   bitsPerByte: boolean;
+  /** For a side that is a model directory (experiments/model_dir.ts); default MODEL_DIR_DEFAULTS. */
+  convention?: Convention;
+  graph?: string;
+  allowNonFloat32?: boolean;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */
 export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = { split: "validation", finalTest: false, seed: 0, replicates: 2000, bitsPerByte: false, out: "results/compare" };
 
 export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: 1, split: "all" };
+
+/** A model directory's defaults: lm-evaluation-harness's convention, what an external model's published numbers mean (src/eval/convention.ts). */
+export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = { convention: "rolling", allowNonFloat32: false };
 
 /** `tinylab report`'s defaults: the report's own settings (src/eval/report_defaults.ts), the count baselines' k, and its output directory. */
 export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: "results/report" };

@@ -5,8 +5,11 @@ import { SPLITS } from "../src/data/documents.ts";
 import { lmEvalModel as lmEvalModelOf, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { rollingSplitTask } from "./lm_eval_tasks.ts";
-import { allBaselines } from "../src/baselines/ngram.ts";
-
+import { allBaselines, MAX_BASELINE_TABLE } from "../src/baselines/ngram.ts";
+import { conventionLabel, type Convention } from "../src/eval/convention.ts";
+import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
+import { dirDocuments, dirTokenizer } from "./model_dir.ts";
+import { MODEL_DIR_DEFAULTS } from "./options.ts";
 import type { BinScheme } from "../src/eval/calibration.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";
@@ -47,6 +50,34 @@ export interface ReportRunOptions {
   workers?: number;
   /** Also score each split the report scores as lm-evaluation-harness's loglikelihood_rolling task. */
   lmEval?: boolean;
+  /** For a model directory (experiments/model_dir.ts); default MODEL_DIR_DEFAULTS. */
+  convention?: Convention;
+  graph?: string;
+  allowNonFloat32?: boolean;
+}
+
+/** `report --model DIR`: the harness on the directory's adapter; what cannot apply is refused or says why in its section. */
+function runReportDir(o: ReportRunOptions): Report {
+  if (o.canary?.reference) throw new Error("--canary-reference with a model directory: the with/without comparison needs two models of one tokenizer fitted here; probe the canary alone (drop --canary-reference)");
+  const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+  const m = openModelDir(o.model, o);
+  const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
+  const V = m.config.vocabSize;
+  const fits = V * V <= MAX_BASELINE_TABLE;
+  const label = conventionLabel(convention, m.special);
+  return buildReport(m.model, dirTokenizer(m, convention), docs, {
+    baselines: fits ? allBaselines(docs.filter((d) => d.split === "train"), m.model.binding, o.smoothing, o.lambda) : [],
+    baselinesNotRun: fits ? undefined : `a count baseline of this ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries`,
+    baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
+    stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+    canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens } : undefined,
+    model: modelIdentity(o.model, { path: o.model, sha256: m.provenance.sha256 }),
+    data: {
+      description: `${o.data ? `documents file ${o.data}` : source}, encoded with the directory's tokenizer.json; convention ${label}`, ...(o.data ? { path: o.data } : {}),
+      note: `model directory ${o.model} (sha256 ${m.provenance.sha256}; graph ${m.provenance.graph.file}, opset ${m.provenance.graph.opset}, ${m.provenance.graph.dtype}; ${m.provenance.manifest})`,
+    },
+    strides: o.strides, workers: 1, progress: o.progress,
+  });
 }
 
 const load = (path: string, what: string): LoadedModel => decodeModelFile(readModelFileBytes(path, what), path);
@@ -56,8 +87,12 @@ export function runReport(o: ReportRunOptions): Report {
   return scoreReport(o).report;
 }
 
-/** The report, and with `o.lmEval` each split it scores (train, validation, test with finalTest) as an lm-evaluation-harness task. */
-export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
+/**
+ * The report, and with `o.lmEval` each split it scores (train, validation, test with finalTest) as an
+ * lm-evaluation-harness task; `lmEvalModel` for a model file only (a directory's report writes no harness files).
+ */
+export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmEvalTask[]; lmEvalModel?: LmEvalModel } {
+  if (isModelDir(o.model)) return { report: runReportDir(o) };
   const loaded: LoadedModel[] = [];
   try {
     const main = load(o.model, "model file");

@@ -17,6 +17,9 @@ export interface Counts {
   targets: number;
 }
 
+/** Most entries of the V × V bigram table a caller should ask for (2^26 float64s, 512 MiB): a 50,257-token vocabulary needs 2.5·10^9. */
+export const MAX_BASELINE_TABLE = 2 ** 26;
+
 export function fitCounts(docs: readonly Document[], vocab: number): Counts {
   const unigram = new Float64Array(vocab), bigram = new Float64Array(vocab * vocab), context = new Float64Array(vocab);
   let targets = 0;

@@ -4,6 +4,7 @@
 // and the recipes' defaults.
 import type { Argv, Options } from "yargs";
 import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
+import { MODEL_DIR_DEFAULTS } from "../../experiments/options.ts";
 import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
 import { fail, oneOf, type Spec } from "../../experiments/option_checks.ts";
 
@@ -112,6 +113,9 @@ export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
   "test-fraction": `with --text and no --run: the test fraction train --text used (default ${TEXT_DEFAULTS.testFraction})`,
   data: "JSONL documents file, one {id, split, source, text|ids} per line (default: --run/--text, else the built-in overfit fixture)",
 };
+
+/** What a command that scores or samples with --model adds for a model directory (docs/any-model.md); ignored for a model file. */
+export const MODEL_DIR = { convention: MODEL_DIR_DEFAULTS.convention, graph: undefined, "allow-non-float32": MODEL_DIR_DEFAULTS.allowNonFloat32 } satisfies OptionTable;
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";

@@ -20,7 +20,7 @@ export interface ChoiceQuestion {
 }
 
 /** Parse and encode every question, refusing a bad line by its number and the key at fault. */
-export function parseChoiceJsonl(text: string, tokenizer: Tokenizer, where: string): ChoiceQuestion[] {
+export function parseChoiceJsonl(text: string, tokenizer: Pick<Tokenizer, "bos" | "encode">, where: string): ChoiceQuestion[] {
   const out: ChoiceQuestion[] = [];
   const ids = new Set<string>();
   text.split("\n").forEach((raw, i) => {

@@ -16,6 +16,18 @@ import type { Tokenizer } from "./tokenizer.ts";
 const KEYS = new Set(["id", "split", "source", "text", "ids"]);
 
 /**
+ * How a text row becomes ids when they are not a tinylab tokenizer's BOS + tokens + EOS: another model's tokenizer
+ * under a scoring convention (src/eval/convention.ts). `vocabSize` bounds the id rows.
+ */
+export interface TextEncoding {
+  vocabSize: number;
+  encodeText(text: string): number[];
+}
+
+const encodeRow = (tokenizer: Tokenizer | TextEncoding, d: { id: string; split: Document["split"]; source: string; text: string }): Document =>
+  "encodeText" in tokenizer ? { id: d.id, split: d.split, source: d.source, ids: tokenizer.encodeText(d.text) } : encodeDocument(tokenizer, d);
+
+/**
  * Longest line, in bytes (and in UTF-16 units for text already in memory), checked before it is parsed: parsing
  * and encoding a line costs many times its size (its string, the parsed object, one JS number per token).
  * 8 MiB is ~8M tokens per document, far past any context here (≤ 4096 positions, scored in windows).
@@ -26,7 +38,7 @@ const FORMAT_HINT = 'a documents file has one JSON object per line: {"id": "..."
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Parse one line into a Document; `at` names the file and line in every error. */
-function parseLine(line: string, at: string, tokenizer: Tokenizer, defaultSource: string, first: boolean): Document {
+function parseLine(line: string, at: string, tokenizer: Tokenizer | TextEncoding, defaultSource: string, first: boolean): Document {
   const hint = first ? `; ${FORMAT_HINT}` : "";
   let row: unknown;
   try {
@@ -51,7 +63,7 @@ function parseLine(line: string, at: string, tokenizer: Tokenizer, defaultSource
   if (hasText === hasIds) throw new Error(`${at}: give exactly one of "text" and "ids"`);
   if (hasText) {
     if (typeof r.text !== "string") throw new Error(`${at}: "text" must be a string`);
-    return encodeDocument(tokenizer, { id: r.id, split, source, text: r.text });
+    return encodeRow(tokenizer, { id: r.id, split, source, text: r.text });
   }
   if (!Array.isArray(r.ids)) throw new Error(`${at}: "ids" must be an array of token ids`);
   if (r.ids.length < 2) throw new Error(`${at}: "ids" has ${r.ids.length} id(s); a document needs a context id and at least one target`);
@@ -63,7 +75,7 @@ function parseLine(line: string, at: string, tokenizer: Tokenizer, defaultSource
 }
 
 /** Parse JSONL text; `where` (usually the path) prefixes every error, which also names the line. */
-export function parseDocumentsJsonl(text: string, tokenizer: Tokenizer, where: string): Document[] {
+export function parseDocumentsJsonl(text: string, tokenizer: Tokenizer | TextEncoding, where: string): Document[] {
   const docs: Document[] = [];
   const lineOf = new Map<string, number>();
   const source = baseName(where);
@@ -83,7 +95,7 @@ export function parseDocumentsJsonl(text: string, tokenizer: Tokenizer, where: s
 }
 
 /** Check each line's length and the UTF-8, then parse; `where` (the path or the dropped file's name) names every error. */
-export function parseDocumentsBytes(bytes: Uint8Array, tokenizer: Tokenizer, where: string): Document[] {
+export function parseDocumentsBytes(bytes: Uint8Array, tokenizer: Tokenizer | TextEncoding, where: string): Document[] {
   const lines = lineStarts(bytes);
   lines.forEach((start, i) => {
     const length = (lines[i + 1] ?? bytes.length + 1) - 1 - start;

@@ -24,6 +24,12 @@ export interface Tokenizer {
   toJSON(): TokenizerJSON;
 }
 
+/**
+ * What scoring, generation and the report need of a tokenizer, tinylab's or another model's (hf_tokenizer.ts
+ * under a convention): no kind, and a JSON form of its own that names it in results.
+ */
+export type AnyTokenizer = Pick<Tokenizer, "vocabSize" | "bos" | "eos" | "encode" | "decode" | "bytesOf"> & { toJSON(): unknown };
+
 export const BOS = 0;
 export const EOS = 1;
 /** Byte b is id b + BYTE_OFFSET. */

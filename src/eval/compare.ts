@@ -49,7 +49,8 @@ export interface CompareSide {
   model_sha256: string | null;
   /** The tokenizer's JSON form: two sides share targets exactly when these are equal. */
   tokenizer: unknown;
-  tokenizerObj: Tokenizer;
+  /** A tinylab tokenizer, or another model's (a directory's tokenizer.json): what each target's bytes are. */
+  tokenizerObj: Tokenizer | Pick<Tokenizer, "bytesOf">;
   scorer: ScoringModel;
   docs: Document[];
 }
@@ -165,6 +166,6 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
     documents: da.map((d, i) => ({ id: d.id, targets: same ? targets[i] : null, bytes: bytes[i], a_total_nll: totA[i], b_total_nll: totB[i] })),
     provenance: prov,
   };
-  const tokens = same ? { tokenizer: a.tokenizerObj, documents: da.map((d, i) => ({ id: d.id, ids: d.ids, a: sa[i].nll, b: sb[i].nll })) } : null;
+  const tokens = same && "toJSON" in a.tokenizerObj ? { tokenizer: a.tokenizerObj, documents: da.map((d, i) => ({ id: d.id, ids: d.ids, a: sa[i].nll, b: sb[i].nll })) } : null;
   return { result, tokens };
 }

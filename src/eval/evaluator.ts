@@ -3,7 +3,7 @@
 // how it aggregates, how it is computed from the report's passes, and how the page, the report card and the
 // console show it. Not a metric: the report's evaluators are report_*.ts, listed in report_evaluators.ts.
 import type { Document, Split } from "../data/documents.ts";
-import type { Tokenizer } from "../data/tokenizer.ts";
+import type { AnyTokenizer } from "../data/tokenizer.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import type { HtmlSection } from "../util/html.ts";
 import type { Rng } from "../util/rng.ts";
@@ -32,7 +32,7 @@ export function ratioOfSums(items: readonly { readonly numerator: number; readon
 /** What the report has before any pass runs: the model, the documents, the resolved settings. */
 export interface ReportInputs {
   readonly model: ScoringModel;
-  readonly tokenizer: Tokenizer;
+  readonly tokenizer: AnyTokenizer;
   readonly documents: readonly Document[];
   readonly settings: ReportSettings;
   /** Scored splits that have documents, in SPLITS order. */
@@ -64,7 +64,7 @@ export interface ReportContext extends ReportInputs {
    * Score documents with a scorer (the model or a baseline) at a stride: windowed.ts evaluateWindows, passed in
    * so an evaluator's file, which the page imports for its renderers, never reaches the engine.
    */
-  score(scorer: ScoringModel, docs: readonly Document[], stride: number, opts?: { readonly tokenizer?: Tokenizer; readonly rowsPerBatch?: number }): WindowedResult;
+  score(scorer: ScoringModel, docs: readonly Document[], stride: number, opts?: { readonly tokenizer?: AnyTokenizer; readonly rowsPerBatch?: number }): WindowedResult;
 }
 
 /** A standalone SVG figure with the file name the report card links it by. */

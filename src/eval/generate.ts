@@ -26,6 +26,7 @@ export interface Generation {
 export function nextLogProbs(model: ScoringModel, context: readonly number[]): Float32Array {
   if (context.length === 0) throw new Error("generation needs a non-empty context (at least BOS)");
   const { vocabSize: V, contextLength: T } = model.binding;
+  if (model.nextLogProbs) return model.nextLogProbs(context.slice(-T));
   const ids = Int32Array.from(context.slice(-T));
   const lp = model.logProbs({ rows: 1, cols: ids.length, ids, docIds: new Int32Array(ids.length) });
   return lp.slice((ids.length - 1) * V, ids.length * V);

@@ -2,7 +2,7 @@
 // (report_evaluators.ts) each computing one namespace of report.json from them, with identities and provenance.
 // Unlike quantities are never averaged together. Not the HTML page (report_page.ts) nor any metric (report_*.ts).
 import { checkDocuments, SPLITS, type Document, type Split } from "../data/documents.ts";
-import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
+import type { AnyTokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
 import { sha256Hex } from "../util/sha256.ts";
 import { createProgress, type ProgressStream } from "../util/progress.ts";
@@ -69,6 +69,8 @@ export interface ReportOptions {
   readonly workers?: number;
   /** The metrics to compute (default REPORT_EVALUATORS); the page, card and console take the same list. */
   readonly evaluators?: readonly Evaluator[];
+  /** Why no count baselines are given (e.g. a vocabulary too large for their table), shown in their section. */
+  readonly baselinesNotRun?: string;
 }
 
 
@@ -87,6 +89,7 @@ export interface ReportSettings {
   readonly canary?: ReportOptions["canary"];
   readonly baselines: readonly ScoringModel[];
   readonly baselineSmoothing?: ReportOptions["baselineSmoothing"];
+  readonly baselinesNotRun?: string;
   readonly strides?: readonly number[];
 }
 
@@ -119,12 +122,12 @@ export interface Report {
   readonly intervals: IntervalsValue;
   /** Only when extra strides were asked for. */
   readonly perplexity_by_stride?: PerplexityByStride;
-  readonly identities: { readonly model: ModelIdentity; readonly tokenizer: TokenizerJSON; readonly evaluators: Record<string, EvaluatorIdentity> };
+  readonly identities: { readonly model: ModelIdentity; readonly tokenizer: TokenizerJSON | unknown; readonly evaluators: Record<string, EvaluatorIdentity> };
   readonly provenance: Provenance & { readonly workers?: number };
 }
 
 /** Evaluate `model` on `documents` (any mix of splits and sources): the passes once, then every evaluator in order. */
-export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents: readonly Document[], opts: ReportOptions): Report {
+export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, documents: readonly Document[], opts: ReportOptions): Report {
   const evaluators = opts.evaluators ?? REPORT_EVALUATORS;
   const T = model.binding.contextLength;
   const stride = scoringStride(opts.stride, T);
@@ -132,7 +135,7 @@ export function buildReport(model: ScoringModel, tokenizer: Tokenizer, documents
     stride, contextLength: T, calibrationStride: opts.calibrationStride ?? stride, seed: opts.seed ?? D.seed, rowsPerBatch: opts.rowsPerBatch ?? D.rowsPerBatch,
     bins: opts.bins ?? D.bins, scheme: opts.scheme ?? D.scheme, replicates: opts.replicates ?? D.replicates,
     generation: { ...GENERATION_DEFAULTS, ...opts.generation }, verbatim: { ...VERBATIM_DEFAULTS, ...opts.verbatim },
-    canary: opts.canary, baselines: opts.baselines, baselineSmoothing: opts.baselineSmoothing, strides: opts.strides,
+    canary: opts.canary, baselines: opts.baselines, baselineSmoothing: opts.baselineSmoothing, baselinesNotRun: opts.baselinesNotRun, strides: opts.strides,
   };
   checkDocuments(documents); // ids unique across splits: groups find their documents by id
   const finalTest = opts.finalTest === true;

@@ -27,6 +27,7 @@ export const baselinesEvaluator: Evaluator<BaselinesValue> = {
     }
   },
   compute: ({ train, settings, tokenizer, bySplit, score }) => {
+    if (settings.baselinesNotRun) return { status: `not run: ${settings.baselinesNotRun}` };
     if (train.length === 0) return { status: "not run: no training documents to fit baselines on" };
     const splits = bySplit.map(([, d]) => d), docs = splits.flat();
     const groups = settings.baselines.flatMap((b) =>

@@ -1,7 +1,7 @@
 // The report's generation evaluators: seeded samples and greedy margins from held-out prompts, then the samples'
 // n-gram overlap with the training text by order and their diversity, computed from those samples.
 import type { Document } from "../data/documents.ts";
-import type { Tokenizer } from "../data/tokenizer.ts";
+import type { AnyTokenizer } from "../data/tokenizer.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import type { Rng } from "../util/rng.ts";
 import { htmlTable } from "../util/html.ts";
@@ -28,7 +28,7 @@ export interface GenerationSettings {
 export const GENERATION_DEFAULTS: GenerationSettings = { prompts: 8, promptTokens: 16, maxTokens: 32, samplesPerPrompt: 2, temperature: 1, overlapOrders: [1, 2, 3, 4] };
 
 /** Content ids of a document (BOS and a final EOS removed), the reference for overlap. */
-function contentIds(d: Document, tokenizer: Tokenizer): number[] {
+function contentIds(d: Document, tokenizer: AnyTokenizer): number[] {
   const start = d.ids[0] === tokenizer.bos ? 1 : 0;
   const end = d.ids[d.ids.length - 1] === tokenizer.eos ? d.ids.length - 1 : d.ids.length;
   return d.ids.slice(start, end);
@@ -47,7 +47,7 @@ export interface GenerationValue {
 }
 
 /** Seeded samples and greedy margins for up to `s.prompts` prompt documents; `tick` once per sample and margin. */
-export function sampleGeneration(model: ScoringModel, tokenizer: Tokenizer, promptDocs: readonly Document[], s: GenerationSettings, rng: Rng, tick: () => void): GenerationValue {
+export function sampleGeneration(model: ScoringModel, tokenizer: AnyTokenizer, promptDocs: readonly Document[], s: GenerationSettings, rng: Rng, tick: () => void): GenerationValue {
   const u = promptable(promptDocs, s.promptTokens, tokenizer), docs = u.docs.slice(0, s.prompts);
   const samples = docs.flatMap((d) => {
     const prompt = promptOf(d, s.promptTokens);
@@ -70,7 +70,7 @@ export function sampleGeneration(model: ScoringModel, tokenizer: Tokenizer, prom
 }
 
 /** Overlap by order of the samples' token n-grams with the training documents' content. */
-export function sampleOverlap(samples: readonly (readonly number[])[], train: readonly Document[], tokenizer: Tokenizer, orders: readonly number[], noSamples: string): OverlapValue {
+export function sampleOverlap(samples: readonly (readonly number[])[], train: readonly Document[], tokenizer: AnyTokenizer, orders: readonly number[], noSamples: string): OverlapValue {
   const references = train.map((d) => contentIds(d, tokenizer));
   return {
     definition: "fraction of each sample's unique token n-grams found in any training document (no n-gram spans two documents), averaged over all samples; a sample with no n-gram of that order counts 0 (000)",

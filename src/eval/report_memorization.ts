@@ -2,7 +2,7 @@
 // longest match of greedy continuations with training text, training prompts beside held-out ones) and the
 // canary probe (log p(secret | prefix), greedy recovery, and the gain over a model fitted without the canary).
 import type { Document } from "../data/documents.ts";
-import type { Tokenizer } from "../data/tokenizer.ts";
+import type { AnyTokenizer } from "../data/tokenizer.ts";
 import { flatEntries, htmlTable, keyValueTable } from "../util/html.ts";
 import { visibleText } from "../util/text_view.ts";
 import { notShown, type Evaluator, type ReportInputs } from "./evaluator.ts";
@@ -47,7 +47,7 @@ export const verbatimEvaluator: Evaluator<VerbatimValue> = {
 type Canary = NonNullable<ReportOptions["canary"]>;
 
 /** BOS + all but the last k canary tokens, and those k tokens; refused before any work is done. */
-function canaryParts(tokenizer: Tokenizer, c: Canary): { prefix: number[]; secret: number[] } {
+function canaryParts(tokenizer: AnyTokenizer, c: Canary): { prefix: number[]; secret: number[] } {
   const k = c.secretTokens ?? REPORT_SETTING_DEFAULTS.secretTokens;
   const ids = tokenizer.encode(c.text);
   if (ids.length < 2) throw new Error(`canary "${c.text}" is ${ids.length} token(s); it needs a prefix and a secret`);
@@ -55,7 +55,7 @@ function canaryParts(tokenizer: Tokenizer, c: Canary): { prefix: number[]; secre
   return { prefix: [tokenizer.bos, ...ids.slice(0, -k)], secret: ids.slice(-k) };
 }
 
-function canarySection(model: ReportInputs["model"], tokenizer: Tokenizer, train: readonly Document[], c: Canary) {
+function canarySection(model: ReportInputs["model"], tokenizer: AnyTokenizer, train: readonly Document[], c: Canary) {
   const { prefix, secret } = canaryParts(tokenizer, c);
   const occurrences = train.reduce((n, d) => n + tokenizer.decode(d.ids).split(c.text).length - 1, 0);
   const withModel = canaryProbe(model, prefix, secret);

@@ -2,7 +2,7 @@
 // and find the longest piece of each continuation that occurs verbatim in the training text. Long matches on
 // training prompts only suggest recall; equal lengths for both put matches at the level of common phrases.
 import type { Document } from "../data/documents.ts";
-import type { Tokenizer } from "../data/tokenizer.ts";
+import type { AnyTokenizer } from "../data/tokenizer.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import { generate } from "./generate.ts";
 import { reasoned } from "./reasoned.ts";
@@ -41,7 +41,7 @@ export function promptOf(doc: Document, n: number): number[] {
 }
 
 /** Content tokens of a document: its ids without a leading BOS and a final EOS. */
-export function contentLength(doc: Document, tokenizer: Pick<Tokenizer, "bos" | "eos">): number {
+export function contentLength(doc: Document, tokenizer: Pick<AnyTokenizer, "bos" | "eos">): number {
   const start = doc.ids[0] === tokenizer.bos ? 1 : 0;
   const end = doc.ids.length > start && doc.ids[doc.ids.length - 1] === tokenizer.eos ? doc.ids.length - 1 : doc.ids.length;
   return end - start;
@@ -52,7 +52,7 @@ export function contentLength(doc: Document, tokenizer: Pick<Tokenizer, "bos" | 
  * A shorter one would become its own prompt whole, so its "continuation" is only what follows the document's end:
  * a memorized document would then score no recall, inverting the probe's signal. Those are skipped and counted.
  */
-export function promptable(docs: readonly Document[], n: number, tokenizer: Pick<Tokenizer, "bos" | "eos">): { docs: Document[]; skipped: number } {
+export function promptable(docs: readonly Document[], n: number, tokenizer: Pick<AnyTokenizer, "bos" | "eos">): { docs: Document[]; skipped: number } {
   const ok = docs.filter((d) => contentLength(d, tokenizer) > n);
   return { docs: ok, skipped: docs.length - ok.length };
 }
@@ -72,7 +72,7 @@ export interface VerbatimRow {
 }
 
 /** Greedy continuations of training and held-out prompts with their longest verbatim match against training text. */
-export function verbatimProbe(model: ScoringModel, tokenizer: Tokenizer, train: readonly Document[], heldOut: readonly Document[], settings: VerbatimSettings = VERBATIM_DEFAULTS, onRow?: () => void) {
+export function verbatimProbe(model: ScoringModel, tokenizer: AnyTokenizer, train: readonly Document[], heldOut: readonly Document[], settings: VerbatimSettings = VERBATIM_DEFAULTS, onRow?: () => void) {
   const trainingTexts = train.map((d) => tokenizer.decode(d.ids));
   const rows = (docs: readonly Document[]): VerbatimRow[] =>
     promptable(docs, settings.promptTokens, tokenizer).docs.slice(0, settings.prompts).map((d) => {

@@ -1,6 +1,7 @@
 // The Hugging Face GPT-2 layout of a tinylab model, as plain values: config.json's fields, the tensors under GPT-2's
 // names, tokenizer.json (byte-level BPE) and its two small companions. Pure (no file system, no engine): the
 // export writes these, and nothing here reads one back.
+import { bytesToUnicode } from "../data/hf_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TensorEntry } from "../util/safetensors.ts";
 import type { ModelConfig } from "./config.ts";
@@ -42,13 +43,6 @@ export function gpt2Tensors(w: ParamArrays, c: ModelConfig): Record<string, Tens
     out["lm_head.weight"] = { dtype: "F32", shape: [V, C], data: t };
   }
   return out;
-}
-
-/** GPT-2's reversible byte → printable character map (bytes_to_unicode in openai/gpt-2's encoder.py). */
-export function bytesToUnicode(): string[] {
-  const keep = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  let next = 256;
-  return Array.from({ length: 256 }, (_, b) => String.fromCodePoint(keep(b) ? b : next++));
 }
 
 /**

@@ -56,7 +56,7 @@ function checkId(v: unknown, r: number, c: number, vocab: number): void {
 }
 
 /** Check a flat ModelInput against the config (shape, id range, row length ≤ context). */
-export function checkModelInput(input: ModelInput, config: ModelConfig): ModelInput {
+export function checkModelInput(input: ModelInput, config: Pick<ModelConfig, "vocabSize" | "contextLength">): ModelInput {
   const { rows, cols, ids, docIds } = input;
   if (rows <= 0 || cols <= 0) throw new Error(`empty batch: ${rows} rows × ${cols} positions`);
   if (cols > config.contextLength) throw new Error(`row length ${cols} exceeds the context length ${config.contextLength}`);

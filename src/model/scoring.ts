@@ -19,6 +19,11 @@ export interface ScoringModel {
   positionNlls?(batches: readonly ScoredBatch[]): Float64Array[];
   /** ln p(v | context) for every position and vocabulary entry, flat [rows·cols·vocab]. */
   logProbs(input: ModelInput): Float32Array;
+  /**
+   * Optional: ln p(v | context) for the position after `context` (1 to contextLength ids), what logProbs' last row
+   * gives, computed faster (e.g. an ONNX decoder's KV cache across the steps of one generation).
+   */
+  nextLogProbs?(context: readonly number[]): Float32Array;
   /** Digest of all state evaluation must leave untouched (weights, gradients, RNG states). */
   stateFingerprint(): string;
 }

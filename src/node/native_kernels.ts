@@ -32,7 +32,7 @@ const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a depen
 
 type Info = tf.TensorInfo;
 interface OrtTensor { data: Float32Array }
-type TensorCtor = new (type: "float32" | "int64", data: Float32Array | BigInt64Array, dims: readonly number[]) => OrtTensor;
+type TensorCtor = new (type: "float32" | "int64" | "bool", data: Float32Array | BigInt64Array | Uint8Array, dims: readonly number[]) => OrtTensor;
 interface Session {
   loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
@@ -110,6 +110,17 @@ function graphLoader(ort: Ort): GraphLoader {
   };
 }
 
+let ortLoaded: Ort | string | undefined;
+
+/**
+ * Whole-graph sessions on onnxruntime-node whatever the kernels (a model directory's graph is run by no other
+ * engine), or the reason they cannot be had, with the install hint.
+ */
+export function graphSessions(): GraphLoader | string {
+  ortLoaded ??= loadOrt();
+  return typeof ortLoaded === "string" ? `${ortLoaded}; install it with ${INSTALL_HINT}` : graphLoader(ortLoaded);
+}
+
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
 export function nativeShapes(aShape: number[], bShape: number[], ta: boolean, tb: boolean, minMacs = NATIVE_MIN_MACS): number[] | undefined {
   const r = aShape.length;
@@ -164,7 +175,7 @@ function selfTest(p: Products): string | undefined {
 
 function install(): string | undefined {
   if (installed) return undefined;
-  const ort = loadOrt();
+  const ort = (ortLoaded ??= loadOrt());
   if (typeof ort === "string") return ort;
   const products = new Products(ort);
   let failed: string | undefined;

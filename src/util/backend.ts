@@ -28,8 +28,8 @@ export function setKernels(name: Kernels, version?: string): void {
   [kernels, kernelsVersion] = [name, version];
 }
 
-/** A float32 or int64 input of a graph run, row-major. */
-export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] };
+/** A float32, int64 or bool (one byte each) input of a graph run, row-major. */
+export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] } | { type: "bool"; data: Uint8Array; dims: number[] };
 /** An ONNX model loaded into a session: feeds in, the named float32 outputs out in the order asked (synchronously). */
 export type GraphSession = (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => Float32Array[];
 /** Loads ONNX model bytes into a session (registered from the Node edge beside the native kernels). */

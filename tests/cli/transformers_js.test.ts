@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from "@huggingface/transformers";
+import { AutoModelForCausalLM, AutoTokenizer, env } from "@huggingface/transformers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trainBpe } from "../../src/data/bpe.ts";
 import { encodeDocument, SPLITS, type Document } from "../../src/data/documents.ts";
@@ -23,6 +23,7 @@ import { runSample, SAMPLE_DEFAULTS } from "../../experiments/sample.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { randomWeights } from "../helpers.ts";
 import { TEXTS } from "../tools/models.ts";
+import { transformersNll } from "./transformers_scoring.ts";
 
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -61,33 +62,12 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Mean NLL per split from the forward's logits, one document per call (float64 log-softmax of float32 logits). */
-async function scoreSplits(model: any, docs: Document[]): Promise<Record<string, { nll: number; targets: number }>> {
-  const sums: Record<string, { sum: number; targets: number }> = {};
-  for (const d of docs) {
-    const input = d.ids.slice(0, -1);
-    const ids = new Tensor("int64", BigInt64Array.from(input.map(BigInt)), [1, input.length]);
-    const { logits } = await model({ input_ids: ids, attention_mask: new Tensor("int64", new BigInt64Array(input.length).fill(1n), [1, input.length]) });
-    const z = logits.data as Float32Array, V = logits.dims[2];
-    const s = (sums[d.split] ??= { sum: 0, targets: 0 });
-    for (let j = 0; j < input.length; j++) {
-      const row = z.subarray(j * V, (j + 1) * V);
-      let max = -Infinity, e = 0;
-      for (const v of row) max = Math.max(max, v);
-      for (const v of row) e += Math.exp(v - max);
-      s.sum += max + Math.log(e) - row[d.ids[j + 1]];
-      s.targets++;
-    }
-  }
-  return Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, { nll: v.sum / v.targets, targets: v.targets }]));
-}
-
 describe("the export in transformers.js (offline, env.allowRemoteModels = false)", () => {
   it("per-split NLL from its logits equals tinylab evaluate's within 1e-5 nats per target", async () => {
     const table: Record<string, unknown>[] = [];
     for (const c of cases) {
       const model = await AutoModelForCausalLM.from_pretrained(c.name);
-      const ours = await scoreSplits(model, c.docs);
+      const ours = await transformersNll(model, c.docs);
       const evaluated = evaluateModelFile({ model: c.path, data: c.data, batchRows: 1, split: "all" }).splits;
       expect(Object.keys(ours).sort()).toEqual(Object.keys(evaluated).sort());
       for (const split of SPLITS) {

@@ -1,9 +1,9 @@
 // `tinylab choice --model FILE --data FILE`: multiple-choice accuracy by candidate log-likelihood (experiments/choice.ts).
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",
@@ -14,18 +14,21 @@ export const choiceCommand: CommandModule = {
       "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and samples_<task>_<date>.jsonl (task <choice file>_choice, multiple_choice: acc, acc_norm by characters as the harness counts them, and tinylab's Wilson intervals) into this directory (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { scoreChoices }, { formatChoice }, { checkOutputDir, requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"),
+    const [{ startEngine, toJson }, { scoreChoices }, { formatChoice }, { checkOutputDir, requireFile }, { isModelDir }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"), import("../../node/model_dir.ts"),
     ]);
     const v = optionValues(argv, CHOICE_OPTIONS);
-    const model = requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
-    if (v.lmEvalOut !== undefined) checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    const model = isModelDir(v.model) ? v.model : requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
+    if (v.lmEvalOut !== undefined) {
+      if (isModelDir(model)) throw new Error(`--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`);
+      checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    }
     const start = new Date();
     const engine = await startEngine(v.backend, v.kernels);
     const task = `${(await import("../../eval/lm_eval.ts")).lmEvalDataName(data)}_choice`;
-    const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data }, task);
+    const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, task);
     process.stdout.write(v.json ? toJson(r) : formatChoice(r) + "\n");
-    if (v.lmEvalOut !== undefined) {
+    if (v.lmEvalOut !== undefined && lmEvalModel) {
       const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, [lmEval], lmEvalModel, { batchSize: 1, device: engine.backend, start, inputs: [model, data] });
       for (const line of wrote) (v.json ? console.error : console.log)(line);
     }

@@ -4,11 +4,11 @@ import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, narrowedTo, optionValues, positional, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, narrowedTo, optionValues, positional, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
-  baseline: undefined, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
+  baseline: undefined, ...MODEL_DIR, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
   "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, backend: backendDefault(), kernels: kernelsDefault(),
 } satisfies OptionTable;
 
@@ -17,7 +17,7 @@ export const compareCommand: CommandModule = {
   describe: "Compare two model files (or one against a count baseline) on the same targets: paired bootstrap, McNemar, token page",
   builder: (y) =>
     withOptions(
-      y.positional("a", { type: "string", describe: "model file A (.safetensors)" }).positional("b", { type: "string", describe: "model file B (.safetensors); or give --baseline" }),
+      y.positional("a", { type: "string", describe: "model file A (.safetensors), or a model directory (docs/any-model.md)" }).positional("b", { type: "string", describe: "model file B (.safetensors) or a model directory; or give --baseline" }),
       COMPARE_OPTIONS,
       {
         ...SCORING_DATA_HELP,
@@ -30,10 +30,11 @@ export const compareCommand: CommandModule = {
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
+    const [{ scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile: requireRegular }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }, { isModelDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
-      import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"),
+      import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"), import("../../node/model_dir.ts"),
     ]);
+    const requireFile = (path: string, what: string) => (what.startsWith("model") && isModelDir(path) ? path : requireRegular(path, what));
     const { json, backend, kernels, out, overwrite, ...v } = optionValues(argv, COMPARE_OPTIONS);
     const split = narrowedTo(SPLITS, v.split, "split");
     const a = requireFile(positional(argv, "a", "required"), "model file A");
@@ -50,6 +51,7 @@ export const compareCommand: CommandModule = {
       await startEngine(backend, kernels);
       const { result, tokens } = runCompare({
         a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
+        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
       });
       outputs.write("compare.json", toJson(result));
       outputs.write("compare.html", compareHtml(result, tokens));

@@ -2,11 +2,11 @@
 // training (experiments/evaluate.ts). Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { EVALUATE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -15,7 +15,7 @@ export const evaluateCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, EVALUATE_OPTIONS, {
       ...SCORING_DATA_HELP,
-      model: "model file (.safetensors); default with --run: its model.safetensors",
+      model: "model file (.safetensors), or a Hugging Face / transformers.js model directory scored on onnxruntime-node (docs/any-model.md); default with --run: its model.safetensors",
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
       "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split (task <data>_<split>) into this directory: each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
@@ -31,6 +31,15 @@ export const evaluateCommand: CommandModule = {
     if (v.lmEvalOut !== undefined) (await import("../../node/disk.ts")).checkOutputDir(v.lmEvalOut, "--lm-eval-out");
     const start = new Date();
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
+    const { isModelDir } = await import("../../node/model_dir.ts");
+    if (isModelDir(model)) {
+      if (v.workers !== undefined && v.workers > 1) throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);
+      if (v.lmEvalOut !== undefined) throw new Error(`--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`);
+      const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
+      const report = evaluateModelDir({ model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, text);
+      process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
+      return;
+    }
     const engine = await startEngine(v.backend, v.kernels);
     const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,

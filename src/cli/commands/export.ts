@@ -1,7 +1,7 @@
 // `tinylab export`: write a model file in another library's layout (experiments/export.ts). Parses, calls, prints.
-// Starts no engine: the model file is decoded and validated, never built into a model.
+// Starts the engine on tfjs's own kernels only to probe the model's forward (src/lab/finite_forward.ts) before writing.
 import type { CommandModule } from "yargs";
-import { optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
 /** export's options: all but --json required, none with a default. */
 export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED, json: false } satisfies OptionTable;
@@ -17,9 +17,10 @@ export const exportCommand: CommandModule = {
     const { json, ...o } = optionValues(argv, EXPORT_OPTIONS);
     const { checkOutputDir } = await import("../../node/disk.ts");
     checkOutputDir(o.out, "--out"); // before the recipe (and tfjs's modules) load
-    const [{ toJson }, { exportModel }, { formatExport }] = await Promise.all([
+    const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);
+    await startEngine(backendDefault(), "tfjs");
     const report = exportModel(o);
     process.stdout.write(json ? toJson(report) : formatExport(report) + "\n");
   },

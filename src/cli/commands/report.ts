@@ -3,11 +3,11 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { REPORT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
 export const REPORT_OPTIONS = {
-  model: undefined, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
   bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
 } satisfies OptionTable;
@@ -21,7 +21,7 @@ export const reportCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, REPORT_OPTIONS, {
       ...SCORING_DATA_HELP,
-      model: "model file (.safetensors); default with --run: its model.safetensors",
+      model: "model file (.safetensors), or a Hugging Face / transformers.js model directory (docs/any-model.md); default with --run: its model.safetensors",
       out: "output directory: report.json, report.html, report.md (the report card) and figures/*.svg are written into it (a new or empty directory, or an earlier report's with --overwrite)",
       overwrite: "--out holds an earlier report: replace it; without it such a directory is refused",
       strides: "also score perplexity by split/source at each of these strides (comma-separated, each 1..context)",
@@ -33,11 +33,16 @@ export const reportCommand: CommandModule = {
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
       import("../../node/output_dir.ts"),
     ]);
+    const { isModelDir } = await import("../../node/model_dir.ts");
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;
-    const modelPath = requireFile(modelOfRun(v), "model file");
+    const named = modelOfRun(v);
+    const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    if (v.lmEvalOut !== undefined) checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    if (v.lmEvalOut !== undefined) {
+      if (isModelDir(modelPath)) throw new Error(`--lm-eval-out: not available for a model directory (${modelPath}) yet; it writes the harness's record of a tinylab model file`);
+      checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    }
     const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
     const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs });
     try {
@@ -48,7 +53,7 @@ export const reportCommand: CommandModule = {
         finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
         model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-        progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined,
+        progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
       });
       outputs.write("report.json", toJson(report));
       outputs.write("report.html", reportHtml(report));
@@ -56,7 +61,7 @@ export const reportCommand: CommandModule = {
       for (const [name, content] of card) outputs.write(name, content);
       if (json) process.stdout.write(toJson(report));
       else console.log(formatReport(report));
-      const lmEvalLines = v.lmEvalOut !== undefined && lmEval
+      const lmEvalLines = v.lmEvalOut !== undefined && lmEval && lmEvalModel
         ? (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, { batchSize: 16, device: engine.backend, start, inputs: [modelPath, ...(v.data ? [v.data] : [])] }).map((l) => `${l}\n`).join("")
         : "";
       (json ? console.error : console.log)(`\nwrote ${join(out, "report.json")}\nwrote ${join(out, "report.html")}\nwrote ${join(out, "report.md")} (and ${card.length - 1} figures in ${join(out, "figures")})\n${lmEvalLines}${wallTimeLine()}`);

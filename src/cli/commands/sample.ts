@@ -2,11 +2,11 @@
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { SAMPLE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
 /** sample's options and their defaults (experiments/options.ts SAMPLE_DEFAULTS). */
 export const SAMPLE_OPTIONS = {
-  model: REQUIRED, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault(),
 } satisfies OptionTable;
 
 export const sampleCommand: CommandModule = {
@@ -21,7 +21,14 @@ export const sampleCommand: CommandModule = {
     const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/sample.ts"), import("../views/sample.ts"), import("../../node/disk.ts"),
     ]);
-    const { json, backend, kernels, model, ...given } = optionValues(argv, SAMPLE_OPTIONS);
+    const { json, backend, kernels, model, convention, graph, allowNonFloat32, ...given } = optionValues(argv, SAMPLE_OPTIONS);
+    const { isModelDir } = await import("../../node/model_dir.ts");
+    if (isModelDir(model)) {
+      const [{ runSampleDir }, { formatDirSample }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
+      const r = runSampleDir({ ...given, model, convention, graph, allowNonFloat32 });
+      process.stdout.write(json ? toJson(r) : formatDirSample(r) + "\n");
+      return;
+    }
     const o = { ...given, model: requireFile(model, "model file") };
     checkSampleOptions(o);
     await startEngine(backend, kernels);

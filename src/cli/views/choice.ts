@@ -8,6 +8,7 @@ export function formatChoice(r: ChoiceReport): string {
     `  ${name.padEnd(9)} ${pct(m.value).padStart(7)}  (${m.correct} of ${r.questions})  Wilson 95% [${pct(m.wilson.lo)}, ${pct(m.wilson.hi)}]`;
   return [
     `model ${r.model} (model_sha256 ${r.model_sha256.slice(0, 16)}…), ${r.questions} questions from ${r.data}`,
+    ...(r.convention ? [`convention: ${r.convention.label}`] : []),
     row("acc", r.acc),
     row("acc_norm", r.acc_norm),
     `  chance    ${pct(r.chance).padStart(7)}  (mean of 1/candidates: a uniform guess)`,
