@@ -3,7 +3,7 @@
 import type { CommandModule } from "yargs";
 import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, data: REQUIRED, json: false, backend: backendDefault(), kernels: kernelsDefault("data") } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",

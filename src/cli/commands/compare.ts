@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, narrowedTo, optionValues, positional, S
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
   baseline: undefined, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
-  "bits-per-byte": d.bitsPerByte, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  "bits-per-byte": d.bitsPerByte, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
 } satisfies OptionTable;
 
 export const compareCommand: CommandModule = {

@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  model: undefined, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {

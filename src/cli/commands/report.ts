@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, optionValues, SCORING_DATA, SCORING_DAT
 export const REPORT_OPTIONS = {
   model: undefined, ...SCORING_DATA, out: d.out, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
-  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
 } satisfies OptionTable;
 
 export const reportCommand: CommandModule = {

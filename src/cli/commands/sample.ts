@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, REQUIRED, withOptions, ty
 
 /** sample's options and their defaults (experiments/options.ts SAMPLE_DEFAULTS). */
 export const SAMPLE_OPTIONS = {
-  model: REQUIRED, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  model: REQUIRED, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
 } satisfies OptionTable;
 
 export const sampleCommand: CommandModule = {

@@ -20,7 +20,7 @@ export const TRAIN_OPTIONS = {
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
       data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, "save-model": undefined, "log-every": undefined,
-      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
     } satisfies OptionTable;
 
 export const trainCommand: CommandModule = {
