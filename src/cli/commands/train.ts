@@ -85,7 +85,7 @@ export const trainCommand: CommandModule = {
         ...given, ...s, modelConfig: overrides, out,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } } : undefined,
-        saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
+        saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined, progress: process.stderr,
       }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
