@@ -9,6 +9,7 @@ import { record } from "../src/eval/summary.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
+import { phase, type ProgressStream } from "../src/util/progress.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export interface EvaluateOptions {
@@ -26,6 +27,8 @@ export interface EvaluateOptions {
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
+  /** Where scoring longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  progress?: ProgressStream;
 }
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
@@ -92,10 +95,12 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
+      const bar = phase(o.progress, "evaluate", bySplit.reduce((n, [, b]) => n + b.length, 0), "batches");
       for (const [split, batches] of bySplit) {
-        const e = evaluateLikelihood(adapter, split, batches);
+        const e = evaluateLikelihood(adapter, split, batches, (n) => bar?.tick(n));
         scores[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
       }
+      bar?.done();
     });
     return {
       model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,

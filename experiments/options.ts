@@ -58,6 +58,8 @@ export interface CompareOptions {
   replicates: number;
   /** Required to compare models with different tokenizers: only bits per byte are then comparable. */
   bitsPerByte: boolean;
+  /** Where scoring longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  progress?: import("../src/util/progress.ts").ProgressStream;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */

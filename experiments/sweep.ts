@@ -5,6 +5,7 @@ import { absolutePath } from "../src/node/disk.ts";
 import { arr, int, nullable, num, obj, optional, type Schema } from "../src/util/schema.ts";
 import { collectSweep as collectRuns, runSweep as runRuns, type ResultReader, type SweepOptions, type SweepRow } from "../src/node/sweep_runner.ts";
 import type { SweepRecipe } from "./options.ts";
+import type { ProgressStream } from "../src/util/progress.ts";
 
 export type { SweepRow };
 
@@ -96,4 +97,4 @@ export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: r
 export const runSweep = (o: Omit<SweepOptions, "recipes"> & { recipe: SweepRecipe }) => runRuns({ ...o, recipes: SWEEP_RECIPES });
 
 /** Rows of every finished run folder under `dir`, whichever recipe made it. */
-export const collectSweep = (dir: string): SweepRow[] => collectRuns(dir, SWEEP_RECIPES);
+export const collectSweep = (dir: string, progress?: ProgressStream): SweepRow[] => collectRuns(dir, SWEEP_RECIPES, progress);

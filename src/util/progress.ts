@@ -122,7 +122,8 @@ export function createProgress(opts: ProgressOptions): Progress {
       if (f) fields = f;
       const t = now();
       since ??= { done, elapsedMs: t - start };
-      if (t - lastPrint < interval) return;
+      // the last item's line is done()'s, with the elapsed time
+      if (t - lastPrint < interval || done >= opts.total) return;
       lastPrint = t;
       emit(false);
     },

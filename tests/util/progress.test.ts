@@ -93,6 +93,18 @@ describe("createProgress", () => {
     expect(long.writes[2]).toMatch(/^bpe {2}6\/10 items .*elapsed 0:07\n$/);
   });
 
+  it("leaves the last item's line to done(), so a finished phase is not printed twice", () => {
+    const stream = fakeStream(false);
+    const clock = fakeClock();
+    const p = createProgress({ total: 2, label: "evaluate", stream, now: clock.now });
+    p.tick();
+    clock.set(10_000);
+    p.tick();
+    p.done();
+    expect(stream.writes.map((w) => w.split("  ")[1])).toEqual(["1/2 items", "2/2 items"]);
+    expect(stream.writes[1]).toContain("elapsed 0:10");
+  });
+
   it("clear() erases a drawn terminal line so another line can be printed, and the next tick draws it again", () => {
     const stream = fakeStream(true);
     const clock = fakeClock();

@@ -45,7 +45,7 @@ export const compareCommand: CommandModule = {
     if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
     await startEngine(backend, kernels);
     const { result, tokens } = runCompare({
-      a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
+      a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte, progress: process.stderr,
     });
     writeOutput(join(out, "compare.json"), toJson(result));
     writeOutput(join(out, "compare.html"), compareHtml(result, tokens));

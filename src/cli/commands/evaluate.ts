@@ -31,7 +31,7 @@ export const evaluateCommand: CommandModule = {
     await startEngine(v.backend, v.kernels);
     const report = evaluateModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools,
+      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, progress: process.stderr,
     }, text);
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
   },

@@ -47,7 +47,7 @@ export const sweepCommand: CommandModule = {
     };
     if (collect) {
       if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
-      const rows = collectSweep(collect);
+      const rows = collectSweep(collect, process.stderr);
       finish([...new Set(rows.map((r) => r.recipe))].join(","), rows, collect);
       return;
     }
