@@ -6,6 +6,8 @@ export interface ProgressStream {
   write(s: string): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
+  /** A phase's quiet time on this stream (`phase`; default QUIET_MS): 0 for a caller, such as a test, that wants every phase's lines. */
+  readonly quietMs?: number;
 }
 
 export interface ProgressOptions {
@@ -147,5 +149,5 @@ export function createProgress(opts: ProgressOptions): Progress {
  * QUIET_MS so a short phase prints nothing; undefined without a stream (tests, the browser, --json's callers that pass none).
  */
 export function phase(stream: ProgressStream | undefined, label: string, total: number, unit: string): Progress | undefined {
-  return stream ? createProgress({ stream, label, total, unit, quietMs: QUIET_MS }) : undefined;
+  return stream ? createProgress({ stream, label, total, unit, quietMs: stream.quietMs ?? QUIET_MS }) : undefined;
 }
