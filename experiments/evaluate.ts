@@ -27,7 +27,7 @@ export interface EvaluateOptions {
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
-  /** Where scoring longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;
 }
 

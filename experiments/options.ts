@@ -58,7 +58,7 @@ export interface CompareOptions {
   replicates: number;
   /** Required to compare models with different tokenizers: only bits per byte are then comparable. */
   bitsPerByte: boolean;
-  /** Where scoring longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: import("../src/util/progress.ts").ProgressStream;
 }
 

@@ -45,7 +45,7 @@ export interface TrainRunOptions {
   onDivergence: DivergencePolicy;
   /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
-  /** Where each phase longer than ~2 s (BPE, tokenizing, validation, updates) shows its progress (stderr); absent: nowhere. */
+  /** Where each phase that outlasts its quiet time (BPE, tokenizing, validation, updates; QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;
 }
 

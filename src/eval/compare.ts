@@ -62,7 +62,7 @@ export interface CompareSettings {
   replicates: number;
   seed: number;
   bitsPerByte: boolean;
-  /** Where scoring longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;
 }
 

@@ -55,7 +55,7 @@ export interface ValidatedRunSpec {
   shouldStop?: (done: number) => boolean;
   onDivergence: DivergencePolicy;
   warn: (line: string) => void;
-  /** Where a validation pass longer than ~2 s shows its progress (stderr); absent: nowhere. */
+  /** Where a validation pass that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;
   /** Every update, with its history entry (validation filled in when scored). */
   onUpdate?: (entry: HistoryEntry, r: StepResult) => void;

@@ -22,7 +22,7 @@ export interface ProgressOptions {
   readonly now?: () => number;
   /**
    * Milliseconds of silence before the first line (default 0): a phase that ends sooner prints nothing, not even its
-   * final line, so a short run's output stays what it was while a long phase still speaks within ~2 s.
+   * final line, so a short run's output stays what it was while a long phase still speaks soon after it starts.
    */
   readonly quietMs?: number;
 }
@@ -38,7 +38,7 @@ export interface Progress {
   clear(): void;
 }
 
-/** How long a phase may run before it shows progress: the first line comes within ~2 s of a phase's start. */
+/** How long a phase may run before it shows progress: short enough that a long phase speaks soon after it starts, long enough that a short one stays silent. */
 export const QUIET_MS = 1500;
 
 /** A terminal redraw more often than this is flicker nobody can read. */

@@ -60,7 +60,7 @@ describe("tinylab train --text", () => {
     const r = await tinylabHere(run("progress", ["--tokenizer", "byte", "--updates", "3", "--json"]));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).experiment).toBe("train"); // nothing else on stdout: a progress line would break the parse
-    for (const l of r.stderr.split("\n").filter((x) => /^\S+ {2}\d+\/\d+ /.test(x))) expect(l).toMatch(/^(bpe|tokenize|validation|train) {2}\d+\/\d+ \w+ {2}[\d.]+% /);
+    for (const l of r.output.split("\n").filter((x) => /^\S+ {2}\d+\/\d+ /.test(x))) expect(l).toMatch(/^(bpe|tokenize|validation|train) {2}\d+\/\d+ \w+ {2}[\d.]+% /);
   });
 
   it("refuses clear one-line errors: a changed file (named), an empty file, a directory with no .txt, invalid UTF-8, validation left empty", async () => {
