@@ -70,7 +70,7 @@ export async function runBrown(o: BrownOptions) {
   const r = await trainWithValidation({
     pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
     updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, stopAt: o.stopAt, shouldStop: o.shouldStop,
-    onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`),
+    onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`), progress: o.progress,
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {
       if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${run.step}\n`);

@@ -14,6 +14,7 @@ import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
+import { phase, type ProgressStream } from "../src/util/progress.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export interface EvaluateOptions {
@@ -33,6 +34,8 @@ export interface EvaluateOptions {
   openPool?: PoolOpener;
   /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/rolling.ts). */
   lmEval?: boolean;
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
+  progress?: ProgressStream;
 }
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
@@ -89,10 +92,10 @@ export function splitBatches(docs: readonly Document[], source: string, allowed:
 }
 
 /** Each split's batches (splitBatches) scored by `model`: what evaluate reports for a model file or a model directory. */
-export function scoreSplits(model: ScoringModel, bySplit: readonly (readonly [Split, readonly Batch[]])[]): Partial<Record<Split, SplitScore>> {
+export function scoreSplits(model: ScoringModel, bySplit: readonly (readonly [Split, readonly Batch[]])[], onBatches?: (n: number) => void): Partial<Record<Split, SplitScore>> {
   const splits: Partial<Record<Split, SplitScore>> = {};
   for (const [split, batches] of bySplit) {
-    const e = evaluateLikelihood(model, split, batches);
+    const e = evaluateLikelihood(model, split, batches, onBatches);
     splits[split] = { ...record(e.metrics), batches: e.batches, recorded_graphs: e.recordedGraphs };
   }
   return splits;
@@ -123,7 +126,9 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
-      scores = scoreSplits(adapter, bySplit);
+      const bar = phase(o.progress, "evaluate", bySplit.reduce((n, [, b]) => n + b.length, 0), "batches");
+      scores = scoreSplits(adapter, bySplit, (n) => bar?.tick(n));
+      bar?.done();
       if (o.lmEval) for (const [split] of bySplit) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
     });
     const splits = bySplit.map(([s]) => s);

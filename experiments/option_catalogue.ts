@@ -125,7 +125,7 @@ export const OPTION_GROUPS = {
   },
   "Engine:": {
     backend: { type: "string", describe: "tfjs backend: auto = tensorflow (tfjs-node) if installed, else wasm, else cpu (default from TINYLAB_BACKEND)", choices: BACKEND_CHOICES },
-    kernels: { type: "string", describe: "matrix products under the wasm backend: tfjs = tfjs-wasm's own (every command but brown: the docs' digits), onnxruntime = onnxruntime-node's MLAS or an error naming what to install, auto = onnxruntime where it loads, else tfjs (brown); recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces the command's choice", choices: KERNELS_CHOICES },
+    kernels: { type: "string", describe: "who computes the matrix products (and runs whole graphs) under the wasm backend: auto = onnxruntime-node where it loads, else tfjs-wasm's own (the default of every command on your data); tfjs = tfjs-wasm's own (the default of overfit, cyclic and gradcheck, whose digits the browser lab reproduces); onnxruntime = onnxruntime-node's MLAS or an error naming what to install; recorded with every result; the environment variable TINYLAB_KERNELS, when set, replaces the command's default, and an explicit --kernels wins over it", choices: KERNELS_CHOICES },
     workers: {
       type: "number", check: intIn(1, MAX_WORKERS, " (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait)"),
       describe: "threads that train and score, this one included (default: the cores, capped by the microbatches per update or the batches scored; 1 for a model too small to pay for a thread, as the overfit and cyclic models); results are bit-identical for any count",

@@ -63,6 +63,8 @@ export interface CompareOptions {
   convention?: Convention;
   graph?: string;
   allowNonFloat32?: boolean;
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
+  progress?: import("../src/util/progress.ts").ProgressStream;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */

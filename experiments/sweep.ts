@@ -7,6 +7,7 @@ import { arr, int, nullable, num, obj, optional, type Schema } from "../src/util
 import { collectSweep as collectRuns, runSweep as runRuns, runTask, type ResultReader, type SweepOptions, type SweepRow } from "../src/node/sweep_runner.ts";
 import { runSlurmSweep as runSlurm, type SlurmSweepOptions } from "../src/node/sweep_slurm.ts";
 import type { SweepRecipe } from "./options.ts";
+import type { ProgressStream } from "../src/util/progress.ts";
 
 export type { SweepRow };
 
@@ -115,4 +116,4 @@ export const runSlurmSweep = (o: Omit<SlurmSweepOptions, "recipes" | "recipe"> &
 export { runTask };
 
 /** Rows of every finished run folder under `dir`, whichever recipe made it. */
-export const collectSweep = (dir: string): SweepRow[] => collectRuns(dir, SWEEP_RECIPES);
+export const collectSweep = (dir: string, progress?: ProgressStream): SweepRow[] => collectRuns(dir, SWEEP_RECIPES, progress);

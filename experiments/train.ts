@@ -11,6 +11,7 @@ import { HISTORY_FILE } from "../src/lab/history.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
+import { phase, type Progress } from "../src/util/progress.ts";
 import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 import { documentData, smallSplitWarnings, textData } from "./train_data.ts";
@@ -32,8 +33,11 @@ export interface TrainRunResult {
  * `shouldStop` is asked between updates (Ctrl-C): the run then stops, its state saved when there is an output store.
  */
 export async function runTraining(
-  o: TrainRunOptions, log: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
+  o: TrainRunOptions, print: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
 ): Promise<TrainRunResult> {
+  // the updates' bar on o.progress; a line printed to the same terminal first erases it, and its next tick redraws it
+  let bar: Progress | undefined;
+  const log = (line: string) => { bar?.clear(); print(line); };
   if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const d = o.text ? textData(o) : documentData(o);
@@ -48,9 +52,10 @@ export async function runTraining(
   const r = await trainWithValidation({
     pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
     updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, shouldStop,
-    onDivergence: o.onDivergence, warn,
+    onDivergence: o.onDivergence, warn: (line) => { bar?.clear(); warn(line); }, progress: o.progress,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
     onUpdate: (e, s) => {
+      bar?.tick(1, { loss: s.loss.toFixed(3) });
       const v = e.validation_nll === null ? "" : `  validation ${e.validation_nll.toFixed(6)}`;
       if (e.update % o.logEvery === 0 || e.update === o.updates || v) log(`update ${String(e.update).padStart(5)}  loss ${s.loss.toFixed(6)}  grad-norm ${s.gradNorm.toFixed(4)}${s.clipped ? " (clipped)" : ""}${v}`);
     },
@@ -62,11 +67,14 @@ export async function runTraining(
       log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`);
       const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
       log(o.resume ? `${resumed()}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
+      bar = phase(o.progress, "train", o.updates - run.step, "updates");
     },
   }).catch((err) => {
+    bar?.clear();
     pool.close();
     throw err;
   });
+  bar?.done();
   const { run } = r;
   try {
     const lastLoss = r.history.entries.at(-1)?.train_loss ?? NaN;

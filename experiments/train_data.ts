@@ -3,7 +3,7 @@
 import { trainingBatches } from "../src/data/batches.ts";
 import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
-import { ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
+import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
@@ -13,6 +13,7 @@ import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import type { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
+import { phase, type ProgressStream } from "../src/util/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 
 /** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
@@ -52,11 +53,15 @@ export function documentData(o: TrainRunOptions): TrainData {
 }
 
 /** The BPE of --vocab ids learned on the train split, or a refusal naming --vocab and the largest the text supports. */
-function bpeOf(texts: string[], vocab: number) {
+function bpeOf(texts: string[], vocab: number, progress?: ProgressStream) {
+  const bar = phase(progress, "bpe", vocab - BYTE_VOCAB, "merges");
   try {
-    return trainBpe(texts, vocab);
+    const bpe = trainBpe(texts, vocab, { onMerge: () => bar?.tick() });
+    bar?.done();
+    return bpe;
   } catch (err) {
     if (!(err instanceof BpeVocabError)) throw err;
+    bar?.clear();
     throw new Error(`--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`);
   }
 }
@@ -69,15 +74,17 @@ export function textData(o: TrainRunOptions): TrainData {
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
   const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
-  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab) : new ByteTokenizer(vocab);
-  const enc = (s: Split) => bySplit[s].map((d) => encodeDocument(tokenizer, d));
-  const train = enc("train");
+  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab, o.progress) : new ByteTokenizer(vocab);
+  const tokenizing = phase(o.progress, "tokenize", bySplit.train.length + bySplit.validation.length + bySplit.test.length, "documents");
+  const enc = (s: Split) => bySplit[s].map((d) => { const e = encodeDocument(tokenizer, d); tokenizing?.tick(); return e; });
+  const [train, validation, test] = [enc("train"), enc("validation"), enc("test")];
+  tokenizing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
   const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
   const parts = o.microbatches ?? textMicrobatches(config, o.batchRows);
   return {
-    config, tokenizer, train, validation: enc("validation"), test: enc("test"), microbatches: parts,
+    config, tokenizer, train, validation, test, microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
     identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,

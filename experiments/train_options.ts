@@ -7,6 +7,7 @@ import { paysForThreads } from "../src/train/pool.ts";
 import type { Store } from "../src/lab/store.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
+import type { ProgressStream } from "../src/util/progress.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
 
 export interface TrainRunOptions {
@@ -46,6 +47,8 @@ export interface TrainRunOptions {
   onDivergence: DivergencePolicy;
   /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
+  /** Where each phase that outlasts its quiet time (BPE, tokenizing, validation, updates; QUIET_MS) shows its progress (stderr); absent: nowhere. */
+  progress?: ProgressStream;
 }
 
 /** A text input as `train --text` takes it (src/node/text_files.ts reads it; src/data/text_split.ts splits it). */

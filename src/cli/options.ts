@@ -51,7 +51,8 @@ export function positional(argv: Record<string, unknown>, name: string, demanded
  */
 export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
   const byGroup = new Map<string, string[]>();
-  for (const [name, def] of Object.entries(defaults)) {
+  for (const [name, given] of Object.entries(defaults)) {
+    const def = isEnvDefault(given) ? process.env[given.variable] ?? given.value : given;
     const [group, found] = findOption(name);
     // a command that takes only some of an option's choices offers (and accepts) only those
     const only = narrowed[name as OptionName];
@@ -119,12 +120,21 @@ export const MODEL_DIR = { convention: MODEL_DIR_DEFAULTS.convention, graph: und
 
 /** The engine option every command that computes takes. */
 export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
+
 /**
- * tfjs's own kernels unless a recipe asks for more: on the docs' small models the native products do not pay, and
- * their float32 rounding moves a chaotic run's digits (cyclic's clipped-update count among them); brown's model is
- * large enough for them to pay, so it takes auto.
+ * Who computes the products, by what a command computes, the one rule (docs/native-kernels.md "Which engine"):
+ * a command on the user's data (train, brown, evaluate, report, compare, sample, choice, a sweep's train runs) takes
+ * the fastest exact engine, auto = onnxruntime where it loads, else tfjs-wasm's own; the fixed teaching experiments
+ * (overfit, cyclic, gradcheck) take tfjs, whose digits the browser lab reproduces bit for bit, and on whose tiny
+ * models the native engine saves no time worth those digits.
  */
-export const kernelsDefault = (recipe: "tfjs" | "auto" = "tfjs"): string => process.env.TINYLAB_KERNELS ?? recipe;
+export const KERNELS_BY_USE = { data: "auto", teaching: "tfjs" } as const;
+
+/** A default the environment may replace: read each time a command's options are built, so an explicit flag wins over it. */
+export interface EnvDefault { readonly variable: "TINYLAB_KERNELS"; readonly value: string }
+const isEnvDefault = (v: unknown): v is EnvDefault => typeof v === "object" && v !== null && "variable" in v;
+/** The --kernels default of a command, by use: TINYLAB_KERNELS replaces it when set; an explicit --kernels wins over both. */
+export const kernelsDefault = (use: keyof typeof KERNELS_BY_USE): EnvDefault => ({ variable: "TINYLAB_KERNELS", value: KERNELS_BY_USE[use] });
 
 
 /** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */

@@ -188,6 +188,8 @@ export class BpeTokenizer implements Tokenizer {
 export interface TrainBpeOptions {
   /** Pairs seen fewer times than this are never merged; running out of pairs first is an error. Default 2. */
   minCount?: number;
+  /** Called after each merge with the merges learned so far (of vocabSize − BYTE_VOCAB), e.g. to tick a progress line. */
+  onMerge?: (merges: number) => void;
 }
 
 /** Max-heap of (count, pair key): highest count first, ties to the lowest key, i.e. lowest (a, b). */
@@ -308,6 +310,7 @@ export function trainBpe(texts: readonly string[], vocabSize: number, opts: Trai
     const [a, b] = [Math.floor(key / K), key % K];
     const id = BYTE_VOCAB + merges.length;
     merges.push([a, b]);
+    opts.onMerge?.(merges.length);
     const touched = new Set<number>();
     for (const w of where.get(key) ?? []) {
       const ids = words[w];

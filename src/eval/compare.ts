@@ -6,6 +6,7 @@ import { targetCount } from "../data/documents.ts";
 import type { Tokenizer } from "../data/tokenizer.ts";
 import type { Provenance } from "../util/provenance.ts";
 import { Rng } from "../util/rng.ts";
+import { phase, type ProgressStream } from "../util/progress.ts";
 import type { ScoringModel } from "./adapter.ts";
 import { scoredBytes } from "./bpb.ts";
 import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments, wilsonInterval } from "./intervals.ts";
@@ -62,6 +63,8 @@ export interface CompareSettings {
   replicates: number;
   seed: number;
   bitsPerByte: boolean;
+  /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
+  progress?: ProgressStream;
 }
 
 type BootstrapDifference = ReturnType<typeof multiBootstrapDifference>["difference"];
@@ -119,8 +122,11 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
   const da = pick(a), db = pick(b);
   if (da.length === 0) throw new Error(`no ${o.split} documents in ${data.source}`);
   const strideOf = (s: CompareSide) => scoringStride(o.stride, s.scorer.binding.contextLength);
-  const sa = da.map((d) => scoreTokens(a.scorer, d, strideOf(a)));
-  const sb = db.map((d) => scoreTokens(b.scorer, d, strideOf(b)));
+  const bar = phase(o.progress, "compare", da.length + db.length, "documents");
+  const scored = (s: CompareSide) => (d: Document) => { const r = scoreTokens(s.scorer, d, strideOf(s)); bar?.tick(); return r; };
+  const sa = da.map(scored(a));
+  const sb = db.map(scored(b));
+  bar?.done();
   const bytes = da.map((d, i) => {
     const n = scoredBytes(a.tokenizerObj, d.ids);
     const m = scoredBytes(b.tokenizerObj, db[i].ids);

@@ -32,7 +32,7 @@ export function maskedSum(nll: Float64Array, mask: Float32Array): number {
 export const SCORED_TOGETHER = 32;
 
 /** Score every masked target once; leaves the model's state bit-identical (checked). */
-export function evaluateLikelihood(model: ScoringModel, split: Split, batches: readonly Batch[]): Evaluation {
+export function evaluateLikelihood(model: ScoringModel, split: Split, batches: readonly Batch[], onScored?: (batches: number) => void): Evaluation {
   if (batches.length === 0) throw new Error(`empty evaluation: no ${split} batches`);
   batches.forEach((b, i) => checkBatch(b, split, model.binding, i));
   // a tape that is recording here would mean we are inside someone's gradient computation
@@ -46,6 +46,7 @@ export function evaluateLikelihood(model: ScoringModel, split: Split, batches: r
     if (nlls.length !== group.length) throw new Error(`${model.name} returned ${nlls.length} score arrays for ${group.length} batches`);
     // merged in batch order whoever computed each batch: the total is the same bit for bit
     group.forEach((b, i) => { metrics = merge(metrics, summary(maskedSum(nlls[i], b.mask), b.targetCount)); });
+    onScored?.(group.length);
   }
   const mean = meanNll(metrics);
   if (!Number.isFinite(mean)) throw new Error(`non-finite ${split} loss ${mean} from ${model.name}`);

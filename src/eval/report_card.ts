@@ -22,7 +22,7 @@ export function reportCard(r: Report, ctx: CardContext, evaluators: readonly Eva
   const provenance: [string, string][] = [
     ["tinylab", p.tinylab],
     ["git commit", git],
-    ["backend", `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : ""}`],
+    ["backend", `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : `, matrix products on tfjs's own ${p.backend} kernels`}`],
     ["workers", p.workers !== undefined ? String(p.workers) : "not recorded by this version"],
     ["command", p.command],
     ["date", p.date],

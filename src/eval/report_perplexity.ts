@@ -89,7 +89,7 @@ export const perplexityByStrideEvaluator: Evaluator<PerplexityByStride> = {
     if (bad !== undefined) throw new Error(`--strides: stride ${bad} is outside [1, ${s.contextLength}] (the model's context)`);
   },
   compute: (ctx) => ({
-    note: "the same targets at every stride; a smaller stride gives each target more preceding context (stride = context: non-overlapping windows)",
+    note: "the same targets at every stride; a smaller stride gives each target more preceding context (stride = context: each target scored once, the last window of a long document with earlier tokens as context)",
     strides: (ctx.settings.strides ?? []).map((stride) => ({
       stride, groups: groupWindowsWithOverall(ctx.bySplit.map(([, d]) => ctx.score(ctx.model, d, stride, { tokenizer: ctx.tokenizer, rowsPerBatch: ctx.settings.rowsPerBatch }))).map(groupRecord),
     })),

@@ -1,5 +1,5 @@
 // The report's loss by position in the window: token-weighted NLL at each position p (predicting from p + 1
-// tokens of context), from non-overlapping windows (stride = context), per scored split. Shown as a figure.
+// tokens of context), from windows at stride = context (each target scored once), per scored split. Shown as a figure.
 import { lineChart } from "../util/charts.ts";
 import { dashFor, paletteColor } from "../util/svg.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
@@ -17,7 +17,7 @@ export const lossByPositionEvaluator: Evaluator<LossByPosition> = {
   key: "loss_by_position", id: "loss-by-position", version: 1,   aggregation: { kind: "ratio-of-sums", numerator: "total_nll", denominator: "targets", over: "the targets at one position of every window of a split" },
   identity: { key: "loss_by_position", settings: ({ settings: s }) => ({ stride: s.contextLength }) },
   compute: (ctx) => ({
-    stride: ctx.settings.contextLength, context_length: ctx.settings.contextLength, note: "position p predicts from p + 1 tokens of context; non-overlapping windows",
+    stride: ctx.settings.contextLength, context_length: ctx.settings.contextLength, note: "position p predicts from p + 1 tokens of context; stride = context, each target scored once",
     by_split: ctx.full.map((r) => ({ split: r.split, positions: r.byPosition.map((p) => ({ position: p.position, targets: p.targets, nll: p.totalNll / p.targets })) })),
   }),
   render: {

@@ -38,12 +38,15 @@ export interface WindowedOptions {
   readonly tokenizer?: Pick<Tokenizer, "bytesOf">;
   /** Called after each scored batch, e.g. to tick a progress line. */
   readonly onBatch?: () => void;
+  /** Called once before any batch is scored, with how many batches there are (a progress line's total). */
+  readonly onBatches?: (total: number) => void;
 }
 
 /** Score every target of `docs` (one split) exactly once with windows of stride `stride`. */
 export function evaluateWindows(model: ScoringModel, docs: readonly Document[], stride: number, opts: WindowedOptions = {}): WindowedResult {
   const T = model.binding.contextLength;
   const { windows, batches, firstWindow } = windowBatches(docs, model.binding, stride, opts.rowsPerBatch);
+  opts.onBatches?.(batches.length);
   const byId = new Map(docs.map((d) => [d.id, d]));
   const sums = new Float64Array(windows.length);
   const bytes = new Float64Array(windows.length);

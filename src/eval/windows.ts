@@ -19,9 +19,10 @@ export interface Window {
 
 /**
  * The one stride rule of every scorer (evaluate, report, compare, training's validation, the lab page and the
- * Python tools): no --stride means stride = the context, non-overlapping windows, so a document that fits is one
- * window and a longer one is scored in windows of the context, every target once; a --stride outside
- * [1, context] is refused by name. docs/evaluation.md states it.
+ * Python tools): no --stride means stride = the context, so a document that fits is one window and a longer one
+ * is scored in windows of the context, every target once (the last window's inputs reach back up to T − 1 already
+ * scored tokens, as context: documentWindows); a --stride outside [1, context] is refused by name.
+ * docs/evaluation.md states it.
  */
 export function scoringStride(stride: number | undefined, contextLength: number): number {
   if (stride === undefined) return contextLength;

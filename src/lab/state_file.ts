@@ -11,7 +11,7 @@ import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schem
 import { encodeSafetensors } from "../util/safetensors.ts";
 import {
   ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
-  refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
+  modelProvenance, refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
 } from "./model_file.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
@@ -165,8 +165,8 @@ export function differences(saved: unknown, wanted: unknown, path: string): stri
 /** A resume refused because the run differs from its saved state; `differences` says where, for a caller to explain. */
 export class ResumeMismatchError extends ModelFileError {
   override name = "ResumeMismatchError";
-  constructor(readonly where: string, readonly differences: Difference[]) {
-    super(`cannot resume from ${where}: this run differs from it in ${differences.map(said).join("; ")}`);
+  constructor(readonly where: string, readonly differences: Difference[], message?: string) {
+    super(message ?? `cannot resume from ${where}: this run differs from it in ${differences.map(said).join("; ")}`);
   }
 }
 
@@ -178,4 +178,22 @@ export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; to
     ...differencesOf(saved.options, run.options, "options"),
   ];
   if (diffs.length > 0) throw new ResumeMismatchError(where, diffs);
+  checkEngine(saved.provenance, modelProvenance(0, 0), where);
+}
+
+/** An engine as the flags name it: the tfjs backend and who computes its matrix products (absent kernels: tfjs's own). */
+const engineOf = (p: Pick<ModelProvenance, "backend" | "kernels">) => ({ backend: p.backend, kernels: p.kernels ?? "tfjs" });
+
+/**
+ * Refuse to resume on another engine (backend or kernels) than the saved state's: each rounds its products in its
+ * own order, so the resumed updates would match neither engine's run, while the model's provenance named only the
+ * last. The refusal names the flags that would resume it.
+ */
+export function checkEngine(saved: Pick<ModelProvenance, "backend" | "kernels">, now: Pick<ModelProvenance, "backend" | "kernels">, where: string): void {
+  const [a, b] = [engineOf(saved), engineOf(now)];
+  const flags = (["backend", "kernels"] as const).filter((k) => a[k] !== b[k]);
+  if (flags.length === 0) return;
+  const said = (e: typeof a) => `backend ${e.backend}, kernels ${e.kernels}`;
+  throw new ResumeMismatchError(where, flags.map((k) => ({ path: `engine.${k}`, saved: a[k], run: b[k] })),
+    `cannot resume from ${where}: it was trained on ${said(a)}, this run is on ${said(b)}; resume with ${flags.map((k) => `--${k} ${a[k]}`).join(" ")} (a run stays on one engine: another rounds differently, and the result would match neither)`);
 }

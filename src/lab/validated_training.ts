@@ -16,6 +16,7 @@ import type { WorkerPool } from "../train/pool.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
 import { lossCurve } from "../util/charts.ts";
+import { phase, type Progress, type ProgressStream } from "../util/progress.ts";
 import type { Rng } from "../util/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import type { DivergencePolicy } from "./divergence.ts";
@@ -57,6 +58,8 @@ export interface ValidatedRunSpec {
   shouldStop?: (done: number) => boolean;
   onDivergence: DivergencePolicy;
   warn: (line: string) => void;
+  /** Where a validation pass that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
+  progress?: ProgressStream;
   /** Every update, with its history entry (validation filled in when scored). */
   onUpdate?: (entry: HistoryEntry, r: StepResult) => void;
   /** After each periodic save of the state (not the one a stop writes), with where it went. */
@@ -75,9 +78,16 @@ export interface ValidatedRunResult extends Pick<Driven, "from" | "stopped" | "e
   tokensSeen: number;
 }
 
-/** Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted. */
-export function validationNll(model: ScoringModel, docs: readonly Document[]): { nll: number; targets: number } {
-  const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength));
+/**
+ * Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted; its
+ * progress on `progress` when the pass is long enough to need it.
+ */
+export function validationNll(model: ScoringModel, docs: readonly Document[], progress?: ProgressStream): { nll: number; targets: number } {
+  let bar: Progress | undefined;
+  const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength), {
+    onBatches: (n) => (bar = phase(progress, "validation", n, "batches")), onBatch: () => bar?.tick(),
+  });
+  bar?.done();
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
 }
 
@@ -146,7 +156,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     let tokensSeen = 0;
     const driven = await driveAsync(run, plan, {
       onEvaluate: (step) => {
-        const scored = validationNll(adapter, spec.validation);
+        const scored = validationNll(adapter, spec.validation, spec.progress);
         if (step === 0) history.initial_validation_nll = scored.nll;
         return scored;
       },

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, openSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseJsonFile, type Schema } from "../util/schema.ts";
+import { phase, type ProgressStream } from "../util/progress.ts";
 import { writeFileAtomic } from "./atomic.ts";
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "./child_watch.ts";
 import { ensureDir, readFileText } from "./disk.ts";
@@ -268,12 +269,15 @@ export async function runTask(o: TaskOptions): Promise<{ name: string; code: num
  * Rows of every run directory under `dir` that holds a recipe's result file (made by a sweep, or by separate jobs
  * with the sweep's layout), sorted by name. Grid values come from the name (`lr=0.001,seed=39`).
  */
-export function collectSweep(dir: string, recipes: ResultReaders): SweepRow[] {
+export function collectSweep(dir: string, recipes: ResultReaders, progress?: ProgressStream): SweepRow[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--collect: not a directory: ${dir}`);
   const rows: SweepRow[] = [];
   const unfinished: string[] = [];
   if (lstatSync(dir).isSymbolicLink()) throw new Error(`--collect ${dir}: is a symbolic link; give the directory itself (sweep.json is written into it)`);
-  for (const name of readdirSync(dir).sort()) {
+  const names = readdirSync(dir).sort();
+  const bar = phase(progress, "collect", names.length, "entries");
+  for (const name of names) {
+    bar?.tick();
     const sub = join(dir, name);
     // a linked folder is another place's runs: reading it would report them as this sweep's
     if (lstatSync(sub).isSymbolicLink()) throw new Error(`--collect ${dir}: ${sub} is a symbolic link; a sweep's run folders are its own directories: remove the link`);
@@ -287,6 +291,7 @@ export function collectSweep(dir: string, recipes: ResultReaders): SweepRow[] {
     const grid = Object.fromEntries(name.split(",").map((p) => p.split("=")).filter((kv) => kv.length === 2 && kv[0] !== "seed").map(([k, v]) => [k, decodeNamePart(v)]));
     rows.push(readRow(sub, name, recipes, recipe, grid));
   }
+  bar?.done();
   if (unfinished.length > 0) throw new Error(`--collect: ${unfinished.length} run folder(s) under ${dir} hold no result (${unfinished.join(", ")}): each needs ${resultFiles(recipes)}; re-run the sweep to finish them`);
   if (rows.length === 0) throw new Error(`--collect: no finished run directories under ${dir} (each holds ${resultFiles(recipes)})`);
   return rows;

@@ -6,6 +6,8 @@ export interface ProgressStream {
   write(s: string): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
+  /** A phase's quiet time on this stream (`phase`; default QUIET_MS): 0 for a caller, such as a test, that wants every phase's lines. */
+  readonly quietMs?: number;
 }
 
 export interface ProgressOptions {
@@ -18,6 +20,11 @@ export interface ProgressOptions {
   readonly every?: number;
   /** Milliseconds clock; injectable so tests control time. */
   readonly now?: () => number;
+  /**
+   * Milliseconds of silence before the first line (default 0): a phase that ends sooner prints nothing, not even its
+   * final line, so a short run's output stays what it was while a long phase still speaks soon after it starts.
+   */
+  readonly quietMs?: number;
 }
 
 export type Fields = Readonly<Record<string, string | number>>;
@@ -25,9 +32,14 @@ export type Fields = Readonly<Record<string, string | number>>;
 export interface Progress {
   /** Adds `n` finished items (default 1) and maybe prints, with the latest custom fields. */
   tick(n?: number, fields?: Fields): void;
-  /** Prints the final line with elapsed time; later calls do nothing. */
+  /** Prints the final line with elapsed time (unless a quiet phase printed nothing); later calls do nothing. */
   done(fields?: Fields): void;
+  /** Before another line goes to the same terminal: erases the redrawn line, which the next tick draws again. */
+  clear(): void;
 }
+
+/** How long a phase may run before it shows progress: short enough that a long phase speaks soon after it starts, long enough that a short one stays silent. */
+export const QUIET_MS = 1500;
 
 /** A terminal redraw more often than this is flicker nobody can read. */
 const TTY_INTERVAL_MS = 100;
@@ -85,7 +97,10 @@ export function createProgress(opts: ProgressOptions): Progress {
   const interval = tty ? TTY_INTERVAL_MS : (opts.every ?? 5) * 1000;
   const start = now();
   let done = 0;
-  let lastPrint = -Infinity;
+  // the first line may come once the quiet time is over
+  let lastPrint = opts.quietMs ? start + opts.quietMs - interval : -Infinity;
+  let printed = false;
+  let drawn = false; // a terminal line is on screen, not yet ended by a newline
   let fields: Fields = {};
   let finished = false;
   let since: { done: number; elapsedMs: number } | undefined; // the first tick: rates are measured from it
@@ -96,7 +111,11 @@ export function createProgress(opts: ProgressOptions): Progress {
     return tty && stream.columns ? s.slice(0, stream.columns - 1) : s;
   };
   // \x1b[K clears what a longer previous line left behind.
-  const emit = (final: boolean) => stream.write(tty ? `\r${line(final)}\x1b[K${final ? "\n" : ""}` : `${line(final)}\n`);
+  const emit = (final: boolean) => {
+    printed = true;
+    drawn = tty && !final;
+    stream.write(tty ? `\r${line(final)}\x1b[K${final ? "\n" : ""}` : `${line(final)}\n`);
+  };
 
   return {
     tick(n = 1, f?: Fields) {
@@ -105,7 +124,8 @@ export function createProgress(opts: ProgressOptions): Progress {
       if (f) fields = f;
       const t = now();
       since ??= { done, elapsedMs: t - start };
-      if (t - lastPrint < interval) return;
+      // the last item's line is done()'s, with the elapsed time
+      if (t - lastPrint < interval || done >= opts.total) return;
       lastPrint = t;
       emit(false);
     },
@@ -113,7 +133,21 @@ export function createProgress(opts: ProgressOptions): Progress {
       if (finished) return;
       finished = true;
       if (f) fields = f;
-      emit(true);
+      if (printed || !opts.quietMs || now() - start >= opts.quietMs) emit(true);
+    },
+    clear() {
+      if (!drawn) return;
+      drawn = false;
+      lastPrint = -Infinity; // the next tick draws the line again
+      stream.write("\r\x1b[K");
     },
   };
+}
+
+/**
+ * One phase's progress on `stream` (a bar on a terminal, a line every few seconds in a log), quiet for its first
+ * QUIET_MS so a short phase prints nothing; undefined without a stream (tests, the browser, --json's callers that pass none).
+ */
+export function phase(stream: ProgressStream | undefined, label: string, total: number, unit: string): Progress | undefined {
+  return stream ? createProgress({ stream, label, total, unit, quietMs: stream.quietMs ?? QUIET_MS }) : undefined;
 }

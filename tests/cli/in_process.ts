@@ -7,7 +7,7 @@
 import { expect, vi } from "vitest";
 import { initBackend, parseBackendChoice, tf } from "../../src/util/backend.ts";
 import { run } from "../../src/cli/program.ts";
-import { BIN, TEST_ENV as ENV, type Finished } from "./spawn.ts";
+import { BIN, TEST_ENV as ENV, withoutProgress, type Finished } from "./spawn.ts";
 
 /** What a command run here could leave behind. The engine's own count: tf.memory() would start a backend. */
 function processState() {
@@ -24,9 +24,9 @@ function addedListeners(before: ReturnType<typeof processState>["listeners"], af
 export interface HereOptions { env?: Record<string, string>; cwd?: string }
 
 /**
- * `tinylab args` run here: the status main.ts would exit with, stdout and stderr (console and stream writes),
- * and `output`, both in the order they were written (what `2>&1` gives). The streams read as pipes, not a
- * terminal, as a spawned child's do.
+ * `tinylab args` run here: the status main.ts would exit with, stdout, stderr less its progress lines (spawn.ts
+ * withoutProgress), and `output`: all of both, progress included, in the order written (what `2>&1` gives). The
+ * streams read as pipes, not a terminal, as a spawned child's do.
  */
 export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOptions = {}): Promise<Omit<Finished, "signal"> & { output: string }> {
   // the console, argv, cwd and exit code are this process's: two runs at once would capture each other's output
@@ -72,7 +72,7 @@ async function runHere(args: string[], env: Record<string, string>, cwd: string 
     process.argv = [process.execPath, BIN, ...args];
     process.exitCode = undefined;
     const code = (await run(args)) ?? Number(process.exitCode ?? 0);
-    result = { code, ...out };
+    result = { code, ...out, stderr: withoutProgress(out.stderr) };
   } finally {
     [process.exitCode, process.argv] = [exitCode, argv];
     process.chdir(home);

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ok, tinylab, type Finished } from "./spawn.ts";
+import { ok, start, tinylab, type Finished } from "./spawn.ts";
+import { OPTION_GROUPS } from "../../experiments/option_catalogue.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -51,9 +52,16 @@ describe("tinylab --kernels", () => {
     }
   });
 
-  it("tfjs: the output names the backend alone and the provenance says tfjs", async () => {
+  it("tfjs: the output names tfjs's own kernels and the provenance says tfjs", async () => {
     const r = passed(await tinylab(["gradcheck", "--config", "micro", "--kernels", "tfjs", "--json"]));
     expect(JSON.parse(r.stdout).provenance).toMatchObject({ backend: "wasm", kernels: "tfjs" });
+  });
+
+  it("TINYLAB_KERNELS replaces the command's default and an explicit --kernels wins over it, as --help says", async () => {
+    const kernelsOf = async (args: string[]) => JSON.parse(passed(await start(["gradcheck", "--config", "micro", "--json", ...args], undefined, { TINYLAB_KERNELS: "onnxruntime" }).done).stdout).provenance.kernels;
+    const [byVariable, byFlag] = await Promise.all([kernelsOf([]), kernelsOf(["--kernels", "tfjs"])]);
+    expect([byVariable, byFlag]).toEqual(["onnxruntime", "tfjs"]);
+    expect(OPTION_GROUPS["Engine:"].kernels.describe).toContain("the environment variable TINYLAB_KERNELS, when set, replaces the command's default, and an explicit --kernels wins over it");
   });
 
   it.each([
@@ -67,7 +75,7 @@ describe("tinylab --kernels", () => {
 
   it("without onnxruntime-node: auto runs on tfjs's kernels, and onnxruntime is refused naming what to install", () => {
     const auto = ok(withoutOnnxruntime(["gradcheck", "--config", "micro", "--kernels", "auto"]));
-    expect(auto.stdout).toContain("gradcheck micro on wasm: 212 coordinates");
+    expect(auto.stdout).toContain("gradcheck micro on wasm (matrix products on tfjs's own wasm kernels): 212 coordinates");
     const asked = withoutOnnxruntime(["gradcheck", "--config", "micro", "--kernels", "onnxruntime"]);
     expect(asked.code).not.toBe(0);
     expect(asked.stderr.trim()).toBe("tinylab: error: --kernels onnxruntime: onnxruntime-node is not installed; install it with npm ci (onnxruntime-node 1.30.0 is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs");

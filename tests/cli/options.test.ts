@@ -5,7 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
 import { afterAll, describe, expect, it } from "vitest";
-import { modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { KERNELS_BY_USE, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import { BROWN_OPTIONS } from "../../src/cli/commands/brown.ts";
+import { CHOICE_OPTIONS } from "../../src/cli/commands/choice.ts";
+import { COMPARE_OPTIONS } from "../../src/cli/commands/compare.ts";
+import { CYCLIC_OPTIONS } from "../../src/cli/commands/cyclic.ts";
+import { EVALUATE_OPTIONS } from "../../src/cli/commands/evaluate.ts";
+import { GRADCHECK_OPTIONS } from "../../src/cli/commands/gradcheck.ts";
+import { OVERFIT_OPTIONS } from "../../src/cli/commands/overfit.ts";
+import { REPORT_OPTIONS } from "../../src/cli/commands/report.ts";
+import { SAMPLE_OPTIONS } from "../../src/cli/commands/sample.ts";
+import { TRAIN_OPTIONS } from "../../src/cli/commands/train.ts";
 import { checkMinLr } from "../../experiments/train_options.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
@@ -119,6 +129,34 @@ describe("options", () => {
 });
 
 // Sizes that allocate are bounded where they are parsed, naming the limit (in process: no engine, no spawn).
+describe("the engine each command computes on by default", () => {
+  const DATA = { train: TRAIN_OPTIONS, brown: BROWN_OPTIONS, evaluate: EVALUATE_OPTIONS, report: REPORT_OPTIONS, compare: COMPARE_OPTIONS, sample: SAMPLE_OPTIONS, choice: CHOICE_OPTIONS };
+  const TEACHING = { overfit: OVERFIT_OPTIONS, cyclic: CYCLIC_OPTIONS, gradcheck: GRADCHECK_OPTIONS };
+  const kernelsOf = (table: Partial<Record<OptionName, unknown>>, env: string | undefined, args: string[] = []) => {
+    const saved = process.env.TINYLAB_KERNELS;
+    if (env === undefined) delete process.env.TINYLAB_KERNELS;
+    else process.env.TINYLAB_KERNELS = env;
+    try {
+      // the demanded options (sample's --model, …) left out: only the defaults are read here
+      return parse(args, Object.fromEntries(Object.entries(table).filter(([, v]) => typeof v !== "symbol"))).kernels;
+    } finally {
+      if (saved === undefined) delete process.env.TINYLAB_KERNELS;
+      else process.env.TINYLAB_KERNELS = saved;
+    }
+  };
+  it("the fastest exact engine (auto) on the user's data, tfjs for the teaching experiments, by one rule", () => {
+    expect(KERNELS_BY_USE).toEqual({ data: "auto", teaching: "tfjs" });
+    for (const [name, table] of Object.entries(DATA)) expect([name, kernelsOf(table, undefined)]).toEqual([name, "auto"]);
+    for (const [name, table] of Object.entries(TEACHING)) expect([name, kernelsOf(table, undefined)]).toEqual([name, "tfjs"]);
+  });
+  it("TINYLAB_KERNELS, read when a command's options are built, replaces the default; an explicit --kernels wins", () => {
+    expect(kernelsOf(TRAIN_OPTIONS, "tfjs")).toBe("tfjs");
+    expect(kernelsOf(OVERFIT_OPTIONS, "onnxruntime")).toBe("onnxruntime");
+    expect(kernelsOf(TRAIN_OPTIONS, "onnxruntime", ["--kernels", "tfjs"])).toBe("tfjs");
+    expect(kernelsOf(OVERFIT_OPTIONS, "tfjs", ["--kernels", "auto"])).toBe("auto");
+  });
+});
+
 describe("allocation limits", () => {
   it.each<[string, string, string]>([
     ["bins", "1000000000", "--bins must be an integer in [1, 10000] (MAX_BINS: past it a bin holds next to nothing), got 1000000000"],

@@ -1,12 +1,19 @@
 // Test helper, not a test: runs `node bin/tinylab.js …` in a separate process on the wasm backend with tfjs's own kernels
-// (the README's digits) and collects its output, optionally waiting for a line before the caller acts (e.g. kills it); `ok` asserts a clean exit.
+// (one engine for every test, the teaching experiments') and collects its output, optionally waiting for a line before the caller acts (e.g. kills it); `ok` asserts a clean exit.
 import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { expect } from "vitest";
 
 export const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
-/** What every tinylab a test runs sees: the wasm backend with tfjs's own kernels (the README's digits). */
+/** What every tinylab a test runs sees: the wasm backend with tfjs's own kernels (the teaching experiments' engine; the docs' commands run on each command's default, tests/docs/doctest.test.ts). */
 export const TEST_ENV = { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" };
+
+/**
+ * Progress lines (src/util/progress.ts: `label  done/total unit  percent%  …`), which a run prints on stderr or not
+ * depending on how long each phase takes on this machine: left out of the stderr a test compares.
+ */
+const PROGRESS_LINE = /^\S+ {2}\d+\/\d+ \S+ {2}[\d.]+%.*(\n|$)/gm;
+export const withoutProgress = (stderr: string): string => stderr.replace(PROGRESS_LINE, "");
 
 export interface Finished {
   code: number | null;
@@ -38,7 +45,7 @@ export function start(args: string[], cwd?: string, env: Record<string, string> 
   child.stderr!.on("data", (d: Buffer) => { stderr += d.toString(); });
   const done = new Promise<Finished>((res) => child.on("close", (code, signal) => {
     for (const w of waiters.splice(0)) w.reject(new Error(`tinylab ${args.join(" ")} ended (${code ?? signal}) before printing ${w.pattern}\n${stdout}\n${stderr}`));
-    res({ code, signal, stdout, stderr });
+    res({ code, signal, stdout, stderr: withoutProgress(stderr) });
   }));
   return {
     child,

@@ -34,6 +34,10 @@ describe("tinylab train across processes", () => {
     // the saved state is not overwritten by a refused resume, and the refusal names the difference
     expect(wrongConfig.code).toBe(1);
     expect(wrongConfig.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: saved 0, this run 0.1`);
+    // another engine is refused the same way, in one line naming the flag (the run was made on tfjs's kernels)
+    const wrongEngine = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--kernels", "onnxruntime"]);
+    expect(wrongEngine.code).toBe(1);
+    expect(wrongEngine.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs (a run stays on one engine: another rounds differently, and the result would match neither)`);
   });
 
   it("killed with SIGKILL at seeded moments and resumed each time, ends on the uninterrupted run's weights", async () => {

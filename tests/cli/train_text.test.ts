@@ -56,6 +56,13 @@ describe("tinylab train --text", () => {
     expect(Math.abs(scoredAgain.splits.validation.nll - result.validation.nll)).toBeLessThan(1e-6); // float32 logits, float64 sums in both
   });
 
+  it("keeps progress off stdout: with --json, stdout is the JSON alone and every progress line is on stderr", async () => {
+    const r = await tinylabHere(run("progress", ["--tokenizer", "byte", "--updates", "3", "--json"]));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).experiment).toBe("train"); // nothing else on stdout: a progress line would break the parse
+    for (const l of r.output.split("\n").filter((x) => /^\S+ {2}\d+\/\d+ /.test(x))) expect(l).toMatch(/^(bpe|tokenize|validation|train) {2}\d+\/\d+ \w+ {2}[\d.]+% /);
+  });
+
   it("refuses clear one-line errors: a changed file (named), an empty file, a directory with no .txt, invalid UTF-8, validation left empty", async () => {
     const changed = join(dir, "changed.txt");
     writeFileSync(changed, readFileSync(story, "utf8"));

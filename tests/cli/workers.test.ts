@@ -34,8 +34,8 @@ describe("tinylab --workers", () => {
       tinylab([...TRAIN, "--workers", "2", "--save-model", join(dir, "w2.safetensors")]),
       tinylab([...train(10), "--workers", "2", "--out", ckpt]),
     ]);
-    expect(ok(one).stdout).toContain("backend wasm, workers 1");
-    expect(ok(two).stdout).toContain("backend wasm, workers 2");
+    expect(ok(one).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 1");
+    expect(ok(two).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 2");
     ok(half);
     const resumed = ok(await tinylab([...TRAIN, "--workers", "1", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]));
     const sha = sha256File(join(dir, "w1.safetensors"));

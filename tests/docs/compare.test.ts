@@ -7,6 +7,11 @@ describe("mismatch", () => {
   const shown = ["split  NLL", "train  0.156560", "wall time 3.7 s (since the process started: start-up, work and writing files)"];
   it("agrees with the same output, another elapsed time and a progress line", () => {
     expect(mismatch(shown, [...shown.slice(0, 2), "report  1/6 steps  16.7%  ? steps/s  ETA ?", "wall time 12.0 s (since the process started: start-up, work and writing files)", ""])).toBeUndefined();
+    // every phase's unit: BPE merges, tokenized documents, validation batches, training updates
+    const phases = ["bpe  120/254 merges  47.2%  80 merges/s  ETA 0:02", "train  40/300 updates  13.3%  2.1 updates/s  ETA 2:04  loss=3.127", "validation  18/18 batches  100.0%  6 batches/s  elapsed 0:03"];
+    expect(mismatch(shown, [shown[0], ...phases, ...shown.slice(1)])).toBeUndefined();
+    // a printed line that only looks like a count is compared
+    expect(mismatch(shown, [...shown.slice(0, 2), "update 40/300 loss 2.1%", shown[2]])).toBeDefined();
   });
   it("catches one changed digit, a missing line and an extra one", () => {
     expect(mismatch(shown, ["split  NLL", "train  0.156561", shown[2]])).toMatch(/shown: {3}train {2}0\.156560\n {2}printed: train {2}0\.156561/);

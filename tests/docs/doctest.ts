@@ -42,8 +42,11 @@ export function commands(block: Block): Command[] {
  * lines is compared as a set.
  */
 const VOLATILE = [/^wall time [\d.]+ s \(/, /^sweep: \S+ done in [\d.]+ s$/];
-/** Progress lines, printed as often as the clock allows: left out of both sides. */
-const PROGRESS = /^\S+ +\d+\/\d+ steps +[\d.]+%/;
+/**
+ * Progress lines (src/util/progress.ts: `label  done/total unit  percent%  …`, on stderr), printed as often as the
+ * clock allows and not at all by a phase shorter than its quiet time: left out of both sides.
+ */
+const PROGRESS = /^\S+ {2}\d+\/\d+ \S+ {2}[\d.]+%/;
 
 function normalize(lines: string[]): string[] {
   const kept = lines.map((l) => l.trimEnd()).filter((l) => !PROGRESS.test(l));

@@ -54,6 +54,13 @@ describe("documentWindows / windowBatches", () => {
     expect(documentWindows(doc(5), 8, 3)).toMatchObject([{ start: 0, length: 4, scored: 4 }]);
   });
 
+  it("at the default stride (= T), gives a long document's last window up to T − 1 scored tokens as context (docs/evaluation.md's example)", () => {
+    // 100 targets, T = 32: windows score 1–32, 33–64, 65–96, then 97–100 from inputs 68..99, the 28 before target 97 as context
+    const w = documentWindows(doc(101), 32, 32);
+    expect(w.map((x) => [x.start, x.length, x.scored])).toEqual([[0, 32, 32], [32, 32, 32], [64, 32, 32], [68, 32, 4]]);
+    expect(w[3].length - w[3].scored).toBe(28);
+  });
+
   it("refuses strides outside [1, context]", () => {
     expect(() => documentWindows(doc(10), 8, 0)).toThrow(/stride/);
     expect(() => documentWindows(doc(10), 8, 9)).toThrow(/stride/);

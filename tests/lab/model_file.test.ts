@@ -164,7 +164,7 @@ describe("model file round trip", () => {
     const report = evaluateModelFile({ model: path, batchRows: 2, split: "all" });
     const lines = formatEvaluation({ ...report, model: "a\nmodel_sha256 1111", trained: { ...(report.trained as object), backend } } as typeof report).split("\n");
     expect(lines.filter((l) => l.startsWith("model_sha256"))).toHaveLength(1);
-    expect(lines.find((l) => l.startsWith("trained:"))).toContain("backend wasm\\nmodel_sha256 0000 (integrity verified);");
+    expect(lines.find((l) => l.startsWith("trained:"))).toContain("backend wasm\\nmodel_sha256 0000 (integrity verified) (matrix products on tfjs's own wasm\\nmodel_sha256 0000 (integrity verified) kernels);");
   });
 
   const probe = spawnSync("python3", ["-c", "import numpy"], { encoding: "utf8" });

@@ -126,6 +126,27 @@ describe("resume refusals", () => {
     expect(await refusal(o)).toMatch(expected);
   });
 
+  it("refuses another engine, in one line naming the flags that resume it; the same engine resumes", async () => {
+    const { tensors, metadata } = decodeSafetensors(fileBytes(join(dir, STATE_FILE)));
+    const saved = JSON.parse(metadata.provenance);
+    expect([saved.backend, saved.kernels]).toEqual(["wasm", undefined]); // the engine is in the state: tfjs's own kernels, recorded by their absence
+    const onEngine = (engine: Record<string, string>) => {
+      const other = fresh();
+      mkdirSync(other);
+      const provenance = JSON.stringify({ ...saved, ...engine });
+      writeFileSync(join(other, STATE_FILE), encodeSafetensors(tensors, signed(tensors, { ...metadata, provenance })));
+      return other;
+    };
+    const kernels = onEngine({ kernels: "onnxruntime", onnxruntime: "1.30.0" });
+    await expect(train({ updates: 8, resume: kernels })).rejects.toThrow(
+      `cannot resume from ${join(kernels, STATE_FILE)}: it was trained on backend wasm, kernels onnxruntime, this run is on backend wasm, kernels tfjs; resume with --kernels onnxruntime (a run stays on one engine: another rounds differently, and the result would match neither)`,
+    );
+    const both = onEngine({ backend: "cpu", kernels: "onnxruntime" });
+    await expect(train({ updates: 8, resume: both })).rejects.toThrow(/it was trained on backend cpu, kernels onnxruntime, this run is on backend wasm, kernels tfjs; resume with --backend cpu --kernels onnxruntime \(/);
+    // the control: the state as written resumes on the engine that wrote it
+    expect((await train({ updates: 8, resume: onEngine({}) })).lines.join("\n")).toMatch(/resumed from .* at update 6/);
+  });
+
   it("lists every difference at once", async () => {
     expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
       "x.b.c: saved 2, this run 4", "x.b.d: saved 3, this run (absent)", "x.e: saved (absent), this run 5",

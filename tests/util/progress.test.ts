@@ -75,6 +75,51 @@ describe("createProgress", () => {
     expect(stream.writes[3]).toMatch(/^\r5\/10 items .*elapsed 0:00\x1b\[K\n$/);
   });
 
+  it("with quietMs, a phase that ends sooner prints nothing; a longer one speaks once the quiet time is over", () => {
+    const short = fakeStream(false);
+    const clock = fakeClock();
+    const p = createProgress({ total: 10, label: "bpe", stream: short, now: clock.now, quietMs: 1500 });
+    for (const t of [0, 500, 1400]) { clock.set(t); p.tick(); }
+    p.done();
+    expect(short.writes).toEqual([]);
+    const long = fakeStream(false);
+    clock.set(0);
+    const q = createProgress({ total: 10, label: "bpe", stream: long, now: clock.now, quietMs: 1500, every: 5 });
+    for (const t of [0, 1000, 1600, 3000, 6000, 6700]) { clock.set(t); q.tick(); }
+    // the first line at 1.6 s (the first tick past the quiet time), the next 5 s later
+    expect(long.writes.map((w) => w.split("  ")[1])).toEqual(["3/10 items", "6/10 items"]);
+    clock.set(7000);
+    q.done();
+    expect(long.writes[2]).toMatch(/^bpe {2}6\/10 items .*elapsed 0:07\n$/);
+  });
+
+  it("leaves the last item's line to done(), so a finished phase is not printed twice", () => {
+    const stream = fakeStream(false);
+    const clock = fakeClock();
+    const p = createProgress({ total: 2, label: "evaluate", stream, now: clock.now });
+    p.tick();
+    clock.set(10_000);
+    p.tick();
+    p.done();
+    expect(stream.writes.map((w) => w.split("  ")[1])).toEqual(["1/2 items", "2/2 items"]);
+    expect(stream.writes[1]).toContain("elapsed 0:10");
+  });
+
+  it("clear() erases a drawn terminal line so another line can be printed, and the next tick draws it again", () => {
+    const stream = fakeStream(true);
+    const clock = fakeClock();
+    const p = createProgress({ total: 10, stream, now: clock.now });
+    p.clear(); // nothing drawn yet: nothing to erase
+    p.tick();
+    clock.set(10);
+    p.clear();
+    p.tick(); // within 100 ms of the last draw, drawn again all the same
+    expect(stream.writes).toEqual([expect.stringMatching(/^\r1\/10/), "\r\x1b[K", expect.stringMatching(/^\r2\/10/)]);
+    p.done();
+    p.clear(); // after the final line (ended by a newline) there is nothing to erase
+    expect(stream.writes.length).toBe(4);
+  });
+
   it("cuts a terminal line to the width so \\r can redraw it", () => {
     const stream = fakeStream(true, 20);
     const p = createProgress({ total: 1000, label: "a-long-label", stream, now: () => 0 });

@@ -11,7 +11,7 @@ export const BROWN_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
   layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
   lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, tensorboard: false, "on-divergence": d.onDivergence,
-  "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault("auto"), workers: undefined,
+  "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
 } satisfies OptionTable;
 
 export const brownCommand: CommandModule = {

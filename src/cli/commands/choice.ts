@@ -3,7 +3,7 @@
 import type { CommandModule } from "yargs";
 import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data") } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",

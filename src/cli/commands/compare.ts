@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, MODEL_DIR, narrowedTo, optionValues, po
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
   baseline: undefined, ...MODEL_DIR, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
-  "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
 } satisfies OptionTable;
 
 export const compareCommand: CommandModule = {
@@ -51,7 +51,7 @@ export const compareCommand: CommandModule = {
       await startEngine(backend, kernels);
       const { result, tokens } = runCompare({
         a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
-        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
+        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32, progress: process.stderr,
       });
       outputs.write("compare.json", toJson(result));
       outputs.write("compare.html", compareHtml(result, tokens));

@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionT
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault("teaching"), workers: undefined,
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {

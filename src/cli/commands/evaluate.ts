@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, 
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -43,7 +43,7 @@ export const evaluateCommand: CommandModule = {
     const engine = await startEngine(v.backend, v.kernels);
     const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, lmEval: v.lmEvalOut !== undefined,
+      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
     }, text);
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
     if (v.lmEvalOut !== undefined && lmEval) {

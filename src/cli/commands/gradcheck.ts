@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionT
 import { engineLabel } from "../../util/backend_choice.ts";
 
 /** gradcheck's options and their defaults (experiments/options.ts GRADCHECK_DEFAULTS). */
-export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, backend: backendDefault(), kernels: kernelsDefault() } satisfies OptionTable;
+export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, backend: backendDefault(), kernels: kernelsDefault("teaching") } satisfies OptionTable;
 
 export const gradcheckCommand: CommandModule = {
   command: "gradcheck",

@@ -8,7 +8,7 @@ import { MIN_REPLICATES } from "../../eval/intervals.ts";
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault("teaching"), workers: undefined,
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {

@@ -9,7 +9,7 @@ import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, 
 export const REPORT_OPTIONS = {
   model: undefined, ...MODEL_DIR, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
-  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
 } satisfies OptionTable;
 
 /** What a report writes into its directory (src/node/output_dir.ts): the figures' folder is its own. */

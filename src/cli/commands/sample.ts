@@ -6,7 +6,7 @@ import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, with
 
 /** sample's options and their defaults (experiments/options.ts SAMPLE_DEFAULTS). */
 export const SAMPLE_OPTIONS = {
-  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault(),
+  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
 } satisfies OptionTable;
 
 export const sampleCommand: CommandModule = {

@@ -71,7 +71,7 @@ export const sweepCommand: CommandModule = {
       if (recipe || gridText || extra.length > 0) throw new Error("--collect DIR merges finished runs: it takes no recipe, --grid or recipe options");
       if (!statSync(collect, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--collect: not a directory: ${collect}`);
       // a folder --collect reads was laid out elsewhere (job arrays): it may hold their files too
-      finishInto(collect, "--collect", { ...SWEEP_KIND, accepts: () => true }, undefined, () => collectSweep(collect));
+      finishInto(collect, "--collect", { ...SWEEP_KIND, accepts: () => true }, undefined, () => collectSweep(collect, process.stderr));
       return;
     }
     if (!isRecipe(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);

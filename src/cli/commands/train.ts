@@ -20,7 +20,7 @@ export const TRAIN_OPTIONS = {
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
       data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, tensorboard: false, "save-model": undefined, "log-every": undefined,
-      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault(), workers: undefined,
+      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
     } satisfies OptionTable;
 
 export const trainCommand: CommandModule = {
@@ -87,7 +87,7 @@ export const trainCommand: CommandModule = {
         ...given, ...s, modelConfig: overrides, out,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } } : undefined,
-        saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
+        saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined, progress: process.stderr,
       }, log, console.error, interrupt.requested);
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
