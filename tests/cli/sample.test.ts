@@ -40,7 +40,7 @@ describe("tinylab sample", () => {
     const cases: [string[], RegExp][] = [
       [["--model", "/nonexistent/m.safetensors", "--prompt", "a"], /model file not found: \/nonexistent\/m\.safetensors/],
       [["--model", FIXTURE, "--prompt", ""], /--prompt "" encodes to no tokens/],
-      [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"], /--top-k must be a positive integer, got 0/],
+      [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"], /--top-k must be an integer in \[1, 1048576\] \(MAX_VOCAB_SIZE\), got 0/],
     ];
     const results = [];
     for (const [args] of cases) results.push(await tinylabHere(["sample", ...args]));
