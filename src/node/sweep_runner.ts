@@ -132,6 +132,21 @@ export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran
   }
 }
 
+/** How long a run has, after the sweep's SIGINT, to stop on its own (training finishes its update and saves). */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Ctrl-C passed on to the runs, then SIGKILL for any still running after STOP_GRACE_MS: a run busy in a synchronous
+ * loop (overfit's updates) handles no signal until the loop ends. A killed run's locks name a dead process, which the
+ * next sweep takes over; its folder has no .done.json, so the next sweep starts it again.
+ */
+function stopChildren(running: ReadonlySet<ChildProcess>): void {
+  for (const c of running) c.kill("SIGINT");
+  setTimeout(() => {
+    for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  }, STOP_GRACE_MS).unref();
+}
+
 /** The log the sweep writes beside each run folder (`<name>.log`) before it makes the folder: its mark of having made it. */
 export const logFile = (out: string, name: string) => join(out, `${name}.log`);
 
@@ -164,7 +179,7 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>, claims: Map<
   let interrupted = false;
   o.onInterrupt?.(() => {
     interrupted = true;
-    for (const c of running) c.kill("SIGINT");
+    stopChildren(running);
   });
   const failures: string[] = [];
   let next = 0;
@@ -251,7 +266,7 @@ export async function runTask(o: TaskOptions): Promise<{ name: string; code: num
     let interrupted = false;
     o.onInterrupt?.(() => {
       interrupted = true;
-      for (const c of running) c.kill("SIGINT");
+      stopChildren(running);
     });
     o.log(`sweep: task ${o.index}: ${run.name} (${run.args.join(" ")})`);
     const { code, seconds, logPath } = await runOne(o.out, run, running);
