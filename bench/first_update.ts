@@ -22,7 +22,7 @@ const timeFile = join(dir, "time");
 
 const start = process.hrtime.bigint();
 const seconds = () => Number(process.hrtime.bigint() - start) / 1e9;
-// GNU time measures the child's peak RSS: the number the "within 2 GB" is about
+// GNU time measures the child's peak RSS, its own memory and nothing of this wrapper's
 const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", timeFile, ...command], { stdio: ["ignore", "pipe", "pipe"] });
 let first = null as number | null;
 const lines: { s: number; line: string }[] = [];
