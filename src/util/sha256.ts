@@ -13,6 +13,8 @@ const K = new Int32Array([
 ]);
 
 const utf8 = new TextEncoder(); // lone surrogates become U+FFFD, as in node's utf8 encoding
+/** UTF-16 units of a long string encoded at once by Sha256.update. */
+const STRING_PIECE = 1 << 20;
 
 /** Incremental SHA-256: update with bytes or strings (UTF-8) in order, then digest once. */
 export class Sha256 {
@@ -24,6 +26,17 @@ export class Sha256 {
 
   update(data: Uint8Array | string): this {
     if (this.done) throw new Error("sha256: update after digest");
+    if (typeof data === "string" && data.length > STRING_PIECE) {
+      // a long string (a manifest of a million documents) is encoded a piece at a time, never whole; a piece
+      // never ends inside a surrogate pair, so the bytes are the whole string's
+      for (let at = 0; at < data.length; ) {
+        let end = Math.min(at + STRING_PIECE, data.length);
+        if (end < data.length && (data.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+        this.update(utf8.encode(data.slice(at, end)));
+        at = end;
+      }
+      return this;
+    }
     const bytes = typeof data === "string" ? utf8.encode(data) : data;
     let i = 0;
     const n = bytes.length;

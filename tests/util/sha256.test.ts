@@ -67,6 +67,9 @@ describe("sha256", () => {
         expect(sha256Hex(s), `${n} units of ${unit}`).toBe(node(s));
       }
     }
+    // a string longer than the 2^20 units Sha256.update encodes at once, with a surrogate pair across the first cut
+    const long = "a".repeat((1 << 20) - 1) + "😀" + "é".repeat(5000);
+    expect(sha256Hex(long)).toBe(node(long));
     // one short hash leaves nothing behind for the next: a long one in between, then the short ones again
     expect([sha256Hex("x".repeat(300)), sha256Hex("ab")]).toEqual([node("x".repeat(300)), node("ab")]);
   });
