@@ -96,7 +96,7 @@ class Products {
 }
 
 /** Whole graphs (the scoring form of the decoder): full optimisation, one intra-op thread as for the products. */
-const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: false, enableMemPattern: true };
+const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: true };
 
 function graphLoader(ort: Ort): GraphLoader {
   return (bytes) => {
