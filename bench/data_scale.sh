@@ -18,7 +18,7 @@ run() { # name, input, extra flags
   for until in "^train: " "^update +[0-9]+ "; do
     rm -rf "$dir/out-$1"
     npx tsx bench/first_update.ts --until "$until" -- node bin/tinylab.js train --text "$2" $3 --out "$dir/out-$1" --updates 1 --kernels "$kernels"
-  done | jq -s -c --arg input "$1" '{input: $input, data_s: .[0].first_s, first_s: .[1].first_s, wall_s: .[1].wall_s, peak_rss_mb: ([.[].peak_rss_mb] | max), exit: ([.[].exit] | max)}'
+  done | jq -s -c --arg input "$1" '{input: $input, data_s: .[0].first_s, first_s: .[1].first_s, wall_s: .[1].wall_s, cpu_s: .[1].cpu_s, peak_rss_mb: ([.[].peak_rss_mb] | max), exit: ([.[].exit] | max)}'
 }
 for mb in $sizes; do
   [ -f "$dir/text-$mb.txt" ] || npx tsx bench/make_text.ts --mb "$mb" --out "$dir/text-$mb.txt"

@@ -1,6 +1,7 @@
 // Runs one command (the rest of the argument list) and prints, as one JSON line, the seconds to the first output
-// line matching --until (default: a training update's line), the whole run's wall seconds and its peak resident
-// memory (GNU time's %M of the child). A stopwatch for bench/data_scale.sh, not a test.
+// line matching --until (default: a training update's line), the whole run's wall and CPU seconds (user + system,
+// all threads: less moved by other processes on a shared machine than wall time) and its peak resident memory
+// (GNU time's %M of the child). A stopwatch for bench/data_scale.sh, not a test.
 //
 //   npx tsx bench/first_update.ts [--until REGEX] -- node bin/tinylab.js train --text FILE --out DIR --updates 1
 import { spawn } from "node:child_process";
@@ -23,7 +24,7 @@ const timeFile = join(dir, "time");
 const start = process.hrtime.bigint();
 const seconds = () => Number(process.hrtime.bigint() - start) / 1e9;
 // GNU time measures the child's peak RSS, its own memory and nothing of this wrapper's
-const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", timeFile, ...command], { stdio: ["ignore", "pipe", "pipe"] });
+const child = spawn("/usr/bin/time", ["-f", "%e %M %U %S", "-o", timeFile, ...command], { stdio: ["ignore", "pipe", "pipe"] });
 let first = null as number | null;
 const lines: { s: number; line: string }[] = [];
 for (const stream of [child.stdout, child.stderr]) {
@@ -38,8 +39,8 @@ for (const stream of [child.stdout, child.stderr]) {
   });
 }
 const code: number = await new Promise((r) => child.on("close", (c) => r(c ?? 1)));
-const [wall, kb] = readFileSync(timeFile, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+const [wall, kb, user, system] = readFileSync(timeFile, "utf8").trim().split(/\s+/).slice(-4).map(Number);
 rmSync(dir, { recursive: true, force: true });
 if (code !== 0) for (const l of lines.slice(-5)) console.error(`  ${l.line}`);
-console.log(JSON.stringify({ exit: code, first_s: first === null ? null : +first.toFixed(2), wall_s: wall, peak_rss_mb: Math.round(kb / 1024), command: command.join(" ") }));
+console.log(JSON.stringify({ exit: code, first_s: first === null ? null : +first.toFixed(2), wall_s: wall, cpu_s: +(user + system).toFixed(2), peak_rss_mb: Math.round(kb / 1024), command: command.join(" ") }));
 if (process.env.VERBOSE) for (const l of lines) console.error(`${l.s.toFixed(2).padStart(8)}  ${l.line}`);
