@@ -3,7 +3,7 @@
 # and 10^4, 10^5 and 10^6 one-line documents in DIR, then times `train --text` (--one-per-line for the lines) to its
 # first update with the graph engine, one JSON line per input (bench/first_update.ts): first_s (seconds to the first
 # update line, the initial whole-split validation included), data_s (seconds to the data line `train: ...`: read,
-# split, BPE, tokenizing), wall_s and peak_rss_mb (GNU time's %M). Linear growth means data_s ten times larger for
+# split, BPE, tokenizing), wall_s, cpu_s (user + system of the whole run) and peak_rss_mb (GNU time's %M). Linear growth means data_s ten times larger for
 # ten times the input. Not a test.
 # Usage: bash bench/data_scale.sh [DIR=/tmp/tinylab-data-scale] [SIZES="2 20 200"] [LINES="10000 100000 1000000"] [KERNELS=onnxruntime]
 set -euo pipefail
