@@ -1,10 +1,11 @@
 // Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
-// tokens/s and kernel dispatches per step, for the tiny and medium configs on each backend. Prints JSON; not a test.
+// tokens/s and kernel dispatches per step, for the tiny, medium, large and xl configs (the last three the PyTorch
+// peer's) on each backend. Prints JSON; not a test.
 // Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime) and
 // who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
 // with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
 // computed the training gradients in that line: onnxruntime-graph (the whole step as one ONNX graph) or tfjs.
-// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium] [--steps N] [--workers 1] [--gradcheck]
+// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium,large,xl] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
@@ -33,7 +34,8 @@ const workers = positiveInt("workers", values.workers!);
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
 const BENCH_KERNELS = ["tfjs", "onnxruntime", "onnxruntime-products"];
 for (const k of values.kernels!.split(",")) if (!BENCH_KERNELS.includes(k)) throw new Error(`--kernels: unknown kernels "${k}" (known: ${BENCH_KERNELS.join(", ")})`);
-for (const c of values.configs!.split(",")) if (c !== "tiny" && c !== "medium") throw new Error(`--configs: unknown config "${c}" (known: tiny, medium)`);
+const BENCH_CONFIGS = ["tiny", "medium", "large", "xl"];
+for (const c of values.configs!.split(",")) if (!BENCH_CONFIGS.includes(c)) throw new Error(`--configs: unknown config "${c}" (known: ${BENCH_CONFIGS.join(", ")})`);
 
 if (values.against) {
   interleave(resolve(values.against), positiveInt("pairs", values.pairs!));
@@ -96,6 +98,9 @@ async function benchHere(src: string) {
   const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
     tiny: { config: PRESETS.overfit, batch: 2 },
     medium: { config: PRESETS.medium, batch: 16 },
+    // the peer's large and xl (../shared/peer/torch_decoder.py CONFIGS), xl about nanoGPT's Shakespeare-character model
+    large: { config: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 }, batch: 8 },
+    xl: { config: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 }, batch: 8 },
   };
 
   /** A batch of full rows of random tokens (as the peer's), one document per row. */
@@ -155,11 +160,13 @@ async function benchHere(src: string) {
     const adapter = decoderAdapter(run.model, { pool });
     const model = run.model;
     const times: number[] = [];
-    let calls = 0;
+    let calls = 0, firstUpdateS = 0;
     for (let s = 0; s < steps + 2; s++) {
       resetStats();
       const t0 = performance.now();
       run.update();
+      // from the process's start: modules, engine, pool, model, then the first update with its graph sessions
+      if (s === 0) firstUpdateS = process.uptime();
       if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
       calls = totalCalls();
     }
@@ -207,6 +214,7 @@ async function benchHere(src: string) {
     return {
       config: name, gradients, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
       eval_ms: +median(evalTimes).toFixed(3), eval_first_ms: +evalFirstMs.toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
+      first_update_s: +firstUpdateS.toFixed(2),
       weights_sha256: weightsSha256, eval_nll_sum: evalNll,
       ...(profile ? { profile, eval_profile: evalProfile } : {}),
     };
@@ -230,7 +238,7 @@ async function benchHere(src: string) {
       const engine = { backend: info.backend, kernels, scoring: scoringOf(), engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
       for (const name of values.configs!.split(",")) {
         // the cpu backend is far slower on medium: fewer steps there
-        const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : 10);
+        const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : name === "medium" ? 10 : 5);
         results.push({ ...engine, workers, ...benchConfig(name, steps) });
         console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
       }

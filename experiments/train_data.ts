@@ -4,14 +4,14 @@ import { trainingBatches } from "../src/data/batches.ts";
 import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
-import { BpeVocabError, trainBpe } from "../src/data/bpe.ts";
+import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
-import type { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { phase, type ProgressStream } from "../src/util/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
@@ -73,8 +73,11 @@ export function textData(o: TrainRunOptions): TrainData {
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
-  const { bySplit, manifest } = textSplit(t.docs, o.out, t.split);
-  const tokenizer = t.tokenizer === "bpe" ? bpeOf(bySplit.train.map((d) => d.text), vocab, o.progress) : new ByteTokenizer(vocab);
+  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split);
+  // a large train split is sampled for BPE (bpe.ts BPE_SAMPLE_CHARS), seeded by --seed: the split has its own seed
+  const sample = t.tokenizer === "bpe" ? bpeSample(bySplit.train.map((d) => d.text), Rng.fromSeed(o.seed).child("bpe-sample")) : undefined;
+  const tokenizer = sample ? bpeOf(sample.texts, vocab, o.progress) : new ByteTokenizer(vocab);
+  const sampled = sample && sample.chars < sample.of ? `, BPE learned on a sample of ${sample.chars} of its ${sample.of} characters (seed ${o.seed})` : "";
   const tokenizing = phase(o.progress, "tokenize", bySplit.train.length + bySplit.validation.length + bySplit.test.length, "documents");
   const enc = (s: Split) => bySplit[s].map((d) => { const e = encodeDocument(tokenizer, d); tokenizing?.tick(); return e; });
   const [train, validation, test] = [enc("train"), enc("validation"), enc("test")];
@@ -87,10 +90,10 @@ export function textData(o: TrainRunOptions): TrainData {
     config, tokenizer, train, validation, test, microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
     identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
-    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
+    describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}${sampled}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
-    trainedOn: textDataProvenance(manifest),
+    trainedOn: textDataProvenance(manifest, manifestSha256),
   };
 }
 

@@ -1,5 +1,6 @@
 // Byte-level BPE: merges learned over the UTF-8 bytes of pre-split chunks, ids stacked on ByteTokenizer's.
 // Not document framing (BOS/EOS placement belongs to the caller) and not a loader (see load_tokenizer.ts).
+import type { Rng } from "../util/rng.ts";
 import { BOS, EOS, BYTE_OFFSET, BYTE_VOCAB, type Tokenizer, type TokenizerJSON } from "./tokenizer.ts";
 
 const utf8 = new TextEncoder();
@@ -182,6 +183,35 @@ export class BpeTokenizer implements Tokenizer {
   bytesOf(id: number): Uint8Array {
     return Number.isInteger(id) && id >= 0 && id < this.vocabSize ? this.table[id] : EMPTY;
   }
+}
+
+/**
+ * Train text above this many characters (UTF-16 units) is sampled before BPE learns on it, as sentencepiece samples
+ * `input_sentence_size` sentences: merge counts settle long before, and the learning's memory is then bounded by the
+ * sample, not by the text. Far above every example in the docs (the largest trains on a few MB), so their merges are
+ * learned on all of their text.
+ */
+export const BPE_SAMPLE_CHARS = 32 * 2 ** 20;
+
+/**
+ * The texts BPE learns on: all of them up to `budget` characters in total; above it, whole documents in the order
+ * of a seeded shuffle (`rng`, passed in: the caller's seed decides, never a global) until the budget is reached,
+ * the last cut to what remains, returned in their input order. The sample draws only on the train split's texts,
+ * so its seed moves no document between splits.
+ */
+export function bpeSample(texts: readonly string[], rng: Rng, budget = BPE_SAMPLE_CHARS): { texts: string[]; chars: number; of: number } {
+  const of = texts.reduce((n, t) => n + t.length, 0);
+  if (of <= budget) return { texts: [...texts], chars: of, of };
+  const take = new Map<number, string>();
+  let chars = 0;
+  for (const i of rng.shuffle(texts.map((_, i) => i))) {
+    // a cut never leaves half of a surrogate pair
+    const t = texts[i].length <= budget - chars ? texts[i] : texts[i].slice(0, budget - chars).replace(/[\ud800-\udbff]$/, "");
+    take.set(i, t);
+    chars += t.length;
+    if (chars >= budget - 1) break;
+  }
+  return { texts: [...take.keys()].sort((a, b) => a - b).map((i) => take.get(i)!), chars, of };
 }
 
 /** Options for `trainBpe`. */

@@ -57,7 +57,20 @@ export function documentsOfText(text: string, file: string, source: string, oneP
   return parts.map((p) => p.trim()).filter((p) => p.length > 0).map((t, i) => ({ id: `${file}#${i + 1}`, source, file, text: t }));
 }
 
-const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
+/** Bytes of `s` in UTF-8 (a lone surrogate counts 3, as U+FFFD), without encoding it. */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
 
 /** Refuse fractions that are not two numbers in [0, 1) leaving something to train on. */
 export function checkFractions(o: TextSplitOptions): void {
@@ -73,26 +86,50 @@ export function checkFractions(o: TextSplitOptions): void {
  * validation, the next round(n·test) to test, the rest to train (a source of ≥ 3 documents gives each held-out
  * split with a fraction > 0 at least one, and keeps one for train).
  */
-export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions): TextManifest {
+export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[] = docs.map((d) => sha256Hex(d.text))): TextManifest {
   checkFractions(o);
-  const sorted = [...docs].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  for (let i = 1; i < sorted.length; i++) if (sorted[i].id === sorted[i - 1].id) throw new Error(`text split: document id ${sorted[i].id} appears twice`);
-  const bySource = new Map<string, TextSource[]>();
-  for (const d of sorted) bySource.set(d.source, [...(bySource.get(d.source) ?? []), d]);
+  const order = sortedOrder(docs.map((d) => d.id));
+  // positions in the sorted order, by source; a shuffle's permutation does not depend on what it shuffles
+  const bySource = groupBy(order.map((_, at) => at), (at) => docs[order[at]].source);
   const rng = Rng.fromSeed(o.seed);
-  const split = new Map<string, Split>();
+  const split: Split[] = new Array(order.length);
   for (const source of [...bySource.keys()].sort()) {
     const members = bySource.get(source)!;
     const n = members.length;
     const take = (f: number) => (n >= 3 && f > 0 ? Math.max(1, Math.round(n * f)) : Math.round(n * f));
     const nVal = Math.min(take(o.validation), Math.max(0, n - 1));
     const nTest = Math.min(take(o.test), Math.max(0, n - 1 - nVal));
-    rng.child(`source:${source}`).shuffle(members.map((d) => d.id)).forEach((id, i) => split.set(id, i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
+    rng.child(`source:${source}`).shuffle(members).forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
   }
   return {
     format: TEXT_MANIFEST_FORMAT, seed: o.seed, fractions: { validation: o.validation, test: o.test },
-    documents: sorted.map((d) => ({ id: d.id, source: d.source, file: d.file, split: split.get(d.id)!, sha256: sha256Hex(d.text), bytes: utf8Bytes(d.text) })),
+    documents: order.map((i, at) => {
+      const d = docs[i];
+      return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: utf8Length(d.text) };
+    }),
   };
+}
+
+/** Indices of `ids` in ascending UTF-16 order (as `<` compares): the engine's own string sort, no comparator calls. */
+function sortedOrder(ids: readonly string[]): number[] {
+  const at = new Map<string, number>();
+  for (let i = 0; i < ids.length; i++) {
+    if (at.has(ids[i])) throw new Error(`text split: document id ${[...ids].sort().find((id, k, all) => id === all[k + 1])} appears twice`);
+    at.set(ids[i], i);
+  }
+  return [...at.keys()].sort().map((id) => at.get(id)!);
+}
+
+/** Items grouped by key, each group in input order, the keys in first-seen order: one pass, no copies. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = out.get(k);
+    if (group) group.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }
 
 const MANIFEST_DOC = obj({
@@ -118,8 +155,8 @@ export function parseTextManifest(json: string, where: string): TextManifest {
  * A saved manifest must be the split its own rule gives: splitTexts of these documents with its seed and
  * fractions. An edited one (a test document moved to train) would otherwise be trained on as it says.
  */
-export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string): void {
-  const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }).documents;
+export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string, sha?: readonly string[]): void {
+  const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }, sha).documents;
   const says = `not what --split-seed ${m.seed} --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test} gives`;
   m.documents.forEach((d, i) => {
     for (const k of ["id", "source", "file", "split", "sha256", "bytes"] as const) {
@@ -132,19 +169,20 @@ export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], whe
  * The documents of each split in manifest order, after checking every one against `docs`: present, same sha256;
  * and no document the manifest does not list. A difference is refused naming the file and the manifest.
  */
-export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory"): Record<Split, TextDocument[]> {
-  const byId = new Map(docs.map((d) => [d.id, d]));
+export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory", shaOf: readonly string[] = docs.map((d) => sha256Hex(d.text))): Record<Split, TextDocument[]> {
+  const byId = new Map(docs.map((d, i) => [d.id, i]));
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
   const fix = `(the split in ${where} was made from other text; ${remedy})`;
   for (const e of m.documents) {
-    const d = byId.get(e.id);
-    if (!d) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
-    const sha = sha256Hex(d.text);
+    const i = byId.get(e.id);
+    if (i === undefined) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
+    const d = docs[i], sha = shaOf[i];
     if (sha !== e.sha256) throw new Error(`${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
     out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
     byId.delete(e.id);
   }
-  const extra = [...byId.values()][0];
+  const left = byId.values().next();
+  const extra = left.done ? undefined : docs[left.value];
   if (extra) throw new Error(`${extra.file} changed: document ${extra.id} is not in the split ${fix}`);
   return out;
 }
@@ -166,10 +204,11 @@ export interface TextDataProvenance {
   files: string[];
 }
 
-export function textDataProvenance(m: TextManifest): TextDataProvenance {
+/** `sha256`: the manifest's, when the caller has it already (textSplit returns it), else computed. */
+export function textDataProvenance(m: TextManifest, sha256 = manifestSha256(m)): TextDataProvenance {
   const count = (s: Split) => m.documents.filter((d) => d.split === s).length;
   return {
-    kind: "text", manifest_sha256: manifestSha256(m), split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
+    kind: "text", manifest_sha256: sha256, split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
     documents: { train: count("train"), validation: count("validation"), test: count("test") }, files: [...new Set(m.documents.map((d) => d.file))],
   };
 }
@@ -182,8 +221,7 @@ export function textDataProvenance(m: TextManifest): TextDataProvenance {
  * verifyTextManifest then checks every sha256.
  */
 export function sourcesOfManifest(m: TextManifest, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean): TextSource[] {
-  const byFile = new Map<string, TextManifestDoc[]>();
-  for (const d of m.documents) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d]);
+  const byFile = groupBy(m.documents, (d) => d.file);
   const out: TextSource[] = [];
   for (const [file, entries] of byFile) {
     if (!entries.every((e) => e.id.startsWith(`${file}#`))) {
@@ -214,10 +252,12 @@ export function rebuildRunSplit(json: string, where: string, read: (file: string
 }
 
 /** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
-export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest } {
+export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
+  const sha = docs.map((d) => sha256Hex(d.text)); // once: the split, its check and the verification all compare these
   let m: TextManifest;
+  let json: string | undefined;
   if (saved) {
     m = parseTextManifest(new TextDecoder().decode(saved), where);
     if (m.seed !== o.seed) throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
@@ -225,13 +265,13 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
       throw new Error(`${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`);
     }
   } else {
-    m = splitTexts(docs, o);
+    m = splitTexts(docs, o, sha);
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
     if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
-    store.write(MANIFEST_FILE, manifestJson(m));
+    store.write(MANIFEST_FILE, (json = manifestJson(m)));
   }
-  const bySplit = verifyTextManifest(m, docs, where);
-  if (saved) checkSplitRule(m, docs, where);
-  return { bySplit, manifest: m };
+  const bySplit = verifyTextManifest(m, docs, where, undefined, sha);
+  if (saved) checkSplitRule(m, docs, where, sha);
+  return { bySplit, manifest: m, manifestSha256: json === undefined ? manifestSha256(m) : sha256Hex(json) };
 }

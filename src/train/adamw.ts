@@ -43,6 +43,11 @@ export class AdamW {
    * One update with learning rate `lr`; every gradient is multiplied by `gradScale` first (mean and clipping).
    * Every new weight and moment is computed and checked before any is kept: a non-finite one throws
    * NonFiniteError naming the parameter, and the weights, moments and step stay as they were.
+   *
+   * Two passes over each parameter, so that nothing the size of the model is copied: the first computes every new
+   * value (rounded to float32 as it will be stored) only to check it, the second computes the same values again
+   * and keeps them, the moments in place and the weights one parameter at a time. The arithmetic is the same in
+   * both, so the kept values are the checked ones bit for bit.
    */
   apply(grads: Gradients, lr: number, gradScale = 1): void {
     if (!(lr >= 0) || !Number.isFinite(lr)) throw new Error(`learning rate must be finite and ≥ 0, got ${lr}`);
@@ -51,29 +56,39 @@ export class AdamW {
     const step = this.step + 1;
     const stepSize = lr / (1 - beta1 ** step);
     const bc2Sqrt = Math.sqrt(1 - beta2 ** step);
-    const next = [...this.params].map(([name, p]) => {
+    const f = Math.fround;
+    const of = (name: string, p: tf.Variable) => {
       const gIn = grads.get(name)!;
-      const g = gIn instanceof tf.Tensor ? gIn.dataSync() : gIn;
-      // copies (slice, a block copy: Float32Array.from walks an iterator): dataSync may alias backend storage
-      const w = (p.dataSync() as Float32Array).slice();
-      const m = this.m.get(name)!.slice(), v = this.v.get(name)!.slice();
       const decay = weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1;
+      // dataSync may alias backend storage: read only, the new weights go into a new tensor
+      return { g: gIn instanceof tf.Tensor ? gIn.dataSync() : gIn, w: p.dataSync() as Float32Array, m: this.m.get(name)!, v: this.v.get(name)!, decay };
+    };
+    for (const [name, p] of this.params) {
+      const { g, w, m, v, decay } = of(name, p);
+      let badW = -1, badM = -1, badV = -1;
+      for (let i = 0; i < w.length; i++) {
+        const gi = g[i] * gradScale;
+        const mi = f(beta1 * m[i] + (1 - beta1) * gi);
+        const vi = f(beta2 * v[i] + (1 - beta2) * gi * gi);
+        const wi = f(w[i] * decay - (stepSize * mi) / (Math.sqrt(vi) / bc2Sqrt + eps));
+        if (!Number.isFinite(wi) && badW < 0) badW = i;
+        if (!Number.isFinite(mi) && badM < 0) badM = i;
+        if (!Number.isFinite(vi) && badV < 0) badV = i;
+      }
+      for (const [what, at] of [["weight", badW], ["first moment", badM], ["second moment", badV]] as const) {
+        if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${name}" (first at flat index ${at})`);
+      }
+    }
+    for (const [name, p] of this.params) {
+      const { g, w, m, v, decay } = of(name, p);
+      const next = new Float32Array(w.length);
       for (let i = 0; i < w.length; i++) {
         const gi = g[i] * gradScale;
         m[i] = beta1 * m[i] + (1 - beta1) * gi;
         v[i] = beta2 * v[i] + (1 - beta2) * gi * gi;
-        w[i] = w[i] * decay - (stepSize * m[i]) / (Math.sqrt(v[i]) / bc2Sqrt + eps);
+        next[i] = w[i] * decay - (stepSize * m[i]) / (Math.sqrt(v[i]) / bc2Sqrt + eps);
       }
-      for (const [what, a] of [["weight", w], ["first moment", m], ["second moment", v]] as const) {
-        const at = firstNonFinite(a);
-        if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${name}" (first at flat index ${at})`);
-      }
-      return { name, p, w, m, v };
-    });
-    for (const { name, p, w, m, v } of next) {
-      this.m.set(name, m);
-      this.v.set(name, v);
-      tf.tidy(() => p.assign(tf.tensor(w, p.shape, "float32")));
+      tf.tidy(() => p.assign(tf.tensor(next, p.shape, "float32")));
     }
     this.step = step;
   }

@@ -13,6 +13,8 @@ const K = new Int32Array([
 ]);
 
 const utf8 = new TextEncoder(); // lone surrogates become U+FFFD, as in node's utf8 encoding
+/** UTF-16 units of a long string encoded at once by Sha256.update. */
+const STRING_PIECE = 1 << 20;
 
 /** Incremental SHA-256: update with bytes or strings (UTF-8) in order, then digest once. */
 export class Sha256 {
@@ -24,6 +26,17 @@ export class Sha256 {
 
   update(data: Uint8Array | string): this {
     if (this.done) throw new Error("sha256: update after digest");
+    if (typeof data === "string" && data.length > STRING_PIECE) {
+      // a long string (a manifest of a million documents) is encoded a piece at a time, never whole; a piece
+      // never ends inside a surrogate pair, so the bytes are the whole string's
+      for (let at = 0; at < data.length; ) {
+        let end = Math.min(at + STRING_PIECE, data.length);
+        if (end < data.length && (data.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+        this.update(utf8.encode(data.slice(at, end)));
+        at = end;
+      }
+      return this;
+    }
     const bytes = typeof data === "string" ? utf8.encode(data) : data;
     let i = 0;
     const n = bytes.length;
@@ -167,7 +180,27 @@ function compress(hs: Int32Array, m: Uint8Array, at: number, end: number): void 
   hs[0] = a; hs[1] = b; hs[2] = c; hs[3] = d; hs[4] = e; hs[5] = f; hs[6] = g; hs[7] = h;
 }
 
-/** One-shot hex digest of bytes or a UTF-8 string. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const INITIAL = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+/** Strings up to this many UTF-16 units are hashed in `scratch`; longer ones go through Sha256 (one allocation is nothing beside them). */
+const SHORT = 16_384;
+// Reused by sha256Hex only, filled and read within one call: an allocation per short string (a million one-line
+// documents) would cost more than hashing it. It never carries anything from one call to the next.
+const scratch = new Uint8Array(((SHORT * 3 + 72) >> 6) * 64 + 64);
+const state = new Int32Array(8);
+
+/** One-shot hex digest of bytes or a UTF-8 string; a short string costs one compress call and no allocation but the hex. */
 export function sha256Hex(data: Uint8Array | string): string {
-  return new Sha256().update(data).digest();
+  if (typeof data !== "string" || data.length > SHORT) return new Sha256().update(data).digest();
+  const n = utf8.encodeInto(data, scratch).written;
+  const end = (((n + 8) >> 6) + 1) * 64; // the message, 0x80, zeros, then its length in bits in the last 8 bytes
+  scratch[n] = 0x80;
+  scratch.fill(0, n + 1, end);
+  const bits = n * 8;
+  for (let b = 0; b < 4; b++) scratch[end - 1 - b] = (bits >>> (8 * b)) & 0xff; // bits < 2^32: the high word stays 0
+  state.set(INITIAL);
+  compress(state, scratch, 0, end);
+  let hex = "";
+  for (const v of state) hex += HEX[(v >>> 24) & 0xff] + HEX[(v >>> 16) & 0xff] + HEX[(v >>> 8) & 0xff] + HEX[v & 0xff];
+  return hex;
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BpeTokenizer, splitChunks, trainBpe } from "../../src/data/bpe.ts";
+import { BpeTokenizer, bpeSample, splitChunks, trainBpe } from "../../src/data/bpe.ts";
 import { brownDir, detag } from "../../src/node/brown.ts";
 import { tokenizerFromJSON } from "../../src/data/load_tokenizer.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
@@ -209,5 +209,37 @@ describe("JSON", () => {
     expect(() => tokenizerFromJSON({ kind: "wordpiece", vocabSize: 300 })).toThrow(/unknown tokenizer kind "wordpiece"/);
     expect(() => tokenizerFromJSON("bpe")).toThrow(/must be an object/);
     expect(() => tokenizerFromJSON(null)).toThrow(/got null/);
+  });
+});
+
+describe("bpeSample", () => {
+  const docs = Array.from({ length: 50 }, (_, i) => `document ${i} `.repeat(1 + (i % 7)));
+  const total = docs.reduce((n, d) => n + d.length, 0);
+
+  it("keeps every text when they fit the budget", () => {
+    const s = bpeSample(docs, Rng.fromSeed(1), total);
+    expect(s).toEqual({ texts: docs, chars: total, of: total });
+  });
+
+  it("above the budget takes whole documents in a seeded order, the last cut, in input order", () => {
+    const budget = Math.floor(total / 3);
+    const a = bpeSample(docs, Rng.fromSeed(1), budget);
+    expect(a.chars).toBe(budget);
+    expect(a.of).toBe(total);
+    expect(a.texts.reduce((n, t) => n + t.length, 0)).toBe(budget);
+    // every sampled text is a document or (one of them) a prefix of one, and they keep the input's order
+    const at = a.texts.map((t) => docs.findIndex((d) => d.startsWith(t)));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((x, y) => x - y)).toEqual(at);
+    expect(a.texts.filter((t) => !docs.includes(t)).length).toBeLessThanOrEqual(1);
+    // the seed is passed in: the same seed gives the same sample, another seed another one
+    expect(bpeSample(docs, Rng.fromSeed(1), budget)).toEqual(a);
+    expect(bpeSample(docs, Rng.fromSeed(2), budget).texts).not.toEqual(a.texts);
+  });
+
+  it("never cuts a surrogate pair in half", () => {
+    const s = bpeSample(["😀😀😀😀", "😀😀😀😀"], Rng.fromSeed(0), 5);
+    expect(s.texts.join("")).not.toMatch(/[\ud800-\udbff]$/);
+    expect(s.chars).toBe(4);
   });
 });

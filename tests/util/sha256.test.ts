@@ -57,6 +57,23 @@ describe("sha256", () => {
     }
   });
 
+  it("hashes strings of every length around the one-shot path's 16,384-unit limit and its padding boundaries as node does", () => {
+    // sha256Hex hashes a string of at most 16,384 UTF-16 units in a reused buffer and a longer one incrementally:
+    // both sides of the limit, 1- to 4-byte characters (the buffer must hold 3 bytes per unit), and the lengths
+    // whose padding needs a second block (55, 56, 63, 64 bytes)
+    for (const unit of ["a", "é", "語", "😀"]) {
+      for (const n of [0, 1, 55, 56, 63, 64, 8191, 16_383, 16_384, 16_385, 40_000]) {
+        const s = unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+        expect(sha256Hex(s), `${n} units of ${unit}`).toBe(node(s));
+      }
+    }
+    // a string longer than the 2^20 units Sha256.update encodes at once, with a surrogate pair across the first cut
+    const long = "a".repeat((1 << 20) - 1) + "😀" + "é".repeat(5000);
+    expect(sha256Hex(long)).toBe(node(long));
+    // one short hash leaves nothing behind for the next: a long one in between, then the short ones again
+    expect([sha256Hex("x".repeat(300)), sha256Hex("ab")]).toEqual([node("x".repeat(300)), node("ab")]);
+  });
+
   it("refuses updates after the digest", () => {
     const h = new Sha256().update("x");
     h.digest();

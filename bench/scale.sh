@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Benchmark: tinylab's graph engine (wasm + onnxruntime, --workers WORKERS) against the PyTorch peer
+# (../shared/peer/torch_decoder.py, PEER_THREADS threads) on medium, large and xl, in interleaved pairs (tinylab, then
+# the peer, config by config), one JSON line per config and pair: step_ratio = tinylab ms ÷ peer ms per training
+# step, scoring_ratio = tinylab scoring time ÷ the peer's (peer tokens/s ÷ tinylab tokens/s), rss_ratio = tinylab's
+# peak resident memory (GNU time's %M of its process) ÷ the peer's peak_rss_kb; below 1 means tinylab is ahead. Each
+# line carries the peer's OpenBLAS kernel (openblas_coretype_env, used; _inherited, the environment's), the other CPU
+# load the peer saw and tinylab's time to its first update (process start to the end of update 1). Not a test.
+# Usage: bash bench/scale.sh [PAIRS=2] [CONFIGS=medium,large,xl] [WORKERS=2] [PEER_THREADS=2] [KERNELS=onnxruntime]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs=${1:-2}
+configs=${2:-medium,large,xl}
+workers=${3:-2}
+threads=${4:-2}
+kernels=${5:-onnxruntime}
+peer="$PWD/../shared/peer/torch_decoder.py"
+[ -f "$peer" ] || peer=/work/shared/peer/torch_decoder.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for p in $(seq "$pairs"); do
+  for c in ${configs//,/ }; do
+    /usr/bin/time -f "%M" -o "$tmp/rss" node --import tsx bench/step.ts --backends wasm --kernels "$kernels" --configs "$c" --workers "$workers" > "$tmp/ours" 2>/dev/null
+    /usr/bin/python3 "$peer" --config "$c" --threads "$threads" > "$tmp/theirs"
+    jq -n -c --slurpfile a "$tmp/ours" --slurpfile b "$tmp/theirs" --arg rss "$(tail -1 "$tmp/rss")" --arg p "$p" '
+      ($a[0].results[0]) as $t | $b[0] as $b | {
+        pair: ($p | tonumber), config: $t.config, parameters: $t.parameters, engine: $t.engine, scoring: $t.scoring, workers: $t.workers, peer_threads: $b.threads,
+        peer_openblas_coretype_env: $b.env.openblas_coretype_env, peer_openblas_coretype_inherited: $b.env.openblas_coretype_inherited,
+        step_ratio: ($t.ms_per_step / $b.train.median_ms * 100 | round / 100),
+        scoring_ratio: ($b.eval.tokens_per_s_median / $t.eval_tokens_per_s * 100 | round / 100),
+        rss_ratio: (($rss | tonumber) / $b.peak_rss_kb * 100 | round / 100),
+        tinylab_first_update_s: $t.first_update_s,
+        tinylab_ms: $t.ms_per_step, peer_ms: ($b.train.median_ms * 10 | round / 10),
+        tinylab_train_tokens_per_s: $t.train_tokens_per_s, peer_train_tokens_per_s: ($b.train.tokens_per_s_median | round),
+        tinylab_eval_tokens_per_s: $t.eval_tokens_per_s, peer_eval_tokens_per_s: ($b.eval.tokens_per_s_median | round),
+        tinylab_peak_rss_kb: ($rss | tonumber), peer_peak_rss_kb: $b.peak_rss_kb,
+        peer_other_cpu_load: ($b.train.other_cpu_load * 100 | round / 100) }'
+  done
+done
