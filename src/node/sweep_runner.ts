@@ -133,7 +133,7 @@ export async function runSweep(o: SweepOptions): Promise<{ rows: SweepRow[]; ran
 }
 
 /** How long a run has, after the sweep's SIGINT, to stop on its own (training finishes its update and saves). */
-const STOP_GRACE_MS = 10_000;
+const STOP_GRACE_MS = 3_000;
 
 /**
  * Ctrl-C passed on to the runs, then SIGKILL for any still running after STOP_GRACE_MS: a run busy in a synchronous
