@@ -4,7 +4,7 @@
 // kernels per parameter (the dominant cost on wasm), and on large ones it stays a small share of a step.
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
-import { NonFiniteError } from "./trainer.ts";
+import { NonFiniteError } from "./non_finite.ts";
 
 export { DEFAULT_ADAMW, type AdamWConfig };
 

@@ -4,6 +4,7 @@
 import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
 import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
+import { NonFiniteError } from "./non_finite.ts";
 
 /** What a loss closure returns for one microbatch: Σ NLL over its targets (a tfjs scalar) and their count. */
 export interface LossTerms {
@@ -12,13 +13,6 @@ export interface LossTerms {
 }
 
 export type LossFn<B> = (microbatch: B) => LossTerms;
-
-/** Raised when a loss or gradient is not finite; nothing has been updated. */
-export class NonFiniteError extends Error {
-  constructor(readonly step: number, readonly what: string) {
-    super(`non-finite ${what} at update ${step}; no parameter was updated`);
-  }
-}
 
 export interface StepResult {
   /** Token-weighted mean loss over the whole update (Σ sums / Σ counts, in float64). */

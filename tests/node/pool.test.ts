@@ -7,7 +7,7 @@ import { paddedBatches, trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { EpochSource } from "../../src/train/loop.ts";
-import { NonFiniteError } from "../../src/train/trainer.ts";
+import { NonFiniteError } from "../../src/train/non_finite.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";

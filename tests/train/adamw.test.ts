@@ -2,7 +2,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { tf } from "../../src/util/backend.ts";
 import { AdamW, DEFAULT_ADAMW } from "../../src/train/adamw.ts";
-import { NonFiniteError } from "../../src/train/trainer.ts";
+import { NonFiniteError } from "../../src/train/non_finite.ts";
 import { TEST_BACKENDS, useBackend } from "../helpers.ts";
 
 /**
