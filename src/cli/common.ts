@@ -38,6 +38,11 @@ export function wallTimeLine(): string {
   return `wall time ${process.uptime().toFixed(1)} s (since the process started: start-up, work and writing files)`;
 }
 
+/** The scoring data a command reads (--text, --data), as the inputs its output directory must stay clear of. */
+export function scoringInputs(v: Pick<ScoringDataValues, "text" | "data">): { paths: (readonly [string, string])[] } {
+  return { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
+}
+
 /**
  * The run's text split a scorer was asked for (--run DIR and/or --text PATH with the split options), rebuilt and
  * sha256-checked by src/node/text_files.ts; undefined when neither was given (then --data, or the fixture).

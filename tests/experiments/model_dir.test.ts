@@ -299,6 +299,10 @@ describe("refusals and the export's seal", () => {
     expect(report.identities.tokenizer.convention.name).toBe("rolling");
     expect(report.baselines.status).toMatch(/^not run: a count baseline of this 50257-token vocabulary holds a 50257 × 50257 table/);
     expect(readFileSync(join(at("rep"), "report.md"), "utf8")).toContain(at("gpt2"));
+    // the harness's record --lm-eval-out writes is a tinylab model file's (seed, update): refused for a directory, before any work
+    const lm = await tinylabHere(["evaluate", "--model", at("gpt2"), "--lm-eval-out", at("lm")]);
+    expect([lm.code, lm.stderr.trim()]).toEqual([1, `tinylab: error: --lm-eval-out: not available for a model directory (${at("gpt2")}) yet; it writes the harness's record of a tinylab model file`]);
+    expect(existsSync(at("lm"))).toBe(false);
     const bad = await tinylabHere(["evaluate", "--model", at("llama")]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);

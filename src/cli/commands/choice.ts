@@ -14,15 +14,12 @@ export const choiceCommand: CommandModule = {
       "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and samples_<task>_<date>.jsonl (task <choice file>_choice, multiple_choice: acc, acc_norm by characters as the harness counts them, and tinylab's Wilson intervals) into this directory (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { scoreChoices }, { formatChoice }, { checkOutputDir, requireFile }, { isModelDir }] = await Promise.all([
+    const [{ startEngine, toJson }, { scoreChoices }, { formatChoice }, { requireFile }, { isModelDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/choice.ts"), import("../views/choice.ts"), import("../../node/disk.ts"), import("../../node/model_dir.ts"),
     ]);
     const v = optionValues(argv, CHOICE_OPTIONS);
     const model = isModelDir(v.model) ? v.model : requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
-    if (v.lmEvalOut !== undefined) {
-      if (isModelDir(model)) throw new Error(`--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`);
-      checkOutputDir(v.lmEvalOut, "--lm-eval-out");
-    }
+    if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, model);
     const start = new Date();
     const engine = await startEngine(v.backend, v.kernels);
     const task = `${(await import("../../eval/lm_eval.ts")).lmEvalDataName(data)}_choice`;

@@ -30,7 +30,7 @@ export const compareCommand: CommandModule = {
       { split: SPLITS },
     ),
   handler: async (argv) => {
-    const [{ scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile: requireRegular }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }, { isModelDir }] = await Promise.all([
+    const [{ scoringInputs, scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile: requireRegular }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }, { isModelDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
       import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"), import("../../node/model_dir.ts"),
     ]);
@@ -44,8 +44,7 @@ export const compareCommand: CommandModule = {
     if (v.data !== undefined) requireFile(v.data, "documents file");
     checkOutputDir(out, "--out");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
-    const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.compare, replace: overwrite, inputs });
+    const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.compare, replace: overwrite, inputs: scoringInputs(v) });
     try {
       if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
       await startEngine(backend, kernels);

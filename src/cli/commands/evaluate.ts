@@ -28,13 +28,12 @@ export const evaluateCommand: CommandModule = {
     const scored = chosenSplits(v.split, v.finalTest); // refused before the engine starts
     const model = modelOfRun(v);
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    if (v.lmEvalOut !== undefined) (await import("../../node/disk.ts")).checkOutputDir(v.lmEvalOut, "--lm-eval-out");
+    if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, model);
     const start = new Date();
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     const { isModelDir } = await import("../../node/model_dir.ts");
     if (isModelDir(model)) {
       if (v.workers !== undefined && v.workers > 1) throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);
-      if (v.lmEvalOut !== undefined) throw new Error(`--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`);
       const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
       const report = evaluateModelDir({ model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, text);
       process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");

@@ -29,7 +29,7 @@ export const reportCommand: CommandModule = {
       "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split the report scores (task <data>_<split>): each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, scoreReport }, { formatReport }, { reportHtml }, { checkOutputDir, requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
+    const [{ modelOfRun, scoringInputs, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, scoreReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
       import("../../node/output_dir.ts"),
     ]);
@@ -39,12 +39,8 @@ export const reportCommand: CommandModule = {
     const named = modelOfRun(v);
     const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
     const text = await scoringText(v); // a changed text file is refused before the engine starts
-    if (v.lmEvalOut !== undefined) {
-      if (isModelDir(modelPath)) throw new Error(`--lm-eval-out: not available for a model directory (${modelPath}) yet; it writes the harness's record of a tinylab model file`);
-      checkOutputDir(v.lmEvalOut, "--lm-eval-out");
-    }
-    const inputs = { paths: [...(v.text ? [["--text", v.text] as const] : []), ...(v.data ? [["--data", v.data] as const] : [])] };
-    const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs });
+    if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, modelPath);
+    const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs: scoringInputs(v) });
     try {
       const start = new Date();
       if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
