@@ -200,3 +200,40 @@ describe("choice --lm-eval-out", () => {
     expect(results.higher_is_better.quiz_choice).toEqual({ acc: true, acc_norm: true });
   });
 });
+
+// A results file the harness wrote and its maintainers published (docs/examples/lm-eval-published/README.md says
+// where from): read with the reader used on tinylab's, its keys set beside the ones tinylab writes.
+describe("next to a published results file", () => {
+  const PUBLISHED = "docs/examples/lm-eval-published/results_2025-02-25T02-50-33.665339.json";
+  const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+  // what the published file has and tinylab has no value for (docs/formats.md names them)
+  const ONLY_PUBLISHED = ["end_time", "pretty_env_info", "start_time", "transformers_version", "upper_git_hash"];
+  const ONLY_PUBLISHED_CONFIG = ["fewshot_seed", "model_revision", "numpy_seed", "random_seed", "torch_seed"];
+
+  it("holds every key of the published file but the named few, each shared key with the same kind of value", async () => {
+    const published = JSON.parse(readFileSync(PUBLISHED, "utf8"));
+    expect(createHash("sha256").update(readFileSync(PUBLISHED)).digest("hex")).toBe("d138e0670ac78cb43d9526662932b6391e60b815035729fd9e8ed6614397ebbf");
+    const out = join(dir, "beside-published");
+    writeFileSync(join(dir, "beside.jsonl"), jsonl(DOCS));
+    const r = await tinylabHere(["evaluate", "--model", MODEL, "--data", join(dir, "beside.jsonl"), "--lm-eval-out", out]);
+    expect(r.code, r.output).toBe(0);
+    const { results: ours } = read(out);
+    expect(Object.keys(published).filter((k) => !(k in ours)).sort()).toEqual(ONLY_PUBLISHED);
+    expect(Object.keys(published.config).filter((k) => !(k in ours.config)).sort()).toEqual(ONLY_PUBLISHED_CONFIG);
+    for (const k of Object.keys(published).filter((k) => k in ours)) expect(kind(ours[k]), k).toBe(kind(published[k]));
+    // a null in the published config is a value the harness leaves unset (device, limit, …); tinylab may set it
+    for (const k of Object.keys(published.config).filter((k) => k in ours.config && published.config[k] !== null)) {
+      expect(kind(ours.config[k]), `config.${k}`).toBe(kind(published.config[k]));
+    }
+    // the per-task tables: "metric,filter" keys with numbers, stderrs a number or "N/A", an alias; the counts alike
+    for (const table of [published, ours]) {
+      for (const [task, m] of Object.entries<Record<string, unknown>>(table.results)) {
+        expect(m.alias).toBe(task);
+        for (const [k, v] of Object.entries(m)) if (k.includes(",")) expect(isNum(v) || (k.includes("_stderr,") && v === "N/A"), `${task} ${k}`).toBe(true);
+        expect(Object.keys(table["n-samples"][task]).sort()).toEqual(["effective", "original"]);
+        expect(kind(table.versions[task])).toBe("number");
+        expect(kind(table["n-shot"][task])).toBe("number");
+      }
+    }
+  });
+});

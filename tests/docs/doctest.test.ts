@@ -25,6 +25,8 @@ const scratch = mkdtempSync(join(tmpdir(), "tinylab-doctest-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 // the repository's files the commands name by relative path
 for (const name of ["tools", "node_modules"]) symlinkSync(join(ROOT, name), join(scratch, name));
+mkdirSync(join(scratch, "docs"));
+symlinkSync(join(ROOT, "docs/examples"), join(scratch, "docs/examples"));
 const TMP = join(scratch, "tmp");
 mkdirSync(TMP);
 const inScratch = (s: string) => s.replaceAll("/tmp/", `${TMP}/`);
