@@ -50,6 +50,16 @@ const PATH_OPTIONS = new Set(["--text", "--data", "--split-file", "--model"]);
 /** Options of the recipes that name a file the run writes: each must stay inside the run's folder, which the sweep owns. */
 const OUTPUT_PATH_OPTIONS = new Set(["--save-model"]);
 
+/**
+ * A recipe's command line with every `--name=value` word split into `--name value`, as yargs reads both: the
+ * sweep's checks (a path made absolute, an output path confined, an option it sets itself) then see one spelling.
+ */
+export const splitOptionValues = (args: readonly string[]): string[] =>
+  args.flatMap((a) => {
+    const m = /^(--[a-zA-Z][a-zA-Z0-9-]*)=([\s\S]*)$/.exec(a);
+    return m ? [m[1], m[2]] : [a];
+  });
+
 /** Refuse a path a run would write outside its folder: absolute, or climbing out with `..`. */
 function confinedToRun(where: string, option: string, v: string): void {
   if (v.startsWith("/") || v.split(/[\\/]/).includes("..")) {
@@ -91,8 +101,9 @@ export function parseGrid(spec: string): [string, string[]][] {
 }
 
 /** Every grid point × every seed, in that order (the order of the table and the JSON). */
-export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], extra: readonly string[]): PlannedRun[] {
+export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], given: readonly string[]): PlannedRun[] {
   const r = SWEEP_RECIPES[recipe];
+  const extra = splitOptionValues(given);
   for (const [i, a] of extra.entries()) if (i > 0 && OUTPUT_PATH_OPTIONS.has(extra[i - 1])) confinedToRun("after --,", extra[i - 1], a);
   for (const [name, values] of grid) if (OUTPUT_PATH_OPTIONS.has(`--${name}`)) for (const v of values) confinedToRun("--grid", `--${name}`, v);
   const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) ? absolutePath(a) : a));
