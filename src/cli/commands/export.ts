@@ -16,8 +16,9 @@ export const exportCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const { json, ...o } = optionValues(argv, EXPORT_OPTIONS);
-    const { checkOutputDir } = await import("../../node/disk.ts");
+    const { checkOutputDir, judgeModelFile } = await import("../../node/disk.ts");
     checkOutputDir(o.out, "--out"); // before the recipe (and tfjs's modules) load
+    judgeModelFile(o.model); // from its header, before the engine starts
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);

@@ -62,8 +62,9 @@ export const trainCommand: CommandModule = {
     if (overwrite && !given.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
     const overrides = modelOverrides({ layers, dModel, heads, dFf, context, dropout, vocab, modelConfig });
     // refuses a bad or oversized shape before the engine starts, naming the flags that set it
-    if (!text) resolveModelConfig(overrides, PRESETS.overfit, shapeNames(modelConfig));
-    else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model), shapeNames(modelConfig));
+    const config = !text ? resolveModelConfig(overrides, PRESETS.overfit, shapeNames(modelConfig))
+      : resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model), shapeNames(modelConfig));
+    (await import("../../lab/memory.ts")).checkTrainingMemory(config, s.batchRows); // and its memory estimate, as the run checks it again
     const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
     const outDir = s.out;
     const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);
