@@ -90,7 +90,9 @@ export function parseGrid(spec: string): [string, string[]][] {
   const axes = spec.trim().split(/\s+/).map((part) => {
     const m = /^([a-z][a-z0-9-]*)=(.+)$/.exec(part);
     if (!m) throw new Error(`--grid: "${part}" is not name=v1,v2 (e.g. lr=1e-3,3e-3)`);
-    const values = m[2].split(",").filter((v) => v.length > 0);
+    const values = m[2].split(",");
+    const empty = values.indexOf("");
+    if (empty !== -1) throw new Error(`--grid: ${m[1]}: value ${empty + 1} of "${m[2]}" is empty; give each value once, separated by single commas`);
     if (new Set(values).size !== values.length) throw new Error(`--grid: ${m[1]} repeats a value`);
     return [m[1], values] as [string, string[]];
   });

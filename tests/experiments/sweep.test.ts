@@ -23,6 +23,12 @@ describe("sweep run folders", () => {
     expect(() => planSweep("overfit", [1], parseGrid(`lr=${"x".repeat(300)}`), [])).toThrow(/longer than the 245 bytes a name may be \(MAX_RUN_NAME_BYTES\)/);
   });
 
+  it("refuses an empty grid value, as every list option refuses an empty element", () => {
+    for (const [spec, say] of [["lr=1,,2", 'value 2 of "1,,2"'], ["lr=,1", 'value 1 of ",1"'], ["lr=1,", 'value 2 of "1,"']]) {
+      expect(() => parseGrid(spec)).toThrow(`--grid: lr: ${say} is empty; give each value once, separated by single commas`);
+    }
+  });
+
   it("reads --name=value after -- as --name value: an input path made absolute, an output path confined to the run folder", () => {
     const [run] = planSweep("cyclic", [39], [], ["--split-file=splits/a.json"]);
     expect(run.args.slice(run.args.indexOf("--split-file"), run.args.indexOf("--split-file") + 2)).toEqual(["--split-file", join(process.cwd(), "splits/a.json")]);

@@ -597,6 +597,7 @@ describe("hostile commands: data loss, silently mixed results and runaways, each
     ["sample --max-tokens 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--max-tokens", "1000000000"], () => "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000"],
     ["sample --samples 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"], () => "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000"],
     ["train --updates 2^53 + 1", ["train", "--updates", "9007199254740993"], () => "--updates must be a positive integer of at most 2^53 − 1 in size, got 9007199254740993"],
+    ["an empty grid value", ["sweep", "overfit", "--out", "S", "--grid", "lr=0.01,,0.02"], () => '--grid: lr: value 2 of "0.01,,0.02" is empty; give each value once, separated by single commas'],
   ];
 
   it.each(CASES)("%s: refused in one line naming the option or file, nothing written, moved or left behind", async (_, args, expected) => {
