@@ -12,6 +12,7 @@ import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_e
 import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
+import { checkScoringMemory } from "../src/lab/memory.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
 import { phase, type ProgressStream } from "../src/util/progress.ts";
@@ -115,7 +116,8 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
   if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
-  const loaded = decodeModelFile(input.modelBytes, o.model);
+  // --batch-rows against the model's shape, before the model is built or a batch made
+  const loaded = decodeModelFile(input.modelBytes, o.model, (config) => checkScoringMemory(config, 4 * parameterCount(config), o.batchRows));
   try {
     const { model, tokenizer, config } = loaded;
     const { docs, source, note } = scoringDocuments(o.model, loaded, { text: input.text, documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined });

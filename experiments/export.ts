@@ -31,6 +31,8 @@ export interface ExportOptions {
   model: string;
   out: string;
   format: ExportFormat;
+  /** An earlier export of the same format in `out` may be replaced (refused otherwise, naming --overwrite). */
+  overwrite?: boolean;
 }
 
 export interface ExportReport {
@@ -55,7 +57,7 @@ function marked(path: string, kind: "config" | "onnx"): boolean {
 /**
  * The rule for --out: absent or empty, or a previous export of the same format: every file one the format
  * writes (temp files of killed writers are swept first) and config.json (hf-gpt2) or model.onnx (onnx) carrying
- * EXPORT_MARKER. Anything else is refused, named.
+ * EXPORT_MARKER, which is replaced only with --overwrite (claimOutputDir). Anything else is refused, named.
  */
 export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): void {
   checkOutputDir(dir, "--out");
@@ -88,8 +90,8 @@ export function exportModel(o: ExportOptions): ExportReport {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
   // locked, and every write confined to it (a link inside, such as onnx/ pointing elsewhere, is refused); a
-  // previous export is replaced, as the rule above allows
-  const outputs = claimOutputDir(o.out, { option: "--out", what: "export directory", kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] }, replace: true });
+  // previous export is replaced only when the user said so, as every command's output is
+  const outputs = claimOutputDir(o.out, { option: "--out", what: "export directory", kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] }, replace: o.overwrite === true });
   try {
     return exportInto(o, outputs);
   } finally {

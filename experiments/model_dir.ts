@@ -12,6 +12,7 @@ import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
 import { generate, type Decoding } from "../src/eval/generate.ts";
 import { provenance } from "../src/util/provenance.ts";
+import { checkScoringMemory } from "../src/lab/memory.ts";
 import { Rng } from "../src/util/rng.ts";
 import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
 import { scoringStride } from "../src/eval/windows.ts";
@@ -66,6 +67,10 @@ export function evaluateModelDir(o: EvaluateOptions & DirOptions, text?: Scoring
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
   const m = openModelDir(o.model, o);
+  // --batch-rows against the graph's shape (its feed-forward GPT-2's 4 × the width), before a batch is made
+  const width = m.config.nHeads * m.config.headDim;
+  const graphBytes = m.provenance.files.find((f) => f.name === m.provenance.graph.file)?.bytes ?? 0;
+  checkScoringMemory({ ...m.config, dModel: width, dFF: 4 * width }, graphBytes, o.batchRows);
   const { docs, source } = dirDocuments(m, o.convention, { data: o.data, text });
   const stride = scoringStride(o.stride, m.config.contextLength);
   const splits = scoreSplits(m.model, splitBatches(docs, source, allowed, o, m.model.binding));

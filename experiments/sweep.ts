@@ -50,6 +50,16 @@ const PATH_OPTIONS = new Set(["--text", "--data", "--split-file", "--model"]);
 /** Options of the recipes that name a file the run writes: each must stay inside the run's folder, which the sweep owns. */
 const OUTPUT_PATH_OPTIONS = new Set(["--save-model"]);
 
+/**
+ * A recipe's command line with every `--name=value` word split into `--name value`, as yargs reads both: the
+ * sweep's checks (a path made absolute, an output path confined, an option it sets itself) then see one spelling.
+ */
+export const splitOptionValues = (args: readonly string[]): string[] =>
+  args.flatMap((a) => {
+    const m = /^(--[a-zA-Z][a-zA-Z0-9-]*)=([\s\S]*)$/.exec(a);
+    return m ? [m[1], m[2]] : [a];
+  });
+
 /** Refuse a path a run would write outside its folder: absolute, or climbing out with `..`. */
 function confinedToRun(where: string, option: string, v: string): void {
   if (v.startsWith("/") || v.split(/[\\/]/).includes("..")) {
@@ -80,7 +90,9 @@ export function parseGrid(spec: string): [string, string[]][] {
   const axes = spec.trim().split(/\s+/).map((part) => {
     const m = /^([a-z][a-z0-9-]*)=(.+)$/.exec(part);
     if (!m) throw new Error(`--grid: "${part}" is not name=v1,v2 (e.g. lr=1e-3,3e-3)`);
-    const values = m[2].split(",").filter((v) => v.length > 0);
+    const values = m[2].split(",");
+    const empty = values.indexOf("");
+    if (empty !== -1) throw new Error(`--grid: ${m[1]}: value ${empty + 1} of "${m[2]}" is empty; give each value once, separated by single commas`);
     if (new Set(values).size !== values.length) throw new Error(`--grid: ${m[1]} repeats a value`);
     return [m[1], values] as [string, string[]];
   });
@@ -91,8 +103,9 @@ export function parseGrid(spec: string): [string, string[]][] {
 }
 
 /** Every grid point × every seed, in that order (the order of the table and the JSON). */
-export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], extra: readonly string[]): PlannedRun[] {
+export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], given: readonly string[]): PlannedRun[] {
   const r = SWEEP_RECIPES[recipe];
+  const extra = splitOptionValues(given);
   for (const [i, a] of extra.entries()) if (i > 0 && OUTPUT_PATH_OPTIONS.has(extra[i - 1])) confinedToRun("after --,", extra[i - 1], a);
   for (const [name, values] of grid) if (OUTPUT_PATH_OPTIONS.has(`--${name}`)) for (const v of values) confinedToRun("--grid", `--${name}`, v);
   const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) ? absolutePath(a) : a));

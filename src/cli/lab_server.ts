@@ -1,11 +1,13 @@
 // The lab page's build and its server: Vite builds web/ into a directory, and a small node:http static server
 // hands it out on localhost with the headers that make it cross-origin isolated (wasm threads). It computes nothing.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkOutputDir } from "../node/disk.ts";
-import { lockPath, type Lock } from "../node/lock.ts";
+import { DIRECTORY_LOCK, lockDirectory, type Lock } from "../node/lock.ts";
+import { isBookkeeping, removeEmpty } from "../node/output_dir.ts";
+import { INTERRUPTED_EXIT_CODE } from "./interrupt.ts";
 import { isAlive } from "../util/process.ts";
 import { LAB_DEFAULTS } from "../../experiments/options.ts";
 
@@ -31,9 +33,9 @@ export const BUILD_LIST = ".tinylab-lab-build.json";
 /** The top level of a build made before BUILD_LIST existed (Vite's page, its bundles, the wasm binaries). */
 const UNLISTED_BUILD = ["index.html", "assets", "wasm"];
 
-/** Every entry under `dir`, relative ("wasm/x.wasm"; a directory as "wasm/"), links not followed, sorted. */
+/** Every entry under `dir`, relative ("wasm/x.wasm"; a directory as "wasm/"), links not followed, sorted; its lock and temp files left out. */
 function entriesUnder(dir: string, rel = ""): string[] {
-  return readdirSync(join(dir, rel)).sort().flatMap((e) => {
+  return readdirSync(join(dir, rel)).filter((e) => rel !== "" || !isBookkeeping(e)).sort().flatMap((e) => {
     const r = rel ? `${rel}/${e}` : e;
     const st = lstatSync(join(dir, r));
     return st.isDirectory() && !st.isSymbolicLink() ? [`${r}/`, ...entriesUnder(dir, r)] : [r];
@@ -82,11 +84,38 @@ const viteBuild: LabBuilder = async (outDir) => {
 const BUILD_TEMP = /^\.(.+)\.lab-build\.(\d+)\.tmp$/;
 
 /**
- * Build web/ into `outDir`: into a temp directory beside it, checked, then renamed into place, so a failed build
- * (a full disk) leaves the previous build or nothing, never a truncated bundle. Temp builds of dead processes
- * are removed first; nothing else is.
+ * Hold `outDir` for a lab command: made when absent and locked (its DIRECTORY_LOCK, the lock every command that
+ * writes into a directory takes or respects), so no other command writes into it while it is built and served.
+ * Release lets go, and removes it again when this made it and it is left empty (a failed first build).
  */
-export async function buildLab(outDir: string, builder: LabBuilder = viteBuild): Promise<void> {
+export function holdLabOut(outDir: string): Lock {
+  checkLabOut(outDir);
+  const out = resolve(outDir);
+  const made = existsSync(out) ? undefined : mkdirSync(out, { recursive: true });
+  let lock: Lock;
+  try {
+    lock = lockDirectory(out, "lab output directory", outDir);
+  } catch (err) {
+    if (made) removeEmpty(out, made);
+    throw err;
+  }
+  return {
+    path: lock.path,
+    release: () => {
+      lock.release();
+      if (made) removeEmpty(out, made);
+    },
+  };
+}
+
+/**
+ * Build web/ into `outDir`: into a temp directory beside it, checked, then renamed into place, so a failed build
+ * (a full disk) leaves the previous build or nothing, never a truncated bundle. `outDir` is held throughout
+ * (`held`, the caller's holdLabOut, kept after; else held for the build alone), and its lock file moves into the
+ * new build before the swap, so the directory is never unlocked. Temp builds of dead processes are removed
+ * first; nothing else is.
+ */
+export async function buildLab(outDir: string, builder: LabBuilder = viteBuild, held?: Lock): Promise<void> {
   checkLabOut(outDir);
   const out = resolve(outDir);
   const parent = dirname(out);
@@ -95,25 +124,53 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild):
     if (m && m[1] === basename(out) && !isAlive(Number(m[2]))) rmSync(join(parent, f), { recursive: true, force: true });
   }
   const temp = join(parent, `.${basename(out)}.lab-build.${process.pid}.tmp`);
-  let lock: Lock | undefined;
+  const lock = held ?? holdLabOut(outDir);
   try {
     await builder(temp);
     if (!existsSync(join(temp, "index.html")) || !readFileSync(join(temp, "index.html"), "utf8").includes(MARKER)) throw new Error("the build wrote no index.html");
     if (!existsSync(join(temp, "wasm", "tfjs-backend-wasm-simd.wasm"))) throw new Error("the build has no wasm binaries");
     writeFileSync(join(temp, BUILD_LIST), JSON.stringify(entriesUnder(temp).filter((e) => !e.endsWith("/")), null, 1) + "\n");
-    lock = lockPath(out, "lab output directory");
-    checkLabOut(outDir); // again, under the lock and at the last moment: a file put there during the build is kept
+    checkLabOut(outDir); // again, at the last moment: a file put there during the build is kept
+    linkSync(lock.path, join(temp, DIRECTORY_LOCK)); // the lock (the same file) goes with the new build
     rmSync(out, { recursive: true, force: true }); // an earlier lab build (checkLabOut refused anything else)
     renameSync(temp, out);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
+    if (!held) lock.release();
     // the bundler's message runs to many lines (a backtrace); the line naming the OS error says what went wrong
     const lines = String((err as Error)?.message ?? err).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
     const why = lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines.find((l) => !l.endsWith(":")) ?? lines[0] ?? "unknown error";
     throw new Error(`could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`);
-  } finally {
-    lock?.release();
   }
+  if (!held) lock.release();
+}
+
+/**
+ * `tinylab lab` whole: --out held from before the build until the process ends, built, and (unless `buildOnly`)
+ * served until SIGINT or SIGTERM, which end the process through process.exit, whose hooks release the lock.
+ */
+export async function runLab(outDir: string, port: number, buildOnly: boolean, log: (line: string) => void, builder: LabBuilder = viteBuild): Promise<LabServer | undefined> {
+  const held = holdLabOut(outDir);
+  let server: LabServer;
+  try {
+    await buildLab(outDir, builder, held);
+    log(`built the lab page → ${outDir}`);
+    if (buildOnly) {
+      held.release();
+      return undefined;
+    }
+    server = await serveLab(outDir, port);
+  } catch (err) {
+    held.release();
+    throw err;
+  }
+  const stop = () => process.exit(INTERRUPTED_EXIT_CODE);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  log(`serving ${outDir} at ${server.url}`);
+  log("  cross-origin isolated (COOP same-origin, COEP require-corp): wasm threads on where the browser allows; everything is computed in the page");
+  log(`  --out ${outDir} is locked while it is served; Ctrl-C stops the server`);
+  return server;
 }
 
 /** Free space where the build went, since a bundler that runs out of it says only that something went wrong. */
@@ -139,6 +196,7 @@ function fileFor(root: string, urlPath: string): string | undefined {
   }
   const full = resolve(root, `.${p.endsWith("/") ? `${p}index.html` : p}`);
   if (full !== root && !full.startsWith(root + sep)) return undefined;
+  if (isBookkeeping(basename(full))) return undefined; // the lock file and temp files are no part of the page
   try {
     if (!lstatSync(full).isFile() || realpathSync(full) !== full) return undefined;
   } catch {

@@ -3,6 +3,7 @@
 // bad value by name before any work starts. Loads no engine: `tinylab --help` imports only this, the command list
 // and the recipes' defaults.
 import type { Argv, Options } from "yargs";
+import type { FieldNames } from "../model/config.ts";
 import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
 import { MODEL_DIR_DEFAULTS } from "../../experiments/options.ts";
 import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
@@ -140,6 +141,11 @@ export const kernelsDefault = (use: keyof typeof KERNELS_BY_USE): EnvDefault => 
 /** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */
 const SHAPE_FLAGS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", "d-model": "dModel", heads: "nHeads", "d-ff": "dFF", dropout: "dropout" } as const;
 type ShapeValues = OptionValues<{ [F in keyof typeof SHAPE_FLAGS]: undefined } & { "model-config": undefined }>;
+
+/** How a shape refusal names each field: by its flag, or by its key where --model-config set it (as typed there). */
+export function shapeNames(modelConfig: Record<string, unknown> | undefined): FieldNames {
+  return Object.fromEntries(Object.entries(SHAPE_FLAGS).filter(([, key]) => !Object.hasOwn(modelConfig ?? {}, key)).map(([flag, key]) => [key, `--${flag}`]));
+}
 
 /** The model-config overrides the shape flags and --model-config give (checked against the config's keys later). */
 export function modelOverrides(v: Partial<ShapeValues>): Record<string, unknown> {

@@ -58,3 +58,39 @@ export function checkTrainingMemory(c: ModelConfig, batchRows: number): void {
     `more than the ${gib(MAX_TRAINING_BYTES)} limit (MAX_TRAINING_BYTES); ${advice}`,
   );
 }
+
+/**
+ * Scoring's limit: the same 3 GiB as training's (MAX_TRAINING_BYTES), for the same reason (wasm's one 32-bit
+ * memory, and a score must not depend on which engine could hold it).
+ */
+export const MAX_SCORING_BYTES = MAX_TRAINING_BYTES;
+
+/** The shape scoring memory grows with: a model file's config, or a model directory's (its feed-forward width as GPT-2's, 4 × the width). */
+export type ScoringShape = Pick<ModelConfig, "contextLength" | "vocabSize" | "dModel" | "dFF" | "nHeads" | "nLayers">;
+
+/**
+ * What one batch's forward holds at once when nothing is kept for a backward pass, per row: every layer's
+ * attention scores and their softmax (2 per head and pair of positions; a forward's temporaries live until its
+ * batch is done), the logits and their log-softmax (2 per position and token id), and the widths (~8 values per
+ * position of width C, ~2 of width F, per layer); plus the weights once.
+ */
+export function scoringMemory(c: ScoringShape, weightBytes: number, batchRows: number): TrainingMemory {
+  const { contextLength: T, vocabSize: V, dModel: C, dFF: F, nHeads: H, nLayers: L } = c;
+  const perRow = { attention: 4 * L * 2 * H * T * T, logits: 4 * 2 * T * V, widths: 4 * L * T * (8 * C + 2 * F) };
+  return { weights: weightBytes, perRow, total: weightBytes + batchRows * (perRow.attention + perRow.logits + perRow.widths) };
+}
+
+/**
+ * Refuse scoring `batchRows` rows at once when the estimate passes MAX_SCORING_BYTES, in one line naming
+ * --batch-rows (the model's shape is its file's, not an option to lower), before a batch is built or scored.
+ */
+export function checkScoringMemory(c: ScoringShape, weightBytes: number, batchRows: number): void {
+  const m = scoringMemory(c, weightBytes, batchRows);
+  if (m.total <= MAX_SCORING_BYTES) return;
+  const row = m.perRow.attention + m.perRow.logits + m.perRow.widths;
+  const fits = Math.floor((MAX_SCORING_BYTES - m.weights) / row);
+  throw new Error(
+    `--batch-rows ${batchRows} at the model's context ${c.contextLength} and vocabulary ${c.vocabSize} needs an estimated ${gib(m.total)} to score (${gib(row)} a row), ` +
+    `more than the ${gib(MAX_SCORING_BYTES)} limit (MAX_SCORING_BYTES); ${fits < 1 ? "not even one row of this model fits" : `give --batch-rows ${fits} or fewer`}`,
+  );
+}

@@ -368,8 +368,9 @@ export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<
 export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays };
 
 /** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
-export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
+export function decodeModelFile(bytes: Uint8Array, path: string, beforeBuild?: (config: ModelConfig) => void): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
+  beforeBuild?.(parts.config); // e.g. a memory estimate of the work asked of it, before the engine holds anything
   const model = new GPT(parts.config, weights);
   try {
     refuseNonFiniteForward(model, `model file ${path}`, ModelFileError);

@@ -34,7 +34,7 @@ export const PRESETS: Record<string, ModelConfig> = {
 };
 
 /** Merge overrides onto a base config: unknown keys and wrong types are refused, then the result is validated. */
-export function resolveModelConfig(overrides: Record<string, unknown> = {}, base: ModelConfig = DEFAULT_MODEL_CONFIG): ModelConfig {
+export function resolveModelConfig(overrides: Record<string, unknown> = {}, base: ModelConfig = DEFAULT_MODEL_CONFIG, names: FieldNames = {}): ModelConfig {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
     // own keys only: `in` also finds Object.prototype's ("constructor", "__proto__"), which would pass as fields
@@ -43,8 +43,11 @@ export function resolveModelConfig(overrides: Record<string, unknown> = {}, base
     if (typeof value !== want) throw new Error(`model config "${key}" must be a ${want}, got ${JSON.stringify(value)}`);
     out[key] = value;
   }
-  return validateModelConfig(out as unknown as ModelConfig);
+  return validateModelConfig(out as unknown as ModelConfig, names);
 }
+
+/** How a refusal names a field: by the option that set it (`--vocab`, from the command line), else by its key. */
+export type FieldNames = Partial<Record<keyof ModelConfig, string>>;
 
 // Size limits, checked before anything is allocated: beyond them a typed array or a tfjs tensor fails deep inside
 // the engine ("Invalid typed array length") or the process runs out of memory. Far above anything this lab trains
@@ -72,24 +75,26 @@ export const MODEL_CONFIG_FIELDS = {
 } satisfies Record<keyof ModelConfig, Schema<unknown>>;
 
 /** Refuse configs the model cannot build, naming the field. */
-export function validateModelConfig(c: ModelConfig): ModelConfig {
+export function validateModelConfig(c: ModelConfig, names: FieldNames = {}): ModelConfig {
+  const key = (k: keyof ModelConfig) => names[k] ?? k;
+  const field = (k: keyof ModelConfig) => names[k] ?? `model config ${k}`;
   const positiveInts: (keyof ModelConfig)[] = ["vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF"];
-  for (const key of positiveInts) {
-    const v = c[key];
-    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error(`model config ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  for (const k of positiveInts) {
+    const v = c[k];
+    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error(`${field(k)} must be a positive integer, got ${JSON.stringify(v)}`);
   }
-  if (c.vocabSize > MAX_VOCAB_SIZE) throw new Error(`model config vocabSize must be ≤ ${MAX_VOCAB_SIZE} (2^20), got ${c.vocabSize}`);
-  if (c.contextLength > MAX_CONTEXT_LENGTH) throw new Error(`model config contextLength must be ≤ ${MAX_CONTEXT_LENGTH}, got ${c.contextLength}`);
+  if (c.vocabSize > MAX_VOCAB_SIZE) throw new Error(`${field("vocabSize")} must be ≤ ${MAX_VOCAB_SIZE} (2^20), got ${c.vocabSize}`);
+  if (c.contextLength > MAX_CONTEXT_LENGTH) throw new Error(`${field("contextLength")} must be ≤ ${MAX_CONTEXT_LENGTH}, got ${c.contextLength}`);
   // closed form through the shapes of a 0- and a 1-block model, so a huge nLayers is never looped over
   const base = parameterCount({ ...c, nLayers: 0 }), perBlock = parameterCount({ ...c, nLayers: 1 }) - base;
   const count = base + c.nLayers * perBlock;
   if (count > MAX_PARAMETERS) {
-    const shape = `vocabSize ${c.vocabSize}, contextLength ${c.contextLength}, nLayers ${c.nLayers}, dModel ${c.dModel}, dFF ${c.dFF}${c.tiedHead ? "" : ", untied head"}`;
+    const shape = `${key("vocabSize")} ${c.vocabSize}, ${key("contextLength")} ${c.contextLength}, ${key("nLayers")} ${c.nLayers}, ${key("dModel")} ${c.dModel}, ${key("dFF")} ${c.dFF}${c.tiedHead ? "" : ", untied head"}`;
     throw new Error(`model config has ${count} parameters, more than the limit ${MAX_PARAMETERS} (2^27) (${shape})`);
   }
-  if (c.dModel % c.nHeads !== 0) throw new Error(`model config dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
-  if (!(c.dropout >= 0 && c.dropout < 1)) throw new Error(`model config dropout must be in [0, 1), got ${c.dropout}`);
-  if (typeof c.tiedHead !== "boolean") throw new Error(`model config tiedHead must be a boolean`);
+  if (c.dModel % c.nHeads !== 0) throw new Error(`${field("dModel")} (${c.dModel}) must be divisible by ${key("nHeads")} (${c.nHeads})`);
+  if (!(c.dropout >= 0 && c.dropout < 1)) throw new Error(`${field("dropout")} must be in [0, 1), got ${c.dropout}`);
+  if (typeof c.tiedHead !== "boolean") throw new Error(`${field("tiedHead")} must be a boolean`);
   return c;
 }
 

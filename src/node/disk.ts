@@ -7,7 +7,8 @@ import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/process.ts";
 import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
-import { judgeModelHeader, ModelFileError } from "../lab/model_file.ts";
+import { judgeModelHeader, ModelFileError, parseConfig } from "../lab/model_file.ts";
+import type { ModelConfig } from "../model/config.ts";
 
 const { MAX_LENGTH } = constants;
 
@@ -113,21 +114,40 @@ export function readSafetensorsBytes(
 ): Uint8Array {
   const { fd, size } = openRegular(path, what, null, Refusal);
   try {
-    const prefix = new Uint8Array(Math.min(8, size));
-    readOpen(fd, prefix.length, path, prefix);
-    let head: Uint8Array, layout: HeaderLayout;
-    try {
-      const end = 8 + headerLength(prefix, size);
-      head = readOpen(fd, end, path, new Uint8Array(end));
-      layout = checkHeader(head, size);
-    } catch (err) {
-      throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${says}${err.message}`) : err;
-    }
+    const { head, layout } = readHeader(fd, size, path, says);
     judge?.(layout);
     checkSize(size, path, what, BUFFER_LIMIT, Refusal);
     const bytes = new Uint8Array(size);
     bytes.set(head);
     return readOpen(fd, size, path, bytes, head.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The prefix and header of an open safetensors file, checked against its size; nothing past the header is read. */
+function readHeader(fd: number, size: number, path: string, says: string): { head: Uint8Array; layout: HeaderLayout } {
+  const prefix = new Uint8Array(Math.min(8, size));
+  readOpen(fd, prefix.length, path, prefix);
+  try {
+    const end = 8 + headerLength(prefix, size);
+    const head = readOpen(fd, end, path, new Uint8Array(end));
+    return { head, layout: checkHeader(head, size) };
+  } catch (err) {
+    throw err instanceof SafetensorsError ? new SafetensorsError(`${path}: ${says}${err.message}`) : err;
+  }
+}
+
+/**
+ * A model file judged from its header alone (judgeModelHeader), no tensor read: what a command checks before it
+ * starts an engine, so a file it would refuse costs no engine start. Returns the file's config (for a memory estimate).
+ */
+export function judgeModelFile(path: string, what = "model file"): ModelConfig {
+  const { fd, size } = openRegular(path, what, null, ModelFileError);
+  try {
+    const { layout } = readHeader(fd, size, path, "not a valid safetensors file: ");
+    judgeModelHeader(layout, path);
+    return parseConfig(layout.metadata, `${what} ${path}`);
   } finally {
     closeSync(fd);
   }

@@ -1,9 +1,11 @@
 // An exclusive lock on an output (an output directory or a model path) for the life of a process: a lock file
 // holding the owner's pid, made whole beside it and hard-linked into place (link fails when the name exists, so
 // a lock is never seen half-written). A live owner refuses a second run; a dead owner's lock is stale and taken
-// over. Not a cross-host lock (pids are local), not a reader lock (readers never lock).
+// over, by one process only. A sweep task's claim (task_claim.ts) is taken by the same mechanism, judged by host
+// as well. Not a cross-host lock (pids are local), not a reader lock (readers never lock).
 import { randomBytes, createHash } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { isAlive } from "../util/process.ts";
 
@@ -29,8 +31,25 @@ const ATTEMPTS = 200;
  * `alive` is injectable for tests.
  */
 export function acquireLock(path: string, what: string, alive: (pid: number) => boolean = isAlive): Lock {
-  if (held.has(path)) throw new LockedError(`${what} is already locked by this process (lock file ${path})`);
   const mine = `${JSON.stringify({ pid: process.pid, started: new Date().toISOString(), nonce: randomBytes(8).toString("hex") })}\n`;
+  return takeLock(path, mine, what, (seen) => heldBy(path, what, alive, seen));
+}
+
+/**
+ * Judges an existing lock file by its text (its pid, when it has one): the refusal naming its holder while that
+ * holder may still be at work, or undefined when it is stale and may be taken over.
+ */
+export type LockJudge = (seen: { text: string; pid: number | undefined }) => string | undefined;
+
+/**
+ * Take the lock file `path`, writing `mine` into it, or refuse with what `judge` says of the holder. The one
+ * mechanism of every lock and claim: created whole only when no file has the name (a hard link), a stale file
+ * removed only by the one process that holds the right to remove that very file (removeStale), then created
+ * again; so two processes that find the same stale file never both hold the lock.
+ */
+export function takeLock(path: string, mine: string, what: string, judge: LockJudge): Lock {
+  const ours = held.get(path);
+  if (ours !== undefined) throw new LockedError(judge({ text: ours, pid: process.pid }) ?? `${what} is already locked by this process (lock file ${path})`);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (createWhole(path, mine)) {
       if (held.size === 0) process.on("exit", releaseAll);
@@ -39,8 +58,9 @@ export function acquireLock(path: string, what: string, alive: (pid: number) => 
     }
     const seen = holder(path);
     if (seen === undefined) continue; // released between our link and our read: try again
-    refuseIfHeld(path, what, alive, seen);
-    removeStale(path, seen.text, alive);
+    const refusal = judge(seen);
+    if (refusal !== undefined) throw new LockedError(refusal);
+    removeStale(path, seen.text);
   }
   throw new LockedError(`${what}: could not take the lock file ${path} (other processes keep taking it)`);
 }
@@ -134,9 +154,9 @@ function pidOf(text: string): number | undefined {
  * it, compares the file's text and removes it only if unchanged (a stale file changes only by being removed, and
  * only the guard's holder removes it). A guard whose holder died is removed the same way, one level up.
  */
-function removeStale(path: string, stale: string, alive: (pid: number) => boolean): void {
+function removeStale(path: string, stale: string): void {
   const guard = `${path}.break-${createHash("sha256").update(stale).digest("hex").slice(0, 16)}`;
-  const mine = `${JSON.stringify({ pid: process.pid, nonce: randomBytes(8).toString("hex") })}\n`;
+  const mine = `${JSON.stringify({ pid: process.pid, host: hostname(), nonce: randomBytes(8).toString("hex") })}\n`;
   if (createWhole(guard, mine)) {
     try {
       if (readText(path) === stale) unlinkSync(path);
@@ -147,11 +167,21 @@ function removeStale(path: string, stale: string, alive: (pid: number) => boolea
   }
   const other = holder(guard);
   if (other === undefined) return; // its holder finished: look at the lock again
-  if (other.pid !== undefined && alive(other.pid)) {
+  // a guard is held for an instant; one of another host (a claim on a shared disk) cannot be judged by its pid
+  if (other.pid !== undefined && (hostOf(other.text) !== hostname() || isAlive(other.pid))) {
     pause(BUSY_PAUSE_MS);
     return;
   }
-  removeStale(guard, other.text, alive);
+  removeStale(guard, other.text);
+}
+
+function hostOf(text: string): string {
+  try {
+    const host = (JSON.parse(text) as { host?: unknown }).host;
+    return typeof host === "string" ? host : hostname();
+  } catch {
+    return hostname();
+  }
 }
 
 function release(path: string): void {
@@ -182,8 +212,14 @@ export const lockPath = (path: string, what: string): Lock => acquireLock(join(d
  * Refuse, as acquireLock would, while a live process other than this one holds the lock file `path`, without
  * taking it: a file written into a directory another command holds (a model saved into a running run's directory).
  */
-export function refuseIfHeld(path: string, what: string, alive: (pid: number) => boolean = isAlive, seen = holder(path)): void {
-  if (seen?.pid !== undefined && seen.pid !== process.pid && alive(seen.pid)) {
-    throw new LockedError(`${what} is in use by process ${seen.pid} (lock file ${path}); wait for it to finish, or remove the lock file if that process is not tinylab`);
-  }
+export function refuseIfHeld(path: string, what: string, alive: (pid: number) => boolean = isAlive): void {
+  const seen = holder(path);
+  const refusal = seen === undefined ? undefined : heldBy(path, what, alive, seen);
+  if (refusal !== undefined) throw new LockedError(refusal);
+}
+
+/** The refusal for a pid lock whose holder, another live process of this host, may still be at work; undefined when stale. */
+function heldBy(path: string, what: string, alive: (pid: number) => boolean, seen: { pid: number | undefined }): string | undefined {
+  if (seen.pid === undefined || seen.pid === process.pid || !alive(seen.pid)) return undefined;
+  return `${what} is in use by process ${seen.pid} (lock file ${path}); wait for it to finish, or remove the lock file if that process is not tinylab`;
 }

@@ -161,7 +161,7 @@ export function claimOutputDir(dir: string, o: OutputDirOptions): OutputDir {
 }
 
 /** Remove `abs` and its parents up to `top` (the first directory mkdir made) while they are empty. */
-function removeEmpty(abs: string, top: string): void {
+export function removeEmpty(abs: string, top: string): void {
   for (let p = abs; inside(p, top); p = dirname(p)) {
     try {
       if (readdirSync(p).length > 0) return;

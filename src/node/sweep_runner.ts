@@ -65,7 +65,7 @@ export const doneFile = (out: string, name: string) => join(out, `${name}.done.j
 export const SWEEP_KIND: OutputKind = {
   noun: "a sweep",
   files: ["sweep.json", "sweep.csv"],
-  accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") || name.endsWith(".lock") || /^slurm-\d+_\d+\.out$/.test(name),
+  accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") || name.endsWith(".lock") || /\.lock\.break-[0-9a-f]+$/.test(name) || /^slurm-\d+_\d+\.out$/.test(name),
 };
 
 /** Largest result file read back: a run's JSON is kilobytes; anything near this is not one. */

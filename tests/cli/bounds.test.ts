@@ -70,11 +70,22 @@ describe("training shapes past the memory estimate, refused naming the option be
       "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context"],
     [["train", "--text", text, "--out", join(dir, "vocab"), "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"],
       "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab"],
-    // at the default width the vocabulary alone passes the parameter limit, refused as before
+    // at the default width the vocabulary alone passes the parameter limit: refused naming the flags as typed
     [["train", "--text", text, "--out", join(dir, "vocab2"), "--tokenizer", "byte", "--vocab", "1048576"],
-      "model config has 134630912 parameters, more than the limit 134217728 (2^27) (vocabSize 1048576, contextLength 128, nLayers 2, dModel 128, dFF 512)"],
+      "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)"],
   ])("tinylab %j", async (args, message) => {
     expect(await refusal(args)).toBe(`tinylab: error: ${message}\n`);
+  });
+});
+
+describe("a scoring batch past the memory estimate, refused naming --batch-rows before the model is built", () => {
+  const model = join(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
+  it("tinylab evaluate --batch-rows 1000000", async () => {
+    // a row of the fixture (T 8, V 266, C 8, F 16, 2 heads, 1 layer): attention 4·1·2·2·8² = 1024, logits 4·2·8·266 = 17024,
+    // widths 4·1·8·(8·8 + 2·16) = 3072 bytes; 21120 a row, so (3 GiB − the weights, 4 bytes a parameter) / 21120 = 152519 rows fit
+    expect(await refusal(["evaluate", "--model", model, "--batch-rows", "1000000"])).toBe(
+      "tinylab: error: --batch-rows 1000000 at the model's context 8 and vocabulary 266 needs an estimated 20 GiB to score (0.02 MiB a row), more than the 3.00 GiB limit (MAX_SCORING_BYTES); give --batch-rows 152519 or fewer\n",
+    );
   });
 });
 

@@ -23,10 +23,11 @@ const dir = mkdtempSync(join(tmpdir(), "tinylab-export-onnx-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("tinylab export --format onnx", () => {
-  it("writes model.onnx alone, marked with the source model's sha256; onnxruntime loads it; a second export replaces it", async () => {
+  it("writes model.onnx alone, marked with the source model's sha256; onnxruntime loads it; a second export replaces it only with --overwrite", async () => {
     const out = join(dir, "graph");
     exportModel({ model: FIXTURE, out, format: "onnx" }); // the recipe in-process, then the command over its output
-    ok(await tinylab(["export", "--format", "onnx", "--model", FIXTURE, "--out", out]));
+    expect(() => exportModel({ model: FIXTURE, out, format: "onnx" })).toThrow(`--out ${out}: holds an export (model.onnx); pass --overwrite to replace it, or choose another directory`);
+    ok(await tinylab(["export", "--format", "onnx", "--model", FIXTURE, "--out", out, "--overwrite"]));
     expect(readdirSync(out)).toEqual(["model.onnx"]);
     const bytes = new Uint8Array(readFileSync(join(out, "model.onnx")));
     const marker = JSON.parse(readOnnxMetadata(bytes)[EXPORT_MARKER]);
@@ -45,7 +46,11 @@ describe("tinylab export --format onnx", () => {
 
     const hf = join(dir, "hf");
     exportModel({ model: FIXTURE, out: hf, format: "hf-gpt2" });
-    checkExportDir(hf, "hf-gpt2"); // a previous export: accepted
+    checkExportDir(hf, "hf-gpt2"); // a previous export: its kind, replaced with --overwrite only
+    expect(() => exportModel({ model: FIXTURE, out: hf, format: "hf-gpt2" })).toThrow(`--out ${hf}: holds an export (config.json, model.safetensors, onnx/, special_tokens_map.json, tinylab_manifest.json, tokenizer.json, tokenizer_config.json); pass --overwrite to replace it, or choose another directory`);
+    exportModel({ model: FIXTURE, out: hf, format: "hf-gpt2", overwrite: true });
+    // --overwrite never takes a foreign directory
+    expect(() => exportModel({ model: FIXTURE, out: foreign, format: "onnx", overwrite: true })).toThrow('holds "notes.txt", which an onnx export does not write');
     expect(() => checkExportDir(hf, "onnx")).toThrow('holds "config.json"');
     writeFileSync(join(hf, "onnx", "model_quantized.onnx"), "x");
     expect(() => checkExportDir(hf, "hf-gpt2")).toThrow('holds "onnx/model_quantized.onnx", which an hf-gpt2 export does not write');

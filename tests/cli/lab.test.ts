@@ -1,13 +1,17 @@
 // `tinylab lab`'s server and guards without a browser: the isolation headers on every response, nothing outside the
 // built directory, a refused --out that is not a lab build, and the page's form fields parsed as the CLI parses flags.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILD_LIST, buildLab, checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
 import { parseOptionText } from "../../src/cli/options.ts";
+import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
+import { lockModelPath } from "../../src/node/model_output.ts";
 
 /** A raw request (no URL normalisation, so ../ reaches the server as written). */
 function get(url: string, path: string, method = "GET", host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -151,6 +155,40 @@ describe("the lab server", () => {
     expect(readdirSync(out).sort()).toEqual([BUILD_LIST, "index.html", "wasm"]);
     expect(readdirSync(join(out, "wasm"))).toEqual(["tfjs-backend-wasm-simd.wasm"]);
   });
+});
+
+describe("tinylab lab holds --out while it serves", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tinylab-lab-held-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a rebuild and a model saved into it, naming the serving process; SIGINT ends it and releases the lock, the build kept", async () => {
+    const site = join(dir, "site");
+    // the command's own flow (runLab) with a stand-in bundler, in a process of its own: the holder is another pid
+    const holder = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lab_holder.ts", import.meta.url)), site], { stdio: ["ignore", "pipe", "inherit"] });
+    let printed = "";
+    const ended = new Promise<number | null>((res) => holder.on("close", (code) => res(code)));
+    await new Promise<void>((res, fail) => {
+      holder.stdout!.on("data", (d: Buffer) => { printed += d.toString(); if (/serving .* at http/.test(printed)) res(); });
+      holder.on("close", (code) => fail(new Error(`the lab ended (${code}) before serving: ${printed}`)));
+    });
+    expect(printed).toContain(`--out ${site} is locked while it is served; Ctrl-C stops the server`);
+    const lockFile = join(site, DIRECTORY_LOCK);
+    const inUse = (what: string) => `${what} is in use by process ${holder.pid} (lock file ${lockFile}); wait for it to finish, or remove the lock file if that process is not tinylab`;
+    const rebuild = async (to: string) => {
+      mkdirSync(join(to, "wasm"), { recursive: true });
+      writeFileSync(join(to, "index.html"), "<title>tinylab lab</title> rebuilt");
+      writeFileSync(join(to, "wasm", "tfjs-backend-wasm-simd.wasm"), "w");
+    };
+    await expect(buildLab(site, rebuild)).rejects.toThrow(inUse(`lab output directory ${site}`));
+    expect(() => lockModelPath(join(site, "model.safetensors"))).toThrow(inUse(`model directory ${site}`));
+    expect(readFileSync(join(site, "index.html"), "utf8")).toBe("<title>tinylab lab</title> served");
+    holder.kill("SIGINT");
+    expect(await ended).toBe(130);
+    expect(existsSync(lockFile)).toBe(false);
+    expect(readdirSync(site).sort()).toEqual([BUILD_LIST, "index.html", "wasm"]);
+    await buildLab(site, rebuild); // free again: rebuilt, and let go
+    expect(readdirSync(site).sort()).toEqual([BUILD_LIST, "index.html", "wasm"]);
+  }, 60_000);
 });
 
 describe("the page's form fields", () => {

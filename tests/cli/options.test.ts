@@ -204,7 +204,10 @@ describe("refusals through the CLI", () => {
     [["train", "--model-config", '{"vocabSize":1e14}'], "--model-config: vocabSize: must be an integer, written without a fraction or exponent (got 1e14)"],
     [["train", "--model-config", '{"vocabSize":100000000000000}'], "--model-config: vocabSize: must be in [1, 1048576] (got 100000000000000)"],
     // C = F = 8192: per block 4C² + 2CF + 9C + F = 402,735,104; ×2 + V·C + T·C + 2C (2,260,992) = 807,731,200
-    [["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (vocabSize 266, contextLength 8, nLayers 2, dModel 8192, dFF 8192)"],
+    [["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, --d-model 8192, --d-ff 8192)"],
+    // a field set in --model-config is named by its key there, as typed
+    [["train", "--model-config", '{"dModel":8192,"dFF":8192}', "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, dModel 8192, dFF 8192)"],
+    [["train", "--d-model", "130", "--heads", "4"], "--d-model (130) must be divisible by --heads (4)"],
     [["evaluate", "--model"], "Not enough arguments following: model"],
     [["train", "--data"], "Not enough arguments following: data"],
     [["report", "--model", "x", "--data"], "Not enough arguments following: data"],

@@ -98,6 +98,16 @@ describe("no write leaves the directory a command owns", () => {
     expect(readdirSync(at("outside"))).toEqual([]);
     expect(existsSync(at("S"))).toBe(false);
   });
+
+  it("confines --save-model=VALUE after -- as it confines --save-model VALUE, and refuses an --out of its own after --", async () => {
+    const climbing = 'tinylab: error: after --, --save-model ../../outside/x.safetensors: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors';
+    expect(await refusal(["sweep", "overfit", "--out", "S", "--", "--save-model", "../../outside/x.safetensors"])).toBe(climbing);
+    expect(await refusal(["sweep", "overfit", "--out", "S", "--", "--save-model=../../outside/x.safetensors"])).toBe(climbing);
+    expect(await refusal(["sweep", "overfit", "--out", "S", "--", `--save-model=${at("outside/x.safetensors")}`])).toBe(`tinylab: error: after --, --save-model ${at("outside/x.safetensors")}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`);
+    expect(await refusal(["sweep", "overfit", "--out", "S", "--", "--out=../outside"])).toBe("tinylab: error: --out after -- is set by the sweep itself in every run (each writes into its folder under the sweep's --out)");
+    expect(readdirSync(at("outside"))).toEqual([]);
+    expect(existsSync(at("S"))).toBe(false);
+  });
 });
 
 describe("an output directory is one the command may own", () => {

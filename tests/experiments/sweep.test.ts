@@ -23,6 +23,21 @@ describe("sweep run folders", () => {
     expect(() => planSweep("overfit", [1], parseGrid(`lr=${"x".repeat(300)}`), [])).toThrow(/longer than the 245 bytes a name may be \(MAX_RUN_NAME_BYTES\)/);
   });
 
+  it("refuses an empty grid value, as every list option refuses an empty element", () => {
+    for (const [spec, say] of [["lr=1,,2", 'value 2 of "1,,2"'], ["lr=,1", 'value 1 of ",1"'], ["lr=1,", 'value 2 of "1,"']]) {
+      expect(() => parseGrid(spec)).toThrow(`--grid: lr: ${say} is empty; give each value once, separated by single commas`);
+    }
+  });
+
+  it("reads --name=value after -- as --name value: an input path made absolute, an output path confined to the run folder", () => {
+    const [run] = planSweep("cyclic", [39], [], ["--split-file=splits/a.json"]);
+    expect(run.args.slice(run.args.indexOf("--split-file"), run.args.indexOf("--split-file") + 2)).toEqual(["--split-file", join(process.cwd(), "splits/a.json")]);
+    for (const v of ["../x.safetensors", "/tmp/x.safetensors", "a/../../x.safetensors"]) {
+      expect(() => planSweep("overfit", [39], [], [`--save-model=${v}`])).toThrow(`after --, --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`);
+    }
+    expect(planSweep("overfit", [39], [], ["--save-model=m.safetensors"])[0].args).toContain("m.safetensors");
+  });
+
   it("a path value runs (and fails) inside --out: nothing outside it is removed or written", async () => {
     const out = join(dir, "escape", "OUT", "a");
     const victim = join(dir, "escape", "OUT", "victim", "x,seed=39");

@@ -2,11 +2,13 @@
 // one refused in one line naming the file; every field of the JSON the lab reads (the state's metadata, a
 // manifest, a history, each sweep result) deleted, nulled, retyped, given twice and put out of range, each refused in
 // one line naming the file and the field; model files with a GiB the header declares, refused from the header in
-// bounded time and memory; and hostile values of every option, refused where they are parsed. Not a test of valid
-// files' contents.
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+// bounded time and memory; hostile values of every option, refused where they are parsed; and hostile commands
+// (writes over inputs, other runs and through links, runs mixed across engines, unsealed exports, runaways), each
+// refused in one line with nothing written. Not a test of valid files' contents.
+import { spawn } from "node:child_process";
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
@@ -28,6 +30,10 @@ import yargs from "yargs";
 import { readModelFileBytes } from "../../src/node/disk.ts";
 import { modelOverrides, OPTION_GROUPS, withOptions } from "../../src/cli/options.ts";
 import { resolveModelConfig } from "../../src/model/config.ts";
+import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
+import { sha256Hex } from "../../src/util/sha256.ts";
+import { exportModel } from "../../experiments/export.ts";
+import { tinylabHere } from "../cli/in_process.ts";
 
 /** One valid file under test and what the corruptions need to know about it. */
 interface Subject {
@@ -485,5 +491,125 @@ describe("hostile option values, refused where they are parsed, in one line nami
 
   it("refuses text that is not UTF-8 (U+FFFD in an argument) in --prompt, as --text refuses such a file", () => {
     expect(problems(["\uFFFD", "ab\uFFFDc", "ok \uFFFD\uFFFD"].map((t): [string, string] => ["prompt", t]))).toEqual([]);
+  });
+});
+
+/** Every entry under `root` (links not followed) with what a write would change: kind, size, bytes' digest or link target. */
+function tree(root: string, rel = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(join(root, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = lstatSync(join(root, r));
+    if (st.isSymbolicLink()) out[r] = `link → ${readlinkSync(join(root, r))}`;
+    else if (st.isDirectory()) Object.assign(out, { [`${r}/`]: "dir" }, tree(root, r));
+    else out[r] = `file ${st.size} ${st.size > 2 ** 24 ? `mtime ${st.mtimeMs}` : sha256Hex(readFileSync(join(root, r)))}`;
+  }
+  return out;
+}
+
+describe("hostile commands: data loss, silently mixed results and runaways, each refused in one line with nothing written", () => {
+  const root = mkdtempSync(join(tmpdir(), "tinylab-fuzz-commands-"));
+  const at = (p: string) => join(root, p);
+  const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
+  const LINES = Array.from({ length: 30 }, (_, i) => `line ${i} of a story long enough to split`).join("\n") + "\n";
+  // a live process that is not this one: the holder of busy/'s lock
+  const holder = spawn("sleep", ["300"], { stdio: "ignore" });
+  const held = (what: string) => `${what} is in use by process ${holder.pid} (lock file ${at(`busy/${DIRECTORY_LOCK}`)}); wait for it to finish, or remove the lock file if that process is not tinylab`;
+  const put = (p: string, data: string | Uint8Array) => {
+    mkdirSync(dirname(at(p)), { recursive: true });
+    writeFileSync(at(p), data);
+  };
+  afterAll(() => {
+    holder.kill();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  beforeAll(async () => {
+    put("fx/self.txt", LINES);
+    put("story/a.txt", LINES);
+    put("notes.txt", "my notes\n");
+    copyFileSync(FIXTURE, at("m.safetensors"));
+    put(`busy/${DIRECTORY_LOCK}`, JSON.stringify({ pid: holder.pid }));
+    put(`running/${DIRECTORY_LOCK}`, JSON.stringify({ pid: holder.pid }));
+    put("running/train_state.safetensors", "a running run's state");
+    mkdirSync(at("outside"));
+    mkdirSync(at("R"));
+    symlinkSync(at("outside"), at("R/figures"));
+    exportModel({ model: FIXTURE, out: at("E"), format: "hf-gpt2" });
+    rmSync(at("E/onnx"), { recursive: true });
+    symlinkSync(at("outside"), at("E/onnx"));
+    exportModel({ model: FIXTURE, out: at("exported"), format: "onnx" });
+    mkdirSync(at("runs/seed=39"), { recursive: true });
+    symlinkSync(at("runs"), at("linked-runs"));
+    put("site/index.html", "<title>tinylab lab</title>");
+    put("site/notes.txt", "mine");
+    // a run on tfjs's kernels (the tests' engine), to be resumed on another
+    const run = await tinylabHere(["train", "--updates", "2", "--save-every", "1", "--out", at("run")]);
+    expect(run.code, run.output).toBe(0);
+    // every weight finite, the forward not: wte × 1e25, re-signed
+    put("overflow.safetensors", reencode(new Uint8Array(readFileSync(FIXTURE)), (t) => { for (const [i, v] of (t.wte.data as Float32Array).entries()) (t.wte.data as Float32Array)[i] = v * 1e25; }, true));
+    // an export whose tokenizer.json was changed after it was sealed: two vocabulary ids swapped
+    exportModel({ model: FIXTURE, out: at("sealed"), format: "hf-gpt2" });
+    const tok = JSON.parse(readFileSync(at("sealed/tokenizer.json"), "utf8"));
+    const [a, b] = Object.keys(tok.model.vocab).slice(10, 12);
+    [tok.model.vocab[a], tok.model.vocab[b]] = [tok.model.vocab[b], tok.model.vocab[a]];
+    writeFileSync(at("sealed/tokenizer.json"), JSON.stringify(tok));
+    withDeclaredTensor(new Uint8Array(readFileSync(FIXTURE)), at("bloated.safetensors"), "extra", BLOAT);
+    put("t.txt", "one document here.\n\nanother document there.\n\na third one.\n");
+  }, 60_000);
+
+  const climbs = (v: string, where = "after --,") => `${where} --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`;
+  const system = (o: string) => `--out ${o}: ${o} is a system directory; a command writes only into a directory of its own: choose one (e.g. results/…)`;
+  const CASES: [string, string[], () => string | RegExp][] = [
+    // data loss
+    ["--save-model over the training text", ["train", "--text", "fx/self.txt", "--one-per-line", "--tokenizer", "byte", "--updates", "2", "--save-model", "fx/self.txt"], () => "--save-model fx/self.txt: is the command's input --text fx/self.txt; refusing to write over its input: choose another path"],
+    ["--save-model over a text file", ["overfit", "--save-model", "notes.txt"], () => "--save-model notes.txt: holds a file that is not a tinylab model; refusing to replace it: choose another path"],
+    ["--save-model over a model without --overwrite", ["overfit", "--save-model", "m.safetensors"], () => "--save-model m.safetensors: holds a model file; pass --overwrite to replace it, or choose another path"],
+    ["report into a running run's directory", ["report", "--model", FIXTURE, "--out", "busy"], () => held("report directory busy")],
+    ["overfit into a running run's directory", ["overfit", "--out", "busy"], () => held("output directory busy")],
+    ["a model saved into a running run's directory", ["overfit", "--out", "fresh", "--save-model", "busy/model.safetensors"], () => held("model directory busy")],
+    ["a model saved over a running run's state", ["overfit", "--out", "fresh", "--save-model", "running/train_state.safetensors"], () => "--save-model running/train_state.safetensors: running holds another run (train_state.safetensors or manifest.json); its files are that run's: save the model elsewhere"],
+    ["report into a running run's directory, its state there", ["report", "--model", FIXTURE, "--out", "running"], () => '--out running: holds "train_state.safetensors", which this command does not write; it writes only into a new or empty directory or one holding a report: choose another directory'],
+    ["report through a linked figures/", ["report", "--model", FIXTURE, "--out", "R"], () => "--out R: R/figures is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link"],
+    ["export through a linked onnx/", ["export", "--format", "hf-gpt2", "--model", FIXTURE, "--out", "E", "--overwrite"], () => "--out E: E/onnx is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link"],
+    ["a grid value climbing out of --out", ["sweep", "overfit", "--out", "S", "--grid", "save-model=../../../outside/x.safetensors"], () => climbs("../../../outside/x.safetensors", "--grid")],
+    ["--save-model=VALUE climbing out of a sweep's run folder", ["sweep", "overfit", "--out", "S", "--", "--save-model=../../outside/x.safetensors"], () => climbs("../../outside/x.safetensors")],
+    ["an absolute --save-model in a sweep", ["sweep", "overfit", "--out", "S", "--", "--save-model", "/tmp/x.safetensors"], () => climbs("/tmp/x.safetensors")],
+    ["--collect through a linked directory", ["sweep", "--collect", "linked-runs"], () => `--collect linked-runs: is a symbolic link (to ${at("runs")}); give the directory itself`],
+    ["train --out /", ["train", "--out", "/"], () => system("/")],
+    ["report --out /", ["report", "--model", FIXTURE, "--out", "/"], () => system("/")],
+    ["train --out /etc", ["train", "--out", "/etc"], () => system("/etc")],
+    ["--out the input text's directory", ["train", "--text", "story/a.txt", "--one-per-line", "--out", "story"], () => "--out story: is the directory of --text story/a.txt; a command never writes among its inputs: choose another directory"],
+    ["a lab build over a user's files", ["lab", "--build-only", "--out", "site"], () => `--out site holds "notes.txt" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`],
+    ["an earlier export replaced without --overwrite", ["export", "--format", "onnx", "--model", FIXTURE, "--out", "exported"], () => "--out exported: holds an export (model.onnx); pass --overwrite to replace it, or choose another directory"],
+    // silently mixed results
+    ["--resume on other kernels", ["train", "--updates", "4", "--out", "run", "--resume", "--kernels", "onnxruntime"], () => /^cannot resume from run\/train_state\.safetensors: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs \(/],
+    // another backend (--backend cpu) is refused the same way: tests/lab/state_file.test.ts (starting it here would leave this process on it)
+    ["an export whose forward overflows", ["export", "--format", "hf-gpt2", "--model", "overflow.safetensors", "--out", "over"], () => /^model file overflow\.safetensors: the weights are finite but the model's forward is not \(.*; nothing exported$/],
+    ["a sealed export changed after it was sealed", ["evaluate", "--model", "sealed", "--convention", "tinylab"], () => /^sealed\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)$/],
+    // runaways, bounded (their time and memory: tests/cli/bounds.test.ts)
+    ["a 1.2 GB tensor the config does not call for", ["evaluate", "--model", "bloated.safetensors"], () => 'model file bloated.safetensors: unexpected tensor "extra" for this config'],
+    ["train --batch-rows 1000000", ["train", "--batch-rows", "1000000"], () => "--batch-rows 1000000 at --context 8 needs an estimated 31 GiB to train (0.03 MiB a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 96976 or fewer"],
+    ["evaluate --batch-rows 1000000", ["evaluate", "--model", FIXTURE, "--batch-rows", "1000000"], () => "--batch-rows 1000000 at the model's context 8 and vocabulary 266 needs an estimated 20 GiB to score (0.02 MiB a row), more than the 3.00 GiB limit (MAX_SCORING_BYTES); give --batch-rows 152519 or fewer"],
+    ["--context 4096", ["train", "--text", "t.txt", "--out", "context", "--context", "4096"], () => "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context"],
+    ["--tokenizer byte --vocab 1048576", ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576"], () => "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)"],
+    ["--vocab 1048576 --d-model 64", ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"], () => "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab"],
+    ["sample --max-tokens 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--max-tokens", "1000000000"], () => "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000"],
+    ["sample --samples 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"], () => "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000"],
+    ["train --updates 2^53 + 1", ["train", "--updates", "9007199254740993"], () => "--updates must be a positive integer of at most 2^53 − 1 in size, got 9007199254740993"],
+    ["an empty grid value", ["sweep", "overfit", "--out", "S", "--grid", "lr=0.01,,0.02"], () => '--grid: lr: value 2 of "0.01,,0.02" is empty; give each value once, separated by single commas'],
+  ];
+
+  it.each(CASES)("%s: refused in one line naming the option or file, nothing written, moved or left behind", async (_, args, expected) => {
+    const before = tree(root);
+    const r = await tinylabHere(args, { cwd: root });
+    expect(r.code, r.output).toBe(1);
+    expect(r.stdout).toBe("");
+    const [line, ...rest] = r.stderr.trimEnd().split("\n");
+    expect(rest, r.stderr).toEqual([]);
+    const want = expected();
+    if (typeof want === "string") expect(line).toBe(`tinylab: error: ${want}`);
+    else expect(line.replace(/^tinylab: error: /, "")).toMatch(want);
+    expect(tree(root)).toEqual(before);
   });
 });

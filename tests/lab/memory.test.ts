@@ -2,7 +2,7 @@
 // against the estimate itself (the rows it offers fit, one more does not).
 import { describe, expect, it } from "vitest";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
-import { checkTrainingMemory, MAX_TRAINING_BYTES, trainingMemory } from "../../src/lab/memory.ts";
+import { checkScoringMemory, checkTrainingMemory, MAX_SCORING_BYTES, MAX_TRAINING_BYTES, scoringMemory, trainingMemory } from "../../src/lab/memory.ts";
 
 describe("training memory estimate", () => {
   it("adds the weights ×4 and each row's attention, logits and width terms, as worked out by hand", () => {
@@ -31,5 +31,16 @@ describe("training memory estimate", () => {
   it("names --context when attention grows a row most, and says when not even one row fits", () => {
     const wide = resolveModelConfig({ contextLength: 4096, nLayers: 8, nHeads: 8, dModel: 64, dFF: 64 });
     expect(() => checkTrainingMemory(wide, 1)).toThrow(/; lower --context \(not even one row fits\)$/);
+  });
+});
+
+describe("scoring memory estimate", () => {
+  it("is the forward's alone: a row of the overfit preset worked out by hand, and the refusal's advice fits exactly", () => {
+    const c = PRESETS.overfit; // T 8, V 266, C 8, F 16, H 2, L 1
+    // attention 4·L·2·H·T² = 4·1·2·2·64 = 1024; logits 4·2·T·V = 4·2·8·266 = 17024; widths 4·L·T·(8C + 2F) = 4·8·96 = 3072
+    expect(scoringMemory(c, 1000, 10)).toEqual({ weights: 1000, perRow: { attention: 1024, logits: 17024, widths: 3072 }, total: 1000 + 10 * 21120 });
+    const fits = Math.floor((MAX_SCORING_BYTES - 1000) / 21120);
+    expect(() => checkScoringMemory(c, 1000, fits)).not.toThrow();
+    expect(() => checkScoringMemory(c, 1000, fits + 1)).toThrow(`--batch-rows ${fits + 1} at the model's context 8 and vocabulary 266 needs an estimated 3.00 GiB to score (0.02 MiB a row), more than the 3.00 GiB limit (MAX_SCORING_BYTES); give --batch-rows ${fits} or fewer`);
   });
 });

@@ -1,13 +1,12 @@
 // The output lock: one live writer per output directory or model path, stale locks of dead writers taken over,
 // released on exit; and two real `tinylab train` processes on one output directory, the second refused.
-import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { acquireLock, DIRECTORY_LOCK, LockedError } from "../../src/node/lock.ts";
 import { start, tinylab } from "../cli/spawn.ts";
+import { raceForStale } from "./lock_race.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-lock-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,45 +47,15 @@ describe("acquireLock", () => {
 
 describe("a stale lock found by several processes at once", () => {
   it("goes to exactly one of them in each of 200 trials (no second holder ever deletes the first's fresh lock)", async () => {
-    const RACERS = 3, TRIALS = 200;
-    const script = fileURLToPath(new URL("./lock_racer.ts", import.meta.url));
-    const racers: ChildProcess[] = Array.from({ length: RACERS }, () => fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
-    const replies = new Map<number, { got: boolean; error?: string }[]>();
-    let wake: (() => void) | undefined;
-    await Promise.all(racers.map((r) => new Promise<void>((ready) => r.once("message", () => ready()))));
-    for (const r of racers) {
-      r.on("message", (m: { trial: number; got: boolean; error?: string }) => {
-        replies.set(m.trial, [...(replies.get(m.trial) ?? []), m]);
-        if (replies.get(m.trial)!.length === RACERS) wake?.();
-      });
-    }
-    const race = join(dir, "race");
-    rmSync(race, { recursive: true, force: true });
-    (await import("node:fs")).mkdirSync(race);
-    const holders: number[] = [];
-    try {
-      for (let trial = 0; trial < TRIALS; trial++) {
-        const path = join(race, `${trial}.lock`);
-        writeFileSync(path, JSON.stringify({ pid: 999999999 })); // above any pid_max: a dead owner's lock
-        const all = new Promise<void>((res) => { wake = res; });
-        const at = Date.now() + 5;
-        for (const r of racers) r.send({ trial, path, at });
-        await all;
-        const got = replies.get(trial)!;
-        holders.push(got.filter((g) => g.got).length);
-        for (const g of got.filter((g) => !g.got)) expect(g.error).toMatch(/^race is in use by process \d+ \(lock file /);
-        for (const r of racers) r.send({ release: trial });
-      }
-    } finally {
-      for (const r of racers) r.send("exit");
-      await Promise.all(racers.map((r) => new Promise((res) => r.exitCode !== null ? res(null) : r.once("exit", res))));
-    }
-    expect(holders.filter((n) => n !== 1)).toEqual([]); // exactly one holder in every trial
-    expect(holders).toHaveLength(TRIALS);
+    const r = await raceForStale("lock", join(dir, "race"), JSON.stringify({ pid: 999999999 }), 200); // above any pid_max: a dead owner's lock
+    expect(r.holders.filter((n) => n !== 1)).toEqual([]); // exactly one holder in every trial
+    expect(r.holders).toHaveLength(200);
+    for (const e of r.refusals) expect(e).toMatch(/^race is in use by process \d+ \(lock file /);
     // nothing left behind but the released locks' absence: no guard file, no temp file
-    expect(readdirSync(race).filter((f) => !/^\d+\.lock$/.test(f))).toEqual([]);
+    expect(r.leftovers).toEqual([]);
   }, 60_000);
 });
+
 
 describe("two training runs on one output directory", () => {
   it("refuses the second while the first runs, naming the first's pid; the first, stopped, leaves no lock", async () => {

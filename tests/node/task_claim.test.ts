@@ -1,11 +1,12 @@
 // A sweep task's claim on its run (src/node/task_claim.ts): refused while a live process of this host or any process
 // of another host holds it, named in the refusal; a dead one of this host taken over; a finished job's stale claims
-// removed wherever they were made; released at exit.
+// removed wherever they were made; released at exit; a stale claim found by several processes at once taken by one.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { claimFile, claimHolder, claimRun, removeClaimsOf } from "../../src/node/task_claim.ts";
+import { raceForStale } from "./lock_race.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-claim-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,4 +38,15 @@ describe("task claims", () => {
     expect(removeClaimsOf(dir, (j) => j.startsWith("41_"))).toEqual(["a.lock"]);
     expect(existsSync(claimFile(dir, "b"))).toBe(true);
   });
+});
+
+describe("a stale claim found by several tasks at once", () => {
+  it("goes to exactly one of them in each of 200 trials (no second claimant ever deletes the first's fresh claim)", async () => {
+    const stale = JSON.stringify({ host: hostname(), pid: 999999999, job: "", started: "then" }); // above any pid_max: a dead task of this host
+    const r = await raceForStale("claim", join(dir, "race"), stale, 200);
+    expect(r.holders.filter((n) => n !== 1)).toEqual([]);
+    expect(r.holders).toHaveLength(200);
+    for (const e of r.refusals) expect(e).toMatch(new RegExp(`^sweep: run \\d+ is held by process \\d+ on ${hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, since .* \\(claim `));
+    expect(r.leftovers).toEqual([]);
+  }, 60_000);
 });

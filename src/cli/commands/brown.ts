@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { BROWN_DEFAULTS as d } from "../../../experiments/brown_options.ts";
 import { checkMicrobatchRows, checkMinLr } from "../../../experiments/train_options.ts";
-import { backendDefault, kernelsDefault, modelOverrides, refuseRenamed, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, modelOverrides, refuseRenamed, optionValues, shapeNames, withOptions, type OptionTable } from "../options.ts";
 
 /** brown's options and their defaults (experiments/options.ts BROWN_DEFAULTS). */
 export const BROWN_OPTIONS = {
@@ -37,7 +37,7 @@ export const brownCommand: CommandModule = {
     ]);
     const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } = optionValues(argv, BROWN_OPTIONS);
     checkOutputDir(given.out, "--out");
-    const model = resolveModelConfig(modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }), d.model);
+    const model = resolveModelConfig(modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }), d.model, shapeNames(modelConfig));
     checkMicrobatchRows(given.microbatches, given.batchRows);
     checkMinLr(given.minLr, given.lr);
     const outputs = claimOutputDir(given.out, { option: "--out", what: "Brown output directory", kind: RUN_KIND, replace: true });

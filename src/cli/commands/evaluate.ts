@@ -39,6 +39,10 @@ export const evaluateCommand: CommandModule = {
       process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
       return;
     }
+    // the model file from its header and --batch-rows against its shape, before the engine starts
+    const [{ judgeModelFile }, { checkScoringMemory }, { parameterCount }] = await Promise.all([import("../../node/disk.ts"), import("../../lab/memory.ts"), import("../../model/config.ts")]);
+    const config = judgeModelFile(model);
+    checkScoringMemory(config, 4 * parameterCount(config), v.batchRows);
     const engine = await startEngine(v.backend, v.kernels);
     const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,

@@ -3,20 +3,22 @@
 import type { CommandModule } from "yargs";
 import { backendDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-/** export's options: all but --json required, none with a default. */
-export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED, json: false } satisfies OptionTable;
+/** export's options: all but --json and --overwrite required, none with a default. */
+export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED, overwrite: false, json: false } satisfies OptionTable;
 
 export const exportCommand: CommandModule = {
   command: "export",
   describe: "Write a model file as a Hugging Face GPT-2 directory with its ONNX graph (transformers.js loads it), or as the ONNX graph alone",
   builder: (y) =>
     withOptions(y, EXPORT_OPTIONS, {
-      out: "directory to write (absent, empty, or a previous export; anything else is refused)",
+      out: "directory to write (absent, empty, or a previous export of the same format with --overwrite; anything else is refused)",
+      overwrite: "--out holds a previous export of the same format: replace it (never any other directory)",
     }),
   handler: async (argv) => {
     const { json, ...o } = optionValues(argv, EXPORT_OPTIONS);
-    const { checkOutputDir } = await import("../../node/disk.ts");
+    const { checkOutputDir, judgeModelFile } = await import("../../node/disk.ts");
     checkOutputDir(o.out, "--out"); // before the recipe (and tfjs's modules) load
+    judgeModelFile(o.model); // from its header, before the engine starts
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);

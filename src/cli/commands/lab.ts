@@ -12,18 +12,11 @@ export const labCommand: CommandModule = {
   describe: "Build the lab web page (overfit, gradcheck, re-score, report viewer in the browser) and serve it on localhost",
   builder: (y) =>
     withOptions(y, LAB_OPTIONS, {
-      out: "directory the page is built into and served from (emptied first, and refused if it holds anything but a lab build)",
+      out: "directory the page is built into and served from (emptied first, and refused if it holds anything but a lab build); locked while it is built and served",
     }),
   handler: async (argv) => {
-    const { buildLab, checkLabOut, serveLab } = await import("../lab_server.ts");
+    const { runLab } = await import("../lab_server.ts");
     const { out, port, buildOnly } = optionValues(argv, LAB_OPTIONS);
-    checkLabOut(out);
-    await buildLab(out);
-    console.log(`built the lab page → ${out}`);
-    if (buildOnly) return;
-    const server = await serveLab(out, port);
-    console.log(`serving ${out} at ${server.url}`);
-    console.log("  cross-origin isolated (COOP same-origin, COEP require-corp): wasm threads on where the browser allows; everything is computed in the page");
-    console.log("  Ctrl-C stops the server");
+    await runLab(out, port, buildOnly, (line) => console.log(line));
   },
 };

@@ -38,6 +38,7 @@ export const reportCommand: CommandModule = {
     const { out, json } = v;
     const named = modelOfRun(v);
     const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
+    if (!isModelDir(modelPath)) (await import("../../node/disk.ts")).judgeModelFile(modelPath); // from its header, before the engine starts
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, modelPath);
     const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs: scoringInputs(v) });

@@ -18,7 +18,7 @@ export const sampleCommand: CommandModule = {
       json: "print the result as JSON: every sample's token ids with their probabilities under the model",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { requireFile }] = await Promise.all([
+    const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { judgeModelFile, requireFile }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/sample.ts"), import("../views/sample.ts"), import("../../node/disk.ts"),
     ]);
     const { json, backend, kernels, model, convention, graph, allowNonFloat32, ...given } = optionValues(argv, SAMPLE_OPTIONS);
@@ -31,6 +31,7 @@ export const sampleCommand: CommandModule = {
     }
     const o = { ...given, model: requireFile(model, "model file") };
     checkSampleOptions(o);
+    judgeModelFile(o.model); // from its header, before the engine starts
     await startEngine(backend, kernels);
     const r = runSample(o);
     process.stdout.write(json ? toJson(r) : formatSample(r) + "\n");

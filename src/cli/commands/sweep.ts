@@ -36,14 +36,15 @@ export const sweepCommand: CommandModule = {
       .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch 'partition=cpu time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
       .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
+    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask, splitOptionValues }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
       import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
       import("../../node/sweep_runner.ts"), import("../../node/output_dir.ts"),
     ]);
     const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend, scheduler, sbatch, plan: planOnly, task } = optionValues(argv, SWEEP_OPTIONS);
     const recipe = positional(argv, "recipe");
     const dashes = process.argv.indexOf("--");
-    const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
+    // --text=story.txt read as --text story.txt, so every check below sees one spelling of each option
+    const extra = dashes === -1 ? [] : splitOptionValues(process.argv.slice(dashes + 1));
     const log = (line: string) => (json ? console.error(line) : console.log(line));
     const finish = (name: string, rows: ReturnType<typeof collectSweep>, outputs: OutputDir) => {
       const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance() });
@@ -77,6 +78,9 @@ export const sweepCommand: CommandModule = {
     if (!isRecipe(recipe)) throw new Error(`sweep: name the recipe, one of ${RECIPES.join(", ")} (got ${recipe === undefined ? "none" : JSON.stringify(recipe)})`);
     if (recipe === "train" && !extra.includes("--text")) throw new Error("sweep train runs train --text: give it after --, e.g. -- --text story.txt");
     if (extra.includes("--backend")) throw new Error("--backend is the sweep's own option (every run gets it): give it before --, or vary it with --grid");
+    // a run writes into its own folder under --out: an --out (or a seed) after -- would name another
+    const own = extra.find((a) => a.startsWith("--") && SET_BY_SWEEP.includes(a.slice(2)));
+    if (own !== undefined) throw new Error(`${own} after -- is set by the sweep itself in every run (each writes into its folder under the sweep's --out)`);
     const grid = gridText ? parseGrid(gridText) : [];
     // a grid value is refused here, by its option's own parser, before any run starts
     const taken = Object.keys(RECIPE_OPTIONS[recipe]).filter((k) => !SET_BY_SWEEP.includes(k)).sort();

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d, trainSettings } from "../../../experiments/train_options.ts";
 import { MIN_THREAD_WORK } from "../../train/pool.ts";
-import { backendDefault, kernelsDefault, modelOverrides, optionValues, refuseRenamed, withOptions, type OptionTable } from "../options.ts";
+import { backendDefault, kernelsDefault, modelOverrides, optionValues, refuseRenamed, shapeNames, withOptions, type OptionTable } from "../options.ts";
 
 /** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
 const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
@@ -61,8 +61,10 @@ export const trainCommand: CommandModule = {
     if (given.resume && !given.out) throw new Error("--resume needs --out (the directory holding train_state.safetensors)");
     if (overwrite && !given.out && !text) throw new Error("--overwrite needs --out (the run directory to replace)");
     const overrides = modelOverrides({ layers, dModel, heads, dFf, context, dropout, vocab, modelConfig });
-    if (!text) resolveModelConfig(overrides, PRESETS.overfit); // refuses a bad or oversized shape before the engine starts
-    else resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model));
+    // refuses a bad or oversized shape before the engine starts, naming the flags that set it
+    const config = !text ? resolveModelConfig(overrides, PRESETS.overfit, shapeNames(modelConfig))
+      : resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model), shapeNames(modelConfig));
+    (await import("../../lab/memory.ts")).checkTrainingMemory(config, s.batchRows); // and its memory estimate, as the run checks it again
     const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
     const outDir = s.out;
     const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);
