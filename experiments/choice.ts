@@ -1,12 +1,12 @@
 // `tinylab choice` as a recipe: multiple-choice questions from a JSONL file (src/data/choice_file.ts) scored by a
-// model file's candidate log-likelihoods (src/eval/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
+// model file's candidate log-likelihoods (src/eval/metrics/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
 import { parseChoiceJsonl } from "../src/data/choice_file.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { wilsonInterval } from "../src/eval/intervals.ts";
-import { continuationLogProb, type ContinuationScore } from "../src/eval/memorization.ts";
-import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { wilsonInterval } from "../src/eval/metrics/intervals.ts";
+import { continuationLogProb, type ContinuationScore } from "../src/eval/passes/memorization.ts";
+import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/loggers/lm_eval.ts";
 import { parameterCount } from "../src/model/config.ts";
-import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
+import { scoreMultipleChoice } from "../src/eval/metrics/multiple_choice.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { wilsonInterval } from "../../src/eval/intervals.ts";
+import { wilsonInterval } from "../../src/eval/metrics/intervals.ts";
 import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { runOverfit, checkOverfitOptions, OVERFIT_DEFAULTS } from "../../experiments/overfit.ts";
 import { formatOverfit } from "../../src/cli/views/overfit.ts";
-import { overfitFigure } from "../../src/eval/overfit_figure.ts";
+import { overfitFigure } from "../../experiments/overfit/figure.ts";
 import { useBackend } from "../helpers.ts";
 
 const withoutDate = (r: ReturnType<typeof runOverfit>) => JSON.stringify({ ...r, provenance: { ...r.provenance, date: undefined } });

@@ -1,13 +1,13 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only; its page is experiments/brown_page.ts.
 import { engineLabel } from "../../util/backend_choice.ts";
-import { ALL_SOURCES } from "../../eval/grouped.ts";
+import { ALL_SOURCES } from "../../eval/passes/grouped.ts";
 import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
 import { tokenText, visibleText } from "../../util/text_view.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {
-  // null is a quantity without a value (src/eval/reasoned.ts); the JSON beside it holds the reason
+  // null is a quantity without a value (src/eval/metrics/reasoned.ts); the JSON beside it holds the reason
   const f = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
   const rep = r.report;
   const lines: string[] = [];
