@@ -130,13 +130,14 @@ export function blockBootstrap(
 
 /**
  * The same moving-block bootstrap for a ratio Σnumᵢ / Σdenᵢ over windows whose denominators may be zero
- * (bits per byte: nats/ln 2 over the bytes a window's targets stand for; a window of only EOS has 0 bytes).
+ * (bits per byte: nats over ln 2 times the bytes a window's targets stand for; a window of only EOS has 0 bytes).
+ * `ratio` turns the two sums into the value when that is not their plain quotient, for the estimate and each replicate.
  */
 export function blockBootstrapRatio(
   numerators: readonly number[],
   denominators: readonly number[],
   rng: Rng,
-  opts: BootstrapOptions & { blockLength?: number } = {},
+  opts: BootstrapOptions & { blockLength?: number; ratio?: (numerator: number, denominator: number) => number } = {},
 ): BootstrapInterval & { blockLength: number } {
   const name = "blockBootstrapRatio";
   if (numerators.length !== denominators.length) throw new Error(`${name}: ${numerators.length} numerators but ${denominators.length} denominators`);
@@ -147,7 +148,8 @@ export function blockBootstrapRatio(
   });
   const total = denominators.reduce((s, d) => s + d, 0);
   if (total === 0) throw new Error(`${name}: every denominator is 0`);
-  return resampleRatio(numerators, denominators, numerators.reduce((s, x) => s + x, 0) / total, rng, name, opts);
+  const ratio = opts.ratio ?? ((n: number, d: number) => n / d);
+  return resampleRatio(numerators, denominators, ratio(numerators.reduce((s, x) => s + x, 0), total), rng, name, { ...opts, ratio });
 }
 
 function resampleRatio(
@@ -156,9 +158,10 @@ function resampleRatio(
   estimate: number,
   rng: Rng,
   name: string,
-  opts: BootstrapOptions & { blockLength?: number },
+  opts: BootstrapOptions & { blockLength?: number; ratio?: (numerator: number, denominator: number) => number },
 ): BootstrapInterval & { blockLength: number } {
   const { replicates, level } = resampling(name, opts);
+  const ratio = opts.ratio ?? ((n: number, d: number) => n / d);
   const n = num.length;
   // Cube root of n is a convention (block length grows slower than n), not an optimum.
   const blockLength = opts.blockLength ?? Math.max(1, Math.round(Math.cbrt(n)));
@@ -173,7 +176,7 @@ function resampleRatio(
         bottom += den[start + t];
       }
     }
-    reps.push(top / bottom);
+    reps.push(ratio(top, bottom));
   }
   return { ...summarize(estimate, reps, level), blockLength };
 }

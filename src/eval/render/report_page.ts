@@ -34,8 +34,8 @@ export function headlineRows(r: Report): HeadlineRow[] {
   return groups.flatMap(({ g, i }) => {
     const bpb = r.bits_per_byte.groups[i];
     const rows: Omit<HeadlineRow, "best">[] = [{
-      split: g.split, source: g.source, scorer: "model", targets: g.targets, nll: g.nll, nllInterval: r.intervals.perplexity_by_group[i].block_bootstrap_95,
-      bitsPerByte: bpb.bits_per_byte, bpbInterval: r.intervals.bits_per_byte_by_group[i].block_bootstrap_95,
+      split: g.split, source: g.source, scorer: "model", targets: g.targets, nll: g.nll, nllInterval: g.block_bootstrap_95,
+      bitsPerByte: bpb.bits_per_byte, bpbInterval: bpb.block_bootstrap_95,
     }];
     if ("groups" in r.baselines) {
       for (const b of r.baselines.groups.filter((x) => x.split === g.split && x.source === g.source)) {
@@ -65,7 +65,7 @@ export function bySourceHtml(r: Report): string {
   const rows = r.perplexity.groups.map((g, i): Cell[] => {
     const base = baselines.map((b) => ("groups" in r.baselines ? r.baselines.groups.find((x) => x.baseline === b && x.split === g.split && x.source === g.source)?.nll ?? null : null));
     const best = Math.min(g.nll, ...base.map((x) => x ?? Infinity));
-    return [g.split, g.source, g.targets, { num: withIv(g.nll, r.intervals.perplexity_by_group[i].block_bootstrap_95), bold: g.nll === best }, ...base.map((x): Cell => ({ num: fixed(x), bold: x === best }))];
+    return [g.split, g.source, g.targets, { num: withIv(g.nll, g.block_bootstrap_95), bold: g.nll === best }, ...base.map((x): Cell => ({ num: fixed(x), bold: x === best }))];
   });
   return htmlTable(["split", "source", "targets", "model NLL [95%]", ...baselines], rows, "by-source") +
     para(`NLL in nats per target at stride ${r.perplexity.stride}; bold: the lowest of its row.`);

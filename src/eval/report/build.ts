@@ -14,8 +14,8 @@ import { evaluatorIdentity, modelIdentity, type EvaluatorIdentity, type ModelIde
 import { topOf, type NextTokenPredictions } from "../passes/next_token.ts";
 import { calibrationSharesContextPass } from "./calibration.ts";
 import { REPORT_EVALUATORS } from "./evaluators.ts";
-import { GENERATION_DEFAULTS } from "./generation.ts";
-import type { BaselineSmoothing, CanaryOptions, GenerationSettings, Report, ReportSettings } from "./types.ts";
+import { GENERATION_DEFAULTS, sampleGeneration } from "./generation.ts";
+import type { BaselineSmoothing, CanaryOptions, GenerationSettings, GenerationValue, Report, ReportSettings } from "./types.ts";
 import { VERBATIM_DEFAULTS, type VerbatimSettings } from "../passes/verbatim.ts";
 import { evaluateWindows } from "../passes/windowed.ts";
 import type { BinScheme } from "../metrics/calibration.ts";
@@ -110,12 +110,15 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
   const full = stride === T ? headline : bySplit.map(([split, d]) =>
     evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }));
   const groups = groupWindowsWithOverall(headline);
-  const ctx: ReportContext = { ...inputs, headline, groups, full, captured, rng: Rng.fromSeed(settings.seed), tick, score: evaluateWindows };
+  const rng = Rng.fromSeed(settings.seed);
+  let samples: GenerationValue | undefined;
+  const drawSamples = () => (samples ??= sampleGeneration(model, tokenizer, inputs.promptDocs, settings.generation, rng.child("sampling"), tick));
+  const ctx: ReportContext = { ...inputs, headline, groups, full, captured, rng, samples: drawSamples, tick, score: evaluateWindows };
 
   // each value lands at its key, in list order: a namespace first named by a field ("memorization.verbatim") is placed there
   const namespaces: Record<string, unknown> = {};
   for (const e of active) {
-    const value = e.compute(ctx, namespaces as Partial<Report>);
+    const value = e.compute(ctx);
     const [ns, field] = e.key.split(".");
     if (field === undefined) namespaces[ns] = value;
     else namespaces[ns] = { ...(namespaces[ns] as object | undefined), [field]: value };

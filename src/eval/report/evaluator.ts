@@ -9,25 +9,9 @@ import type { HtmlSection } from "../../util/html.ts";
 import type { Rng } from "../../util/rng.ts";
 import type { WindowGroup } from "../passes/grouped.ts";
 import type { NextTokenPredictions } from "../passes/next_token.ts";
-import type { Report, ReportSettings } from "./types.ts";
+import type { Aggregation } from "../metrics/aggregate.ts";
+import type { GenerationValue, Report, ReportSettings } from "./types.ts";
 import type { WindowedResult } from "../passes/windowed.ts";
-
-/**
- * How per-item numbers combine into the reported one. `ratio-of-sums`: Σ numerator / Σ denominator over the
- * items, divided once (token-weighted NLL, bits per byte, accuracy), never a mean of means. `per-item`: each
- * item is reported on its own (a position, a bin, a sample, a document) and nothing is pooled across them.
- * `mean-over-items`: an unweighted mean over the named items, said so because it is the exception.
- */
-export type Aggregation =
-  | { readonly kind: "ratio-of-sums"; readonly numerator: string; readonly denominator: string; readonly over: string }
-  | { readonly kind: "per-item"; readonly item: string }
-  | { readonly kind: "mean-over-items"; readonly item: string };
-
-/** Σ numerator / Σ denominator of `items` (NaN when the denominators sum to 0): the one ratio-of-sums reduction. */
-export function ratioOfSums(items: readonly { readonly numerator: number; readonly denominator: number }[]): number {
-  const den = items.reduce((s, x) => s + x.denominator, 0);
-  return den === 0 ? NaN : items.reduce((s, x) => s + x.numerator, 0) / den;
-}
 
 /** What the report has before any pass runs: the model, the documents, the resolved settings. */
 export interface ReportInputs {
@@ -58,6 +42,8 @@ export interface ReportContext extends ReportInputs {
   /** Next-token predictions read off the stride-context pass, when calibration rides on it. */
   readonly captured: ReadonlyMap<Split, NextTokenPredictions>;
   readonly rng: Rng;
+  /** The seeded samples and greedy margins from held-out prompts: drawn once, on first call, whoever asks first. */
+  samples(): GenerationValue;
   /** One step of progress (a batch, a sample). */
   tick(): void;
   /**
@@ -75,9 +61,8 @@ export interface Figure {
 }
 
 /**
- * How each output shows a value: pure functions of the value and of the report it sits in (for the numbers
- * another evaluator owns, e.g. the interval beside a perplexity). A form that does not show the metric says so
- * with `notShown`.
+ * How each output shows a value: pure functions of the value and of the report it sits in. A form that does not
+ * show the metric says so with `notShown`; tables that join several metrics are the renderers' (src/eval/render).
  */
 export interface Renderers<V> {
   /** Sections of report.html; sections of one namespace with the same heading are one section. */
@@ -105,7 +90,7 @@ export interface Evaluator<V = unknown> {
    * "sampled-generation" names).
    */
   readonly identity?: { readonly key: string; settings(inputs: ReportInputs): Readonly<Record<string, unknown>> };
-  /** How its per-item numbers pool (tests check the declared ratio-of-sums against the report's merged groups). */
+  /** How its per-item numbers pool, run by aggregate() (src/eval/metrics/aggregate.ts) for the value and its interval. */
   readonly aggregation: Aggregation;
   /** Absent: always. An evaluator that does not apply leaves no key in the report. */
   applies?(inputs: ReportInputs): boolean;
@@ -113,8 +98,8 @@ export interface Evaluator<V = unknown> {
   check?(inputs: ReportInputs): void;
   /** Progress steps `compute` will tick, counted before any pass runs. */
   steps?(inputs: ReportInputs): number;
-  /** The value, from the passes and the values of the evaluators listed before it (`done`). */
-  compute(ctx: ReportContext, done: Readonly<Partial<Report>>): V;
+  /** The value, from the passes alone: no evaluator reads another's value, so the list's order is only the order shown. */
+  compute(ctx: ReportContext): V;
   readonly render: Renderers<V>;
 }
 

@@ -1,4 +1,5 @@
-// The report's metrics, in the order report.json holds them, the page shows them and the console prints them.
+// The report's metrics, in the order report.json holds them, the page shows them and the console prints them; the
+// order means nothing else (no evaluator reads another's value).
 // Adding a metric is one evaluator file (evaluator.ts says what it declares) and one line here.
 import type { Evaluator } from "./evaluator.ts";
 import { bpbEvaluator } from "./bpb.ts";
@@ -6,7 +7,6 @@ import { baselinesEvaluator } from "./baselines.ts";
 import { calibrationEvaluator } from "./calibration.ts";
 import { contaminationEvaluator } from "./contamination.ts";
 import { diversityEvaluator, generationEvaluator, overlapEvaluator } from "./generation.ts";
-import { intervalsEvaluator } from "./intervals.ts";
 import { canaryEvaluator, verbatimEvaluator } from "./memorization.ts";
 import { perplexityAtContextEvaluator, perplexityByStrideEvaluator, perplexityEvaluator } from "./perplexity.ts";
 import { lossByPositionEvaluator } from "./position.ts";
@@ -18,12 +18,11 @@ export const REPORT_EVALUATORS: readonly Evaluator[] = [
   lossByPositionEvaluator,
   calibrationEvaluator,
   generationEvaluator,
-  overlapEvaluator, // reads the samples generation drew: listed after it
+  overlapEvaluator,
   diversityEvaluator,
   verbatimEvaluator,
   contaminationEvaluator,
   canaryEvaluator,
   baselinesEvaluator,
-  intervalsEvaluator, // next-token accuracy's interval reads calibration: listed after it
   perplexityByStrideEvaluator,
 ];

@@ -8,7 +8,7 @@ import { htmlTable } from "../../util/html.ts";
 import { continuationText, tokenText, visibleText } from "../../util/text_view.ts";
 import { distinctN, meanPairwiseJaccard, uniqueSequenceRatio } from "../metrics/diversity.ts";
 import type { DiversityValue, GenerationSettings, GenerationValue, OverlapValue } from "./types.ts";
-import { notShown, type Evaluator, type ReportInputs } from "./evaluator.ts";
+import { notShown, type Evaluator, type ReportContext, type ReportInputs } from "./evaluator.ts";
 import { generate, greedyMargin } from "../passes/generate.ts";
 import { overlapByOrder } from "../metrics/overlap.ts";
 import { reasoned, type Reasoned } from "../metrics/reasoned.ts";
@@ -79,7 +79,7 @@ export const generationEvaluator: Evaluator<GenerationValue> = {
   key: "generation", id: "sampled-generation", version: 1, aggregation: { kind: "per-item", item: "sample" },
   identity: { key: "generation", settings: (i) => ({ ...i.settings.generation, seed: i.settings.seed }) },
   steps: (i) => Math.min(i.settings.generation.prompts, usable(i).docs.length) * (i.settings.generation.samplesPerPrompt + 1),
-  compute: (ctx) => sampleGeneration(ctx.model, ctx.tokenizer, ctx.promptDocs, ctx.settings.generation, ctx.rng.child("sampling"), ctx.tick),
+  compute: (ctx) => ctx.samples(),
   render: {
     html: (g) => [{
       heading: "Generation: samples and greedy margins",
@@ -91,13 +91,14 @@ export const generationEvaluator: Evaluator<GenerationValue> = {
   },
 };
 
-const generated = (done: { generation?: GenerationValue }) => (done.generation?.samples ?? []).map((x) => x.tokens);
+// overlap and diversity read the same samples: the report draws them once, whichever evaluator asks first
+const generated = (ctx: ReportContext) => ctx.samples().samples.map((x) => x.tokens);
 
 
 export const overlapEvaluator: Evaluator<OverlapValue> = {
   key: "overlap", id: "sampled-generation", version: 1, // no identity of its own: of the samples generation names
   aggregation: { kind: "mean-over-items", item: "sample (a sample with no n-gram of the order counts 0)" },
-  compute: (ctx, done) => sampleOverlap(generated(done), ctx.train, ctx.tokenizer, ctx.settings.generation.overlapOrders, noSamples(ctx)),
+  compute: (ctx) => sampleOverlap(generated(ctx), ctx.train, ctx.tokenizer, ctx.settings.generation.overlapOrders, noSamples(ctx)),
   render: {
     html: (o) => [{ heading: "N-gram overlap of samples with training text, by order", html: para(o.definition) + htmlTable(["n", "mean overlap", "samples scored"], o.orders.map((x) => [x.n, { num: fixed(x.mean_overlap) }, x.samples_scored])) }],
     markdown: notShown, figures: notShown,
@@ -110,7 +111,7 @@ export const overlapEvaluator: Evaluator<OverlapValue> = {
 export const diversityEvaluator: Evaluator<DiversityValue> = {
   key: "diversity", id: "sampled-generation", version: 1, // no identity of its own: of the samples generation names
   aggregation: { kind: "ratio-of-sums", numerator: "distinct n-grams", denominator: "n-gram positions", over: "all samples pooled (the pairwise Jaccard is a mean over pairs)" },
-  compute: (ctx, done) => sampleDiversity(generated(done), noSamples(ctx)),
+  compute: (ctx) => sampleDiversity(generated(ctx), noSamples(ctx)),
   render: {
     html: (d) => [{ heading: "Diversity of samples", html: htmlTable(["distinct-1", "distinct-2", "unique sequences", "mean pairwise 2-gram Jaccard", "samples"], [[{ num: fixed(d.distinct_1) }, { num: fixed(d.distinct_2) }, { num: fixed(d.unique_sequence_ratio) }, { num: fixed(d.mean_pairwise_jaccard_2) }, d.samples]]) }],
     markdown: notShown, figures: notShown,

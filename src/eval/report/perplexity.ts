@@ -1,60 +1,47 @@
-// The report's perplexity evaluators: token-weighted NLL by (split, source) at the headline stride, the second
-// one the stride-context pass gives (labelled apart, never compared silently), and the optional extra strides.
+// The report's perplexity evaluators: token-weighted NLL by (split, source) at the headline stride with its interval,
+// the second one the stride-context pass gives (labelled apart, never compared silently), and the optional extra strides.
 import { htmlTable } from "../../util/html.ts";
 import { barChartWithIntervals } from "../../util/charts.ts";
-import { formatTable } from "../../util/table.ts";
+import type { RatioOfSums } from "../metrics/aggregate.ts";
+import { reasonedRecord } from "../metrics/reasoned.ts";
+import { notShown, type Evaluator } from "./evaluator.ts";
+import { groupRecord, groupWindowsWithOverall } from "../passes/grouped.ts";
+import { groupTableLines } from "../render/group_table.ts";
+import { f4, fixed, type Interval } from "../render/format.ts";
+import { blockIntervalSettings, groupInterval } from "./group_interval.ts";
 import type { PerplexityByStride, PerplexityValue } from "./types.ts";
-import { notShown, type Aggregation, type Evaluator } from "./evaluator.ts";
-import { groupRecord, groupWindowsWithOverall, type GroupRecord } from "../passes/grouped.ts";
-import { f4, fixed, interval, shown, type Interval } from "../render/format.ts";
-import { reasonOf } from "../metrics/reasoned.ts";
-
 
 /** Σ NLL / Σ targets per group; a merged group sums its sources' windows, never averages their means. */
-export const TOKEN_WEIGHTED: Aggregation = { kind: "ratio-of-sums", numerator: "total_nll", denominator: "targets", over: "the windows of a (split, source) group" };
+export const TOKEN_WEIGHTED: RatioOfSums = { kind: "ratio-of-sums", numerator: "total_nll", denominator: "targets", over: "the windows of a (split, source) group" };
+/** The headline's: the same ratio with a block bootstrap over the group's windows. */
+const TOKEN_WEIGHTED_WITH_INTERVAL = { ...TOKEN_WEIGHTED, interval: "block-bootstrap-95" } as const;
 
 const intervalCell = (iv: Interval, reason?: string) => (iv ? { num: `[${fixed(iv.lo)}, ${fixed(iv.hi)}]` } : `n/a (${reason ?? "undefined"})`);
 
 export const perplexityEvaluator: Evaluator<PerplexityValue> = {
-  key: "perplexity", id: "windowed-perplexity", version: 1, aggregation: TOKEN_WEIGHTED,
-  identity: { key: "perplexity", settings: ({ settings: s }) => ({ stride: s.stride, context_length: s.contextLength }) },
-  compute: (ctx) => ({ stride: ctx.settings.stride, context_length: ctx.settings.contextLength, unit: "nats per target", groups: ctx.groups.map(groupRecord) }),
+  key: "perplexity", id: "windowed-perplexity", version: 2, aggregation: TOKEN_WEIGHTED_WITH_INTERVAL,
+  identity: { key: "perplexity", settings: ({ settings: s }) => ({ stride: s.stride, context_length: s.contextLength, interval: blockIntervalSettings(s) }) },
+  compute: (ctx) => ({
+    stride: ctx.settings.stride, context_length: ctx.settings.contextLength, unit: "nats per target", interval: blockIntervalSettings(ctx.settings),
+    groups: ctx.groups.map((g) => {
+      const a = groupInterval(TOKEN_WEIGHTED_WITH_INTERVAL, g, { numerator: (w) => w.totalNll, denominator: (w) => w.scored }, ctx, `${g.split}/${g.source}`);
+      return { ...groupRecord(g), nll: a.value, ...reasonedRecord("block_bootstrap_95", a.interval, a.interval_reason ?? "") };
+    }),
+  }),
   render: {
-    html: (p, r) => [{
+    html: (p) => [{
       heading: `Perplexity by split and source (stride ${p.stride}, context ${p.context_length})`,
       html: htmlTable(["split", "source", "documents", "windows", "targets", "NLL (nats/target)", "perplexity", "95% block bootstrap (NLL)"],
-        p.groups.map((g, i) => [g.split, g.source, g.documents, g.windows, g.targets, { num: fixed(g.nll) }, { num: fixed(g.perplexity, 2) }, intervalCell(r.intervals.perplexity_by_group[i].block_bootstrap_95, r.intervals.perplexity_by_group[i].block_bootstrap_95_reason)])),
+        p.groups.map((g) => [g.split, g.source, g.documents, g.windows, g.targets, { num: fixed(g.nll) }, { num: fixed(g.perplexity, 2) }, intervalCell(g.block_bootstrap_95, g.block_bootstrap_95_reason)])),
     }],
     markdown: notShown,
-    console: (p, r) => {
-      // in the table an interval without a value shows the first clause of its reason; the whole reason follows once
-      const reasons = new Set<string>();
-      const cellOf = (record: object, key: string) => {
-        const s = interval(record, key);
-        if (!s.startsWith("[n/a (")) return s;
-        const why = reasonOf(record, key);
-        reasons.add(why);
-        return `n/a (${why.split(":")[0]})`;
-      };
-      const table = formatTable(
-        ["split/source", "NLL", "NLL 95%", "perplexity", "targets", "bits/byte", "bits/byte 95%", "bytes", "bits/char", "chars"],
-        p.groups.map((g, i) => {
-          const bpb = r.bits_per_byte.groups[i];
-          return [`${g.split}/${g.source}`, f4(g.nll), cellOf(r.intervals.perplexity_by_group[i], "block_bootstrap_95"), f4(g.perplexity), String(g.targets),
-            shown(bpb, "bits_per_byte"), cellOf(r.intervals.bits_per_byte_by_group[i], "block_bootstrap_95"), String(bpb.bytes), shown(bpb, "bits_per_char"), String(bpb.chars)];
-        }),
-        ["l", "r", "l", "r", "r", "r", "l", "r", "r", "r"],
-      );
-      return [
-        `perplexity by split/source (stride ${p.stride}, context ${p.context_length}; NLL in nats per target, bits per byte of UTF-8 text; 95% moving-block bootstrap over windows):`,
-        ...table, ...[...reasons].map((why) => `  n/a interval: ${why}`),
-      ];
-    },
-    figures: (p, r) => [{
+    // the console's table joins perplexity and bits per byte by group: the renderer's (render/group_table.ts)
+    console: (_p, r) => groupTableLines(r),
+    figures: (p) => [{
       name: "nll_by_group.svg", title: "Model NLL per split and source",
       svg: barChartWithIntervals(
-        r.intervals.perplexity_by_group.map((g) => ({ label: `${g.split} / ${g.source}`, value: g.nll, lo: g.block_bootstrap_95?.lo ?? g.nll, hi: g.block_bootstrap_95?.hi ?? g.nll, note: g.block_bootstrap_95 ? `n=${g.targets}` : `n=${g.targets}, one window: no interval` })),
-        { title: `Model NLL per split and source (stride ${p.stride})`, valueLabel: "NLL (nats per target)", notes: [`95% moving-block bootstrap over windows, ${r.intervals.settings.replicates} replicates; n = scored targets`] },
+        p.groups.map((g) => ({ label: `${g.split} / ${g.source}`, value: g.nll, lo: g.block_bootstrap_95?.lo ?? g.nll, hi: g.block_bootstrap_95?.hi ?? g.nll, note: g.block_bootstrap_95 ? `n=${g.targets}` : `n=${g.targets}, one window: no interval` })),
+        { title: `Model NLL per split and source (stride ${p.stride})`, valueLabel: "NLL (nats per target)", notes: [`95% moving-block bootstrap over windows, ${p.interval?.replicates} replicates; n = scored targets`] },
       ),
     }],
   },
@@ -69,7 +56,6 @@ export const perplexityAtContextEvaluator: Evaluator<PerplexityValue | null> = {
   },
   render: { html: notShown, markdown: notShown, console: notShown, figures: notShown },
 };
-
 
 export const perplexityByStrideEvaluator: Evaluator<PerplexityByStride> = {
   key: "perplexity_by_stride", id: "windowed-perplexity-by-stride", version: 1, aggregation: TOKEN_WEIGHTED, // no identity: report.json has never recorded one for it

@@ -4,6 +4,7 @@ import type { Split } from "../../data/documents.ts";
 import type { TokenizerJSON } from "../../data/tokenizer.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 import type { Provenance } from "../../util/provenance.ts";
+import type { BlockInterval, WilsonBounds } from "../metrics/aggregate.ts";
 import type { BinScheme } from "../metrics/calibration.ts";
 import type { Reasoned } from "../metrics/reasoned.ts";
 import type { groupBpb, GroupRecord } from "../passes/grouped.ts";
@@ -60,18 +61,31 @@ export interface Report {
   readonly memorization: { readonly verbatim: VerbatimValue; readonly canary: CanaryValue };
   readonly contamination: ContaminationValue;
   readonly baselines: BaselinesValue;
-  readonly intervals: IntervalsValue;
   /** Only when extra strides were asked for. */
   readonly perplexity_by_stride?: PerplexityByStride;
   readonly identities: { readonly model: ModelIdentity; readonly tokenizer: TokenizerJSON | unknown; readonly evaluators: Record<string, EvaluatorIdentity> };
   readonly provenance: Provenance & { readonly workers?: number };
 }
 
+/** How the block-bootstrap intervals beside a metric's groups were drawn (absent where a value has none). */
+export interface IntervalSettings {
+  readonly method: string;
+  readonly replicates: number;
+  readonly level: number;
+  readonly block_length: string;
+  readonly seed: number;
+}
+
+/** A group's 95% moving-block bootstrap interval, or null and the reason (too few documents, one window, no bytes). */
+export type WithBlockInterval = { block_bootstrap_95: BlockInterval | null; block_bootstrap_95_reason?: string };
+
 export interface PerplexityValue {
   readonly stride: number;
   readonly context_length: number;
   readonly unit: "nats per target";
-  readonly groups: GroupRecord[];
+  /** The headline's groups carry an interval; the stride-context and extra-stride passes' do not. */
+  readonly interval?: IntervalSettings;
+  readonly groups: (GroupRecord & Partial<WithBlockInterval>)[];
 }
 
 /** Perplexity by split/source at each stride: every target once per stride, only the context before it changes. */
@@ -83,7 +97,8 @@ export interface PerplexityByStride {
 export interface BpbValue {
   readonly stride: number;
   readonly definition: string;
-  readonly groups: ReturnType<typeof groupBpb>[];
+  readonly interval: IntervalSettings;
+  readonly groups: (ReturnType<typeof groupBpb> & WithBlockInterval)[];
 }
 
 export interface LossByPosition {
@@ -97,8 +112,14 @@ export interface CalibrationValue {
   readonly stride: number;
   readonly bins: number;
   readonly scheme: BinScheme;
-  readonly by_split: ReturnType<typeof nextTokenCalibration>[];
+  readonly by_split: CalibrationSplit[];
 }
+
+type NextTokenCalibration = ReturnType<typeof nextTokenCalibration>;
+/** One split's calibration; its accuracy (Σ correct / Σ predictions) carries Wilson's 95% interval or the reason it has none. */
+export type CalibrationSplit = Omit<NextTokenCalibration, "accuracy"> & {
+  accuracy: NextTokenCalibration["accuracy"] & { wilson95: WilsonBounds | null; wilson95_reason?: string };
+};
 
 export interface GenerationSettings {
   readonly prompts: number;
@@ -144,16 +165,3 @@ export type ContaminationValue = { status: string } | {
 };
 
 export type BaselinesValue = { status: string } | { stride: number; fitted_on: string; groups: ({ baseline: string } & GroupRecord & Reasoned<"bits_per_byte">)[] };
-
-type Bootstrap = { lo: number; hi: number; se: number; block_length: number; replicates: number };
-
-type Group = { split: Split; source: string; stride: number; windows: number };
-
-type Wilson = { lo: number; hi: number } | null;
-
-export interface IntervalsValue {
-  readonly settings: { replicates: number; level: number; block_length: string; seed: number };
-  readonly perplexity_by_group: (Group & { targets: number; nll: number } & { block_bootstrap_95: Bootstrap | null; block_bootstrap_95_reason?: string } & Reasoned<"independent_windows_se">)[];
-  readonly bits_per_byte_by_group: (Group & Reasoned<"bits_per_byte"> & { block_bootstrap_95: Bootstrap | null; block_bootstrap_95_reason?: string })[];
-  readonly next_token_accuracy: { split: Split; stride: number; correct: number; predictions: number; rate: number | null; rate_reason?: string; wilson95: Wilson }[];
-}

@@ -36,9 +36,10 @@ describe("buildReport on a briefly trained decoder", () => {
   afterAll(() => model.dispose());
 
   it("has every namespace, each with its own units", () => {
-    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "contamination", "baselines", "intervals", "identities", "provenance"]) expect(report).toHaveProperty(k);
+    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "contamination", "baselines", "identities", "provenance"]) expect(report).toHaveProperty(k);
+    expect(report).not.toHaveProperty("intervals"); // each metric carries its own, from its declared aggregation
     // one identity per evaluator that names a pass, in REPORT_EVALUATORS's order
-    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "contamination", "canary", "baselines", "intervals"]);
+    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "contamination", "canary", "baselines"]);
     for (const e of Object.values(report.identities.evaluators)) expect(e.id).toMatch(/^eval-[0-9a-f]{16}$/);
     expect(report.identities.model).toEqual({ name: "tiny", path: null, sha256: null });
   });
@@ -73,16 +74,15 @@ describe("buildReport on a briefly trained decoder", () => {
     }
     // each group here has fewer than MIN_INTERVAL_DOCUMENTS documents: the estimate alone, null with the reason
     const few = /^n too small for an interval: \d documents?, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\)$|^one window/;
-    for (const i of report.intervals.perplexity_by_group) {
-      expect(i.block_bootstrap_95).toBeNull();
-      expect(i.block_bootstrap_95_reason).toMatch(few);
+    for (const g of [...report.perplexity.groups, ...report.bits_per_byte.groups]) {
+      expect(g.block_bootstrap_95).toBeNull();
+      expect(g.block_bootstrap_95_reason).toMatch(few);
     }
-    report.intervals.bits_per_byte_by_group.forEach((i, k) => {
-      expect(i.bits_per_byte).toBeCloseTo(report.bits_per_byte.groups[k].bits_per_byte!, 12); // the interval's estimate is the table's number
-      expect(i.block_bootstrap_95).toBeNull();
-      expect(i.block_bootstrap_95_reason).toMatch(few);
-    });
-    for (const a of report.intervals.next_token_accuracy) expect(a.wilson95!.lo).toBeLessThanOrEqual(a.rate!);
+    for (const c of report.calibration.by_split) {
+      expect(c.accuracy.wilson95).toBeNull();
+      expect(c.accuracy.wilson95_reason).toMatch(few);
+      expect(c.accuracy.rate).toBe(c.accuracy.correct / c.accuracy.predictions);
+    }
     expect(report.overlap.orders.map((o) => o.n)).toEqual([1, 2, 3, 4]);
     // 3 held-out prompts × 2 samples, less v-code: its 14 characters leave no continuation after a 16-token prompt
     expect(report.diversity.samples).toBe(4);
@@ -152,7 +152,7 @@ describe("calibration sharing the stride-T pass", () => {
     const separate = buildReport(adapter, tokenizer, docs, { ...small, stride: T }); // loss by position from its own pass
     for (const c of shared.calibration.by_split) {
       const direct = nextTokenCalibration(nextTokenPredictions(adapter, docs.filter((d) => d.split === c.split), T), { bins: 10 });
-      expect(c.accuracy).toEqual(direct.accuracy);
+      expect(c.accuracy).toMatchObject(direct.accuracy); // plus its Wilson interval (or why none)
       expect(c.report.ece).toBeCloseTo(direct.report.ece!, 12);
       expect(c.stride).toBe(T);
     }

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allBaselines } from "../../../src/baselines/ngram.ts";
 import { decoderAdapter } from "../../../src/eval/passes/adapter.ts";
-import { notShown, ratioOfSums, valueOf, type Evaluator } from "../../../src/eval/report/evaluator.ts";
+import { notShown, valueOf, type Evaluator } from "../../../src/eval/report/evaluator.ts";
+import { ratioOfSums } from "../../../src/eval/metrics/aggregate.ts";
 import { ALL_SOURCES } from "../../../src/eval/passes/grouped.ts";
 import { buildReport } from "../../../src/eval/report/build.ts";
 import type { Report } from "../../../src/eval/report/types.ts";
