@@ -1,7 +1,7 @@
 // Multi-Bootstrap intervals of a validation NLL at each scored update (checkpoint) of several seeds, over seeds ×
 // documents and over each alone, from one "bootstrap" stream. Pure; the overfit recipe reports it.
 import { Rng } from "../../src/util/rng.ts";
-import { multiBootstrap, type Arm } from "../../src/eval/metrics/multi_bootstrap.ts";
+import { gatedMultiBootstrap, type Arm } from "../../src/eval/metrics/multi_bootstrap.ts";
 
 /** One document's cell at one checkpoint: its summed NLL and target count. */
 export type DocumentCell = { total_nll: number; targets: number };
@@ -19,12 +19,12 @@ export function checkpointBootstrap(runs: readonly SeedCheckpoints[], o: { check
   const checkpoints = o.checkpoints.map((update) => {
     const cells = runs.map((r) => r.checkpoints.find((c) => c.update === update)!.validation_by_document);
     const arm: Arm = { seeds: runs.map((r) => r.seed), nll: cells.map((row) => row.map((c) => c.total_nll)), targets: cells.map((row) => row.map((c) => c.targets)) };
-    const pick = ({ estimate, lo, hi, se }: ReturnType<typeof multiBootstrap>) => ({ estimate, lo, hi, se });
+    // under MIN_INTERVAL_DOCUMENTS validation documents each is the estimate alone, with the reason
     return {
       update,
-      both: pick(multiBootstrap(arm, rng, opts)),
-      seeds_only: pick(multiBootstrap(arm, rng, { ...opts, resample: "seeds" })),
-      documents_only: pick(multiBootstrap(arm, rng, { ...opts, resample: "documents" })),
+      both: gatedMultiBootstrap(arm, rng, opts),
+      seeds_only: gatedMultiBootstrap(arm, rng, { ...opts, resample: "seeds" }),
+      documents_only: gatedMultiBootstrap(arm, rng, { ...opts, resample: "documents" }),
     };
   });
   return {

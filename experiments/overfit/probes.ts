@@ -62,4 +62,4 @@ export function overfittingSignals(checkpoints: readonly ({ update: number } & S
 
 /** Said with every Multi-Bootstrap of the overfit fixture: its data part rests on two documents. */
 export const TWO_DOCUMENTS_NOTE =
-  "Only 2 validation documents: a document resample is one of 3 multisets ({abaa, abaa}, {abaa, baa}, {baa, baa}), so the document part of these intervals is nearly meaningless; they describe seed spread on this one split far more than data variation.";
+  "Only 2 validation documents: a document resample is one of 3 multisets ({abaa, abaa}, {abaa, baa}, {baa, baa}), so an interval over them would describe seed spread on this one split far more than data variation.";

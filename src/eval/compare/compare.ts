@@ -9,8 +9,9 @@ import { Rng } from "../../util/rng.ts";
 import { phase, type ProgressStream } from "../../util/progress.ts";
 import type { ScoringModel } from "../passes/adapter.ts";
 import { scoredBytes } from "../metrics/bpb.ts";
-import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments, wilsonInterval } from "../metrics/intervals.ts";
-import { mcnemarExact } from "../metrics/mcnemar.ts";
+import { proportion, type WilsonBounds } from "../metrics/aggregate.ts";
+import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments } from "../metrics/intervals.ts";
+import { gatedMcNemar, type GatedMcNemar } from "../metrics/mcnemar.ts";
 import { multiBootstrapDifference, type Arm } from "../metrics/multi_bootstrap.ts";
 import { scoringStride, windowBatches } from "../passes/windows.ts";
 
@@ -78,7 +79,8 @@ export type Difference = BootstrapDifference | { estimate: number; lo: null; hi:
 function shown(d: BootstrapDifference, documents: number): Difference {
   return documents >= MIN_INTERVAL_DOCUMENTS ? d : { estimate: d.estimate, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: tooFewDocuments(documents) };
 }
-type Accuracy = { hits: number; targets: number; acc: number; wilson: { lo: number; hi: number } };
+/** Next-token accuracy over the targets; its Wilson interval null, with the reason, under MIN_INTERVAL_DOCUMENTS documents. */
+type Accuracy = { hits: number; targets: number; acc: number; wilson: WilsonBounds | null; wilson_reason?: string };
 
 export interface CompareResult {
   a: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown };
@@ -94,7 +96,7 @@ export interface CompareResult {
   nll: null | { a: number; b: number; difference: Difference };
   nll_reason?: string;
   bits_per_byte: { a: number; b: number; difference: Difference };
-  accuracy: null | { a: Accuracy; b: Accuracy; mcnemar: ReturnType<typeof mcnemarExact> };
+  accuracy: null | { a: Accuracy; b: Accuracy; mcnemar: GatedMcNemar };
   accuracy_reason?: string;
   documents: { id: string; targets: number | null; bytes: number; a_total_nll: number; b_total_nll: number }[];
   provenance: Provenance;
@@ -148,11 +150,11 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
     const hitsA = sa.flatMap((s) => Array.from(s.hit)), hitsB = sb.flatMap((s) => Array.from(s.hit));
     const N = hitsA.length;
     const acc = (h: number[]): Accuracy => {
-      const k = h.reduce((s, x) => s + x, 0);
-      return { hits: k, targets: N, acc: k / N, wilson: wilsonInterval(k, N) };
+      const p = proportion(h, da.length);
+      return { hits: h.reduce((s, x) => s + x, 0), targets: N, acc: p.value, wilson: p.interval, ...(p.interval_reason ? { wilson_reason: p.interval_reason } : {}) };
     };
     const aOnly = hitsA.filter((x, i) => x === 1 && hitsB[i] === 0).length, bOnly = hitsA.filter((x, i) => x === 0 && hitsB[i] === 1).length;
-    accuracy = { a: acc(hitsA), b: acc(hitsB), mcnemar: mcnemarExact(aOnly, bOnly) };
+    accuracy = { a: acc(hitsA), b: acc(hitsB), mcnemar: gatedMcNemar(aOnly, bOnly, da.length) };
   }
   const why = "A and B have different tokenizers, so they predict different targets: only bits per byte compare";
   const named = (s: CompareSide) => ({ name: s.name, path: s.path, model_sha256: s.model_sha256, tokenizer: s.tokenizer });

@@ -2,7 +2,7 @@
 // EvalResults) and one samples file per task (SampleResult per line), with the harness's per-document metrics and
 // its aggregations (lm_eval/api/metrics.py). Pure: the caller writes the files. Not a task runner.
 import { sha256Hex } from "../../util/sha256.ts";
-import { wilsonInterval } from "../metrics/intervals.ts";
+import { proportion } from "../metrics/aggregate.ts";
 
 // ---- lm_eval/api/metrics.py, one function each ----
 export const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -96,13 +96,17 @@ export function choiceTask(name: string, docs: readonly ChoiceDoc[], config: Rec
     return { acc: argmax(d.loglikelihoods) === d.gold ? 1 : 0, acc_norm: argmax(d.loglikelihoods.map((l, j) => l / chars[j])) === d.gold ? 1 : 0 };
   });
   const results: Record<string, string | number> = { name, alias: name, sample_len: docs.length };
+  let wilsonReason: string | undefined;
   for (const m of ["acc", "acc_norm"] as const) {
     const xs = scored.map((s) => s[m]);
     results[`${m},none`] = mean(xs);
     results[`${m}_stderr,none`] = xs.length > 1 ? meanStderr(xs) : "N/A";
-    const w = wilsonInterval(xs.reduce((a, b) => a + b, 0), xs.length);
-    results[`${m}_tinylab_wilson95_lower,none`] = w.lo;
-    results[`${m}_tinylab_wilson95_upper,none`] = w.hi;
+    // under MIN_INTERVAL_DOCUMENTS questions no interval: its keys left out (a results value is a number) and the reason in the task's config
+    const w = proportion(xs);
+    if (w.interval) {
+      results[`${m}_tinylab_wilson95_lower,none`] = w.interval.lo;
+      results[`${m}_tinylab_wilson95_upper,none`] = w.interval.hi;
+    } else wilsonReason = w.interval_reason;
   }
   const samples = docs.map((d, i) => {
     const pairs = d.loglikelihoods.map((l, j) => [pyFloat(l), d.greedy[j] ? "True" : "False"]);
@@ -114,7 +118,7 @@ export function choiceTask(name: string, docs: readonly ChoiceDoc[], config: Rec
   });
   return {
     name, results, samples, higherIsBetter: { acc: true, acc_norm: true },
-    config: { task: name, output_type: "multiple_choice", doc_to_text: "question", doc_to_choice: "candidates", doc_to_target: "answer", target_delimiter: "", metric_list: [{ metric: "acc" }, { metric: "acc_norm" }], num_fewshot: 0, ...config },
+    config: { task: name, output_type: "multiple_choice", doc_to_text: "question", doc_to_choice: "candidates", doc_to_target: "answer", target_delimiter: "", metric_list: [{ metric: "acc" }, { metric: "acc_norm" }], num_fewshot: 0, ...config, ...(wilsonReason ? { tinylab_wilson95_reason: wilsonReason } : {}) },
   };
 }
 

@@ -63,6 +63,14 @@ export function ratioOfSums(items: readonly { readonly numerator: number; readon
 
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 
+/** Successes among items that are each one trial (a question, a target): Σ 0/1 / n with Wilson's interval. */
+export const PROPORTION = { kind: "ratio-of-sums", numerator: "successes", denominator: "items", over: "the items", interval: "wilson-95", noDenominator: "no items" } as const satisfies RatioOfSums;
+
+/** The proportion of `successes` (each 0 or 1) with its Wilson interval, gated on `documents` (default: each item is one). */
+export function proportion(successes: readonly number[], documents = successes.length): Aggregated<WilsonBounds> {
+  return aggregate(PROPORTION, { numerators: successes, denominators: successes.map(() => 1), documents });
+}
+
 /**
  * The declared ratio of `items` and its declared interval. No interval under MIN_INTERVAL_DOCUMENTS documents, over
  * one window (a block bootstrap of one window is [x, x]) or when the denominators sum to 0: null and the reason.

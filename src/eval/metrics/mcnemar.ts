@@ -1,5 +1,6 @@
 // McNemar's test of two classifiers scored on the same items, by the exact binomial on the discordant pairs.
 // Pure arithmetic; not a bootstrap (multi_bootstrap.ts) and not an interval for either accuracy (intervals.ts).
+import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments } from "./intervals.ts";
 
 export interface McNemar {
   /** Items only A got right, items only B got right. */
@@ -25,4 +26,12 @@ export function mcnemarExact(aOnly: number, bOnly: number): McNemar {
     logTerm += Math.log((n - i) / (i + 1)); // P(X = i + 1) / P(X = i)
   }
   return { a_only: aOnly, b_only: bOnly, p_two_sided: n === 0 ? 1 : Math.min(1, 2 * tail), test: "McNemar, exact binomial (two-sided) on the discordant pairs" };
+}
+
+/** McNemar over items drawn from `documents` documents, its p-value withheld (null, and why) under MIN_INTERVAL_DOCUMENTS. */
+export type GatedMcNemar = McNemar | (Omit<McNemar, "p_two_sided"> & { readonly p_two_sided: null; readonly p_reason: string });
+
+export function gatedMcNemar(aOnly: number, bOnly: number, documents: number): GatedMcNemar {
+  const m = mcnemarExact(aOnly, bOnly);
+  return documents < MIN_INTERVAL_DOCUMENTS ? { ...m, p_two_sided: null, p_reason: tooFewDocuments(documents) } : m;
 }

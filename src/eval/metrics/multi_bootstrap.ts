@@ -1,7 +1,7 @@
 // The Multi-Bootstrap (Sellam et al., 2021) for token-weighted likelihoods: resample seeds and documents with
 // replacement, one arm or two paired arms. Pure functions over (NLL sum, target count) cells; not a scorer.
 import type { Rng } from "../../util/rng.ts";
-import { resampling, summarize, type BootstrapInterval, type BootstrapOptions } from "./intervals.ts";
+import { MIN_INTERVAL_DOCUMENTS, resampling, summarize, tooFewDocuments, type BootstrapInterval, type BootstrapOptions } from "./intervals.ts";
 
 /**
  * One arm (a config, a checkpoint, a baseline): per (seed, document) a numerator (summed NLL in nats, or bits)
@@ -103,6 +103,21 @@ export function multiBootstrap(arm: Arm, rng: Rng, opts: MultiBootstrapOptions =
     reps.push(replicateRatio(arm, seedDraw, docDraw));
   }
   return { ...summarize(replicateRatio(arm, identity(S), identity(D)), reps, level), seeds: S, documents: D, resample };
+}
+
+/** A Multi-Bootstrap interval as a result records it: the bounds, or null bounds and why there are none. */
+export type GatedInterval =
+  | { estimate: number; lo: number; hi: number; se: number }
+  | { estimate: number; lo: null; hi: null; se: null; interval_reason: string };
+
+/**
+ * multiBootstrap, said plainly for small samples: under MIN_INTERVAL_DOCUMENTS documents the estimate alone, with
+ * "n too small for an interval" (a resample of so few documents is one of a handful of multisets, whatever the seeds).
+ */
+export function gatedMultiBootstrap(arm: Arm, rng: Rng, opts: MultiBootstrapOptions = {}): GatedInterval {
+  const documents = arm.nll[0]?.length ?? 0;
+  const { estimate, lo, hi, se } = multiBootstrap(arm, rng, opts); // drawn either way: the stream is where it would be
+  return documents < MIN_INTERVAL_DOCUMENTS ? { estimate, lo: null, hi: null, se: null, interval_reason: tooFewDocuments(documents) } : { estimate, lo, hi, se };
 }
 
 /**

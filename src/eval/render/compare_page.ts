@@ -26,7 +26,7 @@ export function compareHtml(r: CompareResult, tokens: CompareTokens | null): str
   const summary = htmlTable(["quantity", "A", "B", "B − A", "95% interval", "one-sided p"], [
     ...(r.nll ? [["NLL (nats/target)", f(r.nll.a), f(r.nll.b), f(r.nll.difference.estimate), ...intervalCells(r.nll.difference)]] : []),
     ["bits per byte", f(r.bits_per_byte.a), f(r.bits_per_byte.b), f(r.bits_per_byte.difference.estimate), ...intervalCells(r.bits_per_byte.difference)],
-    ...(r.accuracy ? [["next-token accuracy", pct(r.accuracy.a.acc), pct(r.accuracy.b.acc), pct(r.accuracy.b.acc - r.accuracy.a.acc), "—", `McNemar exact p ${r.accuracy.mcnemar.p_two_sided.toPrecision(4)} (two-sided)`]] : []),
+    ...(r.accuracy ? [["next-token accuracy", pct(r.accuracy.a.acc), pct(r.accuracy.b.acc), pct(r.accuracy.b.acc - r.accuracy.a.acc), "—", (r.accuracy.mcnemar.p_two_sided === null ? `McNemar: no p-value (${r.accuracy.mcnemar.p_reason})` : `McNemar exact p ${r.accuracy.mcnemar.p_two_sided.toPrecision(4)} (two-sided)`)]] : []),
   ]);
   const sections = [
     { heading: "Models and data", html: `<p>A: <code>${escapeHtml(r.a.name)}</code><br>B: <code>${escapeHtml(r.b.name)}</code><br>${escapeHtml(`${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes`)}</p>` },

@@ -1,7 +1,8 @@
 // lm-evaluation-harness's output pieces: responses as Python's str() writes them, model names as the tracker
 // sanitizes them, date stamps as its file names carry them. The files themselves: tests/cli/lm_eval_out.test.ts.
 import { describe, expect, it } from "vitest";
-import { lmEvalDateId, pyFloat, sanitizeModelName } from "../../../src/eval/loggers/lm_eval.ts";
+import { choiceTask, lmEvalDateId, pyFloat, sanitizeModelName } from "../../../src/eval/loggers/lm_eval.ts";
+import { wilsonInterval } from "../../../src/eval/metrics/intervals.ts";
 
 describe("lm-evaluation-harness formats", () => {
   it("writes a float as Python's repr does (printed by python3 for each value)", () => {
@@ -17,5 +18,18 @@ describe("lm-evaluation-harness formats", () => {
     expect(lmEvalDateId(new Date(2026, 11, 2, 9, 5, 7, 42))).toBe("2026-12-02T09-05-07.042000");
     expect(sanitizeModelName("results/seed39.safetensors")).toBe("results__seed39.safetensors");
     expect(sanitizeModelName('a:b|c?"d')).toBe("a__b__c__d");
+  });
+
+  it("gives a choice task's acc tinylab's Wilson interval from 10 questions, and under that none, the reason in the task's config", () => {
+    // candidate 0 always wins, and gold is 1 at every multiple of 3: 6 of 10 right (0, 3, 6, 9 wrong)
+    const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ doc: { id: i }, context: "q", choices: ["a", "b"], gold: i % 3 === 0 ? 1 : 0, loglikelihoods: [-1, -2], greedy: [true, false] }));
+    const ten = choiceTask("t", docs(10), {}).results;
+    const w = wilsonInterval(6, 10);
+    expect([ten["acc,none"], ten["acc_tinylab_wilson95_lower,none"], ten["acc_tinylab_wilson95_upper,none"]]).toEqual([0.6, w.lo, w.hi]);
+    expect(ten).not.toHaveProperty("acc_tinylab_wilson95_reason,none");
+    expect(choiceTask("t", docs(10), {}).config).not.toHaveProperty("tinylab_wilson95_reason");
+    const nine = choiceTask("t", docs(9), {});
+    expect(Object.keys(nine.results).filter((k) => k.includes("wilson"))).toEqual([]);
+    expect(nine.config.tinylab_wilson95_reason).toBe("n too small for an interval: 9 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)");
   });
 });

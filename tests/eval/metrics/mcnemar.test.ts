@@ -1,6 +1,6 @@
 // McNemar's exact test against hand-worked binomial tails, its symmetry, the no-discordance case and refusals.
 import { describe, expect, it } from "vitest";
-import { mcnemarExact } from "../../../src/eval/metrics/mcnemar.ts";
+import { gatedMcNemar, mcnemarExact } from "../../../src/eval/metrics/mcnemar.ts";
 
 describe("mcnemarExact", () => {
   it("equals hand-worked two-sided binomial tails", () => {
@@ -24,5 +24,14 @@ describe("mcnemarExact", () => {
   it("refuses counts that are not non-negative integers", () => {
     expect(() => mcnemarExact(-1, 2)).toThrow(/a_only/);
     expect(() => mcnemarExact(1, 2.5)).toThrow(/b_only/);
+  });
+});
+
+describe("gatedMcNemar", () => {
+  it("withholds the p-value under MIN_INTERVAL_DOCUMENTS documents, naming why, and gives mcnemarExact's at the minimum", () => {
+    // 1 only-A and 6 only-B: p = 2 · (1 + 7) / 2^7 = 0.125 (worked by hand), whatever the document count
+    expect(gatedMcNemar(1, 6, 2)).toEqual({ a_only: 1, b_only: 6, p_two_sided: null, p_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)", test: mcnemarExact(1, 6).test });
+    expect(gatedMcNemar(1, 6, 10)).toEqual(mcnemarExact(1, 6));
+    expect(mcnemarExact(1, 6).p_two_sided).toBeCloseTo(0.125, 15);
   });
 });

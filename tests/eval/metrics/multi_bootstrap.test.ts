@@ -2,7 +2,7 @@
 // seed pairing and refusals.
 import { describe, expect, it } from "vitest";
 import { blockBootstrapRatio } from "../../../src/eval/metrics/intervals.ts";
-import { multiBootstrap, multiBootstrapDifference, replicateRatio, type Arm } from "../../../src/eval/metrics/multi_bootstrap.ts";
+import { gatedMultiBootstrap, multiBootstrap, multiBootstrapDifference, replicateRatio, type Arm } from "../../../src/eval/metrics/multi_bootstrap.ts";
 import { Rng } from "../../../src/util/rng.ts";
 
 // Hand-worked arm: 2 seeds × 2 documents, document 0 has 1 target, document 1 has 2.
@@ -89,5 +89,27 @@ describe("multiBootstrapDifference", () => {
 
   it("refuses arms over different documents", () => {
     expect(() => multiBootstrapDifference(hand, { seeds: [0], nll: [[1, 2, 3]], targets: [[1, 1, 1]] }, Rng.fromSeed(0))).toThrow(/expected 2 documents/);
+  });
+});
+
+describe("gatedMultiBootstrap", () => {
+  // 3 seeds × n documents of 2 targets each, every cell's NLL a fixed function of (seed, document)
+  const arm = (n: number): Arm => ({ seeds: [0, 1, 2], nll: [0, 1, 2].map((s) => Array.from({ length: n }, (_, d) => 1 + ((s * 7 + d * 3) % 5))), targets: [0, 1, 2].map(() => Array(n).fill(2)) });
+
+  it("under MIN_INTERVAL_DOCUMENTS documents gives the estimate alone, with the reason; at the minimum the whole interval", () => {
+    const few = gatedMultiBootstrap(arm(9), Rng.fromSeed(3), { replicates: 200 });
+    expect(few).toEqual({ estimate: multiBootstrap(arm(9), Rng.fromSeed(3), { replicates: 200 }).estimate, lo: null, hi: null, se: null, interval_reason: "n too small for an interval: 9 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+    const enough = gatedMultiBootstrap(arm(10), Rng.fromSeed(3), { replicates: 200 });
+    const { estimate, lo, hi, se } = multiBootstrap(arm(10), Rng.fromSeed(3), { replicates: 200 });
+    expect(enough).toEqual({ estimate, lo, hi, se });
+  });
+
+  it("seeds only reaches no further than the lowest and highest seed's own ratio", () => {
+    const a = arm(12);
+    const perSeed = a.nll.map((row, s) => row.reduce((x, y) => x + y, 0) / a.targets[s].reduce((x, y) => x + y, 0));
+    const iv = gatedMultiBootstrap(a, Rng.fromSeed(4), { replicates: 500, resample: "seeds" });
+    expect(iv.lo).toBeGreaterThanOrEqual(Math.min(...perSeed) - 1e-12);
+    expect(iv.hi).toBeLessThanOrEqual(Math.max(...perSeed) + 1e-12);
+    expect(iv.lo! <= iv.estimate && iv.estimate <= iv.hi!).toBe(true);
   });
 });
