@@ -17,9 +17,9 @@ import { engineLabel, parseKernelsChoice, type KernelsChoice } from "../src/util
 import { useKernels } from "../src/node/native_kernels.ts";
 import { dirStore } from "../src/node/disk.ts";
 import { resolveModelConfig, parameterCount, type ModelConfig } from "../src/model/config.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { evaluateWindows } from "../src/eval/windowed.ts";
-import { meanNll } from "../src/eval/summary.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { evaluateWindows } from "../src/eval/passes/windowed.ts";
+import { meanNll } from "../src/eval/metrics/summary.ts";
 import { allBaselines } from "../src/baselines/ngram.ts";
 import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";

@@ -6,7 +6,7 @@ import { initBackend, tf } from "../src/util/backend.ts";
 import { Rng } from "../src/util/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import type { Batch } from "../src/data/batches.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run, snapshotDifferences } from "../src/lab/run.ts";

@@ -90,7 +90,7 @@ async function benchHere(src: string) {
   const { startPool } = workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
   // an older tree without the training graph trains on tfjs autograd
   const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts")) ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts") : undefined;
-  const { decoderAdapter } = await mod<typeof import("../src/eval/adapter.ts")>("src/eval/adapter.ts");
+  const { decoderAdapter } = await mod<typeof import("../src/eval/passes/adapter.ts")>("src/eval/passes/adapter.ts");
   type ModelConfig = import("../src/model/config.ts").ModelConfig;
   type Batch = import("../src/data/batches.ts").Batch;
   type Rng = import("../src/util/rng.ts").Rng;

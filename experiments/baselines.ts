@@ -6,8 +6,8 @@ import { SPLITS, targetCount, type Document, type Split } from "../src/data/docu
 import { FILE_LIMIT, readDocumentsFile } from "../src/node/files.ts";
 import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../src/data/split_file.ts";
 import { BOS, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from "../src/data/tokenizer.ts";
-import { evaluateLikelihood } from "../src/eval/likelihood.ts";
-import { record } from "../src/eval/summary.ts";
+import { evaluateLikelihood } from "../src/eval/passes/likelihood.ts";
+import { record } from "../src/eval/metrics/summary.ts";
 import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { decodeModelParts } from "../src/lab/model_file.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";

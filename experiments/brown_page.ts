@@ -1,7 +1,7 @@
-// The Brown lab's HTML page: the report page (src/eval/report_page.ts) with the verdict against the bar, the loss
+// The Brown lab's HTML page: the report page (src/eval/render/report_page.ts) with the verdict against the bar, the loss
 // curve and the next-token table after the headline. Presentation only; experiments/brown.ts computes the result.
 import type { BrownResult } from "./brown.ts";
-import { reportHtml } from "../src/eval/report_page.ts";
+import { reportHtml } from "../src/eval/render/report_page.ts";
 import { lossCurve } from "../src/util/charts.ts";
 import { escapeHtml } from "../src/util/html.ts";
 import { tokenText, visibleText } from "../src/util/text_view.ts";

@@ -5,7 +5,7 @@ import { addKBigram, baselineAdapter, fitCounts } from "../src/baselines/ngram.t
 import { encodeDocument, type TextDocument } from "../src/data/documents.ts";
 import { readDocumentsFile } from "../src/node/files.ts";
 import { BYTE_VOCAB, ByteTokenizer } from "../src/data/tokenizer.ts";
-import { canaryProbe, insertCanary } from "../src/eval/memorization.ts";
+import { canaryProbe, insertCanary } from "../src/eval/passes/memorization.ts";
 import { requireFile } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { CANARY_DEFAULTS, type CanaryOptions } from "./options.ts";

@@ -1,12 +1,12 @@
 // `tinylab choice` as a recipe: multiple-choice questions from a JSONL file (src/data/choice_file.ts) scored by a
-// model file's candidate log-likelihoods (src/eval/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
+// model file's candidate log-likelihoods (src/eval/metrics/multiple_choice.ts): acc and acc_norm with chance and Wilson intervals.
 import { parseChoiceJsonl } from "../src/data/choice_file.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { wilsonInterval } from "../src/eval/intervals.ts";
-import { continuationLogProb, type ContinuationScore } from "../src/eval/memorization.ts";
-import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { proportion, type WilsonBounds } from "../src/eval/metrics/aggregate.ts";
+import { continuationLogProb, type ContinuationScore } from "../src/eval/passes/memorization.ts";
+import { choiceTask, lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/loggers/lm_eval.ts";
 import { parameterCount } from "../src/model/config.ts";
-import { scoreMultipleChoice } from "../src/eval/multiple_choice.ts";
+import { scoreMultipleChoice } from "../src/eval/metrics/multiple_choice.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
@@ -27,13 +27,20 @@ export interface ChoiceReport {
   model_sha256: string;
   data: string;
   questions: number;
-  acc: { value: number; correct: number; wilson: { lo: number; hi: number } };
-  acc_norm: { value: number; correct: number; wilson: { lo: number; hi: number }; normalised_by: string };
+  acc: { value: number; correct: number } & ChoiceWilson;
+  acc_norm: { value: number; correct: number; normalised_by: string } & ChoiceWilson;
   chance: number;
   /** A model directory's BOS/EOS convention (the question follows its prefix); absent for a model file. */
   convention?: ConventionRecord;
   items: { id: string; gold: number; predicted: number; predicted_norm: number; sum_log_lik: readonly number[]; per_token_log_lik: readonly number[] }[];
   provenance: Provenance;
+}
+
+/** Wilson's interval of a 0/1 per question, or null and the reason under MIN_INTERVAL_DOCUMENTS questions. */
+type ChoiceWilson = { wilson: WilsonBounds | null; wilson_reason?: string };
+function wilsonOf(successes: readonly number[]): ChoiceWilson {
+  const p = proportion(successes);
+  return { wilson: p.interval, ...(p.interval_reason ? { wilson_reason: p.interval_reason } : {}) };
 }
 
 /**
@@ -56,8 +63,8 @@ function scoreQuestions(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<A
   const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
   const report: ChoiceReport = {
     model: o.model, model_sha256: sha256, data: o.data, questions: r.count,
-    acc: { value: r.acc, correct, wilson: wilsonInterval(correct, r.count) },
-    acc_norm: { value: r.accNorm, correct: correctNorm, wilson: wilsonInterval(correctNorm, r.count), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
+    acc: { value: r.acc, correct, ...wilsonOf(r.items.map((i) => (i.correct ? 1 : 0))) },
+    acc_norm: { value: r.accNorm, correct: correctNorm, ...wilsonOf(r.items.map((i) => (i.correctNorm ? 1 : 0))), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
     chance: r.chance,
     items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
     provenance: provenance(),

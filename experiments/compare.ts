@@ -1,9 +1,9 @@
 // `tinylab compare` as a recipe: two model files, or a model file and a count baseline, scored on the same targets
-// of one split (src/eval/compare.ts: per-document paired bootstrap of the NLL and bits-per-byte differences, McNemar).
+// of one split (src/eval/compare/compare.ts: per-document paired bootstrap of the NLL and bits-per-byte differences, McNemar).
 import { allBaselines, DEFAULT_SMOOTHING_K, MAX_BASELINE_TABLE } from "../src/baselines/ngram.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { compareSides, type CompareResult, type CompareSide, type CompareTokens } from "../src/eval/compare.ts";
-import { MIN_REPLICATES } from "../src/eval/intervals.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { compareSides, type CompareResult, type CompareSide, type CompareTokens } from "../src/eval/compare/compare.ts";
+import { MIN_REPLICATES } from "../src/eval/metrics/intervals.ts";
 import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";

@@ -4,11 +4,11 @@
 import { SPLITS, type Document, type Split } from "../src/data/documents.ts";
 import type { Batch } from "../src/data/batches.ts";
 import type { ScoringBinding, ScoringModel } from "../src/model/scoring.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { evaluateLikelihood } from "../src/eval/likelihood.ts";
-import { scoringStride, windowBatches } from "../src/eval/windows.ts";
-import { record } from "../src/eval/summary.ts";
-import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { evaluateLikelihood } from "../src/eval/passes/likelihood.ts";
+import { scoringStride, windowBatches } from "../src/eval/passes/windows.ts";
+import { record } from "../src/eval/metrics/summary.ts";
+import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/loggers/lm_eval.ts";
 import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
@@ -25,7 +25,7 @@ export interface EvaluateOptions {
   split: Split | "all";
   /** A documents file's path or name (src/data/documents_jsonl.ts); the overfit fixture's texts when absent. */
   data?: string;
-  /** Window stride (src/eval/windows.ts scoringStride): default the context, so a document that fits is one window. */
+  /** Window stride (src/eval/passes/windows.ts scoringStride): default the context, so a document that fits is one window. */
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
@@ -33,7 +33,7 @@ export interface EvaluateOptions {
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
-  /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/rolling.ts). */
+  /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/passes/rolling.ts). */
   lmEval?: boolean;
   /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;

@@ -1,10 +1,10 @@
 // The scoring commands' documents as lm-evaluation-harness tasks (evaluate's and report's --lm-eval-out): one
-// loglikelihood_rolling task per split. Not the file format (src/eval/lm_eval.ts) and not the scoring (src/eval/rolling.ts).
+// loglikelihood_rolling task per split. Not the file format (src/eval/loggers/lm_eval.ts) and not the scoring (src/eval/passes/rolling.ts).
 import type { Document, Split } from "../src/data/documents.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
-import { lmEvalDataName, rollingTask, type LmEvalTask } from "../src/eval/lm_eval.ts";
-import { rollingDocument, rollingLoglikelihoods } from "../src/eval/rolling.ts";
+import { lmEvalDataName, rollingTask, type LmEvalTask } from "../src/eval/loggers/lm_eval.ts";
+import { rollingDocument, rollingLoglikelihoods } from "../src/eval/passes/rolling.ts";
 
 /**
  * One split as a loglikelihood_rolling task named `<data>_<split>`, all of the split's documents in it: each text (the

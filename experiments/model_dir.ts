@@ -1,21 +1,21 @@
 // Scoring a Hugging Face / transformers.js model directory (src/node/model_dir.ts) with the harness as it is:
-// the documents under the directory's own tokenizer and a named BOS/EOS convention (src/eval/convention.ts), and
+// the documents under the directory's own tokenizer and a named BOS/EOS convention (src/eval/passes/convention.ts), and
 // `tinylab evaluate --model DIR`. Not the directory's reader and not a second harness: the splits are scored by the
 // code that scores model files (evaluate.ts's scoreSplits).
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
 import type { Document } from "../src/data/documents.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
-import { conventionIds, conventionLabel, type Convention } from "../src/eval/convention.ts";
+import { conventionIds, conventionLabel, type Convention } from "../src/eval/passes/convention.ts";
 import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvenance } from "../src/node/model_dir.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
-import { generate, type Decoding } from "../src/eval/generate.ts";
+import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { provenance } from "../src/util/provenance.ts";
 import { checkScoringMemory } from "../src/lab/memory.ts";
 import { Rng } from "../src/util/rng.ts";
 import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
-import { scoringStride } from "../src/eval/windows.ts";
+import { scoringStride } from "../src/eval/passes/windows.ts";
 import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
 

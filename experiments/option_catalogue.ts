@@ -5,11 +5,11 @@ import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts"
 import { SPLITS } from "../src/data/documents.ts";
 import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
 import { MAX_CONTEXT_LENGTH, MAX_VOCAB_SIZE } from "../src/model/config.ts";
-import { BIN_SCHEMES, MAX_BINS } from "../src/eval/calibration.ts";
-import { MIN_REPLICATES } from "../src/eval/intervals.ts";
+import { BIN_SCHEMES, MAX_BINS } from "../src/eval/metrics/calibration.ts";
+import { MIN_REPLICATES } from "../src/eval/metrics/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
-import { CONVENTIONS } from "../src/eval/convention.ts";
+import { CONVENTIONS } from "../src/eval/passes/convention.ts";
 import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
   countFrom0UpTo, countUpTo, fail, intIn, intList, jsonObject, MAX_BATCH_ROWS, MAX_LAYERS, MAX_MICROBATCHES, MAX_NEW_TOKENS, MAX_REPETITIONS, MAX_REPLICATES, MAX_SAMPLES, MAX_UPDATES, MAX_WIDTH,

@@ -3,9 +3,9 @@
 import type { Split } from "../src/data/documents.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
 import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
-import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report_defaults.ts";
+import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report/defaults.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
-import type { Convention } from "../src/eval/convention.ts";
+import type { Convention } from "../src/eval/passes/convention.ts";
 
 export interface OverfitOptions {
   seeds: number[];
@@ -72,10 +72,10 @@ export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = { s
 
 export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: 1, split: "all" };
 
-/** A model directory's defaults: lm-evaluation-harness's convention, what an external model's published numbers mean (src/eval/convention.ts). */
+/** A model directory's defaults: lm-evaluation-harness's convention, what an external model's published numbers mean (src/eval/passes/convention.ts). */
 export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = { convention: "rolling", allowNonFloat32: false };
 
-/** `tinylab report`'s defaults: the report's own settings (src/eval/report_defaults.ts), the count baselines' k, and its output directory. */
+/** `tinylab report`'s defaults: the report's own settings (src/eval/report/defaults.ts), the count baselines' k, and its output directory. */
 export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: "results/report" };
 
 /** gradcheck's preset and the seed of its parameters and data. */

@@ -1,23 +1,24 @@
 // `tinylab report` as a recipe: load a model file (and optionally a canary reference), encode documents with the
-// file's own tokenizer, and compose the evaluation report (src/eval/report.ts) with the count baselines beside it;
+// file's own tokenizer, and compose the evaluation report (src/eval/report/build.ts) with the count baselines beside it;
 // then the report card (report.md with its figures), with the git state read at the edge (src/node/git.ts).
 import { SPLITS } from "../src/data/documents.ts";
-import { lmEvalModel as lmEvalModelOf, type LmEvalModel, type LmEvalTask } from "../src/eval/lm_eval.ts";
+import { lmEvalModel as lmEvalModelOf, type LmEvalModel, type LmEvalTask } from "../src/eval/loggers/lm_eval.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { allBaselines, MAX_BASELINE_TABLE } from "../src/baselines/ngram.ts";
-import { conventionLabel, type Convention } from "../src/eval/convention.ts";
+import { conventionLabel, type Convention } from "../src/eval/passes/convention.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
 import { dirDocuments, dirTokenizer } from "./model_dir.ts";
 import { MODEL_DIR_DEFAULTS } from "./options.ts";
-import type { BinScheme } from "../src/eval/calibration.ts";
+import type { BinScheme } from "../src/eval/metrics/calibration.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { modelIdentity } from "../src/eval/identity.ts";
-import { buildReport, type Report } from "../src/eval/report.ts";
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { modelIdentity } from "../src/eval/report/identity.ts";
+import { buildReport } from "../src/eval/report/build.ts";
+import type { Report } from "../src/eval/report/types.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
-import { reportCard, type CardContext } from "../src/eval/report_card.ts";
-import { reportFigures } from "../src/eval/report_page.ts";
+import { reportCard, type CardContext } from "../src/eval/render/report_card.ts";
+import { reportFigures } from "../src/eval/render/report_page.ts";
 import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
@@ -39,7 +40,7 @@ export interface ReportRunOptions {
   canary?: { text: string; secretTokens: number; reference?: string };
   /** Score the test split too: a final report. Without it test documents are not read. */
   finalTest?: boolean;
-  /** Calibration bins and scheme (absent: buildReport's, src/eval/report_defaults.ts). */
+  /** Calibration bins and scheme (absent: buildReport's, src/eval/report/defaults.ts). */
   bins?: number;
   scheme?: BinScheme;
   /** The count baselines' smoothing k (default DEFAULT_SMOOTHING_K) and unigram-prior λ (default: per-context weight). */

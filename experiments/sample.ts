@@ -1,7 +1,7 @@
 // `tinylab sample` as a recipe: continue a prompt with a model file's decoder, greedily or by seeded sampling
-// (src/eval/generate.ts). Not scoring and not training; the prompt is encoded with the file's own tokenizer.
-import { decoderAdapter } from "../src/eval/adapter.ts";
-import { generate, type Decoding } from "../src/eval/generate.ts";
+// (src/eval/passes/generate.ts). Not scoring and not training; the prompt is encoded with the file's own tokenizer.
+import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";

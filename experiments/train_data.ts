@@ -7,7 +7,7 @@ import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer
 import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
-import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
+import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";

@@ -56,7 +56,7 @@ function historyIn(file: string, src: string): string[] {
   return found;
 }
 
-/** Repository paths (`src/…`, `docs/…`, globs such as `src/eval/report_*.ts`) and bare source file names a comment names. */
+/** Repository paths (`src/…`, `docs/…`, globs such as `src/eval/report/*.ts`) and bare source file names a comment names. */
 const PATH = /(?<![\w./-])(?:src|experiments|web|bin|tools|bench|tests|docs)\/[\w./*-]*[\w/*]/g;
 const BARE = /(?<![\w./-])[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|py|sh)\b(?![\w/(])/g;
 
@@ -90,8 +90,8 @@ const inRepo = (p: string): boolean => {
 describe("code comments say why, not when", () => {
   it("reads every source (a lister that found nothing would pass)", () => {
     expect(FILES.length).toBeGreaterThan(300);
-    expect(FILES).toEqual(expect.arrayContaining(["src/eval/compare.ts", "tools/score.py", "bench/help.sh", "web/index.html", "bin/tinylab.js"]));
-    expect(commentsOf("src/eval/compare.ts", readFileSync(join(ROOT, "src/eval/compare.ts"), "utf8")).length).toBeGreaterThan(5);
+    expect(FILES).toEqual(expect.arrayContaining(["src/eval/compare/compare.ts", "tools/score.py", "bench/help.sh", "web/index.html", "bin/tinylab.js"]));
+    expect(commentsOf("src/eval/compare/compare.ts", readFileSync(join(ROOT, "src/eval/compare/compare.ts"), "utf8")).length).toBeGreaterThan(5);
   });
 
   it("finds history on planted lines of each kind, and nothing in code or strings", () => {
@@ -117,7 +117,7 @@ describe("code comments say why, not when", () => {
   });
 
   it("names only files that exist", () => {
-    expect(missingIn("x.ts", "// see src/data/batches.ts and src/gone.ts, docs/*.md, src/eval/report_*.ts, src/gone_*.ts, loop.ts and perplexity.test.ts", inRepo, NAMES))
+    expect(missingIn("x.ts", "// see src/data/batches.ts and src/gone.ts, docs/*.md, src/eval/report/*.ts, src/gone_*.ts, loop.ts and perplexity.test.ts", inRepo, NAMES))
       .toEqual(["x.ts:1: src/gone.ts", "x.ts:1: src/gone_*.ts", "x.ts:1: perplexity.test.ts"]);
     const found = FILES.flatMap((f) => missingIn(f, readFileSync(join(ROOT, f), "utf8"), inRepo, NAMES));
     expect(found).toEqual([]);

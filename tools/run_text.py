@@ -1,6 +1,6 @@
 """The split a tinylab run trained on, rebuilt from its manifest.json by the rule docs/evaluation.md states (and
 src/data/text_split.ts sourcesOfManifest / src/node/text_files.ts readRunText implement): each document re-read from
-its file and checked against the manifest's sha256; and the scorers' one stride rule and windows (src/eval/windows.ts).
+its file and checked against the manifest's sha256; and the scorers' one stride rule and windows (src/eval/passes/windows.ts).
 Used by score.py and tinylab_torch.py; standard library only.
 Not the seeded split itself: without a manifest (tinylab's --text alone) give the run directory instead.
 """
@@ -170,7 +170,7 @@ def trained_on_note(model, provenance, given_kind, manifest_sha256=None, given_s
 
 
 def scoring_stride(stride, context):
-    """src/eval/windows.ts scoringStride: default the context; outside [1, context] refused naming --stride."""
+    """src/eval/passes/windows.ts scoringStride: default the context; outside [1, context] refused naming --stride."""
     if stride is None:
         return context
     if not 1 <= stride <= context:
@@ -179,7 +179,7 @@ def scoring_stride(stride, context):
 
 
 def windows(n_targets, context, stride):
-    """(start, length, scored) as src/eval/windows.ts documentWindows: each target 1..N scored exactly once."""
+    """(start, length, scored) as src/eval/passes/windows.ts documentWindows: each target 1..N scored exactly once."""
     out, prev, end = [], 0, min(context, n_targets)
     while prev < n_targets:
         start = max(0, end - context)

@@ -5,10 +5,10 @@ import type { OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
 import type { ScoringText } from "../experiments/scoring_data.ts";
 import { rebuildRunSplit } from "../src/data/text_split.ts";
-import { strideLabel } from "../src/eval/windows.ts";
+import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
-import type { Report } from "../src/eval/report.ts";
-import { reportHtml } from "../src/eval/report_page.ts";
+import type { Report } from "../src/eval/report/types.ts";
+import { reportHtml } from "../src/eval/render/report_page.ts";
 import { lineChart } from "../src/util/charts.ts";
 import { PALETTE } from "../src/util/svg.ts";
 import { escapeHtml } from "../src/util/html.ts";
@@ -283,7 +283,7 @@ async function showReport(file: File) {
     if (typeof r !== "object" || r === null || !("identities" in r) || !("perplexity" in r)) throw new Error(`${file.name} is not a report.json from tinylab report (no "identities" or "perplexity")`);
     $<HTMLIFrameElement>("report-frame").srcdoc = reportHtml(r);
     $("report-frame").hidden = false;
-    status.textContent = `${file.name}: drawn by src/eval/report_page.ts, as report.html is`;
+    status.textContent = `${file.name}: drawn by src/eval/render/report_page.ts, as report.html is`;
   } catch (err) {
     showError("report", (err as Error).message);
   }

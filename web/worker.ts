@@ -7,7 +7,7 @@ import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { runOverfit, type OverfitOptions, type OverfitProgress, type OverfitResult } from "../experiments/overfit.ts";
 import { runGradcheck } from "../experiments/gradcheck.ts";
 import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL } from "../src/model/gradcheck.ts";
-import { overfitFigure } from "../src/eval/overfit_figure.ts";
+import { overfitFigure } from "../experiments/overfit/figure.ts";
 import { evaluateModel } from "../experiments/evaluate.ts";
 import { EVALUATE_DEFAULTS } from "../experiments/options.ts";
 import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
@@ -57,7 +57,7 @@ function overfitCommand(o: Partial<OverfitOptions>): string {
   return `${parts.join(" ")} (in the browser: tinylab lab)`;
 }
 
-/** The overfit figure (src/eval/overfit_figure.ts) from what has arrived so far (OverfitFigureData: the runs' checkpoints, the baselines, the target counts). */
+/** The overfit figure (experiments/overfit/figure.ts) from what has arrived so far (OverfitFigureData: the runs' checkpoints, the baselines, the target counts). */
 function liveFigure(): (p: OverfitProgress) => string | undefined {
   let baselines: OverfitResult["baselines"] = [];
   let targets = { train: 0, validation: 0 };

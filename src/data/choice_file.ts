@@ -1,5 +1,5 @@
 // Multiple-choice files: JSONL, one question per line, parsed from text already read (no file access here) and
-// encoded with a fixed tokenizer. Not scoring (src/eval/multiple_choice.ts).
+// encoded with a fixed tokenizer. Not scoring (src/eval/metrics/multiple_choice.ts).
 //
 // Each non-blank line is one JSON object with these keys:
 //   {"id": "q1", "question": "The sky is", "candidates": [" blue", " green", " loud"], "answer": 0}

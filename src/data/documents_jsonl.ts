@@ -17,7 +17,7 @@ const KEYS = new Set(["id", "split", "source", "text", "ids"]);
 
 /**
  * How a text row becomes ids when they are not a tinylab tokenizer's BOS + tokens + EOS: another model's tokenizer
- * under a scoring convention (src/eval/convention.ts). `vocabSize` bounds the id rows.
+ * under a scoring convention (src/eval/passes/convention.ts). `vocabSize` bounds the id rows.
  */
 export interface TextEncoding {
   vocabSize: number;

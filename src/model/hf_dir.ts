@@ -1,6 +1,6 @@
 // A Hugging Face causal-LM directory read as values: config.json's architecture, context and shape, and the ONNX
 // decoder's own contract (opset, input and output names, their declared types and shapes, the weights' dtype).
-// Pure (bytes and parsed JSON in). Not the session (src/node/model_dir.ts) and not the adapter (src/eval/graph_adapter.ts).
+// Pure (bytes and parsed JSON in). Not the session (src/node/model_dir.ts) and not the adapter (src/eval/passes/graph_adapter.ts).
 // Everything it cannot run is refused in one line naming the file, the field and the value.
 import { fromBinary } from "@bufbuild/protobuf";
 import { ModelProtoSchema, TensorProto_DataType as DataType, type ValueInfoProto } from "onnx-buf";

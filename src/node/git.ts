@@ -1,7 +1,7 @@
 // The git state a report card records: the checkout's commit and whether it has uncommitted changes. Node-only
-// (it runs git); the card itself (src/eval/report_card.ts) takes the answer as a value.
+// (it runs git); the card itself (src/eval/render/report_card.ts) takes the answer as a value.
 import { spawnSync } from "node:child_process";
-import type { CardContext } from "../eval/report_card.ts";
+import type { CardContext } from "../eval/render/report_card.ts";
 
 /** The checkout's commit and whether it has uncommitted changes; null when `dir` is not in a git checkout (or git is absent). */
 export function gitState(dir = process.cwd()): CardContext["git"] {

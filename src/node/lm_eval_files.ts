@@ -1,4 +1,4 @@
-// Writing lm-evaluation-harness's files (src/eval/lm_eval.ts builds them) into --lm-eval-out: a directory claimed
+// Writing lm-evaluation-harness's files (src/eval/loggers/lm_eval.ts builds them) into --lm-eval-out: a directory claimed
 // by the one write rule (output_dir.ts: locked, no link followed, nothing but such files in it), each file
 // atomically, samples before the results file that hashes them, never over an existing file or an input.
 import { existsSync } from "node:fs";

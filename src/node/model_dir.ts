@@ -4,8 +4,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { HfTokenizer, TokenizerRefusal } from "../data/hf_tokenizer.ts";
-import { graphAdapter, type GraphModel } from "../eval/graph_adapter.ts";
-import type { SpecialIds } from "../eval/convention.ts";
+import { graphAdapter, type GraphModel } from "../eval/passes/graph_adapter.ts";
+import type { SpecialIds } from "../eval/passes/convention.ts";
 import { checkSealed, MANIFEST_FILE, parseManifest } from "../model/dir_manifest.ts";
 import { describeGraph, ModelDirRefusal, parseHfConfig, type GraphInfo, type HfModelConfig } from "../model/hf_dir.ts";
 import { sha256Hex } from "../util/sha256.ts";

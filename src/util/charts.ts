@@ -1,6 +1,6 @@
 // Generic charts for tinylab reports: line chart, bars with intervals, and EMA smoothing. Each returns a
 // standalone SVG string built from the primitives in svg.ts; nothing here computes a metric or knows one
-// (metric-specific figures such as the reliability diagram live with their metric, in src/eval/figures.ts).
+// (metric-specific figures such as the reliability diagram live with their metric, in src/eval/render/figures.ts).
 import {
   type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, dashFor, el, escapeXml, formatNumber, integerTicks, legend,
   legendLayout, legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor, notesText, paletteColor, pathData, px, svgDocument, text,

@@ -3,7 +3,7 @@
 
 /**
  * JSON with a trailing newline. A non-finite number is refused (thrown, naming its path), never written as a string
- * or silently as null: a quantity without a value must reach here as null with a `<name>_reason` (src/eval/reasoned.ts).
+ * or silently as null: a quantity without a value must reach here as null with a `<name>_reason` (src/eval/metrics/reasoned.ts).
  */
 export function toJson(value: unknown): string {
   const walk = (v: unknown, path: string): void => {

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { addKBigram, allBaselines, fitCounts, unigram, unigramPriorBigram } from "../../src/baselines/ngram.ts";
 import { packedBatches, paddedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments } from "../../src/data/fixtures.ts";
-import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
-import { meanNll, perplexity } from "../../src/eval/summary.ts";
+import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
+import { meanNll, perplexity } from "../../src/eval/metrics/summary.ts";
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const binding = { vocabSize: 266, contextLength: 8 };

@@ -10,11 +10,11 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_INSTALL, launchChromium, missingChromium, openPage, svgLayouts } from "../../tools/chromium.ts";
 import { allBaselines } from "../../src/baselines/ngram.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
-import { buildReport } from "../../src/eval/report.ts";
-import { reportHtml } from "../../src/eval/report_page.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
+import { buildReport } from "../../src/eval/report/build.ts";
+import { reportHtml } from "../../src/eval/render/report_page.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
-import { overfitFigure } from "../../src/eval/overfit_figure.ts";
+import { overfitFigure } from "../../experiments/overfit/figure.ts";
 import { tinyData, tinyDecoder } from "../eval/tiny_model.ts";
 import { useBackend } from "../helpers.ts";
 

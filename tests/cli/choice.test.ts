@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { wilsonInterval } from "../../src/eval/intervals.ts";
+import { wilsonInterval } from "../../src/eval/metrics/intervals.ts";
 import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 
@@ -34,10 +34,17 @@ describe("tinylab choice", () => {
     }
     const correct = j.items.filter((i: { predicted: number; gold: number }) => i.predicted === i.gold).length;
     expect([j.acc.correct, j.acc.value]).toEqual([correct, correct / 3]);
-    expect(j.acc.wilson).toEqual(wilsonInterval(correct, 3));
+    // 3 questions: fewer than MIN_INTERVAL_DOCUMENTS, so the accuracy alone, and why
+    expect(j.acc).toMatchObject({ wilson: null, wilson_reason: "n too small for an interval: 3 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
     expect(j.items.map((i: { id: string }) => i.id)).toEqual(["q1", "q2", "line 3"]);
     const table = await tinylab(["choice", "--model", FIXTURE, "--data", data]);
     expect(table.stdout).toMatch(/chance +44\.44%/);
+    expect(table.stdout).toMatch(/^ {2}acc +\d+\.\d\d% +\(\d of 3\) +\(n too small for an interval: 3 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m);
+    // the same questions ten times over: Wilson's interval of the ten, by its formula
+    const ten = join(dir, "q10.jsonl");
+    writeFileSync(ten, Array.from({ length: 10 }, (_, i) => JSON.stringify({ id: `r${i}`, question: ["aa", "a", "b"][i % 3], candidates: [["b", "a"], ["ab", "bb", "ba"], ["aa", "b"]][i % 3], answer: 0 })).join("\n"));
+    const j10 = JSON.parse((await tinylab(["choice", "--model", FIXTURE, "--data", ten, "--json"])).stdout);
+    expect(j10.acc.wilson).toEqual(wilsonInterval(j10.acc.correct, 10));
   });
 
   it("refuses a missing file and a bad row by name", async () => {

@@ -23,7 +23,10 @@ describe("tinylab compare", () => {
     for (const d of [j.nll.difference, j.bits_per_byte.difference]) {
       expect(d).toEqual({ estimate: 0, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
     }
-    expect(j.accuracy.mcnemar).toMatchObject({ a_only: 0, b_only: 0, p_two_sided: 1 });
+    // nor a Wilson interval or McNemar p-value: the counts alone, and why
+    const few = "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)";
+    expect(j.accuracy.mcnemar).toMatchObject({ a_only: 0, b_only: 0, p_two_sided: null, p_reason: few });
+    for (const side of [j.accuracy.a, j.accuracy.b]) expect(side).toMatchObject({ wilson: null, wilson_reason: few });
     expect(JSON.parse(readFileSync(join(out, "compare.json"), "utf8")).nll.difference.estimate).toBe(0);
     const html = readFileSync(join(out, "compare.html"), "utf8");
     expect(html.match(/class="tok"/g)).toHaveLength(9); // one span per validation target (5 + 4)
@@ -44,7 +47,8 @@ describe("tinylab compare", () => {
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +4\.364098 5\.044970/);
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 {2}\(n too small for an interval: 2 documents, fewer than 10/);
     expect(r.stdout).toContain("2 documents, 9 targets");
-    expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: p \d/);
+    expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: no p-value \(n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\)\)$/m);
+    expect(r.stdout).toMatch(/^ {2}next-token accuracy .*; n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m);
   });
 
   it("refuses different tokenizers unless --bits-per-byte, and then compares bits per byte only", async () => {

@@ -10,9 +10,9 @@ import { sha256Bytes, sha256File } from "../../src/node/atomic.ts";
 import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { paddedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
-import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
-import { meanNll, type MetricSummary } from "../../src/eval/summary.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
+import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
+import { meanNll, type MetricSummary } from "../../src/eval/metrics/summary.ts";
 import { runOverfit } from "../../experiments/overfit.ts";
 import type { EvaluateReport } from "../../experiments/evaluate.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
@@ -187,8 +187,8 @@ describe("report.json holds no NaN, no Infinity and no number written as a strin
     expect([r2.calibration.bins, r2.calibration.scheme]).toEqual([5, "equal-mass"]);
     expect(r2.baselines.groups.map((g: { baseline: string }) => g.baseline)).toContain("bigram (add-0.1)");
     // one document per split: one window, so no interval, and the console says so instead of [x, x]
-    const one = r2.intervals.perplexity_by_group.find((g: { split: string }) => g.split === "train");
-    expect(one).toMatchObject({ windows: 1, block_bootstrap_95: null, independent_windows_se: null });
+    const one = r2.perplexity.groups.find((g: { split: string }) => g.split === "train");
+    expect(one).toMatchObject({ windows: 1, block_bootstrap_95: null });
     expect(one.block_bootstrap_95_reason).toMatch(/^one window/);
     expect(final.stdout).toMatch(/^ {2}train\/s +\d+\.\d{4} +n\/a \(one window\) /m);
     expect(final.stdout).toMatch(/^ {2}n\/a interval: one window: a bootstrap or standard error over windows needs at least two$/m);

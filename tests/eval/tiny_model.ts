@@ -5,7 +5,7 @@ import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import type { GPT } from "../../src/model/gpt.ts";
 import { EpochSource } from "../../src/train/loop.ts";
-import { windowBatches } from "../../src/eval/windows.ts";
+import { windowBatches } from "../../src/eval/passes/windows.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
 

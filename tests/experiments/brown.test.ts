@@ -8,11 +8,11 @@ import { resolveModelConfig } from "../../src/model/config.ts";
 import { BROWN_DEFAULTS, CURVE_NOTE, runBrown, type BrownOptions, type BrownResult } from "../../experiments/brown.ts";
 import { formatBrown } from "../../src/cli/views/brown.ts";
 import { brownPageHtml } from "../../experiments/brown_page.ts";
-import { ALL_SOURCES } from "../../src/eval/grouped.ts";
+import { ALL_SOURCES } from "../../src/eval/passes/grouped.ts";
 import { useBackend } from "../helpers.ts";
 import { checkLoadedCheckpoint, MARGIN_THRESHOLD } from "./brown_checkpoint.ts";
-import { baselineBar } from "../../src/eval/brown_readings.ts";
-import type { Report } from "../../src/eval/report.ts";
+import { baselineBar } from "../../experiments/brown/readings.ts";
+import type { Report } from "../../src/eval/report/types.ts";
 import { workersFor } from "../../src/train/pool.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));

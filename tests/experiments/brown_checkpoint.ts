@@ -5,8 +5,8 @@ import { expect } from "vitest";
 import { readTensor } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { loadModel } from "../helpers.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
-import { generate, greedyMargin } from "../../src/eval/generate.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
+import { generate, greedyMargin } from "../../src/eval/passes/generate.ts";
 import { toModelInput } from "../../src/model/input.ts";
 
 /**

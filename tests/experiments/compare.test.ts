@@ -9,10 +9,10 @@ import { runSample } from "../../experiments/sample.ts";
 import { runCanary, CANARY_DEFAULTS } from "../../experiments/canary.ts";
 import { runChoice } from "../../experiments/choice.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
-import { scoreTokens } from "../../src/eval/compare.ts";
-import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
-import { windowBatches } from "../../src/eval/windows.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
+import { scoreTokens } from "../../src/eval/compare/compare.ts";
+import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
+import { windowBatches } from "../../src/eval/passes/windows.ts";
 import { leakedBy, loadModel, useBackend } from "../helpers.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");

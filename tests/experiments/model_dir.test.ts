@@ -14,7 +14,7 @@ import { trainBpe } from "../../src/data/bpe.ts";
 import { HfTokenizer } from "../../src/data/hf_tokenizer.ts";
 import { SPLITS, type Document } from "../../src/data/documents.ts";
 import type { Tokenizer } from "../../src/data/tokenizer.ts";
-import { conventionIds, type Convention } from "../../src/eval/convention.ts";
+import { conventionIds, type Convention } from "../../src/eval/passes/convention.ts";
 import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { MANIFEST_FILE } from "../../src/model/dir_manifest.ts";
@@ -206,7 +206,7 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
         if (c.tinylab) {
           // without the cache (the adapter's logProbs, one whole forward per step) the same continuation
           const full = { ...m.model, nextLogProbs: undefined };
-          const { generate } = await import("../../src/eval/generate.ts");
+          const { generate } = await import("../../src/eval/passes/generate.ts");
           expect(generate(full, ids, { maxTokens, decoding: { kind: "greedy" }, stopToken: m.special.eos }).tokens).toEqual(ours.samples[0].ids);
         }
       }

@@ -6,7 +6,7 @@ import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { Rng } from "../../src/util/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 

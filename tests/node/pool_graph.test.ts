@@ -11,7 +11,7 @@ import { graphGradientRuns } from "../../src/model/graph_training.ts";
 import { EpochSource } from "../../src/train/loop.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { NonFiniteError } from "../../src/train/non_finite.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";

@@ -12,8 +12,8 @@ import { trainStep } from "../../src/train/trainer.ts";
 import { constantSchedule, learningRate } from "../../src/train/schedule.ts";
 import { packedBatches, separateBatches, trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments } from "../../src/data/fixtures.ts";
-import { decoderAdapter } from "../../src/eval/adapter.ts";
-import { evaluateLikelihood } from "../../src/eval/likelihood.ts";
+import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
+import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
 import { TEST_BACKENDS, leakedBy, maxAbsDiff, useBackend } from "../helpers.ts";
 
 const binding = { vocabSize: 266, contextLength: 8 };

@@ -22,7 +22,7 @@ export const choiceCommand: CommandModule = {
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, model);
     const start = new Date();
     const engine = await startEngine(v.backend, v.kernels);
-    const task = `${(await import("../../eval/lm_eval.ts")).lmEvalDataName(data)}_choice`;
+    const task = `${(await import("../../eval/loggers/lm_eval.ts")).lmEvalDataName(data)}_choice`;
     const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, task);
     process.stdout.write(v.json ? toJson(r) : formatChoice(r) + "\n");
     if (v.lmEvalOut !== undefined && lmEvalModel) {

@@ -31,7 +31,7 @@ export const compareCommand: CommandModule = {
     ),
   handler: async (argv) => {
     const [{ scoringInputs, scoringText, startEngine, toJson }, { runCompare }, { compareCsv, formatCompare }, { compareHtml }, { checkOutputDir, requireFile: requireRegular }, { FINAL_REPORT_BANNER }, { chosenSplits }, { claimOutputDir, SHARED_KINDS }, { isModelDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
+      import("../common.ts"), import("../../../experiments/compare.ts"), import("../views/compare.ts"), import("../../eval/render/compare_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"),
       import("../../../experiments/evaluate_file.ts"), import("../../node/output_dir.ts"), import("../../node/model_dir.ts"),
     ]);
     const requireFile = (path: string, what: string) => (what.startsWith("model") && isModelDir(path) ? path : requireRegular(path, what));

@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
 import { backendDefault, kernelsDefault, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
-import { MIN_REPLICATES } from "../../eval/intervals.ts";
+import { MIN_REPLICATES } from "../../eval/metrics/intervals.ts";
 
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
@@ -24,7 +24,7 @@ export const overfitCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine }, { checkOverfitOptions, runOverfit }, { formatOverfit }, { overfitFigure }, { dirStore }, { claimOutputDir, SHARED_KINDS }, { checkModelOutput, lockModelPath }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../eval/overfit_figure.ts"), import("../../node/disk.ts"),
+      import("../common.ts"), import("../../../experiments/overfit.ts"), import("../views/overfit.ts"), import("../../../experiments/overfit/figure.ts"), import("../../node/disk.ts"),
       import("../../node/output_dir.ts"), import("../../node/model_output.ts"),
     ]);
     const { out, overwrite, figures, json, saveModel: savePath, tensorboard, backend, kernels, workers, ...options } = optionValues(argv, OVERFIT_OPTIONS);

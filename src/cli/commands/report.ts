@@ -30,7 +30,7 @@ export const reportCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ modelOfRun, scoringInputs, scoringText, startEngine, toJson, wallTimeLine }, { reportCardFiles, scoreReport }, { formatReport }, { reportHtml }, { requireFile }, { FINAL_REPORT_BANNER }, { gitState }, { claimOutputDir }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
+      import("../common.ts"), import("../../../experiments/report.ts"), import("../views/report.ts"), import("../../eval/render/report_page.ts"), import("../../node/disk.ts"), import("../views/evaluate.ts"), import("../../node/git.ts"),
       import("../../node/output_dir.ts"),
     ]);
     const { isModelDir } = await import("../../node/model_dir.ts");

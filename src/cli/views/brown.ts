@@ -1,13 +1,13 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only; its page is experiments/brown_page.ts.
 import { engineLabel } from "../../util/backend_choice.ts";
-import { ALL_SOURCES } from "../../eval/grouped.ts";
+import { ALL_SOURCES } from "../../eval/passes/grouped.ts";
 import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
 import { tokenText, visibleText } from "../../util/text_view.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {
-  // null is a quantity without a value (src/eval/reasoned.ts); the JSON beside it holds the reason
+  // null is a quantity without a value (src/eval/metrics/reasoned.ts); the JSON beside it holds the reason
   const f = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
   const rep = r.report;
   const lines: string[] = [];
@@ -18,14 +18,13 @@ export function formatBrown(r: BrownResult): string {
   if (r.best) lines.push(`  best on validation: update ${r.best.update}, whole-split NLL ${f(r.best.validation_nll)} (stride = context; optimistic: chosen on validation) → ${r.best.file}; the report below scores the last update`);
   if (r.early_stop) lines.push(`  stopped early at update ${r.early_stop.at} (--patience ${r.early_stop.patience})`);
   lines.push("", `perplexity by genre (stride ${rep.perplexity.stride}, context ${rep.perplexity.context_length}; 95% block bootstrap over windows):`);
-  const byKey = new Map(rep.intervals.perplexity_by_group.map((g) => [`${g.split}/${g.source}`, g]));
-  const bpb = new Map(rep.intervals.bits_per_byte_by_group.map((g) => [`${g.split}/${g.source}`, g]));
-  const range = (x: { lo: number; hi: number } | null | undefined) => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : "n/a (one window)");
+  const bpb = new Map(rep.bits_per_byte.groups.map((g) => [`${g.split}/${g.source}`, g]));
+  const range = (x: { lo: number; hi: number } | null | undefined, reason = "undefined") => (x ? `[${f(x.lo)}, ${f(x.hi)}]` : `n/a (${reason.split(":")[0]})`);
   lines.push(...formatTable(
     ["split/genre", "NLL", "NLL 95%", "perplexity", "bits/byte", "bits/byte 95%", "targets"],
     rep.perplexity.groups.map((g) => {
-      const iv = byKey.get(`${g.split}/${g.source}`)?.block_bootstrap_95, b = bpb.get(`${g.split}/${g.source}`);
-      return [`${g.split}/${g.source}`, f(g.nll), range(iv), f(g.perplexity, 2), f(b?.bits_per_byte ?? NaN), range(b?.block_bootstrap_95), String(g.targets)];
+      const b = bpb.get(`${g.split}/${g.source}`);
+      return [`${g.split}/${g.source}`, f(g.nll), range(g.block_bootstrap_95, g.block_bootstrap_95_reason), f(g.perplexity, 2), f(b?.bits_per_byte ?? NaN), range(b?.block_bootstrap_95, b?.block_bootstrap_95_reason), String(g.targets)];
     }),
     ["l", "r", "l", "r", "r", "l", "r"],
   ));

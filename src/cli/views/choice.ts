@@ -4,8 +4,8 @@ import type { ChoiceReport } from "../../../experiments/choice.ts";
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
 export function formatChoice(r: ChoiceReport): string {
-  const row = (name: string, m: { value: number; correct: number; wilson: { lo: number; hi: number } }) =>
-    `  ${name.padEnd(9)} ${pct(m.value).padStart(7)}  (${m.correct} of ${r.questions})  Wilson 95% [${pct(m.wilson.lo)}, ${pct(m.wilson.hi)}]`;
+  const row = (name: string, m: ChoiceReport["acc"]) =>
+    `  ${name.padEnd(9)} ${pct(m.value).padStart(7)}  (${m.correct} of ${r.questions})  ${m.wilson ? `Wilson 95% [${pct(m.wilson.lo)}, ${pct(m.wilson.hi)}]` : `(${m.wilson_reason}: no interval)`}`;
   return [
     `model ${r.model} (model_sha256 ${r.model_sha256.slice(0, 16)}…), ${r.questions} questions from ${r.data}`,
     ...(r.convention ? [`convention: ${r.convention.label}`] : []),

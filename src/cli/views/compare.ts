@@ -1,8 +1,8 @@
 // Console table of `tinylab compare` (experiments/compare.ts): the paired differences. Presentation only; the
-// page, with each document's tokens coloured by how much better A or B predicts them, is src/eval/compare_page.ts.
+// page, with each document's tokens coloured by how much better A or B predicts them, is src/eval/render/compare_page.ts.
 import { round6 } from "../../util/provenance.ts";
-import type { CompareResult } from "../../eval/compare.ts";
-import { strideLabel } from "../../eval/windows.ts";
+import type { CompareResult } from "../../eval/compare/compare.ts";
+import { strideLabel } from "../../eval/passes/windows.ts";
 import { csvTable } from "../../util/csv.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
@@ -31,14 +31,18 @@ export function formatCompare(r: CompareResult): string {
   ];
   if (r.nll) lines.push(`  ${"NLL (nats/target)".padEnd(22)} ${f(r.nll.a)} ${f(r.nll.b)}`);
   lines.push(`  ${"bits per byte".padEnd(22)} ${f(r.bits_per_byte.a)} ${f(r.bits_per_byte.b)}`);
-  if (r.accuracy) lines.push(`  ${"next-token accuracy".padEnd(22)} ${pct(r.accuracy.a.acc).padStart(9)} ${pct(r.accuracy.b.acc).padStart(9)}   (${r.accuracy.a.hits} and ${r.accuracy.b.hits} of ${r.accuracy.a.targets}; Wilson 95% A [${pct(r.accuracy.a.wilson.lo)}, ${pct(r.accuracy.a.wilson.hi)}], B [${pct(r.accuracy.b.wilson.lo)}, ${pct(r.accuracy.b.wilson.hi)}])`);
+  if (r.accuracy) {
+    const { a, b } = r.accuracy;
+    const wilson = a.wilson && b.wilson ? `Wilson 95% A [${pct(a.wilson.lo)}, ${pct(a.wilson.hi)}], B [${pct(b.wilson.lo)}, ${pct(b.wilson.hi)}]` : `${a.wilson_reason ?? b.wilson_reason}: no interval`;
+    lines.push(`  ${"next-token accuracy".padEnd(22)} ${pct(a.acc).padStart(9)} ${pct(b.acc).padStart(9)}   (${a.hits} and ${b.hits} of ${a.targets}; ${wilson})`);
+  }
   lines.push("", `paired differences (positive: A predicts better), ${r.bootstrap.replicates} replicates over ${r.bootstrap.resampled}, seed ${r.bootstrap.seed}:`);
   if (r.nll) lines.push(diffLine("NLL (nats/target)", r.nll.difference));
   else lines.push(`  NLL: not compared (${r.nll_reason})`);
   lines.push(diffLine("bits per byte", r.bits_per_byte.difference));
   if (r.accuracy) {
     const m = r.accuracy.mcnemar;
-    lines.push(`  next-token accuracy: of the targets, ${m.a_only} only A got right and ${m.b_only} only B; ${m.test}: p ${m.p_two_sided.toPrecision(4)}`);
+    lines.push(`  next-token accuracy: of the targets, ${m.a_only} only A got right and ${m.b_only} only B; ${m.test}: ${m.p_two_sided === null ? `no p-value (${m.p_reason})` : `p ${m.p_two_sided.toPrecision(4)}`}`);
   } else lines.push(`  accuracy: not compared (${r.accuracy_reason})`);
   lines.push(`  ${r.bootstrap.note}`);
   return lines.join("\n");

@@ -3,7 +3,7 @@ import { round6 } from "../../util/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
 import { visibleChars } from "../../util/text_view.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
-import { strideLabel } from "../../eval/windows.ts";
+import { strideLabel } from "../../eval/passes/windows.ts";
 
 /** Printed before any number of a run that may score the test split. */
 export const FINAL_REPORT_BANNER = "FINAL REPORT: the test split is scored. Numbers from here must not feed back into any choice.\n";

@@ -4,7 +4,7 @@ import { round6 } from "../../util/provenance.ts";
 import { visibleChars } from "../../util/text_view.ts";
 import type { DirEvaluateReport, DirSampleResult } from "../../../experiments/model_dir.ts";
 import type { ModelDirProvenance } from "../../node/model_dir.ts";
-import { strideLabel } from "../../eval/windows.ts";
+import { strideLabel } from "../../eval/passes/windows.ts";
 
 const v = (s: unknown) => visibleChars(String(s));
 

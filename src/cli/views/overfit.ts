@@ -1,4 +1,4 @@
-// Console table of the overfitting experiment (experiments/overfit.ts). Presentation only; the figure is src/eval/overfit_figure.ts.
+// Console table of the overfitting experiment (experiments/overfit.ts). Presentation only; the figure is experiments/overfit/figure.ts.
 import { round6 } from "../../util/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
 import { formatTable } from "./table.ts";
@@ -37,10 +37,18 @@ export function formatOverfit(r: OverfitResult): string {
   lines.push("", `final validation NLL over ${s.count} seeds: mean ${f(s.mean)}, sample SD ${s.sample_sd === null ? `n/a (${s.sample_sd_reason})` : f(s.sample_sd)}, min ${f(s.min)}, max ${f(s.max)}`);
   lines.push(`  ${s.interpretation}`);
   const m = r.multi_bootstrap;
-  const iv = (x: { lo: number; hi: number }) => `[${f(x.lo)}, ${f(x.hi)}]`;
   lines.push("", `Multi-Bootstrap of validation NLL over ${m.seeds} seeds × ${m.documents} documents (${m.replicates} replicates, 95% percentile intervals, bootstrap seed ${m.bootstrap_seed}):`);
-  lines.push(`  ${"update".padStart(6)}   ${"NLL".padStart(8)}   ${"seeds and documents".padEnd(22)}   ${"seeds only".padEnd(22)}   documents only`);
-  for (const c of m.checkpoints) lines.push(`  ${String(c.update).padStart(6)}   ${f(c.both.estimate)}   ${iv(c.both).padEnd(22)}   ${iv(c.seeds_only).padEnd(22)}   ${iv(c.documents_only)}`);
+  const withheld = m.checkpoints.find((c) => c.both.lo === null)?.both;
+  if (withheld && "interval_reason" in withheld) {
+    // too few documents: the NLL at each checkpoint alone, the reason once
+    lines.push(`  ${"update".padStart(6)}   ${"NLL".padStart(8)}   95% interval`);
+    for (const c of m.checkpoints) lines.push(`  ${String(c.update).padStart(6)}   ${f(c.both.estimate)}   n/a (n too small for an interval)`);
+    lines.push(`  n/a interval: ${withheld.interval_reason}`);
+  } else {
+    const iv = (x: { lo: number | null; hi: number | null }) => (x.lo === null || x.hi === null ? "n/a" : `[${f(x.lo)}, ${f(x.hi)}]`);
+    lines.push(`  ${"update".padStart(6)}   ${"NLL".padStart(8)}   ${"seeds and documents".padEnd(22)}   ${"seeds only".padEnd(22)}   documents only`);
+    for (const c of m.checkpoints) lines.push(`  ${String(c.update).padStart(6)}   ${f(c.both.estimate)}   ${iv(c.both).padEnd(22)}   ${iv(c.seeds_only).padEnd(22)}   ${iv(c.documents_only)}`);
+  }
   lines.push(`  ${m.note}`);
   return lines.join("\n");
 }

@@ -1,9 +1,9 @@
 // Console summary of `tinylab report` (experiments/report.ts): the model and data lines, then each evaluator's
-// console renderer in list order (src/eval/report_*.ts), then the test split's line. Presentation only.
-// A quantity without a value (null in report.json, src/eval/reasoned.ts) prints as "n/a (its reason)".
-import { presentEvaluators, type Evaluator } from "../../eval/evaluator.ts";
-import type { Report } from "../../eval/report.ts";
-import { REPORT_EVALUATORS } from "../../eval/report_evaluators.ts";
+// console renderer in list order (src/eval/report/*.ts), then the test split's line. Presentation only.
+// A quantity without a value (null in report.json, src/eval/metrics/reasoned.ts) prints as "n/a (its reason)".
+import { presentEvaluators, type Evaluator } from "../../eval/report/evaluator.ts";
+import type { Report } from "../../eval/report/types.ts";
+import { REPORT_EVALUATORS } from "../../eval/report/evaluators.ts";
 
 /** The readable summary printed on stdout; every number sits beside its stride and its count. */
 export function formatReport(r: Report, evaluators: readonly Evaluator[] = REPORT_EVALUATORS): string {

@@ -2,7 +2,7 @@
 // control bytes made visible. Presentation only.
 import { tokenizerFromJSON } from "../../data/load_tokenizer.ts";
 import type { SampleResult } from "../../../experiments/sample.ts";
-import { visibleIds } from "../../eval/visible.ts";
+import { visibleIds } from "../../eval/render/visible.ts";
 
 export function formatSample(r: SampleResult): string {
   const tokenizer = tokenizerFromJSON(r.tokenizer);

@@ -1,0 +1,46 @@
+// The decoder's model adapter (tfjs decoder in evaluation mode behind ScoringModel). Not the interface itself
+// (src/model/scoring.ts, re-exported here) and not metrics: adapters return per-position numbers.
+import { currentGraphLoader, readTensor, tf } from "../../util/backend.ts";
+import type { Rng } from "../../util/rng.ts";
+import { Sha256 } from "../../util/sha256.ts";
+import type { GPT } from "../../model/gpt.ts";
+import { scoreBatch } from "../../model/graph_scoring.ts";
+import type { ScoredBatch } from "../../model/input.ts";
+import type { ScoringModel } from "../../model/scoring.ts";
+import type { WorkerPool } from "../../train/pool.ts";
+
+export type { ScoringModel };
+
+/**
+ * Adapter over the tfjs decoder in evaluation mode (no dropout, no gradient tape). With a pool of more than one
+ * worker, `positionNlls` splits whole batches across it at the model's current weights.
+ */
+export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[]; pool?: WorkerPool } = {}): ScoringModel {
+  // on onnxruntime kernels the whole forward runs as one ONNX graph, else on tfjs (graph_scoring.ts)
+  const one = (batch: ScoredBatch) => scoreBatch(model, batch);
+  const pool = opts.pool;
+  return {
+    name: opts.name ?? "decoder",
+    binding: { vocabSize: model.config.vocabSize, contextLength: model.config.contextLength },
+    positionNll: one,
+    ...(pool && pool.size > 1 ? { positionNlls: (batches: readonly ScoredBatch[]) => scoreOnPool(model, pool, batches) } : {}),
+    logProbs: (input) => readTensor(() => tf.logSoftmax(model.forward(input))),
+    stateFingerprint: () => {
+      const h = new Sha256();
+      for (const [name, v] of [...model.params, ...(opts.watched ?? new Map())]) {
+        h.update(name);
+        const data = v.dataSync() as Float32Array;
+        h.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      }
+      for (const r of opts.rngs ?? []) h.update(JSON.stringify(r.state()));
+      return h.digest();
+    },
+  };
+}
+
+/** The batches split across the pool; on the graph this thread feeds the weights it has just read for the workers, not a second copy. */
+function scoreOnPool(model: GPT, pool: WorkerPool, batches: readonly ScoredBatch[]): Float64Array[] {
+  const weights = [...model.params.values()].map((v) => v.dataSync() as Float32Array);
+  const fed = currentGraphLoader() ? new Map([...model.params.keys()].map((n, i) => [n, weights[i]])) : undefined;
+  return pool.scores(weights, batches, (batch) => scoreBatch(model, batch, fed));
+}
