@@ -83,7 +83,7 @@ async function benchHere(src: string) {
   const { Rng } = await mod<typeof import("../src/util/rng.ts")>("src/util/rng.ts");
   const { PRESETS, parameterCount } = await mod<typeof import("../src/model/config.ts")>("src/model/config.ts");
   const { positionNll } = await mod<typeof import("../src/model/loss.ts")>("src/model/loss.ts");
-  const { EpochSource } = await mod<typeof import("../src/train/loop.ts")>("src/train/loop.ts");
+  const { EpochSource } = await mod<typeof import("../src/data/epoch_source.ts")>("src/data/epoch_source.ts");
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
   const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");

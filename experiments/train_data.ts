@@ -10,7 +10,7 @@ import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, 
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
-import { EpochSource } from "../src/train/loop.ts";
+import { EpochSource } from "../src/data/epoch_source.ts";
 import { Rng } from "../src/util/rng.ts";
 import { sha256Hex } from "../src/util/sha256.ts";
 import { phase, type ProgressStream } from "../src/util/progress.ts";

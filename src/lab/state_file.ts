@@ -27,7 +27,7 @@ export interface TrainSnapshot {
   optimizer: AdamWState;
   /** Every random stream of the run by role (dropout, data order), so none restarts on resume. */
   rngs: Record<string, RngState>;
-  /** The data source's position (src/train/loop.ts `DataSource.state()`), stored as JSON. */
+  /** The data source's position (src/data/source.ts `DataSource.state()`), stored as JSON. */
   cursor: unknown;
   provenance: ModelProvenance;
   /** The weights validation chose so far, when the run scores validation (absent: none scored yet). */
@@ -83,7 +83,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
 /** The run's streams other than the data's (whose state is the cursor): src/lab/run.ts STREAMS.dropout. */
 const RNGS = obj({ dropout: RNG_STATE });
 
-/** An EpochSource's position (src/train/loop.ts): its order a list of distinct indices (the source checks it covers its items). */
+/** An EpochSource's position (src/data/epoch_source.ts): its order a list of distinct indices (the source checks it covers its items). */
 const EPOCH_CURSOR = obj({ epoch: int({ min: 0 }), position: int({ min: 0 }), order: arr(int({ min: 0 }), { unique: "" }), rng: nullable(RNG_STATE) });
 
 /** The data cursor is one of the two shapes the sources save: a stream's state (random windows, draws) or an epoch cursor. */

@@ -13,7 +13,7 @@ import { Rng } from "../../src/util/rng.ts";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS } from "../../src/model/config.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
 import { ModelFileError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, signed } from "../../src/lab/model_file.ts";
@@ -177,7 +177,7 @@ beforeAll(async () => {
   const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 7, lr: 0.02, shuffle: true, data: "overfit-fixture" }), data: (b) => new EpochSource(mbs, 1, b) });
-  run.train(3);
+  run.train({ updates: 3 });
   model = {
     kind: "model", bytes: run.modelBytes(),
     decode: (bytes, path) => decodeModelFile(bytes, path).model.dispose(),
