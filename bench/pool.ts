@@ -3,7 +3,7 @@
 // Usage: npx tsx bench/pool.ts [--workers 2] [--pairs 6] [--microbatches 2] [--rows 16] [--config medium]
 import { parseArgs } from "node:util";
 import { initBackend, tf } from "../src/util/backend.ts";
-import { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import type { Batch } from "../src/data/batches.ts";
 import { decoderAdapter } from "../src/eval/adapter.ts";

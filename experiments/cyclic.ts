@@ -3,7 +3,7 @@
 // A recipe over src/, not library code.
 import { CYCLIC_DEFAULTS, type CyclicOptions } from "./options.ts";
 export { CYCLIC_DEFAULTS, type CyclicOptions };
-import { provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/runtime/provenance.ts";
 import { ReplacementSource } from "../src/data/sampling.ts";
 import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { paddedBatches, type Batch, type Binding } from "../src/data/batches.ts";

@@ -7,7 +7,7 @@ import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from 
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
-import { encodeSafetensors } from "../src/util/safetensors.ts";
+import { encodeSafetensors } from "../src/util/formats/safetensors.ts";
 import { gpt2Config, gpt2Tensors, hfSpecialTokens, hfTokenizer, hfTokenizerConfig } from "../src/model/hf_gpt2.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
 import { MANIFEST_FILE, manifestText } from "../src/model/dir_manifest.ts";

@@ -2,7 +2,7 @@
 // against count baselines, with every denominator explicit. A recipe over src/, not library code.
 import { OVERFIT_DEFAULTS, type OverfitOptions } from "./options.ts";
 export { OVERFIT_DEFAULTS, type OverfitOptions };
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { PRESETS, type ModelConfig } from "../src/model/config.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import { EpochSource } from "../src/data/epoch_source.ts";

@@ -1,6 +1,6 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
 // works on bytes; src/node/disk.ts reads and writes them). Not a test file itself.
-import type { Rng } from "../src/util/rng.ts";
+import type { Rng } from "../src/util/primitives/rng.ts";
 import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";

@@ -21,6 +21,17 @@ const LAYERS: Readonly<Record<string, number>> = {
 const WEB_ENTRIES = ["web/main.ts", "web/worker.ts"];
 /** Node scripts in web/ (run by tsx or vite, never in the page): the build config, the screenshot tool, the page driver. */
 const WEB_NODE_TOOLS = ["web/vite.config.ts", "web/screenshot.ts", "web/drive.ts"];
+/**
+ * src/util's folders, all in layer util: the engine's files at its top (being turned into a value passed in), the
+ * rest by concept. A new folder or a file outside these must be declared here.
+ */
+const UTIL_FOLDERS: Readonly<Record<string, string>> = {
+  "src/util/formats": "file and wire formats: safetensors, JSON, the schema facility, CSV, TensorBoard events",
+  "src/util/primitives": "seeded random streams, display rounding, SHA-256",
+  "src/util/render": "SVG, charts, HTML pages, console tables, text display",
+  "src/util/runtime": "progress lines, facts about processes, provenance",
+};
+const UTIL_ENGINE = ["backend.ts", "backend_choice.ts", "gradients.ts", "microbatch.ts", "wasm_kernels.ts", "wasm_matmul.ts"];
 const CORE = ["src/model", "src/train", "src/eval", "src/baselines", "src/lab", "src/data"];
 /** Where a node: module may be imported (directly): the Node edge and the CLI. */
 const NODE_IMPORTERS = ["src/node", "src/cli"];
@@ -200,6 +211,16 @@ describe("layering", () => {
   it("puts every source file in a known layer", () => {
     const errors = [...graph.keys()].map(layerOf).filter((l): l is Error => l instanceof Error).map((e) => e.message);
     expect(errors).toEqual([]);
+  });
+
+  it("keeps src/util's files in its declared folders, every folder in layer util", () => {
+    const util = tsFiles("src/util");
+    const stray = util.filter((f) => !(Object.keys(UTIL_FOLDERS).includes(dirname(f)) || (dirname(f) === "src/util" && UTIL_ENGINE.includes(f.slice("src/util/".length)))));
+    expect(stray).toEqual([]);
+    for (const folder of Object.keys(UTIL_FOLDERS)) {
+      expect(util.some((f) => dirname(f) === folder), `${folder} holds files`).toBe(true);
+      expect(layerOf(`${folder}/x.ts`)).toBe(LAYERS["src/util"]);
+    }
   });
 
   it("has no import running up the layers (type-only and dynamic imports included)", () => {

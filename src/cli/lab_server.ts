@@ -6,7 +6,7 @@ import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkOutputDir } from "../node/disk.ts";
 import { lockPath, type Lock } from "../node/lock.ts";
-import { isAlive } from "../util/process.ts";
+import { isAlive } from "../util/runtime/process.ts";
 import { LAB_DEFAULTS } from "../../experiments/options.ts";
 
 // web/ from src/cli/ or from its compiled copy in dist/src/cli/

@@ -1,6 +1,6 @@
 // A data source that walks a fixed list of microbatches epoch by epoch, shuffled afresh each epoch by the stream it
 // is given, with a cursor that can be saved and restored exactly. Not the sampling of windows (sampling.ts).
-import type { Rng, RngState } from "../util/rng.ts";
+import type { Rng, RngState } from "../util/primitives/rng.ts";
 import type { DataSource } from "./source.ts";
 
 /** Position of an EpochSource: the epoch's order, how far into it, and the shuffling stream's state. */

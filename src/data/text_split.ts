@@ -1,8 +1,8 @@
 // Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
 // document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
-import { Rng } from "../util/rng.ts";
-import { sha256Hex } from "../util/sha256.ts";
-import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/schema.ts";
+import { Rng } from "../util/primitives/rng.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
+import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/formats/schema.ts";
 import { SPLITS, type Split, type TextDocument } from "./documents.ts";
 
 /** One document of a text input before the split; `file` is the file it came from (named when it changes). */

@@ -1,7 +1,7 @@
 // lm-evaluation-harness's output files built from tinylab's scores: the results file (lm_eval/result_schema.py
 // EvalResults) and one samples file per task (SampleResult per line), with the harness's per-document metrics and
 // its aggregations (lm_eval/api/metrics.py). Pure: the caller writes the files. Not a task runner.
-import { sha256Hex } from "../util/sha256.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
 import { wilsonInterval } from "./intervals.ts";
 
 // ---- lm_eval/api/metrics.py, one function each ----

@@ -3,10 +3,10 @@
 // Unlike quantities are never averaged together. Not the HTML page (report_page.ts) nor any metric (report_*.ts).
 import { checkDocuments, SPLITS, type Document, type Split } from "../data/documents.ts";
 import type { AnyTokenizer, TokenizerJSON } from "../data/tokenizer.ts";
-import { Rng } from "../util/rng.ts";
-import { sha256Hex } from "../util/sha256.ts";
-import { createProgress, type ProgressStream } from "../util/progress.ts";
-import { provenance, type Provenance } from "../util/provenance.ts";
+import { Rng } from "../util/primitives/rng.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
+import { createProgress, type ProgressStream } from "../util/runtime/progress.ts";
+import { provenance, type Provenance } from "../util/runtime/provenance.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import type { Evaluator, ReportContext, ReportInputs } from "./evaluator.ts";
 import { groupWindowsWithOverall } from "./grouped.ts";

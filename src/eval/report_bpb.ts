@@ -1,6 +1,6 @@
 // The report's bits per byte: Σ(nats / ln 2) / Σ bytes of the scored targets per (split, source), from the
 // headline windows; bits per character beside it. The number only: its interval is the intervals evaluator's.
-import { htmlTable } from "../util/html.ts";
+import { htmlTable } from "../util/render/html.ts";
 import { BPB_DEFINITION } from "./bpb.ts";
 import { notShown, type Aggregation, type Evaluator } from "./evaluator.ts";
 import { groupBpb } from "./grouped.ts";

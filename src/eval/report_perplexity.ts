@@ -1,8 +1,8 @@
 // The report's perplexity evaluators: token-weighted NLL by (split, source) at the headline stride, the second
 // one the stride-context pass gives (labelled apart, never compared silently), and the optional extra strides.
-import { htmlTable } from "../util/html.ts";
-import { barChartWithIntervals } from "../util/charts.ts";
-import { formatTable } from "../util/table.ts";
+import { htmlTable } from "../util/render/html.ts";
+import { barChartWithIntervals } from "../util/render/charts.ts";
+import { formatTable } from "../util/render/table.ts";
 import { notShown, type Aggregation, type Evaluator } from "./evaluator.ts";
 import { groupRecord, groupWindowsWithOverall, type GroupRecord } from "./grouped.ts";
 import { f4, fixed, interval, shown, type Interval } from "./report_format.ts";

@@ -11,11 +11,11 @@ import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../da
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
 import { engineInfo } from "../util/backend.ts";
-import { provenance } from "../util/provenance.ts";
-import { Sha256, sha256Hex } from "../util/sha256.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
-import { parseStrictJson } from "../util/json_strict.ts";
-import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/schema.ts";
+import { provenance } from "../util/runtime/provenance.ts";
+import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import { parseStrictJson } from "../util/formats/json_strict.ts";
+import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/formats/schema.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";

@@ -16,7 +16,7 @@ import type { GradientItem, WorkerPool } from "../train/pool.ts";
 import { NonFiniteError } from "../train/non_finite.ts";
 import type { GradientProvider, StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
-import { Rng } from "../util/rng.ts";
+import { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { modelGradient } from "./gradients.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";

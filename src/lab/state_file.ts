@@ -6,9 +6,9 @@ import type { ParamArrays } from "../model/init.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
-import { RNG_STATE, type RngState } from "../util/rng.ts";
-import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schema.ts";
-import { encodeSafetensors } from "../util/safetensors.ts";
+import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
+import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
+import { encodeSafetensors } from "../util/formats/safetensors.ts";
 import {
   ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
   modelProvenance, refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,

@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, openSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseJsonFile, type Schema } from "../util/schema.ts";
-import { phase, type ProgressStream } from "../util/progress.ts";
+import { parseJsonFile, type Schema } from "../util/formats/schema.ts";
+import { phase, type ProgressStream } from "../util/runtime/progress.ts";
 import { writeFileAtomic } from "./atomic.ts";
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "./child_watch.ts";
 import { ensureDir, readFileText } from "./disk.ts";

@@ -6,7 +6,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isAlive } from "../util/process.ts";
+import { isAlive } from "../util/runtime/process.ts";
 import { LockedError } from "./lock.ts";
 
 export interface Claim {

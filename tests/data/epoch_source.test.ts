@@ -1,7 +1,7 @@
 // The epoch source: order, shuffling each epoch afresh, a saved cursor replayed exactly, and cursors refused
 // that do not fit the source.
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { EpochSource, type EpochCursor } from "../../src/data/epoch_source.ts";
 
 describe("EpochSource", () => {

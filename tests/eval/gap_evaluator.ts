@@ -1,7 +1,7 @@
 // Test fixture (not a test): a metric the report does not have, declared as any evaluator is, to show that adding
 // one is this file and one line in the list. The generalization gap: token-weighted validation NLL minus train NLL.
 import { notShown, ratioOfSums, type Evaluator } from "../../src/eval/evaluator.ts";
-import { escapeHtml } from "../../src/util/html.ts";
+import { escapeHtml } from "../../src/util/render/html.ts";
 import { f4 } from "../../src/eval/report_format.ts";
 
 export interface Gap {

@@ -3,7 +3,7 @@
 // plan: evaluation and saving at their own updates, the best-model rule and patience, stops saving once, sync = async.
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";

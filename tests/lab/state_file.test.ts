@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { sha256File } from "../../src/node/atomic.ts";
 import { basename, dirname } from "node:path";
-import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
 import { dirStore } from "../../src/node/disk.ts";
 import { modelProvenance, signed } from "../../src/lab/model_file.ts";
 import { swapOffsets } from "./file_edits.ts";

@@ -16,7 +16,7 @@ import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { ModelFileError, decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
 import { readFileBytes, readSafetensorsBytes, requireFile } from "../../src/node/disk.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { reencode } from "../lab/file_edits.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-bounded-"));

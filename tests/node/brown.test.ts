@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BROWN_FRACTIONS, BROWN_GENRES, brownDir, brownSources, brownSplit, detag, genreStreams, loadBrown, type BrownDoc } from "../../src/node/brown.ts";
 import { MANIFEST_FILE, parseTextManifest, splitTexts, type TextManifest } from "../../src/data/text_split.ts";
 import { memoryStore } from "../../src/lab/store.ts";
-import { Rng } from "../../src/util/rng.ts";
-import { sha256Hex } from "../../src/util/sha256.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
+import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
 let docs: BrownDoc[];
 let manifest: TextManifest;

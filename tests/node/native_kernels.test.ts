@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineInfo, initBackend, readTensor, setGraphLoader, tf } from "../../src/util/backend.ts";
 import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/node/native_kernels.ts";
 import { batchMatMul } from "../../src/util/wasm_matmul.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { gradcheck, gradcheckParameters } from "../../src/model/gradcheck.ts";

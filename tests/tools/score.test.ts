@@ -15,7 +15,7 @@ import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts"
 import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
 import { signed } from "../../src/lab/model_file.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { tinylab } from "../cli/spawn.ts";

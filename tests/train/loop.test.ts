@@ -2,7 +2,7 @@
 // exact resume from saved optimizer and data state, refusals and no leaks. With a GPT and scores: tests/lab/run.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { AdamW, DEFAULT_ADAMW } from "../../src/train/adamw.ts";
 import { constantSchedule } from "../../src/train/schedule.ts";
 import { EpochSource, type EpochCursor } from "../../src/data/epoch_source.ts";

@@ -1,9 +1,9 @@
 // Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
 // lines broken at non-finite points, end labels and legend placed whole. Rendered overlap is tests/browser's.
 import { describe, expect, it } from "vitest";
-import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../src/util/charts.ts";
-import { escapeXml, integerTicks, logTicks, niceTicks, textWidth, tickFormat, wrapText } from "../../src/util/svg.ts";
-import { assertWellFormed } from "./xml.ts";
+import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../../src/util/render/charts.ts";
+import { escapeXml, integerTicks, logTicks, niceTicks, textWidth, tickFormat, wrapText } from "../../../src/util/render/svg.ts";
+import { assertWellFormed } from "../xml.ts";
 
 /** All "x" coordinates of path data inside the chart's <path> elements. */
 function pathXs(svg: string): number[] {
