@@ -2,7 +2,8 @@
 // probed as evaluate probes it, and written as a Hugging Face GPT-2 directory with its ONNX graph (what
 // transformers.js loads), sealed by a manifest of its files' sha256s, or as the ONNX graph alone. Not a converter
 // back (src/node/model_dir.ts scores the directory as it is).
-import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
+import { decodeModelParts } from "../src/lab/model_file.ts";
+import { ModelFileError } from "../src/lab/file_checks.ts";
 import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";

@@ -8,7 +8,8 @@ import { readSafetensorsBytes } from "../src/node/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/node/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import { ModelFileError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { ModelFileError } from "../src/lab/file_checks.ts";
 import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 
 /** Backends every guard test runs on (tensorflow only if installed: not in CI). */

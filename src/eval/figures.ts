@@ -1,7 +1,11 @@
 // Figures specific to evaluation metrics, drawn with the generic SVG primitives of src/util: the reliability
 // diagram of the calibration report. Not metric code (src/eval/calibration.ts computes the bins).
 import { MARGIN_TOP } from "../util/render/charts.ts";
-import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText, wrapNotes } from "../util/render/svg.ts";
+import {
+  type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks,
+  noData, notesText, paletteColor, svgDocument, tickFormat, titleText,
+} from "../util/render/svg.ts";
+import { wrapNotes } from "../util/render/text_width.ts";
 import type { ReliabilityBin } from "./calibration.ts";
 
 export interface ReliabilityOptions {

@@ -9,10 +9,8 @@ import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
 import { encodeSafetensors } from "../util/formats/safetensors.ts";
-import {
-  ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
-  modelProvenance, refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
-} from "./model_file.ts";
+import { configJSON, parseConfig, parseProvenance, parseTokenizer, modelProvenance, refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance, type ValueRule } from "./model_file.ts";
+import { ModelFileError, checkFormat, checkIntegrity, decodeCheckpoint, metaField, signed } from "./file_checks.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
 export const TRAIN_STATE_FORMAT = "tinylab-train-state/2";

@@ -7,7 +7,8 @@ import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/runtime/process.ts";
 import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
-import { judgeModelHeader, ModelFileError } from "../lab/model_file.ts";
+import { judgeModelHeader } from "../lab/model_file.ts";
+import { ModelFileError } from "../lab/file_checks.ts";
 
 const { MAX_LENGTH } = constants;
 

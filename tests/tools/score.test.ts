@@ -16,7 +16,7 @@ import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
-import { signed } from "../../src/lab/model_file.ts";
+import { signed } from "../../src/lab/file_checks.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { tinylab } from "../cli/spawn.ts";
 
