@@ -98,7 +98,7 @@ try {
       const order = round % 2 === 0 ? runs : [...runs].reverse(); // alternate the order so drift favours no recipe
       for (const x of order) {
         const t = performance.now();
-        x.run.train(x.run.step + per);
+        x.run.train({ updates: x.run.step + per });
         x.ms.push((performance.now() - t) / per);
       }
     }

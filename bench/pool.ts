@@ -3,13 +3,15 @@
 // Usage: npx tsx bench/pool.ts [--workers 2] [--pairs 6] [--microbatches 2] [--rows 16] [--config medium]
 import { parseArgs } from "node:util";
 import { initBackend, tf } from "../src/util/backend.ts";
-import { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import type { Batch } from "../src/data/batches.ts";
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";
 import { EpochSource } from "../src/train/loop.ts";
+import { EpochSource } from "../src/data/epoch_source.ts";
 import { trainOptions } from "../src/lab/config.ts";
-import { Run, snapshotDifferences } from "../src/lab/run.ts";
+import { Run } from "../src/lab/run.ts";
+import { snapshotDifferences } from "../src/lab/resume_check.ts";
 import { startPool } from "../src/node/pool.ts";
 
 /** Full rows of random tokens, one document per row (as bench/step.ts and the peer). */

@@ -1,11 +1,11 @@
 // Draws a figure for docs/benchmarks.md from bench/scale.sh's JSON lines (stdin): training and scoring tokens/s against the
 // model's parameters for tinylab's graph engine and the PyTorch peer, the median over each config's pairs, with the
 // run's conditions (the peer's OpenBLAS kernel, the other CPU load it saw) under the chart. A renderer over measured
-// lines through src/util/charts.ts, not a benchmark itself.
+// lines through src/util/render/charts.ts, not a benchmark itself.
 //
 //   bash bench/scale.sh 3 | tee /tmp/scale.jsonl && npx tsx bench/scale_chart.ts < /tmp/scale.jsonl > scale.svg
 import { readFileSync } from "node:fs";
-import { lineChart, type Series } from "../src/util/charts.ts";
+import { lineChart, type Series } from "../src/util/render/charts.ts";
 
 interface Line {
   config: string; parameters: number; engine: string; workers: number; peer_threads: number;

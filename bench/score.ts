@@ -10,7 +10,7 @@ import { initParameters } from "../src/model/init.ts";
 import type { ScoredBatch } from "../src/model/input.ts";
 import { engineInfo, initBackend, setGraphLoader, currentGraphLoader } from "../src/util/backend.ts";
 import { useKernels } from "../src/node/native_kernels.ts";
-import { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, rows: { type: "string", default: "16" } } });
 const [rounds, rows] = [Number(values.rounds), Number(values.rows)];

@@ -80,20 +80,20 @@ async function benchHere(src: string) {
   const edge = (name: string, before: string) => (existsSync(resolve(src, `src/node/${name}`)) ? `src/node/${name}` : before);
   const backendModule = await mod<typeof import("../src/util/backend.ts")>("src/util/backend.ts");
   const { initBackend, readTensor, tf } = backendModule;
-  const { Rng } = await mod<typeof import("../src/util/rng.ts")>("src/util/rng.ts");
+  const { Rng } = await mod<typeof import("../src/util/primitives/rng.ts")>("src/util/primitives/rng.ts");
   const { PRESETS, parameterCount } = await mod<typeof import("../src/model/config.ts")>("src/model/config.ts");
   const { positionNll } = await mod<typeof import("../src/model/loss.ts")>("src/model/loss.ts");
-  const { EpochSource } = await mod<typeof import("../src/train/loop.ts")>("src/train/loop.ts");
+  const { EpochSource } = await mod<typeof import("../src/data/epoch_source.ts")>("src/data/epoch_source.ts");
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
-  const { sha256Hex } = await mod<typeof import("../src/util/sha256.ts")>("src/util/sha256.ts");
+  const { sha256Hex } = await mod<typeof import("../src/util/primitives/sha256.ts")>("src/util/primitives/sha256.ts");
   const { startPool } = workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
   // an older tree without the training graph trains on tfjs autograd
   const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts")) ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts") : undefined;
   const { decoderAdapter } = await mod<typeof import("../src/eval/passes/adapter.ts")>("src/eval/passes/adapter.ts");
   type ModelConfig = import("../src/model/config.ts").ModelConfig;
   type Batch = import("../src/data/batches.ts").Batch;
-  type Rng = import("../src/util/rng.ts").Rng;
+  type Rng = import("../src/util/primitives/rng.ts").Rng;
 
   const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
     tiny: { config: PRESETS.overfit, batch: 2 },

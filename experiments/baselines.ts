@@ -11,7 +11,7 @@ import { record } from "../src/eval/metrics/summary.ts";
 import { MAX_VOCAB_SIZE } from "../src/model/config.ts";
 import { decodeModelParts } from "../src/lab/model_file.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 
 export interface BaselinesOptions {
   data: string;

@@ -4,14 +4,15 @@ import { BROWN_DEFAULTS, type BrownOptions } from "./brown_options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/node/atomic.ts";
 import { dirStore, type DirStore } from "../src/node/disk.ts";
-import { createProgress } from "../src/util/progress.ts";
-import type { LossHistory } from "../src/util/charts.ts";
+import { createProgress } from "../src/util/runtime/progress.ts";
+import type { LossHistory } from "../src/util/render/charts.ts";
 import { lossPoints } from "../src/lab/history.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
-import { provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/runtime/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { brownSplit, loadBrown, sliceBrown } from "../src/node/brown.ts";
 import { trainBpe } from "../src/data/bpe.ts";
+import { MANIFEST_FILE } from "../src/data/text_split.ts";
 import { encodeDocument, targetCount, type Document, type Split, type TextDocument } from "../src/data/documents.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";
@@ -21,26 +22,24 @@ import { allBaselines } from "../src/baselines/ngram.ts";
 import { saveModel, STATE_FILE } from "../src/lab/store.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
-import { sha256Hex } from "../src/util/sha256.ts";
+import { sha256Hex } from "../src/util/primitives/sha256.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown/readings.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "../src/node/pool.ts";
-import type { Rng } from "../src/util/rng.ts";
+import type { Rng } from "../src/util/primitives/rng.ts";
 
 /** Files of a Brown run inside its --out directory. */
-const MANIFEST = "manifest.json", MODEL = "model.safetensors";
+const MANIFEST = MANIFEST_FILE, MODEL = "model.safetensors";
 export const CURVE_NOTE = "train loss: each update's own batch; validation: the whole validation split, every target once (stride = context); baselines fitted on train";
-
-const SPLIT_OF: Record<string, Split> = { train: "train", val: "validation", test: "test" };
 
 export type History = LossHistory;
 
 /** The split, tokenizer and documents of a run: manifest created or verified, BPE on train text only, canary inserted after. */
 export function brownData(o: Pick<BrownOptions, "slice" | "splitSeed" | "vocab" | "canary">, store: DirStore) {
   const all = o.slice ? sliceBrown(loadBrown(), o.slice) : loadBrown();
-  const bySplit = brownSplit(all, store.where(MANIFEST), o.splitSeed);
-  const texts: TextDocument[] = (["train", "val", "test"] as const).flatMap((s) => bySplit[s].map((d) => ({ id: d.id, split: SPLIT_OF[s], source: d.source, text: d.text })));
+  const bySplit = brownSplit(all, store, o.splitSeed);
+  const texts: TextDocument[] = [...bySplit.train, ...bySplit.validation, ...bySplit.test];
   const tokenizer = trainBpe(texts.filter((d) => d.split === "train").map((d) => d.text), o.vocab);
   const docs = insertCanary(texts, { text: o.canary.text, repetitions: o.canary.repetitions }).map((d) => encodeDocument(tokenizer, d));
   const of = (split: Split) => docs.filter((d) => d.split === split);

@@ -1,7 +1,7 @@
 // brown's typed options and defaults, in a module that loads no engine (`tinylab brown --help` shows them).
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
-import type { ProgressStream } from "../src/util/progress.ts";
+import type { ProgressStream } from "../src/util/runtime/progress.ts";
 
 export interface BrownOptions {
   out: string;

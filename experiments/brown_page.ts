@@ -2,9 +2,9 @@
 // curve and the next-token table after the headline. Presentation only; experiments/brown.ts computes the result.
 import type { BrownResult } from "./brown.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
-import { lossCurve } from "../src/util/charts.ts";
-import { escapeHtml } from "../src/util/html.ts";
-import { tokenText, visibleText } from "../src/util/text_view.ts";
+import { lossCurve } from "../src/util/render/charts.ts";
+import { escapeHtml } from "../src/util/render/html.ts";
+import { tokenText, visibleText } from "../src/util/render/text_view.ts";
 
 const fx = (x: number | null, d = 4) => (x !== null && Number.isFinite(x) ? x.toFixed(d) : "n/a");
 

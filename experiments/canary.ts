@@ -7,7 +7,7 @@ import { readDocumentsFile } from "../src/node/files.ts";
 import { BYTE_VOCAB, ByteTokenizer } from "../src/data/tokenizer.ts";
 import { canaryProbe, insertCanary } from "../src/eval/passes/memorization.ts";
 import { requireFile } from "../src/node/disk.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { CANARY_DEFAULTS, type CanaryOptions } from "./options.ts";
 export { CANARY_DEFAULTS, type CanaryOptions };
 

@@ -10,7 +10,7 @@ import { scoreMultipleChoice } from "../src/eval/metrics/multiple_choice.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";

@@ -7,7 +7,7 @@ import { MIN_REPLICATES } from "../src/eval/metrics/intervals.ts";
 import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
-import { provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/runtime/provenance.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
 import { conventionRecord, dirDocuments } from "./model_dir.ts";
 import { MODEL_DIR_DEFAULTS } from "./options.ts";

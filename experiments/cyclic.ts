@@ -3,7 +3,7 @@
 // A recipe over src/, not library code.
 import { CYCLIC_DEFAULTS, type CyclicOptions } from "./options.ts";
 export { CYCLIC_DEFAULTS, type CyclicOptions };
-import { provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/runtime/provenance.ts";
 import { ReplacementSource } from "../src/data/sampling.ts";
 import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { paddedBatches, type Batch, type Binding } from "../src/data/batches.ts";
@@ -18,7 +18,7 @@ import { allBaselines } from "../src/baselines/ngram.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run } from "../src/lab/run.ts";
 import { resumeCheck } from "../src/lab/resume_check.ts";
-import { drive, everyAndLast } from "../src/lab/driver.ts";
+import { everyAndLast } from "../src/train/loop.ts";
 import { historyRecorder } from "../src/lab/history_events.ts";
 import { learningRate } from "../src/train/schedule.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
@@ -101,7 +101,7 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>, onEvents?
     const steps: { loss: number; grad_norm: number; clipped: boolean }[] = [];
     const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
     const validationTargets = evalBatches.validation.reduce((n, b) => n + b.targetCount, 0);
-    drive(run, { updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
+    run.train({ updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
       onEvaluate: (update) => {
         checkpoints.push({ update, train: quick("train"), validation: quick("validation") });
         if (update === 0) recorder.initial(checkpoints[0].validation);

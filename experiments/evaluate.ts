@@ -13,9 +13,9 @@ import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { checkScoringMemory } from "../src/lab/memory.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
-import { phase, type ProgressStream } from "../src/util/progress.ts";
+import { phase, type ProgressStream } from "../src/util/runtime/progress.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export interface EvaluateOptions {

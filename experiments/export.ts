@@ -2,12 +2,13 @@
 // probed as evaluate probes it, and written as a Hugging Face GPT-2 directory with its ONNX graph (what
 // transformers.js loads), sealed by a manifest of its files' sha256s, or as the ONNX graph alone. Not a converter
 // back (src/node/model_dir.ts scores the directory as it is).
-import { ModelFileError, decodeModelParts } from "../src/lab/model_file.ts";
+import { decodeModelParts } from "../src/lab/model_file.ts";
+import { ModelFileError } from "../src/lab/file_checks.ts";
 import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
-import { encodeSafetensors } from "../src/util/safetensors.ts";
+import { encodeSafetensors } from "../src/util/formats/safetensors.ts";
 import { gpt2Config, gpt2Tensors, hfSpecialTokens, hfTokenizer, hfTokenizerConfig } from "../src/model/hf_gpt2.ts";
 import { onnxModel, readOnnxMetadata } from "../src/model/onnx.ts";
 import { MANIFEST_FILE, manifestText } from "../src/model/dir_manifest.ts";

@@ -1,6 +1,6 @@
 // `tinylab gradcheck` as a recipe: every coordinate of every parameter of a preset, tfjs gradient vs float64
 // central difference (src/model/gradcheck.ts), on the overfit training documents or random micro documents.
-import { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 import { PRESETS } from "../src/model/config.ts";
 import { gradcheck, gradcheckParameters, type GradcheckReport } from "../src/model/gradcheck.ts";
 import { packedBatches } from "../src/data/batches.ts";

@@ -11,9 +11,9 @@ import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvena
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
 import { generate, type Decoding } from "../src/eval/passes/generate.ts";
-import { provenance } from "../src/util/provenance.ts";
+import { provenance } from "../src/util/runtime/provenance.ts";
 import { checkScoringMemory } from "../src/lab/memory.ts";
-import { Rng } from "../src/util/rng.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
 import { scoringStride } from "../src/eval/passes/windows.ts";
 import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";

@@ -2,7 +2,7 @@
 // refuses a bad value in one line naming the flag and the value as typed. The catalogue (option_catalogue.ts)
 // gives every option one of them.
 import { MAX_CONTEXT_LENGTH, MODEL_CONFIG_FIELDS } from "../src/model/config.ts";
-import { parseStrictJson } from "../src/util/json_strict.ts";
+import { parseStrictJson } from "../src/util/formats/json_strict.ts";
 
 /** An option's parser: the value as yargs gives it, checked and converted, or a one-line error naming the flag. */
 export type Check<T = unknown> = (v: unknown, flag: string) => T;

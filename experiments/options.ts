@@ -64,7 +64,7 @@ export interface CompareOptions {
   graph?: string;
   allowNonFloat32?: boolean;
   /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
-  progress?: import("../src/util/progress.ts").ProgressStream;
+  progress?: import("../src/util/runtime/progress.ts").ProgressStream;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */

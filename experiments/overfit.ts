@@ -2,10 +2,10 @@
 // against count baselines, with every denominator explicit. A recipe over src/, not library code.
 import { OVERFIT_DEFAULTS, type OverfitOptions } from "./options.ts";
 export { OVERFIT_DEFAULTS, type OverfitOptions };
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { PRESETS, type ModelConfig } from "../src/model/config.ts";
 import type { GPT } from "../src/model/gpt.ts";
-import { EpochSource } from "../src/train/loop.ts";
+import { EpochSource } from "../src/data/epoch_source.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { packedBatches, trainingBatches, type Batch, type Binding } from "../src/data/batches.ts";
 import type { Document } from "../src/data/documents.ts";
@@ -18,7 +18,7 @@ import { trainOptions } from "../src/lab/config.ts";
 import { MIN_REPLICATES } from "../src/eval/metrics/intervals.ts";
 import { Run, type RunSpec } from "../src/lab/run.ts";
 import { saveModel, type Store } from "../src/lab/store.ts";
-import { atUpdates, drive } from "../src/lab/driver.ts";
+import { atUpdates } from "../src/train/loop.ts";
 import { historyRecorder } from "../src/lab/history_events.ts";
 import { learningRate } from "../src/train/schedule.ts";
 import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/train/pool.ts";
@@ -55,7 +55,7 @@ export type OverfitProgress =
   | { kind: "update"; seed: number; update: number; loss: number }
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
-/** One seed: train for `updates` through the lab's driver, scoring at each checkpoint. */
+/** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
 function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
   const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
   const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
@@ -64,7 +64,7 @@ function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Bin
   const validation = docs.filter((d) => d.split === "validation");
   const adapter = decoderAdapter(run.model, { pool });
   const told = (c: (typeof checkpoints)[number]) => onProgress?.({ kind: "checkpoint", seed, ...c });
-  drive(run, { updates: o.updates, evaluateAt: atUpdates(o.checkpoints) }, {
+  run.train({ updates: o.updates, evaluateAt: atUpdates(o.checkpoints) }, {
     onEvaluate: (update) => {
       checkpoints.push({ update, ...scoreSplits(adapter, data), validation_by_document: byDocument(adapter, validation, binding) });
       if (update === 0) {

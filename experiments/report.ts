@@ -20,7 +20,7 @@ import type { ScoringModel } from "../src/model/scoring.ts";
 import { reportCard, type CardContext } from "../src/eval/render/report_card.ts";
 import { reportFigures } from "../src/eval/render/report_page.ts";
 import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
-import type { ProgressStream } from "../src/util/progress.ts";
+import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { usingPool } from "../src/node/pool.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";

@@ -4,8 +4,8 @@ import { decoderAdapter } from "../src/eval/passes/adapter.ts";
 import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { readModelFileBytes } from "../src/node/disk.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
-import { Rng } from "../src/util/rng.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
 import { SAMPLE_DEFAULTS, type SampleOptions } from "./options.ts";
 export { SAMPLE_DEFAULTS, type SampleOptions };
 

@@ -10,10 +10,10 @@ import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, 
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
-import { EpochSource } from "../src/train/loop.ts";
-import { Rng } from "../src/util/rng.ts";
-import { sha256Hex } from "../src/util/sha256.ts";
-import { phase, type ProgressStream } from "../src/util/progress.ts";
+import { EpochSource } from "../src/data/epoch_source.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
+import { sha256Hex } from "../src/util/primitives/sha256.ts";
+import { phase, type ProgressStream } from "../src/util/runtime/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 
 /** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */

@@ -7,7 +7,7 @@ import { paysForThreads } from "../src/train/pool.ts";
 import type { Store } from "../src/lab/store.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
-import type { ProgressStream } from "../src/util/progress.ts";
+import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
 
 export interface TrainRunOptions {

@@ -1,6 +1,6 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
 // works on bytes; src/node/disk.ts reads and writes them). Not a test file itself.
-import type { Rng } from "../src/util/rng.ts";
+import type { Rng } from "../src/util/primitives/rng.ts";
 import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
@@ -8,7 +8,8 @@ import { readSafetensorsBytes } from "../src/node/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/node/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import { ModelFileError, decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { ModelFileError } from "../src/lab/file_checks.ts";
 import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 
 /** Backends every guard test runs on (tensorflow only if installed: not in CI). */

@@ -88,7 +88,7 @@ MISSING = object()
 
 
 def js_kind(v):
-    """src/util/schema.ts kind: a JSON value's type as its refusals name it."""
+    """src/util/formats/schema.ts kind: a JSON value's type as its refusals name it."""
     if v is None:
         return "null"
     return "an array" if isinstance(v, list) else "an object" if isinstance(v, dict) else "a boolean" if isinstance(v, bool) \
@@ -96,7 +96,7 @@ def js_kind(v):
 
 
 def refuse(where, path, what, v):
-    """src/util/schema.ts refuse: `<file>: <field>: <what is wrong> (got <value>)`, the value shortened to one line."""
+    """src/util/formats/schema.ts refuse: `<file>: <field>: <what is wrong> (got <value>)`, the value shortened to one line."""
     shown = "nothing" if v is MISSING else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
     raise RunTextError(f"{where}: {path}: {what} (got {shown if len(shown) <= 80 else shown[:77] + '...'})")
 

@@ -1,5 +1,6 @@
 // Drives the built lab page in Debian's Chromium through playwright-core (never a downloaded browser): used by
-// tests/browser/lab.test.ts, web/screenshot.ts and bench/lab.ts (the launcher is tools/chromium.ts's). Not the page and not a test.
+// tests/browser/lab.test.ts, tools/lab_screenshot.ts and bench/lab.ts (the launcher is tools/chromium.ts's). Not the
+// page and not a test.
 import type { Browser, Page } from "playwright-core";
 import { launchChromium, missingChromium, openPage } from "../tools/chromium.ts";
 

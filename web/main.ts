@@ -9,11 +9,11 @@ import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import type { Report } from "../src/eval/report/types.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
-import { lineChart } from "../src/util/charts.ts";
-import { PALETTE } from "../src/util/svg.ts";
-import { escapeHtml } from "../src/util/html.ts";
-import { toJson } from "../src/util/json.ts";
-import { round6 } from "../src/util/round.ts";
+import { lineChart } from "../src/util/render/charts.ts";
+import { PALETTE } from "../src/util/render/svg.ts";
+import { escapeHtml } from "../src/util/render/html.ts";
+import { toJson } from "../src/util/formats/json.ts";
+import { round6 } from "../src/util/primitives/round.ts";
 import { parseOptionText } from "../experiments/option_lookup.ts";
 import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
 

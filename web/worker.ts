@@ -3,7 +3,7 @@
 import { setThreadsCount, setWasmPaths, getThreadsCount } from "@tensorflow/tfjs-backend-wasm";
 import "@tensorflow/tfjs-backend-webgl";
 import { initBackend, NO_NODE, tf } from "../src/util/backend.ts";
-import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { runOverfit, type OverfitOptions, type OverfitProgress, type OverfitResult } from "../experiments/overfit.ts";
 import { runGradcheck } from "../experiments/gradcheck.ts";
 import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL } from "../src/model/gradcheck.ts";

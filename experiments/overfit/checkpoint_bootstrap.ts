@@ -1,6 +1,6 @@
 // Multi-Bootstrap intervals of a validation NLL at each scored update (checkpoint) of several seeds, over seeds ×
 // documents and over each alone, from one "bootstrap" stream. Pure; the overfit recipe reports it.
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { gatedMultiBootstrap, type Arm } from "../../src/eval/metrics/multi_bootstrap.ts";
 
 /** One document's cell at one checkpoint: its summed NLL and target count. */

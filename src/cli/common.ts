@@ -29,7 +29,7 @@ export function writeOutput(path: string, content: string | Uint8Array): void {
   writeFileAtomic(path, content);
 }
 
-export { toJson } from "../util/json.ts";
+export { toJson } from "../util/formats/json.ts";
 /**
  * The one timing every command prints, measured the same way everywhere: wall-clock seconds since the process
  * started (module loading, engine start-up, the work and writing files), so it matches a stopwatch around the command.

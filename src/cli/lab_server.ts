@@ -8,7 +8,7 @@ import { checkOutputDir } from "../node/disk.ts";
 import { DIRECTORY_LOCK, lockDirectory, type Lock } from "../node/lock.ts";
 import { isBookkeeping, removeEmpty } from "../node/output_dir.ts";
 import { INTERRUPTED_EXIT_CODE } from "./interrupt.ts";
-import { isAlive } from "../util/process.ts";
+import { isAlive } from "../util/runtime/process.ts";
 import { LAB_DEFAULTS } from "../../experiments/options.ts";
 
 // web/ from src/cli/ or from its compiled copy in dist/src/cli/

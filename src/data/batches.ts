@@ -1,5 +1,5 @@
 // Batch constructors for separate, padded and packed storage, all producing one shape the model and the
-// evaluator accept. Not the model's input checks (src/model/input.ts) and not data order (EpochSource in src/train/loop.ts).
+// evaluator accept. Not the model's input checks (src/model/input.ts) and not data order (src/data/epoch_source.ts).
 import { checkDocuments, targetCount, type Document, type Split } from "./documents.ts";
 
 /**

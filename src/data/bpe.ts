@@ -1,6 +1,6 @@
 // Byte-level BPE: merges learned over the UTF-8 bytes of pre-split chunks, ids stacked on ByteTokenizer's.
 // Not document framing (BOS/EOS placement belongs to the caller) and not a loader (see load_tokenizer.ts).
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { BOS, EOS, BYTE_OFFSET, BYTE_VOCAB, type Tokenizer, type TokenizerJSON } from "./tokenizer.ts";
 
 const utf8 = new TextEncoder();

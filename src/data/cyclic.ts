@@ -1,6 +1,6 @@
 // The cyclic-permutation task: rows c0 c1 c2 c3 c0 c1 c2 c3 c0 for every ordered choice of 4 of 5 symbols,
 // a seeded 80/20/20 split (its own seed) or one from a split file (read by src/node/split_files.ts). Not training (experiments/cyclic.ts).
-import { Rng } from "../util/rng.ts";
+import { Rng } from "../util/primitives/rng.ts";
 import { SPLITS, type Document } from "./documents.ts";
 import type { SplitRows } from "./split_file.ts";
 

@@ -1,6 +1,6 @@
 // The constructed documents of the overfitting experiment and the micro gradient-check batch.
 // Not the experiment (experiments/overfit.ts): just the fixed data, encoded with a fixed tokenizer.
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { encodeDocument, type Document, type TextDocument } from "./documents.ts";
 import { ByteTokenizer } from "./tokenizer.ts";
 

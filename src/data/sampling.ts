@@ -1,6 +1,6 @@
 // Seeded training data orders whose state is the data cursor: random document-local windows of long documents
 // (RandomWindows) and whole short rows drawn with replacement (ReplacementSource).
-import type { Rng, RngState } from "../util/rng.ts";
+import type { Rng, RngState } from "../util/primitives/rng.ts";
 import type { DataSource } from "./source.ts";
 import { PAD_DOC, PAD_ID, trainingBatches, type Batch, type Binding } from "./batches.ts";
 import type { Document } from "./documents.ts";

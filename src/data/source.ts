@@ -1,5 +1,5 @@
 // The data-order contract the training loop pulls from: microbatches per update and a savable position.
-// Not an implementation (src/data/sampling.ts, src/train/loop.ts EpochSource); here so data need not import train.
+// Not an implementation (src/data/sampling.ts, src/data/epoch_source.ts); here so data need not import train.
 
 /** Microbatches for each update, with a position that can be saved (JSON) and restored exactly. */
 export interface DataSource<B, S = unknown> {

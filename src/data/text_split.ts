@@ -1,8 +1,8 @@
 // Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
 // document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
-import { Rng } from "../util/rng.ts";
-import { sha256Hex } from "../util/sha256.ts";
-import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/schema.ts";
+import { Rng } from "../util/primitives/rng.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
+import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/formats/schema.ts";
 import { SPLITS, type Split, type TextDocument } from "./documents.ts";
 
 /** One document of a text input before the split; `file` is the file it came from (named when it changes). */
@@ -72,6 +72,10 @@ function utf8Length(s: string): number {
   return n;
 }
 
+/** The stream each source's documents are shuffled by: a child of the split seed named after the source. */
+export type SplitStreams = (source: string) => string;
+export const sourceStreams: SplitStreams = (source) => `source:${source}`;
+
 /** Refuse fractions that are not two numbers in [0, 1) leaving something to train on. */
 export function checkFractions(o: TextSplitOptions): void {
   for (const [name, f] of [["--validation-fraction", o.validation], ["--test-fraction", o.test]] as const) {
@@ -82,11 +86,11 @@ export function checkFractions(o: TextSplitOptions): void {
 
 /**
  * Whole documents to splits. Within each source (visited in sorted order) the ids, sorted first so input order
- * cannot matter, are shuffled by the child stream `source:<name>`; the first round(n·validation) go to
+ * cannot matter, are shuffled by the child stream `streams(source)` (`source:<name>`); the first round(n·validation) go to
  * validation, the next round(n·test) to test, the rest to train (a source of ≥ 3 documents gives each held-out
  * split with a fraction > 0 at least one, and keeps one for train).
  */
-export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[] = docs.map((d) => sha256Hex(d.text))): TextManifest {
+export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[] = docs.map((d) => sha256Hex(d.text)), streams: SplitStreams = sourceStreams): TextManifest {
   checkFractions(o);
   const order = sortedOrder(docs.map((d) => d.id));
   // positions in the sorted order, by source; a shuffle's permutation does not depend on what it shuffles
@@ -99,7 +103,7 @@ export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha
     const take = (f: number) => (n >= 3 && f > 0 ? Math.max(1, Math.round(n * f)) : Math.round(n * f));
     const nVal = Math.min(take(o.validation), Math.max(0, n - 1));
     const nTest = Math.min(take(o.test), Math.max(0, n - 1 - nVal));
-    rng.child(`source:${source}`).shuffle(members).forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
+    rng.child(streams(source)).shuffle(members).forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
   }
   return {
     format: TEXT_MANIFEST_FORMAT, seed: o.seed, fractions: { validation: o.validation, test: o.test },
@@ -155,8 +159,8 @@ export function parseTextManifest(json: string, where: string): TextManifest {
  * A saved manifest must be the split its own rule gives: splitTexts of these documents with its seed and
  * fractions. An edited one (a test document moved to train) would otherwise be trained on as it says.
  */
-export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string, sha?: readonly string[]): void {
-  const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }, sha).documents;
+export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string, sha?: readonly string[], streams?: SplitStreams): void {
+  const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }, sha, streams).documents;
   const says = `not what --split-seed ${m.seed} --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test} gives`;
   m.documents.forEach((d, i) => {
     for (const k of ["id", "source", "file", "split", "sha256", "bytes"] as const) {
@@ -252,7 +256,7 @@ export function rebuildRunSplit(json: string, where: string, read: (file: string
 }
 
 /** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
-export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
+export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, streams?: SplitStreams): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
   const sha = docs.map((d) => sha256Hex(d.text)); // once: the split, its check and the verification all compare these
@@ -265,13 +269,13 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
       throw new Error(`${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`);
     }
   } else {
-    m = splitTexts(docs, o, sha);
+    m = splitTexts(docs, o, sha, streams);
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
     if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
     store.write(MANIFEST_FILE, (json = manifestJson(m)));
   }
   const bySplit = verifyTextManifest(m, docs, where, undefined, sha);
-  if (saved) checkSplitRule(m, docs, where, sha);
+  if (saved) checkSplitRule(m, docs, where, sha, streams);
   return { bySplit, manifest: m, manifestSha256: json === undefined ? manifestSha256(m) : sha256Hex(json) };
 }

@@ -2,7 +2,7 @@
 // schedule, clip, batch shape, data identity), with the defaults every recipe starts from. Not the run (run.ts).
 import { DEFAULT_ADAMW } from "../train/adamw_config.ts";
 import type { Schedule } from "../train/schedule.ts";
-import { bool, int, num, obj, refine, str, type Schema } from "../util/schema.ts";
+import { bool, int, num, obj, refine, str, type Schema } from "../util/formats/schema.ts";
 
 /** Everything that decides the run except where it stops: a resume must match all of it. */
 export interface TrainOptions {

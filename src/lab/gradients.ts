@@ -5,7 +5,7 @@ import type { GPT } from "../model/gpt.ts";
 import { graphGradient } from "../model/graph_training.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import { batchLoss } from "../model/loss.ts";
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { microbatchGradient, type MicrobatchGradient } from "../train/trainer.ts";
 
 /**

@@ -1,7 +1,7 @@
 // A run's history as a TensorBoard event file (--tensorboard) and as CSV: the same updates and values as
-// history.json (scalars as float32). Not the history's rules (history.ts) and not the byte format (src/util/tensorboard.ts).
-import { fileVersionEvent, recordsUpTo, scalarsEvent } from "../util/tensorboard.ts";
-import { csvTable } from "../util/csv.ts";
+// history.json (scalars as float32). Not the history's rules (history.ts) and not the byte format (src/util/formats/tensorboard.ts).
+import { fileVersionEvent, recordsUpTo, scalarsEvent } from "../util/formats/tensorboard.ts";
+import { csvTable } from "../util/formats/csv.ts";
 import { emptyHistory, HISTORY_FILE, parseHistory, type History, type HistoryEntry } from "./history.ts";
 import type { Store } from "./store.ts";
 

@@ -1,7 +1,7 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
 // architecture, tokenizer and its id scheme, provenance and an integrity digest in `__metadata__`, enough alone
-// to re-score (docs/model-format.md is the spec). Bytes in, bytes
-// out: no file system here (src/node/disk.ts reads and writes). Not training state (state_file.ts).
+// to re-score (docs/model-format.md is the spec). Bytes in, bytes out: no file system here (src/node/disk.ts reads
+// and writes). Not training state (state_file.ts), nor the checks every tinylab file shares (file_checks.ts).
 import { GPT } from "../model/gpt.ts";
 import { refuseNonFiniteForward } from "./finite_forward.ts";
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FIELDS, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
@@ -11,11 +11,10 @@ import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../da
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
 import { engineInfo } from "../util/backend.ts";
-import { provenance } from "../util/provenance.ts";
-import { Sha256, sha256Hex } from "../util/sha256.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
-import { parseStrictJson } from "../util/json_strict.ts";
-import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/schema.ts";
+import { provenance } from "../util/runtime/provenance.ts";
+import { encodeSafetensors, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import { arr, int, obj, oneOf, str, type Schema } from "../util/formats/schema.ts";
+import { checkFormat, checkIntegrity, decodeCheckpoint, INTEGRITY, metaField, metaJSON, ModelFileError, signed } from "./file_checks.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";
@@ -79,11 +78,6 @@ export interface LoadedModel {
   integrity: Integrity;
 }
 
-/** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
-export class ModelFileError extends Error {
-  override name = "ModelFileError";
-}
-
 export function modelProvenance(seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
   const { backend, kernels, onnxruntime, tfjs } = engineInfo();
   return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab, ...(data ? { data } : {}) };
@@ -122,99 +116,6 @@ export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer
   return encodeSafetensors(tensors, { ...metadata });
 }
 
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/** A tensor's data bytes as the file stores them (little-endian). */
-function fileOrderBytes(t: TensorEntry): Uint8Array {
-  const { data } = t;
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  if (LITTLE_ENDIAN_HOST || data.BYTES_PER_ELEMENT === 1) return bytes;
-  const copy = bytes.slice();
-  for (let i = 0; i < copy.length; i += data.BYTES_PER_ELEMENT) copy.subarray(i, i + data.BYTES_PER_ELEMENT).reverse();
-  return copy;
-}
-
-/** The metadata key holding the digest. */
-export const INTEGRITY = "integrity";
-
-/**
- * The integrity digest of a tinylab file: sha256 (hex) over, for each tensor in name order (JavaScript's default
- * sort, UTF-16 code units; byte order for ASCII names), the line
- * `JSON.stringify(["tensor", name, dtype, shape])` + "\n" then its data bytes (little-endian, as stored),
- * then for each metadata entry except `integrity`, in key order, `JSON.stringify(["metadata", key, value])` + "\n".
- * It binds every name to its data, dtype and shape (swapped offsets change it) and covers the config,
- * tokenizer, provenance and format (an edited value changes it). Not a signature: anyone can recompute it.
- */
-export function integrityDigest(tensors: Record<string, TensorEntry>, metadata: Record<string, string>): string {
-  const h = new Sha256();
-  for (const name of Object.keys(tensors).sort()) {
-    const t = tensors[name];
-    h.update(`${JSON.stringify(["tensor", name, t.dtype, t.shape])}\n`).update(fileOrderBytes(t));
-  }
-  for (const key of Object.keys(metadata).sort()) if (key !== INTEGRITY) h.update(`${JSON.stringify(["metadata", key, metadata[key]])}\n`);
-  return h.digest();
-}
-
-/** `metadata` with its integrity digest over `tensors` added. */
-export function signed<M extends Record<string, string>>(tensors: Record<string, TensorEntry>, metadata: M): M & { integrity: string } {
-  return { ...metadata, [INTEGRITY]: integrityDigest(tensors, metadata) };
-}
-
-/** Refuse a file whose digest is absent or does not match its decoded tensors and metadata. */
-export function checkIntegrity(contents: SafetensorsContents, where: string): void {
-  const { metadata, tensors } = contents;
-  if (!Object.hasOwn(metadata, INTEGRITY)) throw new ModelFileError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
-  if (metadata[INTEGRITY] !== integrityDigest(tensors, metadata)) {
-    throw new ModelFileError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
-  }
-}
-
-/** Decode checkpoint bytes, hashing the very bytes decoded; a safetensors-level failure names `path`. */
-export function decodeCheckpoint(bytes: Uint8Array, path: string): { contents: SafetensorsContents; sha256: string } {
-  let contents: SafetensorsContents;
-  try {
-    contents = decodeSafetensors(bytes);
-  } catch (err) {
-    if (err instanceof SafetensorsError) throw new SafetensorsError(`${path}: not a valid safetensors file: ${err.message}`);
-    throw err;
-  }
-  checkPadding(bytes, path);
-  return { contents, sha256: sha256Hex(bytes) };
-}
-
-/**
- * The writer pads the header with spaces only. JSON allows tabs and newlines there too, and the decoded
- * contents would hide such an edit (the digest with them), so refuse it: the file is not as written.
- */
-function checkPadding(bytes: Uint8Array, path: string): void {
-  let i = 8 + Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  while (bytes[i - 1] === 0x20) i--;
-  if (bytes[i - 1] !== 0x7d) {
-    throw new ModelFileError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
-  }
-}
-
-/** A required metadata entry parsed as strict JSON (a key given twice is refused), naming the key when absent or malformed. */
-export function metaJSON(metadata: Record<string, string>, key: string, where: string): unknown {
-  if (!Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: metadata has no "${key}"`);
-  try {
-    return parseStrictJson(metadata[key], `${where}: metadata "${key}"`).value;
-  } catch (err) {
-    throw new ModelFileError((err as Error).message);
-  }
-}
-
-/** A required metadata entry checked against its schema; a refusal names the file and the field, e.g. `cursor.alea.s0`. */
-export function metaField<T>(metadata: Record<string, string>, key: string, schema: Schema<T>, where: string): T {
-  if (!Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: metadata has no "${key}"`);
-  try {
-    return parseJsonFile(metadata[key], schema, where, key);
-  } catch (err) {
-    if (isFileError(err)) throw new ModelFileError(err.message);
-    throw err;
-  }
-}
-
 /** The metadata `config` object: every field of the model config, each of its type and range (model/config.ts). */
 const CONFIG_SCHEMA = obj(MODEL_CONFIG_FIELDS);
 
@@ -231,14 +132,6 @@ const TOKENIZER_SCHEMA: Schema<unknown> = (v, path, cx) => {
  */
 const PROVENANCE_SCHEMA = obj({ seed: int(), update: int({ min: 0 }), backend: str({ oneLine: true }), tfjs: str({ oneLine: true }), tinylab: str({ oneLine: true }) }, { open: true });
 
-/** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
-export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
-  const wanted = expected.map((f) => `"${f}"`).join(" or ");
-  if (!Object.hasOwn(metadata, "format")) throw new ModelFileError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
-  if (!expected.includes(metadata.format)) throw new ModelFileError(`${where}: format is "${metadata.format}", expected ${wanted}`);
-}
-
-/** The config from metadata: every declared key present, no unknown key, types and values valid. */
 export function parseConfig(metadata: Record<string, string>, where: string): ModelConfig {
   const raw = metaField(metadata, "config", CONFIG_SCHEMA, where);
   try {

@@ -1,6 +1,9 @@
 // The in-memory resume check a recipe reports: snapshot, one update, restore, the same update again, compared bit
-// for bit, with a control that must differ. Not the file resume (store.ts and state_file.ts do that).
-import { SAVED_STREAMS, snapshotDifferences, type Run } from "./run.ts";
+// for bit, with a control that must differ, and the snapshot comparison it rests on. Not the file resume (store.ts
+// and state_file.ts do that).
+import type { ParamArrays } from "../model/init.ts";
+import { STREAMS, type Run } from "./run.ts";
+import type { TrainSnapshot } from "./state_file.ts";
 
 /**
  * Snapshot (weights, Adam moments and step, every RNG state), one update, restore, the same update again:
@@ -30,4 +33,21 @@ export function resumeCheck(run: Run) {
     bit_identical: restored.length === 0 && replay.length === 0 && Object.is(first.loss, second.loss),
     control_without_batch_rng: { differing: control.length, identical: control.length === 0 },
   };
+}
+
+/** The streams a snapshot carries, by name: the data cursor (drawn from "batches") and the rest. */
+export const SAVED_STREAMS = [STREAMS.batches, STREAMS.dropout];
+
+/** Names of the entries whose bytes differ between two snapshots (empty: bit-identical). */
+export function snapshotDifferences(a: TrainSnapshot, b: TrainSnapshot): string[] {
+  const same = (x: Float32Array, y: Float32Array | undefined) => y !== undefined && x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+  const out: string[] = [];
+  const maps: [string, ParamArrays, ParamArrays][] = [["param", a.weights, b.weights], ["adam.m", a.optimizer.m, b.optimizer.m], ["adam.v", a.optimizer.v, b.optimizer.v]];
+  for (const [what, x, y] of maps) for (const [k, v] of x) if (!same(v, y.get(k))) out.push(`${what} ${k}`);
+  if (a.optimizer.step !== b.optimizer.step) out.push("adam.step");
+  if ((a.best === undefined) !== (b.best === undefined) || (a.best && b.best && (a.best.update !== b.best.update || !Object.is(a.best.validationNll, b.best.validationNll) || a.best.scoringsSince !== b.best.scoringsSince))) out.push("best");
+  else if (a.best && b.best) for (const [k, v] of a.best.weights) if (!same(v, b.best.weights.get(k))) out.push(`best ${k}`);
+  if (JSON.stringify(a.cursor) !== JSON.stringify(b.cursor)) out.push(`rng ${STREAMS.batches}`);
+  for (const k of Object.keys(a.rngs)) if (JSON.stringify(a.rngs[k]) !== JSON.stringify(b.rngs[k])) out.push(`rng ${k}`);
+  return out;
 }

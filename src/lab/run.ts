@@ -10,12 +10,13 @@ import { initParameters, type ParamArrays } from "../model/init.ts";
 import { dropoutDraws } from "../model/dropout_draws.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
-import { trainLoop, trainLoopAsync, type DataSource, type LoopArgs, type ShouldStop } from "../train/loop.ts";
+import type { DataSource } from "../data/source.ts";
+import { drain, drainAsync, loopSteps, type LoopArgs, type LoopHooks, type LoopPlan, type LoopResult } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
 import { NonFiniteError } from "../train/non_finite.ts";
 import type { GradientProvider, StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
-import { Rng } from "../util/rng.ts";
+import { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { modelGradient } from "./gradients.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
@@ -41,16 +42,34 @@ export interface RunSpec {
   readonly trainedOn?: TextDataProvenance;
 }
 
-export type RunHooks = Pick<LoopArgs<Batch>, "saveEvery" | "onSave" | "onUpdate"> & {
+/** What to train: the loop's plan (src/train/loop.ts) and the rules a run adds. */
+export interface TrainPlan<E> extends LoopPlan {
+  /** Stop after this many evaluations in a row that do not lower the best one (needs `select`). */
+  patience?: number;
+  /** The best-model rule: the weights with the lowest of these (a validation NLL) are kept; absent: none are. */
+  select?: (evaluation: E) => number;
   /** What a finite but diverging loss does (divergence.ts): warn once (default) or stop the run. */
   onDivergence?: DivergencePolicy;
   /** Where the divergence warning goes (default: console.error). */
   warn?: (line: string) => void;
-};
+}
+
+export type TrainHooks<E> = Omit<LoopHooks<E>, "converged">;
+
+export interface Trained extends Omit<LoopResult, "earlyStop"> {
+  /** Set when patience ended the run before `updates` (a finished run): where it stopped. */
+  earlyStop?: { at: number; patience: number };
+}
+
+/** Refuse a plan the run cannot follow from `from`, before anything is printed or scored. */
+export function checkPlan<E>(from: number, plan: Pick<TrainPlan<E>, "updates" | "patience" | "evaluateAt" | "select">): void {
+  if (from > plan.updates) throw new Error(`the training state is at update ${from}, past --updates ${plan.updates}`);
+  if (plan.patience !== undefined && (plan.evaluateAt === undefined || plan.select === undefined)) throw new Error("--patience counts validation scorings: it needs --eval-every");
+}
 
 export class Run {
   private warnedDivergence = false;
-  /** The weights validation chose so far (set by the driver's best-model rule: driver.ts); saved with the state. */
+  /** The weights validation chose so far (set by the best-model rule, TrainPlan.select); saved with the state. */
   best: SelectedWeights | undefined;
 
   private constructor(
@@ -93,21 +112,54 @@ export class Run {
     return this.optimizer.step;
   }
 
-  /** Continue to `updates` in total (or until `shouldStop`); hooks see every update and every save step; divergence is guarded. */
-  train(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): { from: number; to: number; stopped: boolean } {
+  /**
+   * Train by `plan` on this thread: the loop's hooks (src/train/loop.ts) plus what a run adds, the best-model rule
+   * (`select`, the weights with the lowest score are kept and saved with the state), patience counted in scorings,
+   * and the divergence guard. `to` is the last update done.
+   */
+  train<E>(plan: TrainPlan<E>, hooks: TrainHooks<E> = {}): Trained {
+    return drain(this.steps(plan, hooks));
+  }
+
+  /** The same, giving the event loop a turn between updates so a signal handler can set shouldStop (train, brown). */
+  trainAsync<E>(plan: TrainPlan<E>, hooks: TrainHooks<E> = {}): Promise<Trained> {
+    return drainAsync(this.steps(plan, hooks));
+  }
+
+  private *steps<E>(plan: TrainPlan<E>, hooks: TrainHooks<E>): Generator<void, Trained, void> {
+    checkPlan(this.step, plan);
+    const { onDivergence = "warn", warn = (line: string) => console.error(line) } = plan;
+    const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
+    const o = this.spec.options;
+    const args: LoopArgs<Batch> = {
+      params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm,
+      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => microbatches.map((b) => modelGradient(this.model, b, this.dropout)),
+    };
+    const { patience, select } = plan;
+    const loopHooks: LoopHooks<E> = {
+      ...hooks,
+      onEvaluate: hooks.onEvaluate && ((step) => {
+        const e = hooks.onEvaluate!(step);
+        if (select) this.considerForBest(select(e));
+        return e;
+      }),
+      onUpdate: (step, r, e) => {
+        const what = divergence(this.spec.config.vocabSize, step, r.loss);
+        if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
+        if (what !== undefined && !this.warnedDivergence) {
+          this.warnedDivergence = true; // once per run: a diverging run would otherwise print on every update
+          warn(divergenceWarning(what));
+        }
+        hooks.onUpdate?.(step, r, e);
+      },
+      converged: () => patience !== undefined && this.best !== undefined && this.best.scoringsSince >= patience,
+    };
     try {
-      return trainLoop(this.loopArgs(updates, hooks), { shouldStop });
+      const { earlyStop, ...done } = yield* loopSteps(args, plan, loopHooks);
+      return { ...done, ...(earlyStop ? { earlyStop: { ...earlyStop, patience: patience! } } : {}) };
     } catch (err) {
       throw this.namedDivergence(err);
     }
-  }
-
-  /**
-   * The same, yielding to the event loop between updates so a signal handler can run, and stopping between two
-   * whole updates when `shouldStop()` says so. `to` is the last update done.
-   */
-  trainAsync(updates: number, hooks: RunHooks = {}, shouldStop?: ShouldStop): Promise<{ from: number; to: number; stopped: boolean }> {
-    return trainLoopAsync(this.loopArgs(updates, hooks), { shouldStop }).catch((err: unknown) => { throw this.namedDivergence(err); });
   }
 
   /**
@@ -120,25 +172,6 @@ export class Run {
     const named = new NonFiniteError(err.step, err.what);
     named.message = `${err.message} (update ${err.step - 1} moved the weights at learning rate ${learningRate(schedule, err.step - 1)}, from --lr ${schedule.lr}: the run diverged; a smaller --lr is the usual cure)`;
     return named;
-  }
-
-  private loopArgs(updates: number, hooks: RunHooks): LoopArgs<Batch> {
-    const { onDivergence = "warn", warn = (line: string) => console.error(line), onUpdate, ...loop } = hooks;
-    const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
-    const o = this.spec.options;
-    return {
-      params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm, updates, ...loop,
-      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => microbatches.map((b) => modelGradient(this.model, b, this.dropout)),
-      onUpdate: (step, r) => {
-        const what = divergence(this.spec.config.vocabSize, step, r.loss);
-        if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
-        if (what !== undefined && !this.warnedDivergence) {
-          this.warnedDivergence = true; // once per run: a diverging run would otherwise print on every update
-          warn(divergenceWarning(what));
-        }
-        onUpdate?.(step, r);
-      },
-    };
   }
 
   /**
@@ -166,7 +199,7 @@ export class Run {
   /** One more update; returns its result. */
   update(): StepResult {
     let result: StepResult | undefined;
-    this.train(this.step + 1, { onUpdate: (_step, r) => { result = r; } });
+    this.train({ updates: this.step + 1 }, { onUpdate: (_step, r) => { result = r; } });
     return result!;
   }
 
@@ -263,20 +296,3 @@ export const selectionOf = (b: Pick<SelectedWeights, "update" | "validationNll">
   on: "validation", update: b.update, validation_nll: b.validationNll,
   note: "the update with the lowest whole-split validation NLL: chosen on validation, so that number is optimistic; only the test split (--final-test) is unbiased",
 });
-
-/** The streams a snapshot carries, by name: the data cursor (drawn from "batches") and the rest. */
-export const SAVED_STREAMS = [STREAMS.batches, STREAMS.dropout];
-
-/** Names of the entries whose bytes differ between two snapshots (empty: bit-identical). */
-export function snapshotDifferences(a: TrainSnapshot, b: TrainSnapshot): string[] {
-  const same = (x: Float32Array, y: Float32Array | undefined) => y !== undefined && x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
-  const out: string[] = [];
-  const maps: [string, ParamArrays, ParamArrays][] = [["param", a.weights, b.weights], ["adam.m", a.optimizer.m, b.optimizer.m], ["adam.v", a.optimizer.v, b.optimizer.v]];
-  for (const [what, x, y] of maps) for (const [k, v] of x) if (!same(v, y.get(k))) out.push(`${what} ${k}`);
-  if (a.optimizer.step !== b.optimizer.step) out.push("adam.step");
-  if ((a.best === undefined) !== (b.best === undefined) || (a.best && b.best && (a.best.update !== b.best.update || !Object.is(a.best.validationNll, b.best.validationNll) || a.best.scoringsSince !== b.best.scoringsSince))) out.push("best");
-  else if (a.best && b.best) for (const [k, v] of a.best.weights) if (!same(v, b.best.weights.get(k))) out.push(`best ${k}`);
-  if (JSON.stringify(a.cursor) !== JSON.stringify(b.cursor)) out.push(`rng ${STREAMS.batches}`);
-  for (const k of Object.keys(a.rngs)) if (JSON.stringify(a.rngs[k]) !== JSON.stringify(b.rngs[k])) out.push(`rng ${k}`);
-  return out;
-}

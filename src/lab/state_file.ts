@@ -6,13 +6,11 @@ import type { ParamArrays } from "../model/init.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
-import { RNG_STATE, type RngState } from "../util/rng.ts";
-import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schema.ts";
-import { encodeSafetensors } from "../util/safetensors.ts";
-import {
-  ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
-  modelProvenance, refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
-} from "./model_file.ts";
+import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
+import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
+import { encodeSafetensors } from "../util/formats/safetensors.ts";
+import { configJSON, parseConfig, parseProvenance, parseTokenizer, modelProvenance, refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance, type ValueRule } from "./model_file.ts";
+import { ModelFileError, checkFormat, checkIntegrity, decodeCheckpoint, metaField, signed } from "./file_checks.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
 export const TRAIN_STATE_FORMAT = "tinylab-train-state/2";
@@ -27,7 +25,7 @@ export interface TrainSnapshot {
   optimizer: AdamWState;
   /** Every random stream of the run by role (dropout, data order), so none restarts on resume. */
   rngs: Record<string, RngState>;
-  /** The data source's position (src/train/loop.ts `DataSource.state()`), stored as JSON. */
+  /** The data source's position (src/data/source.ts `DataSource.state()`), stored as JSON. */
   cursor: unknown;
   provenance: ModelProvenance;
   /** The weights validation chose so far, when the run scores validation (absent: none scored yet). */
@@ -83,7 +81,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
 /** The run's streams other than the data's (whose state is the cursor): src/lab/run.ts STREAMS.dropout. */
 const RNGS = obj({ dropout: RNG_STATE });
 
-/** An EpochSource's position (src/train/loop.ts): its order a list of distinct indices (the source checks it covers its items). */
+/** An EpochSource's position (src/data/epoch_source.ts): its order a list of distinct indices (the source checks it covers its items). */
 const EPOCH_CURSOR = obj({ epoch: int({ min: 0 }), position: int({ min: 0 }), order: arr(int({ min: 0 }), { unique: "" }), rng: nullable(RNG_STATE) });
 
 /** The data cursor is one of the two shapes the sources save: a stream's state (random windows, draws) or an epoch cursor. */

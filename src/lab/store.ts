@@ -1,6 +1,6 @@
 // Where a run's files live: a tiny Store interface (a directory on disk from src/node/disk.ts, or memory in a
 // browser or a test), the state file's name, and opening a run fresh or from its saved state. Not a format.
-import { sha256Hex } from "../util/sha256.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
 import type { WorkerPool } from "../train/pool.ts";
 import { Run, type RunSpec } from "./run.ts";
 import { decodeTrainState } from "./state_file.ts";

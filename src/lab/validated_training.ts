@@ -1,5 +1,5 @@
-// The training every text recipe shares (train --text, train on a documents file, brown), on the driver
-// (driver.ts): the whole validation split scored every --eval-every updates, history.json and the loss curve
+// The training every text recipe shares (train --text, train on a documents file, brown), as hooks on the run's
+// loop (run.ts): the whole validation split scored every --eval-every updates, history.json and the loss curve
 // kept across resumes, the state saved by the run directory's protocol. Not evaluation after training (the recipes).
 import type { Batch } from "../data/batches.ts";
 import type { Document } from "../data/documents.ts";
@@ -15,15 +15,15 @@ import { allBaselines } from "../baselines/ngram.ts";
 import type { WorkerPool } from "../train/pool.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
-import { lossCurve } from "../util/charts.ts";
-import { phase, type Progress, type ProgressStream } from "../util/progress.ts";
-import type { Rng } from "../util/rng.ts";
+import { lossCurve } from "../util/render/charts.ts";
+import { phase, type Progress, type ProgressStream } from "../util/runtime/progress.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import type { DivergencePolicy } from "./divergence.ts";
-import { checkPlan, driveAsync, everyAndLast, type DrivePlan, type Driven } from "./driver.ts";
+import { everyAndLast } from "../train/loop.ts";
 import { HISTORY_FILE, lossPoints, resumeHistory, type History, type HistoryEntry } from "./history.ts";
 import { EVENTS_FILE, HistoryEvents } from "./history_events.ts";
-import type { Run } from "./run.ts";
+import { checkPlan, type Run, type TrainPlan, type Trained } from "./run.ts";
 import { commitState, CURVE_FILE, writeHistory as writeHistoryFiles, type HistoryFiles } from "./run_dir.ts";
 import { ResumeMismatchError } from "./state_file.ts";
 import { openRun, STATE_FILE, type Store } from "./store.ts";
@@ -69,7 +69,7 @@ export interface ValidatedRunSpec {
   curve: { title: string; note: string };
 }
 
-export interface ValidatedRunResult extends Pick<Driven, "from" | "stopped" | "earlyStop"> {
+export interface ValidatedRunResult extends Pick<Trained, "from" | "stopped" | "earlyStop"> {
   /** Open: the caller evaluates or saves it, then disposes of it. */
   run: Run;
   history: History;
@@ -122,7 +122,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     const from = run.step;
     const store = spec.store;
     const validate = spec.evalEvery !== undefined && spec.validation.length > 0;
-    const plan: DrivePlan<{ nll: number; targets: number }> = {
+    const plan: TrainPlan<{ nll: number; targets: number }> = {
       updates: spec.updates, stopAt: spec.stopAt, saveEvery: spec.saveEvery, patience: spec.patience, onDivergence: spec.onDivergence, warn: spec.warn,
       // a split with no documents has nothing to score: --eval-every then writes the history without validation
       evaluateAt: spec.evalEvery === undefined ? undefined : validate ? everyAndLast(spec.evalEvery, spec.updates) : () => false,
@@ -154,7 +154,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     };
     const t0 = performance.now();
     let tokensSeen = 0;
-    const driven = await driveAsync(run, plan, {
+    const driven = await run.trainAsync(plan, {
       onEvaluate: (step) => {
         const scored = validationNll(adapter, spec.validation, spec.progress);
         if (step === 0) history.initial_validation_nll = scored.nll;

@@ -1,6 +1,6 @@
 // The decoder's typed config with its defaults, override checking and the named presets used by experiments.
 // Not the model itself (gpt.ts) and not training settings (src/train).
-import { bool, int, num, type Schema } from "../util/schema.ts";
+import { bool, int, num, type Schema } from "../util/formats/schema.ts";
 
 /** Shape of a GPT-style decoder. Saved with every result and checkpoint. */
 export interface ModelConfig {

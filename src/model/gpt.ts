@@ -1,7 +1,7 @@
 // The GPT-style decoder on tfjs: token + position embeddings, pre-LayerNorm blocks with causal multi-head
 // attention and a GELU feed-forward, final LayerNorm, tied head. Not training (src/train) or batching (src/data).
 import { tf } from "../util/backend.ts";
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { parameterShapes, validateModelConfig, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
 import { attentionMask, checkModelInput, positionsOf, type ModelInput } from "./input.ts";

@@ -2,7 +2,7 @@
 // or the training graph where the engine runs graphs: graph_training.ts) against central differences of the
 // float64 reference, for every coordinate of every parameter. Not a test runner.
 import { tf } from "../util/backend.ts";
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { parameterShapes, type ModelConfig } from "./config.ts";
 import { GPT } from "./gpt.ts";
 import { gradientPath, graphGradient, type GradientPath } from "./graph_training.ts";

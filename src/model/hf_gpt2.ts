@@ -3,7 +3,7 @@
 // export writes these, and nothing here reads one back.
 import { bytesToUnicode } from "../data/hf_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
-import type { TensorEntry } from "../util/safetensors.ts";
+import type { TensorEntry } from "../util/formats/safetensors.ts";
 import type { ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
 import { LN_EPS } from "./ops.ts";

@@ -1,6 +1,6 @@
 // Parameter initialisation from an explicit seeded stream (GPT-2 style), as named Float32Arrays.
 // Not tfjs: the same arrays feed the tfjs model, the float64 reference and checkpoints.
-import type { Rng } from "../util/rng.ts";
+import type { Rng } from "../util/primitives/rng.ts";
 import { parameterShapes, type ModelConfig } from "./config.ts";
 
 /** Named parameter arrays in `parameterShapes` order. */

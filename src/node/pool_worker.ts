@@ -9,7 +9,7 @@ import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from
 import { currentGraphLoader, initBackend, parseBackendChoice, tf } from "../util/backend.ts";
 import { parseKernelsChoice } from "../util/backend_choice.ts";
 import { useKernels } from "./native_kernels.ts";
-import { Rng } from "../util/rng.ts";
+import { Rng } from "../util/primitives/rng.ts";
 
 const { init, port, signal, index } = workerData as { init: WorkerInit; port: MessagePort; signal: Int32Array; index: number };
 

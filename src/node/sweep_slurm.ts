@@ -8,7 +8,8 @@ import { SWEEP_RUN_LOCK } from "./child_watch.ts";
 import { DIRECTORY_LOCK } from "./lock.ts";
 import { claimOutputDir } from "./output_dir.ts";
 import { arraySpec, arrayStates, cancelJob, isFinal, shellWord, submitArray, type TaskState } from "./slurm.ts";
-import { doneFile, logFile, readRow, runDir, SWEEP_KIND, type ResultReaders, type SweepRow, type SweepRun } from "./sweep_runner.ts";
+import { logFile, runDir, SWEEP_KIND, type SweepRun } from "./sweep_runner.ts";
+import { doneFile, readRow, type ResultReaders, type SweepRow } from "./sweep_results.ts";
 import { claimHolder, removeClaimsOf } from "./task_claim.ts";
 
 export interface SlurmSweepOptions {

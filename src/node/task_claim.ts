@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isAlive } from "../util/process.ts";
+import { isAlive } from "../util/runtime/process.ts";
 import { takeLock, type Lock } from "./lock.ts";
 
 export interface Claim {

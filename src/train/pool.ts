@@ -3,7 +3,7 @@
 // Not threads: the replicas (src/node/pool.ts over worker_threads, later Web Workers) implement `Replicas`.
 import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
-import type { RngState } from "../util/rng.ts";
+import type { RngState } from "../util/primitives/rng.ts";
 import { shares, writeWeights, type Job, type Reply, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
 import type { MicrobatchGradient } from "./trainer.ts";
 

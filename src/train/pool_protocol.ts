@@ -2,7 +2,7 @@
 // assignment rule, the shared weight layout, and the job and reply messages. Not threads (src/node/pool.ts).
 import type { ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
-import type { RngState } from "../util/rng.ts";
+import type { RngState } from "../util/primitives/rng.ts";
 
 /** Worker of item `index` among `workers` (worker 0 is the calling thread): round robin, fixed by the inputs. */
 export const workerOf = (index: number, workers: number): number => index % workers;

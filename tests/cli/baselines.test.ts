@@ -11,7 +11,7 @@ import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { useBackend } from "../helpers.ts";
 import { tinylabHere } from "./in_process.ts";
 

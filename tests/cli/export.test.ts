@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeSafetensors } from "../../src/util/safetensors.ts";
+import { decodeSafetensors } from "../../src/util/formats/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";

@@ -10,7 +10,7 @@ import { BpeTokenizer } from "../../src/data/bpe.ts";
 import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { resolveModelConfig } from "../../src/model/config.ts";
 import { readOnnxMetadata } from "../../src/model/onnx.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { checkExportDir, exportModel, EXPORT_MARKER } from "../../experiments/export.ts";
 import { randomWeights, useBackend } from "../helpers.ts";
 

@@ -15,7 +15,7 @@ import { scoringText } from "../../src/cli/common.ts";
 import { optionValues, SCORING_DATA } from "../../src/cli/options.ts";
 import { readRunText } from "../../src/node/text_files.ts";
 import { documentsOfText, sourcesOfManifest, splitTexts } from "../../src/data/text_split.ts";
-import { sha256Hex } from "../../src/util/sha256.ts";
+import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 import { leakedBy, loadModel, useBackend } from "../helpers.ts";
 import { ok, tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";

@@ -9,7 +9,7 @@ export const BIN = resolve(import.meta.dirname, "../../bin/tinylab.js");
 export const TEST_ENV = { TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" };
 
 /**
- * Progress lines (src/util/progress.ts: `label  done/total unit  percent%  …`), which a run prints on stderr or not
+ * Progress lines (src/util/runtime/progress.ts: `label  done/total unit  percent%  …`), which a run prints on stderr or not
  * depending on how long each phase takes on this machine: left out of the stderr a test compares.
  */
 const PROGRESS_LINE = /^\S+ {2}\d+\/\d+ \S+ {2}[\d.]+%.*(\n|$)/gm;

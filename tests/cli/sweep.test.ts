@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseGrid, planSweep } from "../../experiments/sweep.ts";
 import { SWEEP_RUN_LOCK } from "../../src/node/child_watch.ts";
-import { isAlive } from "../../src/util/process.ts";
+import { isAlive } from "../../src/util/runtime/process.ts";
 import { start, tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 

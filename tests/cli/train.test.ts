@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { sha256File } from "../../src/node/atomic.ts";
 import { loadTrainState } from "../helpers.ts";
 import { ok, start, tinylab } from "./spawn.ts";

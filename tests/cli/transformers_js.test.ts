@@ -20,7 +20,7 @@ import { readFileBytes } from "../../src/node/disk.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
 import { runSample, SAMPLE_DEFAULTS } from "../../experiments/sample.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
 import { TEXTS } from "../tools/models.ts";
 import { transformersNll } from "./transformers_scoring.ts";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sha256File } from "../../src/node/atomic.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { ok, start, tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 

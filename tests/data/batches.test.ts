@@ -1,7 +1,7 @@
 // Tokenizer, documents and the three batch layouts: same targets, same NLL, refusals.
 import { describe, expect, it, beforeAll } from "vitest";
 import { readTensor } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { gradcheckParameters } from "../../src/model/gradcheck.ts";

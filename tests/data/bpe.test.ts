@@ -6,7 +6,7 @@ import { BpeTokenizer, bpeSample, splitChunks, trainBpe } from "../../src/data/b
 import { brownDir, detag } from "../../src/node/brown.ts";
 import { tokenizerFromJSON } from "../../src/data/load_tokenizer.ts";
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 
 const utf8 = new TextEncoder();
 const str = (tok: BpeTokenizer, id: number): string => new TextDecoder().decode(tok.bytesOf(id));

@@ -2,7 +2,7 @@
 // blocks, so splitting an update (for --workers) changes nothing but how its rows are grouped.
 import { describe, expect, it } from "vitest";
 import { RandomWindows, ReplacementSource } from "../../src/data/sampling.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import type { Document } from "../../src/data/documents.ts";
 
 const docs: Document[] = [

@@ -43,7 +43,7 @@ export function commands(block: Block): Command[] {
  */
 const VOLATILE = [/^wall time [\d.]+ s \(/, /^sweep: \S+ done in [\d.]+ s$/];
 /**
- * Progress lines (src/util/progress.ts: `label  done/total unit  percent%  …`, on stderr), printed as often as the
+ * Progress lines (src/util/runtime/progress.ts: `label  done/total unit  percent%  …`, on stderr), printed as often as the
  * clock allows and not at all by a phase shorter than its quiet time: left out of both sides.
  */
 const PROGRESS = /^\S+ {2}\d+\/\d+ \S+ {2}[\d.]+%/;

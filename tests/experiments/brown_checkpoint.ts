@@ -3,7 +3,7 @@
 // the test of the default run's checkpoint; not a test file itself.
 import { expect } from "vitest";
 import { readTensor } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { loadModel } from "../helpers.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { generate, greedyMargin } from "../../src/eval/passes/generate.ts";

@@ -21,7 +21,7 @@ import { MANIFEST_FILE } from "../../src/model/dir_manifest.ts";
 import { onnxModel, valueInfo } from "../../src/model/onnx.ts";
 import { openModelDir } from "../../src/node/model_dir.ts";
 import { initBackend } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
 import { dirDocuments, evaluateModelDir, runSampleDir } from "../../experiments/model_dir.ts";

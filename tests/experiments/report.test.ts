@@ -10,7 +10,7 @@ import { encodeModel } from "../../src/lab/model_file.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { useBackend } from "../helpers.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");

@@ -5,7 +5,7 @@ import { initBackend } from "../../src/util/backend.ts";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS } from "../../src/model/config.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, type RunSpec } from "../../src/lab/run.ts";
 import { DivergenceError, divergence, divergenceThreshold } from "../../src/lab/divergence.ts";
@@ -29,13 +29,13 @@ describe("divergence", () => {
   it("warns once on a finite divergence (--lr 1e6), and never at the default learning rate", () => {
     const warnings: string[] = [];
     const run = Run.create(spec(1e6));
-    run.train(30, { warn: (l) => warnings.push(l) });
+    run.train({ updates: 30, warn: (l) => warnings.push(l) });
     run.dispose();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^warning: update \d+: training loss .* exceeds 3 × ln V = 16\.75 \(V = 266\): the run is diverging; lower --lr, or pass --on-divergence stop$/);
     const calm: string[] = [];
     const ok = Run.create(spec(0.02));
-    ok.train(80, { warn: (l) => calm.push(l) });
+    ok.train({ updates: 80, warn: (l) => calm.push(l) });
     ok.dispose();
     expect(calm).toEqual([]);
   });
@@ -44,7 +44,7 @@ describe("divergence", () => {
     const saves: number[] = [];
     const run = Run.create(spec(1e6));
     try {
-      expect(() => run.train(30, { onDivergence: "stop", saveEvery: 1, onSave: (s) => saves.push(s) })).toThrow(DivergenceError);
+      expect(() => run.train({ updates: 30, onDivergence: "stop", saveEvery: 1 }, { onSave: (s) => saves.push(s) })).toThrow(DivergenceError);
       expect(saves).toEqual(Array.from({ length: run.step - 1 }, (_, i) => i + 1)); // every update before the crossing, not it
     } finally {
       run.dispose();

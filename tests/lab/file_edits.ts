@@ -1,7 +1,7 @@
 // Test helpers that tamper with safetensors bytes the way a hand edit or a bad tool would: rewrite the JSON
 // header (entries kept in file order, duplicates allowed), re-sign decoded contents. Not a test file itself.
-import { decodeSafetensors, encodeSafetensors, type TensorEntry } from "../../src/util/safetensors.ts";
-import { signed } from "../../src/lab/model_file.ts";
+import { decodeSafetensors, encodeSafetensors, type TensorEntry } from "../../src/util/formats/safetensors.ts";
+import { signed } from "../../src/lab/file_checks.ts";
 
 export type HeaderEntry = [string, unknown];
 

@@ -11,18 +11,19 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS } from "../../src/model/config.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { ModelFileError, decodeModelFile, INTEGRITY, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, signed } from "../../src/lab/model_file.ts";
+import { decodeModelFile, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../../src/lab/model_file.ts";
+import { ModelFileError, INTEGRITY, signed } from "../../src/lab/file_checks.ts";
 import { decodeTrainState, TRAIN_STATE_FORMAT } from "../../src/lab/state_file.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/formats/safetensors.ts";
 import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
-import { keyPath } from "../../src/util/json_strict.ts";
+import { keyPath } from "../../src/util/formats/json_strict.ts";
 import { emptyHistory, resumeHistory, type HistoryEntry } from "../../src/lab/history.ts";
 import { splitTexts, textSplit, type TextSource } from "../../src/data/text_split.ts";
 import { collectSweep } from "../../experiments/sweep.ts";
@@ -31,7 +32,7 @@ import { readModelFileBytes } from "../../src/node/disk.ts";
 import { modelOverrides, OPTION_GROUPS, withOptions } from "../../src/cli/options.ts";
 import { resolveModelConfig } from "../../src/model/config.ts";
 import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
-import { sha256Hex } from "../../src/util/sha256.ts";
+import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 import { exportModel } from "../../experiments/export.ts";
 import { tinylabHere } from "../cli/in_process.ts";
 
@@ -183,7 +184,7 @@ beforeAll(async () => {
   const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 7, lr: 0.02, shuffle: true, data: "overfit-fixture" }), data: (b) => new EpochSource(mbs, 1, b) });
-  run.train(3);
+  run.train({ updates: 3 });
   model = {
     kind: "model", bytes: run.modelBytes(),
     decode: (bytes, path) => decodeModelFile(bytes, path).model.dispose(),

@@ -1,5 +1,5 @@
 // The TensorBoard event file of a training run, read back with a reader written here from the formats' specs (not
-// src/util/tensorboard.ts): TFRecord framing with both masked CRC32Cs, Event and Summary fields, and history.json's
+// src/util/formats/tensorboard.ts): TFRecord framing with both masked CRC32Cs, Event and Summary fields, and history.json's
 // values at every logged update, also after a run interrupted and resumed with its event file ahead of its state.
 import { beforeAll, describe, expect, it } from "vitest";
 import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";

@@ -1,7 +1,7 @@
 // dropoutDraws equals the uniforms a training-mode forward really draws (counted), for several shapes; 0 without dropout.
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { resolveModelConfig, PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";

@@ -19,7 +19,7 @@ import type { ScoredBatch } from "../../src/model/input.ts";
 import { positionNll } from "../../src/model/loss.ts";
 import { currentGraphLoader, initBackend, readTensor, tf } from "../../src/util/backend.ts";
 import { useKernels } from "../../src/node/native_kernels.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { randomWeights } from "../helpers.ts";
 

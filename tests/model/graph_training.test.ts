@@ -14,7 +14,7 @@ import { batchLoss } from "../../src/model/loss.ts";
 import { microbatchGradient } from "../../src/train/trainer.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { useKernels } from "../../src/node/native_kernels.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
 
 /**

@@ -9,7 +9,7 @@ import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts"
 import type { ParamArrays } from "../../src/model/init.ts";
 import { onnxModel, pastName, presentName, BATCH_AXIS } from "../../src/model/onnx.ts";
 import { referenceLogits, referenceNll, toParams64 } from "../../src/model/reference.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");

@@ -3,7 +3,7 @@
 // same order), and the packed-qkv attention against tfjs autodiff of its plain formula; no tensor leak.
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { attend, matmulTransposed, weightGrad } from "../../src/model/ops.ts";
 import { splitHeads } from "../../src/util/wasm_kernels.ts";
 import { TEST_BACKENDS, bitDiffs, leakedBy, randomArray, useBackend } from "../helpers.ts";

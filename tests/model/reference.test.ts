@@ -1,7 +1,7 @@
 // tfjs logits against the float64 reference, and the gradient check (which must also be able to fail).
 import { describe, expect, it, beforeAll, vi } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { gradcheck, gradcheckParameters } from "../../src/model/gradcheck.ts";

@@ -14,9 +14,10 @@ import { readTextInput } from "../../src/node/text_files.ts";
 import { BYTE_OFFSET, BYTE_VOCAB } from "../../src/data/tokenizer.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import { initParameters } from "../../src/model/init.ts";
-import { ModelFileError, decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
+import { decodeModelParts, encodeModel } from "../../src/lab/model_file.ts";
+import { ModelFileError } from "../../src/lab/file_checks.ts";
 import { readFileBytes, readSafetensorsBytes, requireFile } from "../../src/node/disk.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { reencode } from "../lab/file_edits.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-bounded-"));

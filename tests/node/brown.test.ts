@@ -1,24 +1,23 @@
-// Contracts of the Brown corpus loader and its seeded, genre-stratified split (src/node/brown.ts).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Contracts of the Brown corpus loader and its seeded, genre-stratified split (src/node/brown.ts): the text split by genre.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  BROWN_GENRES, brownDir, detag, loadBrown, readManifest, sha256Hex, splitBrown, verifyManifest, writeManifest,
-  type BrownDoc, type SplitManifest,
-} from "../../src/node/brown.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BROWN_FRACTIONS, BROWN_GENRES, brownDir, brownSources, brownSplit, detag, genreStreams, loadBrown, type BrownDoc } from "../../src/node/brown.ts";
+import { MANIFEST_FILE, parseTextManifest, splitTexts, type TextManifest } from "../../src/data/text_split.ts";
+import { memoryStore } from "../../src/lab/store.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
+import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
 let docs: BrownDoc[];
-let manifest: SplitManifest;
-let tmp: string;
+let manifest: TextManifest;
+
+/** The Brown split's manifest for `seed`, as brownSplit makes it. */
+const splitBrown = (d: readonly BrownDoc[], seed: number) => splitTexts(brownSources(d), { seed, ...BROWN_FRACTIONS }, undefined, genreStreams);
 
 beforeAll(() => {
   docs = loadBrown();
-  manifest = splitBrown(docs, { seed: 0 });
-  tmp = mkdtempSync(join(tmpdir(), "brown-test-"));
+  manifest = splitBrown(docs, 0);
 });
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("loadBrown", () => {
   it("has 500 documents in 15 genres, named as in the corpus's CONTENTS and consistent with cats.txt", () => {
@@ -68,73 +67,74 @@ describe("detag", () => {
   });
 });
 
-describe("splitBrown", () => {
-  it("holds out round(n/10) files per genre for val and for test, at least one each", () => {
-    for (const genre of Object.keys(BROWN_GENRES)) {
+describe("the Brown split", () => {
+  it("holds out round(n/10) files per genre for validation and for test, at least one each", () => {
+    for (const [genre, name] of Object.entries(BROWN_GENRES)) {
       const n = docs.filter((d) => d.genre === genre).length;
       const k = Math.max(1, Math.round(n * 0.1));
-      expect(sizes(manifest, genre), genre).toEqual({ train: n - 2 * k, val: k, test: k });
+      expect(sizes(manifest, name), genre).toEqual({ train: n - 2 * k, validation: k, test: k });
     }
   });
 
   it("is about 80/10/10 overall", () => {
     const n = sizes(manifest);
-    expect(n.train + n.val + n.test).toBe(500);
-    for (const [split, f] of [["train", 0.8], ["val", 0.1], ["test", 0.1]] as const) {
+    expect(n.train + n.validation + n.test).toBe(500);
+    for (const [split, f] of [["train", 0.8], ["validation", 0.1], ["test", 0.1]] as const) {
       expect(Math.abs(n[split] / 500 - f)).toBeLessThan(0.015);
     }
   });
 
   it("is stable: same seed same split, whatever the input order; another seed moves files", () => {
-    expect(splitBrown(docs, { seed: 0 })).toEqual(manifest);
-    expect(splitBrown(Rng.fromSeed("order").shuffle(docs), { seed: 0 })).toEqual(manifest);
-    const other = splitBrown(docs, { seed: 1 });
+    expect(splitBrown(docs, 0)).toEqual(manifest);
+    expect(splitBrown(Rng.fromSeed("order").shuffle(docs), 0)).toEqual(manifest);
+    const other = splitBrown(docs, 1);
     expect(other.documents.map((d) => d.split)).not.toEqual(manifest.documents.map((d) => d.split));
     expect(sizes(other)).toEqual(sizes(manifest));
   });
 
-  it("records seed, fractions, provenance, sha256 and byte counts", () => {
-    expect(manifest.seed).toBe(0);
-    expect(manifest.fractions).toEqual([0.8, 0.1, 0.1]);
-    expect(manifest.created_by).toMatch(/brown/);
-    const d = manifest.documents[0];
-    expect(d).toMatchObject({ id: "ca01", genre: "a", source: "Press: Reportage", sha256: sha256Hex(docs[0].text) });
-    expect(d.bytes).toBe(Buffer.byteLength(docs[0].text, "utf8"));
+  it("shuffles each genre by its own stream `genre-<letter>`, and refuses a source that is no genre", () => {
+    expect(genreStreams("Press: Reportage")).toBe("genre-a");
+    expect(genreStreams("Humor")).toBe("genre-r");
+    expect(() => genreStreams("Poetry")).toThrow('brown: "Poetry" is not a Brown genre');
+    // the text split's default streams draw another split of the same documents: the stream name matters
+    const byDefault = splitTexts(brownSources(docs), { seed: 0, ...BROWN_FRACTIONS });
+    expect(byDefault.documents.map((d) => d.split)).not.toEqual(manifest.documents.map((d) => d.split));
   });
 
-  it("refuses bad fractions", () => {
-    expect(() => splitBrown(docs, { seed: 0, fractions: [0.8, 0.1, 0.2] })).toThrow(/summing to 1/);
-    expect(() => splitBrown([docs[0], docs[0]], { seed: 0 })).toThrow(/duplicate document id ca01/);
+  it("records seed, fractions, sha256 and byte counts", () => {
+    expect(manifest.seed).toBe(0);
+    expect(manifest.fractions).toEqual({ validation: 0.1, test: 0.1 });
+    const d = manifest.documents[0];
+    expect(d).toMatchObject({ id: "ca01", source: "Press: Reportage", file: "ca01", sha256: sha256Hex(docs[0].text) });
+    expect(d.bytes).toBe(Buffer.byteLength(docs[0].text, "utf8"));
   });
 });
 
 describe("manifest", () => {
-  it("round-trips through a file and verifies against the corpus", () => {
-    const path = join(tmp, "split.json");
-    writeManifest(path, manifest);
-    const back = readManifest(path);
-    expect(back).toEqual(manifest);
-    const parts = verifyManifest(back, docs);
-    expect(parts.val.length).toBe(sizes(back).val);
-    expect(new Set([...parts.train, ...parts.val, ...parts.test].map((d) => d.id)).size).toBe(500);
+  it("is written on first use and verified against the corpus after", () => {
+    const store = memoryStore();
+    const first = brownSplit(docs, store, 0);
+    const saved = parseTextManifest(new TextDecoder().decode(store.read(MANIFEST_FILE)!), MANIFEST_FILE);
+    expect(saved).toEqual(manifest);
+    const again = brownSplit(docs, store, 0);
+    expect(again).toEqual(first);
+    expect(first.validation.length).toBe(sizes(manifest).validation);
+    expect(new Set([...first.train, ...first.validation, ...first.test].map((d) => d.id)).size).toBe(500);
   });
 
   it("catches a modified or missing text and names the document", () => {
+    const store = memoryStore();
+    brownSplit(docs, store, 0);
     const edited = docs.map((d) => (d.id === "cg12" ? { ...d, text: d.text.replace("the", "teh") } : d));
-    expect(() => verifyManifest(manifest, edited)).toThrow(/document cg12 .*sha256/);
-    expect(() => verifyManifest(manifest, docs.filter((d) => d.id !== "cr09"))).toThrow(/document cr09 is missing/);
-  });
-
-  it("readManifest refuses a malformed file", () => {
-    const path = join(tmp, "bad.json");
-    writeFileSync(path, JSON.stringify({ ...manifest, documents: [{ ...manifest.documents[0], split: "dev" }] }));
-    expect(() => readManifest(path)).toThrow(/malformed document entry/);
+    expect(() => brownSplit(edited, store, 0)).toThrow(/document cg12 has sha256/);
+    expect(() => brownSplit(docs.filter((d) => d.id !== "cr09"), store, 0)).toThrow(/document cr09 of the split is missing/);
+    expect(() => brownSplit(docs, store, 1)).toThrow(/was made with --split-seed 0, this run asks for 1/);
   });
 });
 
-/** Documents per split, over one genre or all. */
-function sizes(m: SplitManifest, genre?: string): Record<"train" | "val" | "test", number> {
-  const n = { train: 0, val: 0, test: 0 };
-  for (const d of m.documents) if (genre === undefined || d.genre === genre) n[d.split]++;
+/** Documents per split, over one genre (by name) or all. */
+function sizes(m: TextManifest, genre?: string): Record<"train" | "validation" | "test", number> {
+  const n = { train: 0, validation: 0, test: 0 };
+  for (const d of m.documents) if (genre === undefined || d.source === genre) n[d.split]++;
   return n;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineInfo, initBackend, readTensor, setGraphLoader, tf } from "../../src/util/backend.ts";
 import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/node/native_kernels.ts";
 import { batchMatMul } from "../../src/util/wasm_matmul.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { gradcheck, gradcheckParameters } from "../../src/model/gradcheck.ts";
@@ -16,10 +16,11 @@ import { positionNll } from "../../src/model/loss.ts";
 import { referenceLogits, toParams64 } from "../../src/model/reference.ts";
 import { packedBatches, trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { trainOptions } from "../../src/lab/config.ts";
-import { Run, snapshotDifferences } from "../../src/lab/run.ts";
+import { Run } from "../../src/lab/run.ts";
+import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { runGradcheck } from "../../experiments/gradcheck.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { leakedBy, maxAbsDiff, randomArray } from "../helpers.ts";
@@ -152,7 +153,7 @@ describe("the pool on native products", () => {
   it("1, 2 and 3 workers give the single-thread native weights bit for bit after 3 updates, and differ from tfjs's", () => {
     useKernels("tfjs");
     const onTfjs = Run.create(spec());
-    onTfjs.train(3);
+    onTfjs.train({ updates: 3 });
     const tfjsSnapshot = onTfjs.snapshot();
     onTfjs.dispose();
     useKernels("onnxruntime");
@@ -160,7 +161,7 @@ describe("the pool on native products", () => {
       expect(engineInfo().kernels).toBe("onnxruntime");
       const before = nativeCalls();
       const reference = Run.create(spec());
-      reference.train(3);
+      reference.train({ updates: 3 });
       expect(nativeCalls() - before).toBeGreaterThan(0);
       const want = reference.snapshot();
       reference.dispose();
@@ -170,7 +171,7 @@ describe("the pool on native products", () => {
         pools.push(pool);
         const run = Run.create(spec(), undefined, pool);
         try {
-          run.train(3);
+          run.train({ updates: 3 });
           expect(snapshotDifferences(want, run.snapshot()), `${n} workers`).toEqual([]);
         } finally {
           run.dispose();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { claimOutputDir, SHARED_KINDS, type OutputDirOptions } from "../../src/node/output_dir.ts";
 import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-output-dir-"));
 const sleeper = spawn("sleep", ["120"], { stdio: "ignore" });

@@ -6,13 +6,14 @@ import { initBackend, tf } from "../../src/util/backend.ts";
 import { paddedBatches, trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { NonFiniteError } from "../../src/train/non_finite.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
+import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -50,13 +51,13 @@ describe.each([
 ])("updates on the pool, %s", (_what, config) => {
   it("1, 2 and 3 workers give today's single-thread weights, moments and streams bit for bit after 4 updates", () => {
     const reference = Run.create(spec(config));
-    reference.train(4);
+    reference.train({ updates: 4 });
     const want = reference.snapshot();
     reference.dispose();
     for (const n of [1, 2, 3]) {
       const run = Run.create(spec(config), undefined, pool(n, config));
       try {
-        run.train(4);
+        run.train({ updates: 4 });
         expect(run.pool!.size).toBe(n);
         expect(snapshotDifferences(want, run.snapshot())).toEqual([]);
       } finally {
@@ -71,14 +72,14 @@ describe("the pool", () => {
 
   it("changes the update when a worker computes at other weights (so the identity above can fail)", () => {
     const reference = Run.create(spec(config));
-    reference.train(2);
+    reference.train({ updates: 2 });
     const run = Run.create(spec(config), undefined, pool(2, config));
     try {
       // worker 1 gets microbatch 1; hand it weights nudged by one ulp-scale step
       const p = run.pool!;
       const real = p.gradients.bind(p);
       p.gradients = (w, items, local) => real(w.map((a) => Float32Array.from(a, (x) => x * (1 + 1e-3))), items, local);
-      run.train(2);
+      run.train({ updates: 2 });
       expect(snapshotDifferences(reference.snapshot(), run.snapshot()).length).toBeGreaterThan(0);
     } finally {
       delete (run.pool as { gradients?: unknown }).gradients; // the shared pool's own method again
@@ -90,7 +91,7 @@ describe("the pool", () => {
   it("scores every batch as the calling thread does, in batch order, with 1, 2 and 3 workers", () => {
     const run = Run.create(spec(config));
     try {
-      run.train(3);
+      run.train({ updates: 3 });
       const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
       const batches = paddedBatches(docs.map((d) => ({ ...d, split: "validation" as const })), binding, 1);
       const alone = decoderAdapter(run.model);
@@ -112,10 +113,10 @@ describe("the pool", () => {
     const p = pool(2, tiny);
     const run = Run.create(spec(tiny, 2), undefined, p);
     try {
-      run.train(20); // warm: the heap grows to its working size in the first updates
+      run.train({ updates: 20 }); // warm: the heap grows to its working size in the first updates
       const before = p.memory();
       const mainBefore = tf.memory().numTensors;
-      run.train(520);
+      run.train({ updates: 520 });
       const after = p.memory();
       expect(after.map((m) => m.numTensors)).toEqual(before.map((m) => m.numTensors));
       expect(after.map((m) => m.wasmBytes)).toEqual(before.map((m) => m.wasmBytes));

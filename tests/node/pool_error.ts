@@ -7,7 +7,7 @@ import { PRESETS } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 
 await initBackend("wasm");

@@ -8,12 +8,13 @@ import { trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { graphGradientRuns } from "../../src/model/graph_training.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { NonFiniteError } from "../../src/train/non_finite.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { trainOptions } from "../../src/lab/config.ts";
-import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
+import { Run, type RunSpec } from "../../src/lab/run.ts";
+import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
 import { useKernels } from "../../src/node/native_kernels.ts";
 import { startPool } from "../../src/node/pool.ts";
@@ -48,7 +49,7 @@ describe.each([
   it("1, 2 and 3 workers give the single-thread weights, moments and streams bit for bit after 4 updates, without leaks", () => {
     const runs0 = graphGradientRuns();
     const reference = Run.create(spec(config));
-    reference.train(4);
+    reference.train({ updates: 4 });
     const want = reference.snapshot();
     reference.dispose();
     expect(graphGradientRuns() - runs0).toBe(graph ? 12 : 0); // 4 updates × 3 microbatches on this thread
@@ -58,7 +59,7 @@ describe.each([
       const run = Run.create(spec(config), undefined, pool);
       try {
         const tensors = tf.memory().numTensors;
-        run.train(4);
+        run.train({ updates: 4 });
         expect(tf.memory().numTensors).toBe(tensors);
         expect(pool.memory().every((m) => m.numTensors === pool.memory()[0].numTensors)).toBe(true);
         expect(snapshotDifferences(want, run.snapshot()), `${n} workers`).toEqual([]);

@@ -11,7 +11,7 @@ import { ByteTokenizer, type Tokenizer } from "../../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { initBackend } from "../../src/util/backend.ts";
 import { afterAll, beforeAll } from "vitest";
 
@@ -123,7 +123,7 @@ function build(dir: string, name: string, config: ModelConfig, tokenizer: Tokeni
     data: () => new EpochSource(mbs, 1),
   });
   try {
-    run.train(updates);
+    run.train({ updates: updates });
     const path = join(dir, `${name}.safetensors`), data = join(dir, `${name}.jsonl`);
     writeFileSync(path, run.modelBytes());
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");

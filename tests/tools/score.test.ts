@@ -12,11 +12,11 @@ import { splitChunks, trainBpe } from "../../src/data/bpe.ts";
 import { encodeDocument, type Document, type Split } from "../../src/data/documents.ts";
 import { ByteTokenizer, type Tokenizer } from "../../src/data/tokenizer.ts";
 import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
-import { EpochSource } from "../../src/train/loop.ts";
+import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";
 import { Run } from "../../src/lab/run.ts";
-import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
-import { signed } from "../../src/lab/model_file.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
+import { signed } from "../../src/lab/file_checks.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { tinylab } from "../cli/spawn.ts";
 
@@ -88,7 +88,7 @@ function trainModel(shape: Shape, index: number): { path: string; tokenizer: Tok
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: T }, "separate");
   const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 100 + index, lr: 0.03, data: "score-test" }), data: (b) => new EpochSource(mbs, 2, b) });
   try {
-    run.train(UPDATES);
+    run.train({ updates: UPDATES });
     const path = join(dir, `shape${index}.safetensors`);
     writeFileSync(path, run.modelBytes());
     return { path, tokenizer };

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeSafetensors, encodeSafetensors } from "../../src/util/safetensors.ts";
+import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
 import { encodeDocument } from "../../src/data/documents.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { useModels, PYTHON, skipTorch, TEXTS, torchTool, torchToolFails, type TestModel } from "./models.ts";

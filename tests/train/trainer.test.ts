@@ -1,7 +1,7 @@
 // trainStep: token-weighted accumulation, clipping, non-finite refusal, in-memory resume and no leaks.
 import { describe, expect, it, beforeAll } from "vitest";
 import { tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
 import { initParameters } from "../../src/model/init.ts";

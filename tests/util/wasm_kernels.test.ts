@@ -2,7 +2,7 @@
 // move), really in use on wasm, the tfjs ops elsewhere, no tensor leak, ids outside the table refused by name.
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { columnSum, gatherRows, scatterAddRows, swapLastTwo, swapMiddle, transpose2d, usesHeapKernels } from "../../src/util/wasm_kernels.ts";
 import { oneHotFloat } from "../../src/model/ops.ts";
 import { bitDiffs, leakedBy, randomArray, useBackend } from "../helpers.ts";

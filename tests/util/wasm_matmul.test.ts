@@ -2,7 +2,7 @@
 // paths (sliced and tfjs's own), the sliced kernel really in use on wasm, no tensor or heap leak, named errors.
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTensor, tf } from "../../src/util/backend.ts";
-import { Rng } from "../../src/util/rng.ts";
+import { Rng } from "../../src/util/primitives/rng.ts";
 import { SLICE_MIN_MACS, batchMatMul, usesSlicedMatMul } from "../../src/util/wasm_matmul.ts";
 import { useBackend } from "../helpers.ts";
 

@@ -18,7 +18,7 @@ export const gradcheckCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const [{ startEngine, toJson, wallTimeLine }, { runGradcheck }, { formatGradcheck }, { provenance }, g, { PRESETS }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/provenance.ts"), import("../../model/gradcheck.ts"), import("../../model/config.ts"),
+      import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/runtime/provenance.ts"), import("../../model/gradcheck.ts"), import("../../model/config.ts"),
     ]);
     const { config, seed, json, backend, kernels } = optionValues(argv, GRADCHECK_OPTIONS);
     const info = await startEngine(backend, kernels);

@@ -37,7 +37,7 @@ export const sweepCommand: CommandModule = {
       .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
     const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask, splitOptionValues }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
-      import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/provenance.ts"), import("../interrupt.ts"),
+      import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/runtime/provenance.ts"), import("../interrupt.ts"),
       import("../../node/sweep_runner.ts"), import("../../node/output_dir.ts"),
     ]);
     const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend, scheduler, sbatch, plan: planOnly, task } = optionValues(argv, SWEEP_OPTIONS);

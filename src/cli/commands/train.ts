@@ -94,7 +94,7 @@ export const trainCommand: CommandModule = {
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
         for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
-        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
+        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/runtime/provenance.ts")).provenance() });
         if (json) process.stdout.write(jsonText);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
         if (outputs && (text || json || result.summary.validation)) log(`wrote ${outputs.write("train.json", jsonText)}`);

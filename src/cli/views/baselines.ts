@@ -1,5 +1,5 @@
 // Console table of `tinylab baselines` (experiments/baselines.ts). Presentation only.
-import { round6 } from "../../util/provenance.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
 import type { BaselinesReport } from "../../../experiments/baselines.ts";
 
 export function formatBaselines(r: BaselinesReport): string {

@@ -3,7 +3,7 @@ import { engineLabel } from "../../util/backend_choice.ts";
 import { ALL_SOURCES } from "../../eval/passes/grouped.ts";
 import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
-import { tokenText, visibleText } from "../../util/text_view.ts";
+import { tokenText, visibleText } from "../../util/render/text_view.ts";
 
 /** The readable summary printed on stdout (the JSON and the HTML report hold everything). */
 export function formatBrown(r: BrownResult): string {

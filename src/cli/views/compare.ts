@@ -1,9 +1,8 @@
 // Console table of `tinylab compare` (experiments/compare.ts): the paired differences. Presentation only; the
-// page, with each document's tokens coloured by how much better A or B predicts them, is src/eval/render/compare_page.ts.
-import { round6 } from "../../util/provenance.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
 import type { CompareResult } from "../../eval/compare/compare.ts";
 import { strideLabel } from "../../eval/passes/windows.ts";
-import { csvTable } from "../../util/csv.ts";
+import { csvTable } from "../../util/formats/csv.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;

@@ -1,9 +1,9 @@
 // Console report and SVG figures of the cyclic-permutation experiment (experiments/cyclic.ts). Presentation only.
-import { round6 } from "../../util/provenance.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
 import { count, formatTable } from "./table.ts";
-import { lineChart, rawAndSmoothed } from "../../util/charts.ts";
-import { dashFor, paletteColor } from "../../util/svg.ts";
+import { lineChart, rawAndSmoothed } from "../../util/render/charts.ts";
+import { dashFor, paletteColor } from "../../util/render/svg.ts";
 import type { Split } from "../../data/documents.ts";
 import type { CyclicResult, Score } from "../../../experiments/cyclic.ts";
 

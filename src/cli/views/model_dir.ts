@@ -1,7 +1,7 @@
 // Console text of `evaluate` and `sample` on a model directory (experiments/model_dir.ts): the directory named by
 // its path and hash, its graph's contract, and the BOS/EOS convention with every number. Presentation only.
-import { round6 } from "../../util/provenance.ts";
-import { visibleChars } from "../../util/text_view.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
+import { visibleChars } from "../../util/render/text_view.ts";
 import type { DirEvaluateReport, DirSampleResult } from "../../../experiments/model_dir.ts";
 import type { ModelDirProvenance } from "../../node/model_dir.ts";
 import { strideLabel } from "../../eval/passes/windows.ts";

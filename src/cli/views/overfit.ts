@@ -1,5 +1,4 @@
-// Console table of the overfitting experiment (experiments/overfit.ts). Presentation only; the figure is experiments/overfit/figure.ts.
-import { round6 } from "../../util/provenance.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
 import { engineLabel } from "../../util/backend_choice.ts";
 import { formatTable } from "./table.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";

@@ -1,6 +1,6 @@
 // The sweep's table across runs (experiments/sweep.ts, src/node/sweep_runner.ts). Presentation only.
-import type { SweepRow } from "../../node/sweep_runner.ts";
-import { csvTable } from "../../util/csv.ts";
+import type { SweepRow } from "../../node/sweep_results.ts";
+import { csvTable } from "../../util/formats/csv.ts";
 
 /** The table across runs, in row order. */
 export function formatSweep(rows: readonly SweepRow[]): string {

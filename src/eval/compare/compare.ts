@@ -4,9 +4,9 @@
 import type { Document, Split } from "../../data/documents.ts";
 import { targetCount } from "../../data/documents.ts";
 import type { Tokenizer } from "../../data/tokenizer.ts";
-import type { Provenance } from "../../util/provenance.ts";
-import { Rng } from "../../util/rng.ts";
-import { phase, type ProgressStream } from "../../util/progress.ts";
+import type { Provenance } from "../../util/runtime/provenance.ts";
+import { Rng } from "../../util/primitives/rng.ts";
+import { phase, type ProgressStream } from "../../util/runtime/progress.ts";
 import type { ScoringModel } from "../passes/adapter.ts";
 import { scoredBytes } from "../metrics/bpb.ts";
 import { proportion, type WilsonBounds } from "../metrics/aggregate.ts";

@@ -1,8 +1,9 @@
 // lm-evaluation-harness's output files built from tinylab's scores: the results file (lm_eval/result_schema.py
 // EvalResults) and one samples file per task (SampleResult per line), with the harness's per-document metrics and
 // its aggregations (lm_eval/api/metrics.py). Pure: the caller writes the files. Not a task runner.
-import { sha256Hex } from "../../util/sha256.ts";
+import { sha256Hex } from "../../util/primitives/sha256.ts";
 import { proportion } from "../metrics/aggregate.ts";
+import { wilsonInterval } from "../metrics/intervals.ts";
 
 // ---- lm_eval/api/metrics.py, one function each ----
 export const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;

@@ -2,7 +2,7 @@
 // its error bar through stderr_for_metric: a metric declares how its per-item values combine and which interval goes
 // with that, and aggregate() turns the declaration and the items into the value and its interval, or the reason
 // there is none. Pure; resampling takes its Rng explicitly. Not a metric itself.
-import type { Rng } from "../../util/rng.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
 import { blockBootstrapRatio, MIN_INTERVAL_DOCUMENTS, tooFewDocuments, wilsonInterval } from "./intervals.ts";
 
 /**

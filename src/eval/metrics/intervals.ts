@@ -1,7 +1,7 @@
 // Uncertainty for evaluation numbers: Wilson binomial interval, paired bootstrap of item differences,
 // ratio-estimator SE of a token-weighted mean, and a moving-block bootstrap over windows (of a mean or a ratio).
 // Not a hypothesis-testing library; every resampler takes its Rng explicitly.
-import type { Rng } from "../../util/rng.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
 
 /** A two-sided interval [lo, hi]. */
 export interface Interval {

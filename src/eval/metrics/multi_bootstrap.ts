@@ -1,6 +1,6 @@
 // The Multi-Bootstrap (Sellam et al., 2021) for token-weighted likelihoods: resample seeds and documents with
 // replacement, one arm or two paired arms. Pure functions over (NLL sum, target count) cells; not a scorer.
-import type { Rng } from "../../util/rng.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
 import { MIN_INTERVAL_DOCUMENTS, resampling, summarize, tooFewDocuments, type BootstrapInterval, type BootstrapOptions } from "./intervals.ts";
 
 /**

@@ -1,8 +1,8 @@
 // The decoder's model adapter (tfjs decoder in evaluation mode behind ScoringModel). Not the interface itself
 // (src/model/scoring.ts, re-exported here) and not metrics: adapters return per-position numbers.
 import { currentGraphLoader, readTensor, tf } from "../../util/backend.ts";
-import type { Rng } from "../../util/rng.ts";
-import { Sha256 } from "../../util/sha256.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
+import { Sha256 } from "../../util/primitives/sha256.ts";
 import type { GPT } from "../../model/gpt.ts";
 import { scoreBatch } from "../../model/graph_scoring.ts";
 import type { ScoredBatch } from "../../model/input.ts";

@@ -1,6 +1,6 @@
 // Generation through ScoringModel.logProbs (so baselines generate too): greedy decoding, seeded sampling with
 // temperature and top-k from an explicit Rng, and the greedy margin. Not scoring of given text (windowed.ts).
-import type { Rng } from "../../util/rng.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 
 /** Greedy takes the top token (lowest id on ties); sampling draws from softmax(log p / temperature) over the top k. */

@@ -1,7 +1,6 @@
 // The HTML page of `tinylab compare`: the paired differences, and each document's tokens coloured by how much
-// better A or B predicts them. Presentation only; src/eval/compare/compare.ts computes the result.
-import { round6 } from "../../util/provenance.ts";
-import { escapeHtml, htmlPage, htmlTable } from "../../util/html.ts";
+import { round6 } from "../../util/runtime/provenance.ts";
+import { escapeHtml, htmlPage, htmlTable } from "../../util/render/html.ts";
 import type { CompareResult, CompareTokens } from "../compare/compare.ts";
 import { visibleToken } from "./visible.ts";
 

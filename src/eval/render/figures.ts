@@ -1,8 +1,8 @@
 // Figures specific to evaluation metrics, drawn with the generic SVG primitives of src/util: the reliability
-// diagram of the calibration report. Not metric code (src/eval/metrics/calibration.ts computes the bins).
-import { MARGIN_TOP } from "../../util/charts.ts";
-import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText, wrapNotes } from "../../util/svg.ts";
+import { MARGIN_TOP } from "../../util/render/charts.ts";
+import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText, wrapNotes } from "../../util/render/svg.ts";
 import type { ReliabilityBin } from "../metrics/calibration.ts";
+import { wrapNotes } from "../../util/render/text_width.ts";
 
 export interface ReliabilityOptions {
   readonly title?: string;

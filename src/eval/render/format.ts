@@ -1,7 +1,7 @@
 // Formatting shared by the report's renderers: the page's fixed decimals with "n/a" and intervals, the console's
 // rounded numbers with "n/a (reason)" for a value that is null in report.json (reasoned.ts), Markdown cells.
-import { escapeHtml } from "../../util/html.ts";
-import { round6 } from "../../util/round.ts";
+import { escapeHtml } from "../../util/render/html.ts";
+import { round6 } from "../../util/primitives/round.ts";
 import { reasonOf } from "../metrics/reasoned.ts";
 
 export type Interval = { lo: number; hi: number } | null | undefined;

@@ -1,7 +1,7 @@
 // The console's table of the report's groups: each (split, source) with its NLL and bits per byte, each beside its
 // interval, the counts beside them. A join of two metrics (perplexity, bits per byte), so built here, by the renderer,
 // from report.json's values; neither evaluator reads the other's.
-import { formatTable } from "../../util/table.ts";
+import { formatTable } from "../../util/render/table.ts";
 import { reasonOf } from "../metrics/reasoned.ts";
 import type { Report } from "../report/types.ts";
 import { f4, interval, shown } from "./format.ts";

@@ -1,7 +1,6 @@
 // The report as a standalone HTML page: the headline (model beside every baseline, per split and source, with
 // intervals) first, then the evaluators' figures and sections in their list's order, identities and provenance
-// last. Presentation only: each metric's section is its evaluator's html renderer (src/eval/report/*.ts).
-import { escapeHtml, flatEntries, htmlPage, htmlTable, keyValueTable, type Cell, type HtmlSection } from "../../util/html.ts";
+import { escapeHtml, flatEntries, htmlPage, htmlTable, keyValueTable, type Cell, type HtmlSection } from "../../util/render/html.ts";
 import { presentEvaluators, type Evaluator, type Figure } from "../report/evaluator.ts";
 import { fixed, para, withIv, type Interval } from "./format.ts";
 import type { Report } from "../report/types.ts";

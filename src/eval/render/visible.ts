@@ -1,7 +1,7 @@
-// Token ids made visible for printing, through the one text-display helper (src/util/text_view.ts): special tokens
+// Token ids made visible for printing, through the one text-display helper (src/util/render/text_view.ts): special tokens
 // as ⟨BOS⟩/⟨EOS⟩/⟨id N⟩, control characters as escapes, invalid UTF-8 as ⟨?⟩. Presentation only; decoding stays the tokenizer's.
 import type { Tokenizer } from "../../data/tokenizer.ts";
-import { BOS_MARK, EOS_MARK, visibleChars } from "../../util/text_view.ts";
+import { BOS_MARK, EOS_MARK, visibleChars } from "../../util/render/text_view.ts";
 
 /** One token's text: its bytes decoded alone (a lone piece of a multi-byte character shows as ⟨?⟩). */
 export function visibleToken(tokenizer: Tokenizer, id: number): string {

@@ -1,7 +1,7 @@
 // The report's count baselines: the caller's reference scorers (fitted on the training documents) scored on the
 // same windows at the same stride as the model, by the same code, so the headline sets them side by side.
 import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
-import { htmlTable } from "../../util/html.ts";
+import { htmlTable } from "../../util/render/html.ts";
 import { bitsPerByte } from "../metrics/bpb.ts";
 import type { BaselinesValue } from "./types.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";

@@ -1,6 +1,6 @@
 // The report's bits per byte: Σ nats / (ln 2 · Σ bytes) of the scored targets per (split, source), from the headline
 // windows, with its interval from the same declaration; bits per character beside it.
-import { htmlTable } from "../../util/html.ts";
+import { htmlTable } from "../../util/render/html.ts";
 import type { RatioOfSums } from "../metrics/aggregate.ts";
 import { BPB_DEFINITION } from "../metrics/bpb.ts";
 import { reasoned, reasonedRecord } from "../metrics/reasoned.ts";

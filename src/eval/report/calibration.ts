@@ -1,8 +1,8 @@
 // The report's next-token calibration per scored split: confidence = top next-token probability, correct = top
 // token is the target; accuracy as correct/predictions, ECE, Brier and the bins. Read off the stride-context pass
 // when the calibration stride is the context and the headline's is not, else a pass of its own.
-import { escapeHtml, htmlTable } from "../../util/html.ts";
-import { count } from "../../util/table.ts";
+import { escapeHtml, htmlTable } from "../../util/render/html.ts";
+import { count } from "../../util/render/table.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
 import { reliabilityDiagram } from "../render/figures.ts";
 import { MIN_ECE_PREDICTIONS, nextTokenCalibration, nextTokenPredictions } from "../passes/next_token.ts";

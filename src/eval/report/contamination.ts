@@ -2,7 +2,7 @@
 // with the training documents given, with the token-weighted NLL of the headline pass on all documents and on
 // the unflagged ones only. Exact matches only: a clean audit is no proof of a clean split.
 import type { Split } from "../../data/documents.ts";
-import { htmlTable } from "../../util/html.ts";
+import { htmlTable } from "../../util/render/html.ts";
 import { contaminationAudit } from "../metrics/contamination.ts";
 import type { ContaminationValue } from "./types.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";

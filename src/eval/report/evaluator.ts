@@ -5,8 +5,8 @@
 import type { Document, Split } from "../../data/documents.ts";
 import type { AnyTokenizer } from "../../data/tokenizer.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
-import type { HtmlSection } from "../../util/html.ts";
-import type { Rng } from "../../util/rng.ts";
+import type { HtmlSection } from "../../util/render/html.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
 import type { WindowGroup } from "../passes/grouped.ts";
 import type { NextTokenPredictions } from "../passes/next_token.ts";
 import type { Aggregation } from "../metrics/aggregate.ts";

@@ -3,9 +3,9 @@
 import type { Document } from "../../data/documents.ts";
 import type { AnyTokenizer } from "../../data/tokenizer.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
-import type { Rng } from "../../util/rng.ts";
-import { htmlTable } from "../../util/html.ts";
-import { continuationText, tokenText, visibleText } from "../../util/text_view.ts";
+import type { Rng } from "../../util/primitives/rng.ts";
+import { htmlTable } from "../../util/render/html.ts";
+import { continuationText, tokenText, visibleText } from "../../util/render/text_view.ts";
 import { distinctN, meanPairwiseJaccard, uniqueSequenceRatio } from "../metrics/diversity.ts";
 import type { DiversityValue, GenerationSettings, GenerationValue, OverlapValue } from "./types.ts";
 import { notShown, type Evaluator, type ReportContext, type ReportInputs } from "./evaluator.ts";

@@ -1,6 +1,6 @@
 // Evaluator and model identities: `eval-` + 16 hex digits of sha256 over an evaluator's name, settings and
 // version, so two reports are comparable field by field only when their ids agree. Not provenance (util).
-import { sha256Hex } from "../../util/sha256.ts";
+import { sha256Hex } from "../../util/primitives/sha256.ts";
 
 /** JSON with object keys sorted at every depth, so the id does not depend on key order. */
 export function canonicalJson(value: unknown): string {

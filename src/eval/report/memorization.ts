@@ -3,8 +3,8 @@
 // canary probe (log p(secret | prefix), greedy recovery, and the gain over a model fitted without the canary).
 import type { Document } from "../../data/documents.ts";
 import type { AnyTokenizer } from "../../data/tokenizer.ts";
-import { flatEntries, htmlTable, keyValueTable } from "../../util/html.ts";
-import { visibleText } from "../../util/text_view.ts";
+import { flatEntries, htmlTable, keyValueTable } from "../../util/render/html.ts";
+import { visibleText } from "../../util/render/text_view.ts";
 import { notShown, type Evaluator, type ReportInputs } from "./evaluator.ts";
 import { canaryProbe } from "../passes/memorization.ts";
 import { REPORT_SETTING_DEFAULTS } from "./defaults.ts";

@@ -3,7 +3,7 @@
 import type { Split } from "../../data/documents.ts";
 import type { TokenizerJSON } from "../../data/tokenizer.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
-import type { Provenance } from "../../util/provenance.ts";
+import type { Provenance } from "../../util/runtime/provenance.ts";
 import type { BlockInterval, WilsonBounds } from "../metrics/aggregate.ts";
 import type { BinScheme } from "../metrics/calibration.ts";
 import type { Reasoned } from "../metrics/reasoned.ts";

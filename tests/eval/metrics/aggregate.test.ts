@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { aggregate, ONE_WINDOW, proportion, ratioOfSums, type RatioOfSums } from "../../../src/eval/metrics/aggregate.ts";
 import { blockBootstrapRatio, wilsonInterval } from "../../../src/eval/metrics/intervals.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 
 const NLL = { kind: "ratio-of-sums", numerator: "total_nll", denominator: "targets", over: "windows", interval: "block-bootstrap-95" } as const satisfies RatioOfSums;
 const few = (n: number) => `n too small for an interval: ${n} document${n === 1 ? "" : "s"}, fewer than 10 (MIN_INTERVAL_DOCUMENTS)`;

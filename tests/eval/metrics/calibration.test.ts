@@ -7,7 +7,7 @@ import {
   expectedCalibrationError,
   reliabilityBins,
 } from "../../../src/eval/metrics/calibration.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 
 // 000's eight predictions ("Calibration" section).
 const conf000 = [0.12, 0.18, 0.32, 0.38, 0.62, 0.68, 0.82, 0.92];

@@ -2,7 +2,7 @@
 // behaviour, and the ratio-estimator standard error of a token-weighted mean (004).
 import { describe, expect, it } from "vitest";
 import { blockBootstrap, blockBootstrapRatio, pairedBootstrap, tokenWeightedStandardError, wilsonInterval } from "../../../src/eval/metrics/intervals.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 
 describe("wilsonInterval", () => {
   it("003: 2700 of 10000 gives an interval around 0.27 that excludes four-choice chance 0.25", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { blockBootstrapRatio } from "../../../src/eval/metrics/intervals.ts";
 import { gatedMultiBootstrap, multiBootstrap, multiBootstrapDifference, replicateRatio, type Arm } from "../../../src/eval/metrics/multi_bootstrap.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 
 // Hand-worked arm: 2 seeds × 2 documents, document 0 has 1 target, document 1 has 2.
 //   seed 0: NLL sums [1, 6] → per-target rates 1 and 3

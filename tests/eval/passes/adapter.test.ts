@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GPT } from "../../../src/model/gpt.ts";
 import { decoderAdapter } from "../../../src/eval/passes/adapter.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 import { tf } from "../../../src/util/backend.ts";
 import { tinyDecoder } from "../tiny_model.ts";
 import { useBackend } from "../../helpers.ts";

@@ -8,7 +8,7 @@ import { baselineAdapter } from "../../../src/baselines/ngram.ts";
 import { generate, greedyMargin, nextLogProbs, sampleToken } from "../../../src/eval/passes/generate.ts";
 import type { GPT } from "../../../src/model/gpt.ts";
 import type { ModelInput } from "../../../src/model/input.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 import { tinyDecoder } from "../tiny_model.ts";
 import { leakedBy, useBackend } from "../../helpers.ts";
 

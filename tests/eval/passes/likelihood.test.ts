@@ -1,7 +1,7 @@
 // The token-weighted summary, the graph-free evaluator and its refusals.
 import { describe, expect, it, beforeAll } from "vitest";
 import { tf } from "../../../src/util/backend.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig } from "../../../src/model/config.ts";
 import { GPT } from "../../../src/model/gpt.ts";
 import { initParameters } from "../../../src/model/init.ts";
@@ -12,6 +12,8 @@ import { decoderAdapter } from "../../../src/eval/passes/adapter.ts";
 import { evaluateLikelihood } from "../../../src/eval/passes/likelihood.ts";
 import { fromProbabilities, meanNll, merge, perplexity, summary } from "../../../src/eval/metrics/summary.ts";
 import { useBackend } from "../../helpers.ts";
+import { seedSummary } from "../../../experiments/overfit/seed_summary.ts";
+import { weightingProbe } from "../../../experiments/overfit/probes.ts";
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const binding = { vocabSize: 266, contextLength: 8 };

@@ -14,7 +14,7 @@ import { encodeDocument } from "../../../src/data/documents.ts";
 import { ByteTokenizer } from "../../../src/data/tokenizer.ts";
 import type { ScoringModel } from "../../../src/model/scoring.ts";
 import { GENERATION_DEFAULTS, sampleDiversity, sampleGeneration, sampleOverlap } from "../../../src/eval/report/generation.ts";
-import { Rng } from "../../../src/util/rng.ts";
+import { Rng } from "../../../src/util/primitives/rng.ts";
 
 // 000: base text, canary and control over the sorted alphabet of their characters; no BOS/EOS
 const base = "the model reads data and reports loss. ".repeat(6);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ByteTokenizer } from "../../../src/data/tokenizer.ts";
 import { visibleIds, visibleToken } from "../../../src/eval/render/visible.ts";
-import { visibleChars } from "../../../src/util/text_view.ts";
+import { visibleChars } from "../../../src/util/render/text_view.ts";
 
 const t = new ByteTokenizer(266);
 const ids = (s: string) => t.encode(s);

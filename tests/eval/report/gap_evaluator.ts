@@ -2,7 +2,7 @@
 // one is this file and one line in the list. The generalization gap: token-weighted validation NLL minus train NLL.
 import { notShown, type Evaluator } from "../../../src/eval/report/evaluator.ts";
 import { ratioOfSums } from "../../../src/eval/metrics/aggregate.ts";
-import { escapeHtml } from "../../../src/util/html.ts";
+import { escapeHtml } from "../../../src/util/render/html.ts";
 import { f4 } from "../../../src/eval/render/format.ts";
 
 export interface Gap {

@@ -1,7 +1,7 @@
 // Provenance recorded with every result: engine, versions, command and date. Not configuration.
-import { engineInfo, nodeProcess, type EngineInfo } from "./backend.ts";
+import { engineInfo, nodeProcess, type EngineInfo } from "../backend.ts";
 // a JSON import, not a file read, so the core can record the version in any runtime
-import pkg from "../../package.json" with { type: "json" };
+import pkg from "../../../package.json" with { type: "json" };
 
 export interface Provenance extends EngineInfo {
   /** Worker threads that computed the result (src/train/pool.ts), the calling thread included; absent: one. */
@@ -17,4 +17,4 @@ export function provenance(command = ["tinylab", ...(nodeProcess()?.argv.slice(2
 }
 
 // display rounding lives apart from the engine, so a page can show the CLI's digits without loading tfjs
-export { round6 } from "./round.ts";
+export { round6 } from "../primitives/round.ts";

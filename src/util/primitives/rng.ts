@@ -1,7 +1,7 @@
 // Seeded random streams over seedrandom's alea generator: the only source of randomness in tinylab.
 // Not a global: every consumer receives an Rng (or a named child of one) explicitly.
 import seedrandom from "seedrandom";
-import { int, num, obj, refine, str, type Schema } from "./schema.ts";
+import { int, num, obj, refine, str, type Schema } from "../formats/schema.ts";
 
 /** Serializable generator state: restoring it replays the stream exactly. */
 export interface RngState {

@@ -1,7 +1,7 @@
 // The TypeScript SHA-256 against FIPS 180-4 vectors and against node:crypto (the reference) on random input.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Sha256, sha256Hex } from "../../src/util/sha256.ts";
+import { Sha256, sha256Hex } from "../../../src/util/primitives/sha256.ts";
 
 const node = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex");
 

@@ -1,8 +1,8 @@
 // The one text-display helper of page and console: specials by name, escapes for control bytes, a marked
 // placeholder for invalid UTF-8, and "(empty)" for nothing.
 import { describe, expect, it } from "vitest";
-import { continuationText, tokenText, visibleText } from "../../src/util/text_view.ts";
-import { ByteTokenizer } from "../../src/data/tokenizer.ts";
+import { continuationText, tokenText, visibleText } from "../../../src/util/render/text_view.ts";
+import { ByteTokenizer } from "../../../src/data/tokenizer.ts";
 
 describe("visibleText", () => {
   it("escapes control characters and shows empty text as (empty)", () => {

@@ -1,10 +1,10 @@
 // SVG primitives for tinylab's figures: escaping, nice ticks, scales, axes, legend, document wrapper.
-// Pure string builders with no DOM and no charts of their own; the charts live in charts.ts.
+// Pure string builders with no DOM and no charts of their own; the charts live in charts.ts, text widths in text_width.ts.
+import { FONT_SIZE, fitText, NOTE_SIZE, TITLE_SIZE, textWidth } from "./text_width.ts";
 
 /** Okabe–Ito colours, reordered so the first ones are the most distinct on white (yellow last). */
 export const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"];
 export const GRAY = "#666666";
-export const FONT_SIZE = 12;
 
 /** A rectangle in pixel coordinates (SVG y grows downward). */
 export interface Box {
@@ -48,45 +48,6 @@ export function el(tag: string, attrs: Record<string, string | number | undefine
 
 export function text(x: number, y: number, s: string, attrs: Record<string, string | number | undefined> = {}): string {
   return el("text", { x, y, ...attrs }, escapeXml(s));
-}
-
-// Advance widths (em) of DejaVu Sans, the face Debian's Chromium resolves "sans-serif" to; other sans faces
-// (Helvetica, Arial, Liberation) are narrower, so budgets made from these hold there too. The browser test
-// (tests/browser/) measures the rendered boxes and fails on any overlap or clipping these estimates cause.
-const NARROW = "iljI.,:;'|!`"; // about 0.28–0.34 em
-const WIDE_LOWER = "mw"; // about 0.82–0.97 em
-const EM: Record<string, number> = {
-  " ": 0.318, "(": 0.39, ")": 0.39, "[": 0.39, "]": 0.39, "-": 0.361, "/": 0.337, f: 0.352, r: 0.411, t: 0.392,
-  s: 0.521, c: 0.55, z: 0.525, "=": 0.838, "+": 0.838, "×": 0.838, "<": 0.838, ">": 0.838, "%": 0.95, "—": 1, "…": 1, M: 0.863, W: 0.989,
-};
-
-/** Width of one character in em, from the table above (wide guesses for anything it lacks). */
-function charEm(c: string): number {
-  if (c in EM) return EM[c];
-  if (NARROW.includes(c)) return 0.34;
-  if (WIDE_LOWER.includes(c)) return 0.98;
-  if (c >= "0" && c <= "9") return 0.636;
-  if (c >= "a" && c <= "z") return 0.636;
-  if (c >= "A" && c <= "Z") return 0.78;
-  return c.charCodeAt(0) < 128 ? 0.7 : 0.9; // punctuation; then Greek, arrows, ⟨⟩ and the like
-}
-
-/**
- * Estimated rendered width of a label in pixels: no font metrics without a DOM, so layout uses a table of
- * per-character widths; bold text is about 8% wider in DejaVu Sans Bold, rounded up to 12%.
- */
-export function textWidth(s: string, size = FONT_SIZE, bold = false): number {
-  let em = 0;
-  for (const c of s) em += charEm(c);
-  return em * size * (bold ? 1.12 : 1);
-}
-
-/** Shortens a label to fit `maxPx`, marking the cut with an ellipsis rather than silently overflowing. */
-export function fitText(s: string, maxPx: number, size = FONT_SIZE): string {
-  if (textWidth(s, size) <= maxPx + 1e-6) return s;
-  const chars = Array.from(s);
-  while (chars.length > 0 && textWidth(`${chars.join("")}…`, size) > maxPx) chars.pop();
-  return `${chars.join("")}…`;
 }
 
 /** Dash patterns paired with the palette, so two series never differ by colour alone (solid first). */
@@ -318,13 +279,6 @@ export function svgDocument(width: number, height: number, body: string, title?:
   );
 }
 
-export const TITLE_SIZE = 15;
-
-/** Width a chart needs for its title to show whole (charts widen rather than cut a title that states the message). */
-export function titleWidth(title: string): number {
-  return textWidth(title, TITLE_SIZE, true) + 24;
-}
-
 /** Centred chart title; cut only if the caller did not make room (see titleWidth). */
 export function titleText(width: number, title: string): string {
   return text(width / 2, 22, fitText(title, width - 20, TITLE_SIZE * 1.12), { "text-anchor": "middle", "font-size": TITLE_SIZE, "font-weight": "bold" });
@@ -336,28 +290,6 @@ export function noData(box: Box): string {
     el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, fill: "none", stroke: "#999", "stroke-dasharray": "4 3" }) +
     text(box.x + box.w / 2, box.y + box.h / 2, "no data", { "text-anchor": "middle", "font-size": 16, fill: GRAY })
   );
-}
-
-export const NOTE_SIZE = 11;
-
-/** Words of `s` broken into lines no wider than `maxPx` (a single over-long word is cut with an ellipsis). */
-export function wrapText(s: string, maxPx: number, size = FONT_SIZE): string[] {
-  const lines: string[] = [];
-  let cur = "";
-  for (const word of s.split(/\s+/).filter(Boolean)) {
-    const next = cur ? `${cur} ${word}` : word;
-    if (cur && textWidth(next, size) > maxPx) {
-      lines.push(cur);
-      cur = word;
-    } else cur = next;
-  }
-  if (cur) lines.push(cur);
-  return lines.map((l) => fitText(l, maxPx, size));
-}
-
-/** Notes wrapped to the chart's width: charts size their height from the number of lines this returns. */
-export function wrapNotes(notes: readonly string[], width: number): string[] {
-  return notes.flatMap((n) => wrapText(n, width - 24, NOTE_SIZE));
 }
 
 /** Small grey lines along the bottom edge (omitted points, how intervals were made), one per wrapped line. */

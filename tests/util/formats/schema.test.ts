@@ -1,8 +1,8 @@
 // The schema facility and its strict JSON parse: one line `<file>: <field>: <what> (got <value>)` per refusal, a key
 // given twice refused (JSON.parse keeps the last), integers refused when written as floats, and JSON.parse's grammar.
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, parseStrictJson } from "../../src/util/json_strict.ts";
-import { arr, bool, int, nullable, num, obj, oneOf, optional, parseJsonFile, record, str } from "../../src/util/schema.ts";
+import { MAX_JSON_DEPTH, parseStrictJson } from "../../../src/util/formats/json_strict.ts";
+import { arr, bool, int, nullable, num, obj, oneOf, optional, parseJsonFile, record, str } from "../../../src/util/formats/schema.ts";
 
 const S = obj({ n: int({ min: 0 }), x: num({ above: 0 }), s: str({ oneLine: true }), b: bool, k: oneOf(["a", "b"]), z: nullable(int()), o: optional(int()), list: arr(obj({ id: str() }), { unique: "id" }), m: record(int()) });
 const GOOD = { n: 1, x: 0.5, s: "t", b: true, k: "a", z: null, list: [{ id: "p" }, { id: "q" }], m: { a: 1 } };

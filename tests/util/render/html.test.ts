@@ -1,6 +1,6 @@
 // Contracts of the HTML report helpers: escaping everywhere text enters, a self-contained page.
 import { describe, expect, it } from "vitest";
-import { escapeHtml, flatEntries, htmlPage, htmlTable, keyValueTable } from "../../src/util/html.ts";
+import { escapeHtml, flatEntries, htmlPage, htmlTable, keyValueTable } from "../../../src/util/render/html.ts";
 
 describe("escapeHtml", () => {
   it("escapes the five HTML-significant characters", () => {

@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/safetensors.ts";
-import { readSafetensorsFile, writeSafetensorsFile } from "../../src/node/disk.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../../src/util/formats/safetensors.ts";
+import { readSafetensorsFile, writeSafetensorsFile } from "../../../src/node/disk.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-safetensors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -304,7 +304,7 @@ describe("interop with an independent numpy reader (tools/read_safetensors.py)",
       "none": { dtype: "U8", shape: [0, 4], data: new Uint8Array(0) },
     };
     writeSafetensorsFile(path, tensors, { format: "tinylab", config: '{"nLayer":2}' });
-    const script = resolve(import.meta.dirname, "../../tools/read_safetensors.py");
+    const script = resolve(import.meta.dirname, "../../../tools/read_safetensors.py");
     const run = spawnSync("python3", [script, path], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l));

@@ -1,6 +1,6 @@
 // Contracts of the progress bar with a fake clock and a fake stream: throttling, line shape, rate and ETA.
 import { describe, expect, it } from "vitest";
-import { createProgress, formatDuration, progressLine } from "../../src/util/progress.ts";
+import { createProgress, formatDuration, progressLine } from "../../../src/util/runtime/progress.ts";
 
 function fakeStream(isTTY: boolean, columns?: number) {
   const writes: string[] = [];

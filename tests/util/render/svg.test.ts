@@ -1,9 +1,11 @@
 // Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
 // lines broken at non-finite points, end labels and legend placed whole. Rendered overlap is tests/browser's.
 import { describe, expect, it } from "vitest";
-import { barChartWithIntervals, lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../src/util/charts.ts";
-import { escapeXml, integerTicks, logTicks, niceTicks, textWidth, tickFormat, wrapText } from "../../src/util/svg.ts";
-import { assertWellFormed } from "./xml.ts";
+import { lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../../src/util/render/charts.ts";
+import { barChartWithIntervals } from "../../../src/util/render/bar_chart.ts";
+import { escapeXml, integerTicks, logTicks, niceTicks, tickFormat } from "../../../src/util/render/svg.ts";
+import { textWidth, wrapText } from "../../../src/util/render/text_width.ts";
+import { assertWellFormed } from "../xml.ts";
 
 /** All "x" coordinates of path data inside the chart's <path> elements. */
 function pathXs(svg: string): number[] {

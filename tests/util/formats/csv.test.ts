@@ -1,6 +1,6 @@
 // CSV tables: RFC 4180 quoting, null as an empty cell, CRLF rows, refusals.
 import { describe, expect, it } from "vitest";
-import { csvTable } from "../../src/util/csv.ts";
+import { csvTable } from "../../../src/util/formats/csv.ts";
 
 describe("csvTable", () => {
   it("quotes a cell holding a comma, a quote or a line break, and leaves the rest as written", () => {

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildLab, serveLab } from "../src/cli/lab_server.ts";
 import { writeOutput } from "../src/cli/common.ts";
-import { launch, missingChromium, openLab, runOverfit } from "./drive.ts";
+import { launch, missingChromium, openLab, runOverfit } from "../web/drive.ts";
 
 const { values } = parseArgs({ options: { out: { type: "string", default: "results" } } });
 const missing = missingChromium();
