@@ -48,10 +48,8 @@ export const trainCommand: CommandModule = {
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { runTraining }, { checkOutputDir, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { PRESETS, resolveModelConfig }, { claimOutputDir }, { checkModelOutput, lockModelPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir, RUN_KIND }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"), import("../../model/config.ts"),
-      import("../../node/output_dir.ts"), import("../../node/model_output.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
-    ]);
+    // the shape and its memory estimate are refused before the engine's modules load (a bounded refusal costs none of it)
+    const [{ PRESETS, resolveModelConfig }, { checkTrainingMemory }] = await Promise.all([import("../../model/config.ts"), import("../../lab/memory.ts")]);
     const { text, data, onePerLine, splitSeed, validationFraction, testFraction, saveModel, overwrite, json, backend, kernels, layers, dModel, heads, dFf, context, dropout, vocab, modelConfig, ...given } = optionValues(argv, TRAIN_OPTIONS);
     if (text && data) throw new Error("give one of --text (plain text) and --data (a JSONL documents file)");
     if (!text && given.tokenizer !== undefined) throw new Error("--tokenizer needs --text");
@@ -64,7 +62,11 @@ export const trainCommand: CommandModule = {
     // refuses a bad or oversized shape before the engine starts, naming the flags that set it
     const config = !text ? resolveModelConfig(overrides, PRESETS.overfit, shapeNames(modelConfig))
       : resolveModelConfig({ ...overrides, vocabSize: overrides.vocabSize ?? t.vocab }, resolveModelConfig(t.model), shapeNames(modelConfig));
-    (await import("../../lab/memory.ts")).checkTrainingMemory(config, s.batchRows); // and its memory estimate, as the run checks it again
+    checkTrainingMemory(config, s.batchRows); // and its memory estimate, as the run checks it again
+    const [{ startEngine, toJson }, { runTraining }, { checkOutputDir, dirStore, requireFile }, { sha256File }, { readDocumentsFile }, { claimOutputDir }, { checkModelOutput, lockModelPath }, { onInterrupt, reportInterrupted }, { readTextInput }, { claimRunDir, RUN_KIND }] = await Promise.all([
+      import("../common.ts"), import("../../../experiments/train.ts"), import("../../node/disk.ts"), import("../../node/atomic.ts"), import("../../node/files.ts"),
+      import("../../node/output_dir.ts"), import("../../node/model_output.ts"), import("../interrupt.ts"), import("../../node/text_files.ts"), import("../../lab/run_dir.ts"),
+    ]);
     const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
     const outDir = s.out;
     const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);
