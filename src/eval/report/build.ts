@@ -2,15 +2,15 @@
 // (report/evaluators.ts) each computing one namespace of report.json from them, with identities and provenance.
 // Unlike quantities are never averaged together. Not the HTML page (render/report_page.ts) nor any metric (the evaluators beside it).
 import { checkDocuments, SPLITS, type Document, type Split } from "../../data/documents.ts";
-import type { AnyTokenizer, TokenizerJSON } from "../../data/tokenizer.ts";
+import type { AnyTokenizer } from "../../data/tokenizer.ts";
 import { Rng } from "../../util/rng.ts";
 import { sha256Hex } from "../../util/sha256.ts";
 import { createProgress, type ProgressStream } from "../../util/progress.ts";
-import { provenance, type Provenance } from "../../util/provenance.ts";
+import { provenance } from "../../util/provenance.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 import type { Evaluator, ReportContext, ReportInputs } from "./evaluator.ts";
 import { groupWindowsWithOverall } from "../passes/grouped.ts";
-import { evaluatorIdentity, modelIdentity, type EvaluatorIdentity, type ModelIdentity } from "./identity.ts";
+import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { topOf, type NextTokenPredictions } from "../passes/next_token.ts";
 import { calibrationSharesContextPass } from "./calibration.ts";
 import { REPORT_EVALUATORS } from "./evaluators.ts";
