@@ -4,7 +4,6 @@ import { encodeDocument, type Document, type TextDocument } from "../../src/data
 import { ByteTokenizer } from "../../src/data/tokenizer.ts";
 import { PRESETS } from "../../src/model/config.ts";
 import type { GPT } from "../../src/model/gpt.ts";
-import { EpochSource } from "../../src/train/loop.ts";
 import { windowBatches } from "../../src/eval/passes/windows.ts";
 import { EpochSource } from "../../src/data/epoch_source.ts";
 import { trainOptions } from "../../src/lab/config.ts";

@@ -5,8 +5,8 @@ import { htmlTable } from "../../util/render/html.ts";
 import { bitsPerByte } from "../metrics/bpb.ts";
 import type { BaselinesValue } from "./types.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
-import { groupBpb, groupRecord, groupWindowsWithOverall, type GroupRecord } from "../passes/grouped.ts";
-import { reasoned, type Reasoned } from "../metrics/reasoned.ts";
+import { groupBpb, groupRecord, groupWindowsWithOverall } from "../passes/grouped.ts";
+import { reasoned } from "../metrics/reasoned.ts";
 import { fixed, para } from "../render/format.ts";
 import { TOKEN_WEIGHTED } from "./perplexity.ts";
 

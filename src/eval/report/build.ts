@@ -1,14 +1,14 @@
 // The composed evaluation report: the likelihood passes run once, then the declared evaluators
 import { checkDocuments, SPLITS, type Document, type Split } from "../../data/documents.ts";
-import type { AnyTokenizer, TokenizerJSON } from "../../data/tokenizer.ts";
+import type { AnyTokenizer } from "../../data/tokenizer.ts";
 import { Rng } from "../../util/primitives/rng.ts";
 import { sha256Hex } from "../../util/primitives/sha256.ts";
 import { createProgress, type ProgressStream } from "../../util/runtime/progress.ts";
-import { provenance, type Provenance } from "../../util/runtime/provenance.ts";
+import { provenance } from "../../util/runtime/provenance.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 import type { Evaluator, ReportContext, ReportInputs } from "./evaluator.ts";
 import { groupWindowsWithOverall } from "../passes/grouped.ts";
-import { evaluatorIdentity, modelIdentity, type EvaluatorIdentity, type ModelIdentity } from "./identity.ts";
+import { evaluatorIdentity, modelIdentity, type ModelIdentity } from "./identity.ts";
 import { topOf, type NextTokenPredictions } from "../passes/next_token.ts";
 import { calibrationSharesContextPass } from "./calibration.ts";
 import { REPORT_EVALUATORS } from "./evaluators.ts";

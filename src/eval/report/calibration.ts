@@ -7,7 +7,6 @@ import { notShown, type Evaluator } from "./evaluator.ts";
 import { reliabilityDiagram } from "../render/figures.ts";
 import { MIN_ECE_PREDICTIONS, nextTokenCalibration, nextTokenPredictions } from "../passes/next_token.ts";
 import { f4, fixed, para, shown } from "../render/format.ts";
-import type { BinScheme } from "../metrics/calibration.ts";
 import { aggregate, type RatioOfSums } from "../metrics/aggregate.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../metrics/intervals.ts";
 import { reasoned, reasonedRecord } from "../metrics/reasoned.ts";

@@ -1,7 +1,6 @@
 // The report's contamination audit: each scored held-out split's documents checked for word 13-grams shared
 // with the training documents given, with the token-weighted NLL of the headline pass on all documents and on
 // the unflagged ones only. Exact matches only: a clean audit is no proof of a clean split.
-import type { Split } from "../../data/documents.ts";
 import { htmlTable } from "../../util/render/html.ts";
 import { contaminationAudit } from "../metrics/contamination.ts";
 import type { ContaminationValue } from "./types.ts";

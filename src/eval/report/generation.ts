@@ -11,7 +11,7 @@ import type { DiversityValue, GenerationSettings, GenerationValue, OverlapValue 
 import { notShown, type Evaluator, type ReportContext, type ReportInputs } from "./evaluator.ts";
 import { generate, greedyMargin } from "../passes/generate.ts";
 import { overlapByOrder } from "../metrics/overlap.ts";
-import { reasoned, type Reasoned } from "../metrics/reasoned.ts";
+import { reasoned } from "../metrics/reasoned.ts";
 import { fixed, para, shown } from "../render/format.ts";
 import { noPromptReason, promptable, promptOf } from "../passes/verbatim.ts";
 

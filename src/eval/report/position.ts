@@ -5,7 +5,6 @@ import { dashFor, paletteColor } from "../../util/render/svg.ts";
 import type { LossByPosition } from "./types.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
 import { fixed } from "../render/format.ts";
-import type { Split } from "../../data/documents.ts";
 
 
 export const lossByPositionEvaluator: Evaluator<LossByPosition> = {
