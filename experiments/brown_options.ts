@@ -2,6 +2,7 @@
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
+import type { Engine } from "../src/util/engine.ts";
 
 export interface BrownOptions {
   out: string;
@@ -38,6 +39,8 @@ export interface BrownOptions {
   progress?: ProgressStream;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: DivergencePolicy;
+  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  engine?: Engine;
   /**
    * Threads that train and score (src/node/pool.ts); absent: 1. An update uses at most its microbatch count
    * (`microbatches`), the report's scoring all of them.

@@ -65,6 +65,8 @@ export interface CompareOptions {
   allowNonFloat32?: boolean;
   /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: import("../src/util/progress.ts").ProgressStream;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: import("../src/util/engine.ts").Engine;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */
@@ -93,6 +95,8 @@ export interface SampleOptions {
   seed: number;
   maxTokens: number;
   samples: number;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: import("../src/util/engine.ts").Engine;
 }
 
 export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = { temperature: 0, seed: 0, maxTokens: 32, samples: 1 };

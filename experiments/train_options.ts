@@ -8,6 +8,7 @@ import type { Store } from "../src/lab/store.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
+import type { Engine } from "../src/util/engine.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
 
 export interface TrainRunOptions {
@@ -45,6 +46,8 @@ export interface TrainRunOptions {
   logEvery: number;
   /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
   onDivergence: DivergencePolicy;
+  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  engine?: Engine;
   /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
   workers?: number;
   /** Where each phase that outlasts its quiet time (BPE, tokenizing, validation, updates; QUIET_MS) shows its progress (stderr); absent: nowhere. */

@@ -2,7 +2,7 @@
 // experiments/gradcheck.ts, experiments/evaluate.ts) unchanged on the messages it gets. No DOM, no second copy of an experiment.
 import { setThreadsCount, setWasmPaths, getThreadsCount } from "@tensorflow/tfjs-backend-wasm";
 import "@tensorflow/tfjs-backend-webgl";
-import { initBackend, NO_NODE, tf } from "../src/util/backend.ts";
+import { initBackend, NO_NODE, tf, tfjsOnly } from "../src/util/backend.ts";
 import { provenance, type Provenance } from "../src/util/provenance.ts";
 import { runOverfit, type OverfitOptions, type OverfitProgress, type OverfitResult } from "../experiments/overfit.ts";
 import { runGradcheck } from "../experiments/gradcheck.ts";
@@ -81,7 +81,7 @@ function handle(req: Request): void {
     post({ id: req.id, type: "overfit", result: { ...result, provenance: browserProvenance(result.provenance, overfitCommand(req.options)) }, seconds });
   } else if (req.type === "gradcheck") {
     const report = runGradcheck("overfit");
-    post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(), "tinylab gradcheck (in the browser: tinylab lab)") });
+    post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(tfjsOnly()), "tinylab gradcheck (in the browser: tinylab lab)") });
   } else if (req.type === "rescore") {
     const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: EVALUATE_DEFAULTS.split, data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
     const flags = `${req.data ? ` --data ${req.data}` : ""}${req.text ? " --run DIR" : ""}${req.stride ? ` --stride ${req.stride}` : ""}`;

@@ -10,7 +10,7 @@ import { architectureOf, type Architecture } from "../model/architecture.ts";
 import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
-import { engineInfo } from "../util/backend.ts";
+import type { Engine, EngineRecord } from "../util/engine.ts";
 import { provenance } from "../util/provenance.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/safetensors.ts";
@@ -84,9 +84,9 @@ export class ModelFileError extends Error {
   override name = "ModelFileError";
 }
 
-export function modelProvenance(seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
-  const { backend, kernels, onnxruntime, tfjs } = engineInfo();
-  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab, ...(data ? { data } : {}) };
+export function modelProvenance(engine: EngineRecord, seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
+  const { backend, kernels, onnxruntime, tfjs, tinylab } = provenance(engine);
+  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab, ...(data ? { data } : {}) };
 }
 
 /** The config as JSON with keys in the declared order, so equal configs give equal bytes. */
@@ -367,10 +367,13 @@ export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<
 /** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */
 export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays };
 
-/** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
-export function decodeModelFile(bytes: Uint8Array, path: string): LoadedModel {
+/**
+ * Restore model and tokenizer from a model file's bytes alone (`path` names it in errors), the model on `engine`
+ * (absent: tfjs's own kernels). The caller owns (and disposes) the model.
+ */
+export function decodeModelFile(bytes: Uint8Array, path: string, engine?: Engine): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
-  const model = new GPT(parts.config, weights);
+  const model = new GPT(parts.config, weights, engine);
   try {
     refuseNonFiniteForward(model, `model file ${path}`, ModelFileError);
   } catch (err) {

@@ -9,6 +9,8 @@ import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/schema.ts";
 import { encodeSafetensors } from "../util/safetensors.ts";
+import { tfjsOnly } from "../util/backend.ts";
+import type { EngineRecord } from "../util/engine.ts";
 import {
   ModelFileError, checkFormat, checkIntegrity, configJSON, decodeCheckpoint, metaField, parseConfig, parseProvenance, parseTokenizer,
   modelProvenance, refuseBadValues, refuseExtraTensors, signed, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
@@ -171,14 +173,14 @@ export class ResumeMismatchError extends ModelFileError {
 }
 
 /** Refuse to resume a run whose config, tokenizer or options differ from the saved state's, naming each difference. */
-export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions }, where: string): void {
+export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions; engine?: EngineRecord }, where: string): void {
   const diffs = [
     ...differencesOf(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
     ...differencesOf(saved.tokenizer, run.tokenizer, "tokenizer"),
     ...differencesOf(saved.options, run.options, "options"),
   ];
   if (diffs.length > 0) throw new ResumeMismatchError(where, diffs);
-  checkEngine(saved.provenance, modelProvenance(0, 0), where);
+  checkEngine(saved.provenance, modelProvenance(run.engine ?? tfjsOnly(), 0, 0), where);
 }
 
 /** An engine as the flags name it: the tfjs backend and who computes its matrix products (absent kernels: tfjs's own). */

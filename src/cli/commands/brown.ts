@@ -46,8 +46,8 @@ export const brownCommand: CommandModule = {
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       claimRunDir(store, { resume: given.resume, overwrite }, `--out ${given.out}`);
-      await startEngine(backend, kernels);
-      const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr };
+      const engine = await startEngine({ backend, kernels });
+      const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr, engine };
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });

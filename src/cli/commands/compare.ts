@@ -47,10 +47,10 @@ export const compareCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.compare, replace: overwrite, inputs: scoringInputs(v) });
     try {
       if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const { result, tokens } = runCompare({
         a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
-        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32, progress: process.stderr,
+        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32, progress: process.stderr, engine,
       });
       outputs.write("compare.json", toJson(result));
       outputs.write("compare.html", compareHtml(result, tokens));

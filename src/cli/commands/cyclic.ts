@@ -30,9 +30,9 @@ export const cyclicCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.cyclic, replace: overwrite });
     let result;
     try {
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       let events: Uint8Array | undefined;
-      result = runCyclic(options, { workers, openPool: threadPools, onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
+      result = runCyclic(options, { engine, workers, openPool: threadPools(engine), onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (json) process.stdout.write(toJson(result));
       else console.log(view.formatCyclic(result));

@@ -39,10 +39,10 @@ export const evaluateCommand: CommandModule = {
       process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
       return;
     }
-    const engine = await startEngine(v.backend, v.kernels);
+    const engine = await startEngine(v);
     const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
+      engine, workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools(engine), lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
     }, text);
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
     if (v.lmEvalOut !== undefined && lmEval) {

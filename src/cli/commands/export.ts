@@ -20,7 +20,7 @@ export const exportCommand: CommandModule = {
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);
-    await startEngine(backendDefault(), "tfjs");
+    await startEngine({ backend: backendDefault(), kernels: "tfjs" });
     const report = exportModel(o);
     process.stdout.write(json ? toJson(report) : formatExport(report) + "\n");
   },

@@ -34,11 +34,11 @@ export const overfitCommand: CommandModule = {
     const locks: { release(): void }[] = [outputs];
     try {
       if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockModelPath(savePath));
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
       const events: [number, Uint8Array][] = [];
       const onEvents = tensorboard ? (seed: number, bytes: Uint8Array) => events.push([seed, bytes]) : undefined;
-      const result = runOverfit(options, { save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools });
+      const result = runOverfit(options, { engine, save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools(engine) });
       write(result, events);
     } finally {
       for (const l of locks.reverse()) l.release();

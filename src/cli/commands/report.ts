@@ -44,12 +44,12 @@ export const reportCommand: CommandModule = {
     try {
       const start = new Date();
       if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-      const engine = await startEngine(v.backend, v.kernels);
+      const engine = await startEngine(v);
       const { report, lmEval, lmEvalModel } = scoreReport({
         finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
         model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-        progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
+        progress: process.stderr, engine, workers: v.workers, lmEval: v.lmEvalOut !== undefined, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
       });
       outputs.write("report.json", toJson(report));
       outputs.write("report.html", reportHtml(report));

@@ -31,8 +31,7 @@ export const sampleCommand: CommandModule = {
     }
     const o = { ...given, model: requireFile(model, "model file") };
     checkSampleOptions(o);
-    await startEngine(backend, kernels);
-    const r = runSample(o);
+    const r = runSample({ ...o, engine: await startEngine({ backend, kernels }) });
     process.stdout.write(json ? toJson(r) : formatSample(r) + "\n");
   },
 };

@@ -82,9 +82,9 @@ export const trainCommand: CommandModule = {
       const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       if (out) claimRunDir(out, { resume: given.resume, overwrite }, `--out ${outDir}`);
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const result = await runTraining({
-        ...given, ...s, modelConfig: overrides, out,
+        ...given, ...s, modelConfig: overrides, out, engine,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } } : undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined, progress: process.stderr,
@@ -92,7 +92,7 @@ export const trainCommand: CommandModule = {
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
         for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
-        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance() });
+        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/provenance.ts")).provenance(engine) });
         if (json) process.stdout.write(jsonText);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
         if (outputs && (text || json || result.summary.validation)) log(`wrote ${outputs.write("train.json", jsonText)}`);

@@ -1,6 +1,6 @@
 // Console table of the overfitting experiment (experiments/overfit.ts). Presentation only; the figure is src/eval/overfit_figure.ts.
 import { round6 } from "../../util/provenance.ts";
-import { engineLabel } from "../../util/backend_choice.ts";
+import { engineLabel } from "../../util/engine.ts";
 import { formatTable } from "./table.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
 

@@ -2,7 +2,7 @@
 // scoring as whole graphs always, and a training run's steps as the training graph unless dropout keeps them on
 // tfjs autograd (the rule of src/model/graph_training.ts gradientPath; tests/cli/kernels.test.ts runs both).
 import { describe, expect, it } from "vitest";
-import { engineLabel } from "../../src/util/backend_choice.ts";
+import { engineLabel } from "../../src/util/engine.ts";
 
 const ORT = { backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" };
 
