@@ -4,6 +4,7 @@
 import { CYCLIC_DEFAULTS, type CyclicOptions } from "./options.ts";
 export { CYCLIC_DEFAULTS, type CyclicOptions };
 import { provenance } from "../src/util/provenance.ts";
+import { checkOption } from "./option_catalogue.ts";
 import { tfjsOnly } from "../src/util/backend.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { ReplacementSource } from "../src/data/sampling.ts";
@@ -37,7 +38,7 @@ export const FIRST_DETERMINED_POSITION = CYCLE_LENGTH - 1;
 export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
   for (const k of ["seed", "splitSeed"] as const) if (!Number.isInteger(o[k])) throw new Error(`${k} must be an integer, got ${o[k]}`);
   for (const k of ["updates", "batchRows", "evalEvery"] as const) if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`${k} must be a positive integer, got ${o[k]}`);
-  if (!(o.lr > 0) || !Number.isFinite(o.lr)) throw new Error(`learning rate must be finite and > 0, got ${o.lr}`);
+  checkOption("lr", o.lr);
   if (!(o.clipNorm > 0)) throw new Error(`clip norm must be > 0, got ${o.clipNorm}`);
   return o;
 }

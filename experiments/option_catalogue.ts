@@ -1,6 +1,7 @@
 // Every option of every command, defined once: one name, one type, one description, one parser and one recipe
-// key per idea, in groups (training, model shape, data, output, engine). Not yargs wiring (src/cli/options.ts
-// adds these to a command); loads no engine and no node: module, so the lab page parses its form fields with it.
+// key per idea, in groups (training, model shape, data, output, engine), and an option named in text looked up
+// and parsed. Not yargs wiring (src/cli/options.ts adds these to a command); loads no engine and no node: module,
+// so the lab page parses its form fields with it.
 import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts";
 import { SPLITS } from "../src/data/documents.ts";
 import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
@@ -13,7 +14,7 @@ import { CONVENTIONS } from "../src/eval/convention.ts";
 import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
   countFrom0UpTo, countUpTo, fail, intIn, intList, jsonObject, MAX_BATCH_ROWS, MAX_LAYERS, MAX_MICROBATCHES, MAX_NEW_TOKENS, MAX_REPETITIONS, MAX_REPLICATES, MAX_SAMPLES, MAX_UPDATES, MAX_WIDTH,
-  nonEmpty, nonNegative, nonNegativeInt, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, unitInterval, utf8Text, UPDATES_WHY, type Check, type Spec,
+  nonEmpty, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, unitInterval, utf8Text, UPDATES_WHY, type Check, type Spec,
 } from "./option_checks.ts";
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
@@ -151,3 +152,41 @@ export const findOption = (name: string): [string, Spec] => {
   for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
   throw new Error(`no option "${name}" in the catalogue`);
 };
+
+/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
+export function nearestOption(name: string): string | undefined {
+  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
+  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
+  const oneEdit = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+  };
+  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
+}
+
+/**
+ * One option's value from the text of a form field, converted by its type and checked by the same parser as on
+ * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
+ */
+export function parseOptionText<N extends OptionName>(name: N, text: string): OptionValue<N> {
+  const [, spec] = findOption(name);
+  const t = text.trim();
+  if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  if (spec.type === "boolean" && t !== "true" && t !== "false") throw new Error(`--${name} must be true or false, got ${JSON.stringify(text)}`);
+  // a number goes to its parser as text, as on the command line, so "0x10" and 2^53 + 1 are refused the same way
+  const v = spec.type === "boolean" ? t === "true" : t;
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return (check ? check(v, name) : v) as OptionValue<N>;
+}
+
+/**
+ * A recipe's value of an option checked by the option's own parser, so a caller that is not the command line (the
+ * lab page, a test) is refused in the command line's words.
+ */
+export function checkOption<N extends OptionName>(name: N, v: OptionValue<N>): OptionValue<N> {
+  const [, spec] = findOption(name);
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return (check ? check(v, name) : v) as OptionValue<N>;
+}

@@ -3,6 +3,7 @@
 import { OVERFIT_DEFAULTS, type OverfitOptions } from "./options.ts";
 export { OVERFIT_DEFAULTS, type OverfitOptions };
 import { provenance, type Provenance } from "../src/util/provenance.ts";
+import { checkOption } from "./option_catalogue.ts";
 import { tfjsOnly } from "../src/util/backend.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { PRESETS, type ModelConfig } from "../src/model/config.ts";
@@ -37,7 +38,7 @@ export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
   if (repeated !== undefined) throw new Error(`--seeds: seed ${repeated} is given twice (got ${o.seeds.join(",")})`);
   if (!Number.isInteger(o.updates) || o.updates < 1) throw new Error(`updates must be a positive integer, got ${o.updates}`);
   for (const c of o.checkpoints) if (!Number.isInteger(c) || c < 0 || c > o.updates) throw new Error(`--checkpoints: checkpoint ${c} is outside [0, ${o.updates}] (--updates ${o.updates})`);
-  if (!(o.lr > 0)) throw new Error(`learning rate must be > 0, got ${o.lr}`);
+  checkOption("lr", o.lr);
   if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES} for a percentile interval, got ${o.replicates}`);
   if (!Number.isSafeInteger(o.bootstrapSeed)) throw new Error(`bootstrap seed must be a safe integer, got ${o.bootstrapSeed}`);
   const checkpoints = [...new Set(o.checkpoints)].sort((a, b) => a - b);

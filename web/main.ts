@@ -14,7 +14,7 @@ import { PALETTE } from "../src/util/svg.ts";
 import { escapeHtml } from "../src/util/html.ts";
 import { toJson } from "../src/util/json.ts";
 import { round6 } from "../src/util/round.ts";
-import { parseOptionText } from "../experiments/option_lookup.ts";
+import { parseOptionText } from "../experiments/option_catalogue.ts";
 import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;

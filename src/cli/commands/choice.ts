@@ -1,9 +1,9 @@
 // `tinylab choice --model FILE --data FILE`: multiple-choice accuracy by candidate log-likelihood (experiments/choice.ts).
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { oneThreadEngineOptions, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data") } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, ...oneThreadEngineOptions("data") } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",

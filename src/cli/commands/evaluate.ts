@@ -2,11 +2,11 @@
 // training (experiments/evaluate.ts). Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { EVALUATE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, ...engineOptions("data"),
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {

@@ -2,11 +2,11 @@
 // (experiments/gradcheck.ts). Exits 1 when any coordinate fails.
 import type { CommandModule } from "yargs";
 import { GRADCHECK_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { oneThreadEngineOptions, optionValues, withOptions, type OptionTable } from "../options.ts";
 import { engineLabel } from "../../util/engine.ts";
 
 /** gradcheck's options and their defaults (experiments/options.ts GRADCHECK_DEFAULTS). */
-export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, backend: backendDefault(), kernels: kernelsDefault("teaching") } satisfies OptionTable;
+export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, ...oneThreadEngineOptions("teaching") } satisfies OptionTable;
 
 export const gradcheckCommand: CommandModule = {
   command: "gradcheck",

@@ -2,13 +2,13 @@
 import { basename, dirname, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
 import { MIN_REPLICATES } from "../../eval/intervals.ts";
 
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault("teaching"), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, ...engineOptions("teaching"),
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {

@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve as absolutePath } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
+import { BACKEND_DEFAULT, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
 import { OVERFIT_OPTIONS } from "./overfit.ts";
 import { CYCLIC_OPTIONS } from "./cyclic.ts";
@@ -20,7 +20,7 @@ const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume", "overwrite"];
 
 /** sweep's options and their defaults. */
 export const SWEEP_OPTIONS = {
-  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: backendDefault(),
+  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: BACKEND_DEFAULT,
 } satisfies OptionTable;
 
 export const sweepCommand: CommandModule = {
