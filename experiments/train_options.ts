@@ -10,6 +10,7 @@ import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 import type { ProgressStream } from "../src/util/progress.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
+import { BROWN_DEFAULTS as B } from "./brown_options.ts";
 
 export interface TrainRunOptions {
   seed: number;
@@ -68,13 +69,14 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
 };
 
 /**
- * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128),
- * windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
- * warmup then cosine over --updates, BPE 512 learned on train.
+ * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128)
+ * and Brown's schedule and BPE (peak rate, warmup, floor, weight decay, vocabulary: taken from BROWN_DEFAULTS, where
+ * bench/brown_recipes.ts chose them), windows of 8 rows per update (in 2 microbatches where that pays:
+ * textMicrobatches), cosine over --updates, BPE learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
+  updates: 1000, lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
+  tokenizer: "bpe" as const, vocab: B.vocab, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
   model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
 };
 

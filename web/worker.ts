@@ -10,7 +10,7 @@ import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL } from "../src/model/grad
 import { overfitFigure } from "../src/eval/overfit_figure.ts";
 import { evaluateModel } from "../experiments/evaluate.ts";
 import { EVALUATE_DEFAULTS } from "../experiments/options.ts";
-import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
+import { asTyped, formValue, OVERFIT_FORM, type BrowserEngine, type EngineRequest, type Reply, type Request } from "./protocol.ts";
 
 let engine: BrowserEngine | undefined;
 
@@ -49,12 +49,8 @@ function browserProvenance(p: Provenance, command: string): Provenance & { runti
 
 /** The command line that reruns these options in Node, so the downloaded JSON says how to reproduce it. */
 function overfitCommand(o: Partial<OverfitOptions>): string {
-  const parts = ["tinylab overfit"];
-  if (o.seeds) parts.push(`--seeds ${o.seeds.join(",")}`);
-  if (o.updates !== undefined) parts.push(`--updates ${o.updates}`);
-  if (o.checkpoints) parts.push(`--checkpoints ${o.checkpoints.join(",")}`);
-  if (o.lr !== undefined) parts.push(`--lr ${o.lr}`);
-  return `${parts.join(" ")} (in the browser: tinylab lab)`;
+  const given = OVERFIT_FORM.flatMap((name) => (formValue(o, name) === undefined ? [] : [`--${name} ${asTyped(formValue(o, name))}`]));
+  return `${["tinylab overfit", ...given].join(" ")} (in the browser: tinylab lab)`;
 }
 
 /** The overfit figure (src/eval/overfit_figure.ts) from what has arrived so far (OverfitFigureData: the runs' checkpoints, the baselines, the target counts). */
