@@ -1,8 +1,19 @@
-// How output names the engine (engineLabel): the backend and tfjs's own kernels on tfjs's; on onnxruntime's, what ran there:
-// scoring as whole graphs always, and a training run's steps as the training graph unless dropout keeps them on
-// tfjs autograd (the rule of src/model/graph_training.ts gradientPath; tests/cli/kernels.test.ts runs both).
+// The engine as a value: what a result records of it (never its graph runner), and how output names it
+// (engineLabel): the backend and tfjs's own kernels on tfjs's; on onnxruntime's, what ran there: scoring as whole
+// graphs always, and a training run's steps as the training graph unless dropout keeps them on tfjs autograd (the
+// rule of src/model/graph_training.ts gradientPath; tests/cli/kernels.test.ts runs both).
 import { describe, expect, it } from "vitest";
-import { engineLabel } from "../../src/util/engine.ts";
+import { engineLabel, engineRecord, tfjsEngine, type Engine } from "../../src/util/engine.ts";
+
+describe("an engine value", () => {
+  it("records its backend, kernels and onnxruntime version, and leaves its graph runner out of what a result keeps", () => {
+    const onOrt: Engine = { backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0", graphs: () => () => [] };
+    expect(engineRecord(onOrt)).toEqual({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
+    expect(JSON.parse(JSON.stringify(engineRecord(onOrt)))).toEqual(engineRecord(onOrt));
+    expect(tfjsEngine("cpu")).toEqual({ backend: "cpu", kernels: "tfjs" }); // no graphs: the model runs op by op
+    expect(engineRecord(tfjsEngine("wasm"))).toEqual({ backend: "wasm", kernels: "tfjs" });
+  });
+});
 
 const ORT = { backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" };
 
