@@ -11,11 +11,18 @@ import { MIN_REPLICATES } from "../src/eval/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
 import { CONVENTIONS } from "../src/eval/convention.ts";
-import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
   countFrom0UpTo, countUpTo, fail, intIn, intList, jsonObject, MAX_BATCH_ROWS, MAX_LAYERS, MAX_MICROBATCHES, MAX_NEW_TOKENS, MAX_REPETITIONS, MAX_REPLICATES, MAX_SAMPLES, MAX_UPDATES, MAX_WIDTH,
   nonEmpty, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, unitInterval, utf8Text, UPDATES_WHY, type Check, type Spec,
 } from "./option_checks.ts";
+
+/** The baselines `compare --baseline` accepts: the count baselines of src/baselines/ngram.ts at smoothing k = 1. */
+export const COMPARE_BASELINES = ["uniform", "unigram-add1", "bigram-add1", "unigram-prior-bigram"] as const;
+/** Where the sweep's runs go: this machine's processes, or one Slurm job array (src/node/sweep_slurm.ts). */
+export const SWEEP_SCHEDULERS = ["local", "slurm"] as const;
+/** What `tinylab export --format` writes (experiments/export.ts writes each). */
+export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
 export const OPTION_GROUPS = {
@@ -143,6 +150,8 @@ export type OptionValue<N extends OptionName> = Specs[N] extends { choices: read
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 /** The recipe's name for an option's value: its declared `key`, else the flag in camel case (batch-rows is batchRows). */
 export type OptionKey<N extends OptionName> = Specs[N] extends { key: infer K extends string } ? K : Camel<N>;
+/** A recipe's typed options for these catalogue options: each under its recipe key, of its parser's type. */
+export type OptionsOf<N extends OptionName> = { [K in N as OptionKey<K>]: OptionValue<K> };
 export const optionKey = (name: string): string => findOption(name)[1].key ?? name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** Whether a name (say, a --grid axis) is an option of the catalogue. */
