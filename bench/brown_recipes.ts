@@ -12,9 +12,10 @@ import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { engineInfo, initBackend } from "../src/util/backend.ts";
-import { engineLabel, parseKernelsChoice, type KernelsChoice } from "../src/util/backend_choice.ts";
-import { useKernels } from "../src/node/native_kernels.ts";
+import { initBackend } from "../src/util/backend.ts";
+import { parseKernelsChoice, type KernelsChoice } from "../src/util/backend_choice.ts";
+import { engineLabel } from "../src/util/engine.ts";
+import { openKernels } from "../src/node/native_kernels.ts";
 import { dirStore } from "../src/node/disk.ts";
 import { resolveModelConfig, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";
@@ -73,8 +74,8 @@ try {
   refuse((err as Error).message);
 }
 await initBackend("wasm");
-useKernels(kernels);
-const engine = engineLabel(engineInfo());
+const opened = openKernels(kernels);
+const engine = engineLabel(opened);
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));
 const o = BROWN_DEFAULTS;
 const { tokenizer, train, validation } = brownData(o, dirStore(dir));
@@ -90,8 +91,8 @@ try {
     const budget = Number(values.budget), rounds = Number(values.rounds), per = Number(values["per-round"]);
     const runs = await Promise.all(names.map(async (name) => {
       const s = specOf(recipeOf(name), 100_000);
-      const pool = startPool(2, s.config, "wasm");
-      const r = await trainWithValidation({ pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates: 2, resume: false, onDivergence: "warn", warn: () => {}, curve: { title: "", note: "" } });
+      const pool = startPool(2, s.config, opened);
+      const r = await trainWithValidation({ engine: opened, pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates: 2, resume: false, onDivergence: "warn", warn: () => {}, curve: { title: "", note: "" } });
       return { name, run: r.run, pool, ms: [] as number[] };
     }));
     for (let round = 0; round < rounds; round++) {
@@ -112,9 +113,9 @@ try {
   } else if (positionals[0] === "train") {
     const name = chosen[0], r = recipeOf(name), updates = Number(values.updates), workers = Number(values.workers);
     const s = specOf(r, updates);
-    const pool = startPool(workers, s.config, "wasm");
+    const pool = startPool(workers, s.config, opened);
     const t0 = performance.now();
-    const res = await trainWithValidation({ pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates, resume: false, onDivergence: "warn", warn: (l) => process.stderr.write(`${l}\n`),
+    const res = await trainWithValidation({ engine: opened, pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates, resume: false, onDivergence: "warn", warn: (l) => process.stderr.write(`${l}\n`),
       curve: { title: "", note: "" }, onUpdate: (e) => { if (e.update % 200 === 0) process.stderr.write(`${name} ${e.update}/${updates} loss ${e.train_loss.toFixed(3)}\n`); } });
     const trainSeconds = (performance.now() - t0) / 1000;
     const model = decoderAdapter(res.run.model, { pool });

@@ -4,7 +4,7 @@
 // Usage: npx tsx bench/native_matmul.ts [--reps 200] [--only medium,tiny,square]   (times are CPU µs per call)
 import { parseArgs } from "node:util";
 import { initBackend, tf } from "../src/util/backend.ts";
-import { useKernels } from "../src/node/native_kernels.ts";
+import { openKernels } from "../src/node/native_kernels.ts";
 import { batchMatMul } from "../src/util/wasm_matmul.ts";
 
 const { values } = parseArgs({ options: { reps: { type: "string", default: "200" }, only: { type: "string" } } });
@@ -28,7 +28,7 @@ function time(f: () => tf.Tensor): Record<string, number> {
   const rounds: Record<string, number[]> = { tfjs: [], onnxruntime: [] };
   for (let r = 0; r < Math.max(3, reps / 10) + 1; r++) {
     for (const kernels of ["tfjs", "onnxruntime"] as const) {
-      useKernels(kernels, 0);
+      openKernels(kernels, 0);
       const t0 = process.cpuUsage();
       for (let i = 0; i < 10; i++) f().dispose();
       const t = process.cpuUsage(t0);

@@ -35,8 +35,8 @@ const info = await initBackend(values.backend as "wasm");
 const rng = Rng.fromSeed(1);
 // an update is `rows` rows as M microbatches; three updates' worth, cycled
 const microbatches = Array.from({ length: 3 * M }, () => randomBatch(config, rows / M, rng));
-const spec = { config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: M, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(microbatches, M) };
-const pool = startPool(workers, config, info.backend);
+const spec = { config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: M, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(microbatches, M), engine: info };
+const pool = startPool(workers, config, info);
 const one = Run.create(spec), many = Run.create(spec, undefined, pool);
 const timed = (f: () => void) => { const t = performance.now(); f(); return performance.now() - t; };
 /** Time f then g, or g then f on odd pairs (so drift in the machine's load favours neither), as [f ms, g ms]. */

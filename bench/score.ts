@@ -8,8 +8,9 @@ import { GPT } from "../src/model/gpt.ts";
 import { graphBuilds, scoreBatch } from "../src/model/graph_scoring.ts";
 import { initParameters } from "../src/model/init.ts";
 import type { ScoredBatch } from "../src/model/input.ts";
-import { engineInfo, initBackend, setGraphLoader, currentGraphLoader } from "../src/util/backend.ts";
-import { useKernels } from "../src/node/native_kernels.ts";
+import { initBackend } from "../src/util/backend.ts";
+import { engineRecord, type Engine } from "../src/util/engine.ts";
+import { openKernels } from "../src/node/native_kernels.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, rows: { type: "string", default: "16" } } });
@@ -18,7 +19,7 @@ if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(rows) || rows <
 
 await initBackend("wasm");
 const config = PRESETS.medium, T = config.contextLength, rng = Rng.fromSeed("bench score");
-const model = new GPT(config, initParameters(config, rng.child("params")));
+const weights = initParameters(config, rng.child("params"));
 const n = rows * T;
 // full rows of random tokens, one document per row, as bench/step.ts and the peer score
 const batch: ScoredBatch = {
@@ -26,20 +27,21 @@ const batch: ScoredBatch = {
   targets: Int32Array.from({ length: n }, () => rng.int(config.vocabSize)), mask: new Float32Array(n).fill(1), targetCount: n,
 };
 
-/** Each engine as a setting of the kernels; products-only unregisters the graph loader, as bench/step.ts does. */
-const engines: Record<string, () => void> = {
-  tfjs: () => useKernels("tfjs"),
-  "onnxruntime-products": () => { useKernels("onnxruntime"); setGraphLoader(undefined); },
-  "onnxruntime-graph": () => useKernels("onnxruntime"),
+/** Each engine as an opening of the kernels (products-only: onnxruntime's engine without its graphs, as bench/step.ts), a model copy on each. */
+const engines: Record<string, () => Engine> = {
+  tfjs: () => openKernels("tfjs"),
+  "onnxruntime-products": () => ({ ...openKernels("onnxruntime"), graphs: undefined }),
+  "onnxruntime-graph": () => openKernels("onnxruntime"),
 };
+const models = Object.fromEntries(Object.entries(engines).map(([k, open]) => [k, new GPT(config, weights, open())]));
 const ms: Record<string, number[]> = Object.fromEntries(Object.keys(engines).map((k) => [k, []]));
 const sums: Record<string, number> = {};
 let buildMs = 0;
 for (let r = 0; r <= rounds; r++) {
-  for (const [name, use] of Object.entries(engines)) {
-    use();
+  for (const [name, open] of Object.entries(engines)) {
+    open(); // tfjs's products follow the engine opened last in this thread
     const b0 = graphBuilds(), t0 = performance.now();
-    const nll = scoreBatch(model, batch);
+    const nll = scoreBatch(models[name], batch);
     const t = performance.now() - t0;
     if (graphBuilds() > b0) buildMs = t; // the first graph call builds its session: reported apart, not timed as scoring
     else if (r > 0) ms[name].push(t); // round 0 warms every engine up
@@ -50,11 +52,11 @@ for (let r = 0; r <= rounds; r++) {
     console.error(JSON.stringify({ round: r, ms: Object.fromEntries(Object.keys(ms).map((k) => [k, +last(k).toFixed(1)])), products_over_tfjs: +(last("tfjs") / last("onnxruntime-products")).toFixed(2), graph_over_tfjs: +(last("tfjs") / last("onnxruntime-graph")).toFixed(2), graph_over_products: +(last("onnxruntime-products") / last("onnxruntime-graph")).toFixed(2) }));
   }
 }
-useKernels("onnxruntime");
+const graphEngine = openKernels("onnxruntime");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const tokensPerS = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(n / median(v) * 1000)]));
 console.log(JSON.stringify({
-  config: "medium", rows, tokens_per_batch: n, rounds, engine: { ...engineInfo(), graph: currentGraphLoader() ? "registered" : "absent" },
+  config: "medium", rows, tokens_per_batch: n, rounds, engine: { ...engineRecord(graphEngine), graph: graphEngine.graphs ? "registered" : "absent" },
   median_ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, +median(v).toFixed(1)])), tokens_per_s: tokensPerS,
   graph_session_build_and_first_score_ms: +buildMs.toFixed(1), nll_sums: sums,
 }, null, 2));

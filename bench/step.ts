@@ -145,7 +145,7 @@ async function benchHere(src: string) {
   const totalCalls = () => [...kernelStats.values()].reduce((n, s) => n + s.calls, 0);
   const resetStats = () => kernelStats.forEach((s) => ((s.calls = 0), (s.ms = 0)));
 
-  function benchConfig(name: string, steps: number) {
+  function benchConfig(name: string, steps: number, engine: import("../src/util/engine.ts").Engine) {
     const { config, batch } = CONFIGS[name];
     const rng = Rng.fromSeed(1);
     const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
@@ -153,10 +153,10 @@ async function benchHere(src: string) {
     if (batch % workers !== 0) throw new Error(`--workers ${workers}: the ${name} batch of ${batch} rows does not split into ${workers} microbatches`);
     const parts = (b: Batch): Batch[] => workers === 1 ? [b] : Array.from({ length: workers }, (_, i) => randomBatch(config, batch / workers, Rng.fromSeed(1000 * i + b.targets[0])));
     const micro = batches.flatMap(parts);
-    const pool = startPool?.(workers, config, tf.getBackend());
+    const pool = startPool?.(workers, config, engine);
     // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
     const graphRuns = trainingGraph?.graphGradientRuns() ?? 0;
-    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(micro, workers) }, undefined, pool);
+    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(micro, workers), engine }, undefined, pool);
     const adapter = decoderAdapter(run.model, { pool });
     const model = run.model;
     const times: number[] = [];
@@ -221,31 +221,30 @@ async function benchHere(src: string) {
   }
 
   // a tree without native kernels (an older checkout) can still be measured on tfjs's
-  const useKernels = async (kernels: string) => {
+  const openKernels = async (kernels: string, base: import("../src/util/engine.ts").Engine) => {
     const native = edge("native_kernels.ts", "src/util/native_kernels.ts");
-    if (kernels === "tfjs" && !existsSync(resolve(src, native))) return;
-    (await mod<typeof import("../src/node/native_kernels.ts")>(native)).useKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
-    // products only: no graph loader, so scoring stays on tfjs's forward (a tree without graphs has nothing to remove)
-    if (kernels === "onnxruntime-products") backendModule.setGraphLoader?.(undefined);
+    if (kernels === "tfjs" && !existsSync(resolve(src, native))) return base;
+    const engine = (await mod<typeof import("../src/node/native_kernels.ts")>(native)).openKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
+    // products only: the engine without its graphs, so scoring stays on tfjs's forward
+    return kernels === "onnxruntime-products" ? { ...engine, graphs: undefined } : engine;
   };
-  const scoringOf = () => backendModule.currentGraphLoader?.() ? "onnxruntime-graph" : "tfjs";
   const results: Record<string, unknown>[] = [];
   for (const backend of values.backends!.split(",")) {
     for (const kernels of backend === "wasm" ? values.kernels!.split(",") : ["tfjs"]) {
       const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
-      await useKernels(kernels);
+      const opened = await openKernels(kernels, info);
       wrapKernels(info.backend);
-      const engine = { backend: info.backend, kernels, scoring: scoringOf(), engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
+      const engine = { backend: info.backend, kernels, scoring: opened.graphs ? "onnxruntime-graph" : "tfjs", engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
       for (const name of values.configs!.split(",")) {
         // the cpu backend is far slower on medium: fewer steps there
         const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : name === "medium" ? 10 : 5);
-        results.push({ ...engine, workers, ...benchConfig(name, steps) });
+        results.push({ ...engine, workers, ...benchConfig(name, steps, opened) });
         console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
       }
       if (values.gradcheck) {
         const { runGradcheck } = await mod<typeof import("../experiments/gradcheck.ts")>("experiments/gradcheck.ts");
         const t0 = performance.now();
-        const report = runGradcheck("overfit");
+        const report = runGradcheck("overfit", undefined, opened);
         results.push({ ...engine, gradcheck_overfit_seconds: +((performance.now() - t0) / 1000).toFixed(2), passed: report.passed });
       }
     }

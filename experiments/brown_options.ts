@@ -1,32 +1,20 @@
 // brown's typed options and defaults, in a module that loads no engine (`tinylab brown --help` shows them).
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import type { DivergencePolicy } from "../src/lab/divergence.ts";
+import type { OptionsOf } from "./option_catalogue.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
+import type { Engine } from "../src/util/engine.ts";
+import type { DivergencePolicy } from "../src/lab/divergence.ts";
 
-export interface BrownOptions {
-  out: string;
-  seed: number;
-  splitSeed: number;
-  vocab: number;
+/**
+ * brown's options: the training group typed by the catalogue's parsers (cosineSteps absent: --updates, kept to
+ * extend a run; microbatches split each update's windows so --workers can share it; patience counts validation
+ * scorings; workers, absent 1, use at most `microbatches` per update and all of them for the report's scoring),
+ * and what the recipe needs beside.
+ */
+export interface BrownOptions
+  extends OptionsOf<"out" | "seed" | "split-seed" | "vocab" | "updates" | "batch-rows" | "microbatches" | "lr" | "warmup" | "min-lr" | "weight-decay" | "eval-every" | "save-every" | "resume" | "final-test" | "on-divergence">,
+    Partial<OptionsOf<"cosine-steps" | "patience" | "tensorboard" | "workers">> {
   model: ModelConfig;
-  updates: number;
-  /** The schedule's length (cosine decay over this many updates); absent: --updates. Keep it to extend a run. */
-  cosineSteps?: number;
-  batchRows: number;
-  /** Microbatches each update's rows are split into (the same windows): what lets --workers share an update. */
-  microbatches: number;
-  lr: number;
-  warmup: number;
-  minLr: number;
-  weightDecay: number;
-  evalEvery: number;
-  saveEvery: number;
-  resume: boolean;
-  /** Stop after this many validation scorings in a row without a new lowest NLL. */
-  patience?: number;
-  /** Also write the history as a TensorBoard event file into the output directory. */
-  tensorboard?: boolean;
-  finalTest: boolean;
   canary: { text: string; repetitions: number; secretTokens: number };
   prompts: string[];
   /** Asked between updates: true stops the run there, its state saved (Ctrl-C). */
@@ -36,13 +24,8 @@ export interface BrownOptions {
   /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
   slice?: { filesPerGenre: number; chars: number };
   progress?: ProgressStream;
-  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: DivergencePolicy;
-  /**
-   * Threads that train and score (src/node/pool.ts); absent: 1. An update uses at most its microbatch count
-   * (`microbatches`), the report's scoring all of them.
-   */
-  workers?: number;
+  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  engine?: Engine;
 }
 
 export const BROWN_DEFAULTS: BrownOptions = {

@@ -60,6 +60,6 @@ export function runCanary(o: CanaryOptions): CanaryResult {
     control: { text: o.control, prefix_tokens: k.prefix.length, secret: tokenizer.decode(k.secret), inserted: false },
     rows,
     note: "log p(secret | prefix) in nats, graded (000's exposure by repetitions), not Carlini et al.'s rank-based exposure; gap = canary − control. A bigram sees one previous token: the control's secret shares no transition with the canary's (K→4→> against X→9→>), so inserting the canary cannot raise it. 000 scored its own small character alphabet; these bigrams spread their smoothing over all 258 byte ids, so the values are lower than 000's.",
-    provenance: { ...provenance(), backend: "none (count models do not use tfjs)" },
+    provenance: provenance({ backend: "none (count models do not use tfjs)", kernels: "tfjs" }),
   };
 }

@@ -11,6 +11,8 @@ import { decodeModelFile } from "../src/lab/model_file.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";
 import { readFileText, readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
+import type { Engine } from "../src/util/engine.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
@@ -20,6 +22,8 @@ import { MODEL_DIR_DEFAULTS } from "./options.ts";
 export interface ChoiceOptions extends Partial<DirOptions> {
   model: string;
   data: string;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: Engine;
 }
 
 export interface ChoiceReport {
@@ -67,7 +71,7 @@ function scoreQuestions(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<A
     acc_norm: { value: r.accNorm, correct: correctNorm, ...wilsonOf(r.items.map((i) => (i.correctNorm ? 1 : 0))), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
     chance: r.chance,
     items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
-    provenance: provenance(),
+    provenance: provenance(o.engine ?? tfjsOnly()),
   };
   return { report, lmEval };
 }
@@ -87,7 +91,7 @@ export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { repor
     const { report, lmEval } = scoreQuestions(o, m.model, dirTokenizer(m, convention), m.provenance.sha256, task);
     return { report: { ...report, convention: conventionRecord(m, convention) }, lmEval };
   }
-  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
+  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model, o.engine);
   try {
     return { ...scoreQuestions(o, decoderAdapter(loaded.model), loaded.tokenizer, loaded.sha256, task), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)) };
   } finally {

@@ -8,10 +8,12 @@ import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
 import { conventionRecord, dirDocuments } from "./model_dir.ts";
 import { MODEL_DIR_DEFAULTS } from "./options.ts";
-import { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions } from "./options.ts";
+import { COMPARE_DEFAULTS, type CompareOptions } from "./options.ts";
+import { COMPARE_BASELINES } from "./option_catalogue.ts";
 import { scoringDocuments, type ScoringDocuments } from "./scoring_data.ts";
 import { chosenSplits } from "./evaluate.ts";
 export { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions, type CompareResult, type CompareTokens };
@@ -39,7 +41,7 @@ function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: Sc
 /** A model file as one side: its documents (a run's text, a documents file or the fixture) under its own tokenizer. */
 function modelSide(o: CompareOptions, path: string, what: string, loaded: LoadedModel[]): { side: CompareSide; data: ScoringDocuments } {
   if (isModelDir(path)) return dirSide(o, path);
-  const l = decodeModelFile(readModelFileBytes(path, what), path);
+  const l = decodeModelFile(readModelFileBytes(path, what), path, o.engine);
   loaded.push(l);
   const documents = o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined;
   const data = scoringDocuments(path, l, { text: o.text, documents });
@@ -67,7 +69,7 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
       const scorer = allBaselines(train, a.scorer.binding, DEFAULT_SMOOTHING_K)[COMPARE_BASELINES.indexOf(o.baseline as (typeof COMPARE_BASELINES)[number])];
       b = { ...a, name: `${scorer.name}, fitted on ${train.length} train documents`, path: null, model_sha256: null, scorer };
     }
-    return compareSides(a, b, o, { source: data.source, notes }, provenance());
+    return compareSides(a, b, o, { source: data.source, notes }, provenance(o.engine ?? tfjsOnly()));
   } finally {
     for (const l of loaded) l.model.dispose();
   }

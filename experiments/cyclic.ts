@@ -4,6 +4,9 @@
 import { CYCLIC_DEFAULTS, type CyclicOptions } from "./options.ts";
 export { CYCLIC_DEFAULTS, type CyclicOptions };
 import { provenance } from "../src/util/runtime/provenance.ts";
+import { checkOption } from "./option_catalogue.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
+import type { Engine } from "../src/util/engine.ts";
 import { ReplacementSource } from "../src/data/sampling.ts";
 import { parameterCount, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { paddedBatches, type Batch, type Binding } from "../src/data/batches.ts";
@@ -35,15 +38,15 @@ export const FIRST_DETERMINED_POSITION = CYCLE_LENGTH - 1;
 export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
   for (const k of ["seed", "splitSeed"] as const) if (!Number.isInteger(o[k])) throw new Error(`${k} must be an integer, got ${o[k]}`);
   for (const k of ["updates", "batchRows", "evalEvery"] as const) if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`${k} must be a positive integer, got ${o[k]}`);
-  if (!(o.lr > 0) || !Number.isFinite(o.lr)) throw new Error(`learning rate must be finite and > 0, got ${o.lr}`);
+  checkOption("lr", o.lr);
   if (!(o.clipNorm > 0)) throw new Error(`clip norm must be > 0, got ${o.clipNorm}`);
   return o;
 }
 
 /** The run: a fresh model, Adam without weight decay, rows drawn with replacement from the "batches" stream. */
-export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool): Run {
+export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool, engine?: Engine): Run {
   const options = trainOptions({ seed: o.seed, lr: o.lr, clipNorm: o.clipNorm, batchRows: o.batchRows, data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}` });
-  return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches) }, undefined, pool);
+  return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches), engine }, undefined, pool);
 }
 
 const bindingOf = (c: ModelConfig): Binding => ({ vocabSize: c.vocabSize, contextLength: c.contextLength });
@@ -73,12 +76,12 @@ export type CyclicResult = ReturnType<typeof runCyclic>;
  * Train for `updates`, then score every requested split with the decoder and each baseline. `workers` is capped
  * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
  */
-export function runCyclic(options: Partial<CyclicOptions> = {}, engine: { workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {}) {
-  return withPool(engine.openPool ?? thisThread, engine.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, options, engine.onEvents));
+export function runCyclic(options: Partial<CyclicOptions> = {}, hooks: { engine?: Engine; workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {}) {
+  return withPool(hooks.openPool ?? thisThread, hooks.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, hooks.engine ?? tfjsOnly(), options, hooks.onEvents));
 }
 
 /** `onEvents` receives the training history (loss, rate, gradient norm, validation NLL at the evaluations) as a TensorBoard event file. */
-function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>, onEvents?: (events: Uint8Array) => void) {
+function cyclicWith(pool: WorkerPool, engine: Engine, options: Partial<CyclicOptions>, onEvents?: (events: Uint8Array) => void) {
   const t0 = performance.now();
   const o = checkCyclicOptions({ ...CYCLIC_DEFAULTS, ...options });
   const rows: SplitRows = o.splitFile ? readCyclicSplitFile(o.splitFile) : splitCyclicRows(o.splitSeed);
@@ -92,7 +95,7 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>, onEvents?
   const batchesOf = (split: Split) => paddedBatches(docsOf(split), binding, 64);
   const evalBatches = { train: batchesOf("train"), validation: batchesOf("validation") };
 
-  const run = cyclicRun(o, train, CYCLIC_MODEL, pool);
+  const run = cyclicRun(o, train, CYCLIC_MODEL, pool, engine);
   // evaluation must leave every stream where it was: the adapter's fingerprint covers both
   const adapter = decoderAdapter(run.model, { rngs: [run.batches, run.dropout], pool });
   try {
@@ -136,7 +139,7 @@ function cyclicWith(pool: WorkerPool, options: Partial<CyclicOptions>, onEvents?
       scores: scored,
       resume_check: resume,
       seconds: (performance.now() - t0) / 1000,
-      provenance: { ...provenance(), workers: pool.size },
+      provenance: { ...provenance(engine), workers: pool.size },
     };
   } finally {
     run.dispose();

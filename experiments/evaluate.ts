@@ -12,8 +12,10 @@ import { lmEvalModel, type LmEvalModel, type LmEvalTask } from "../src/eval/logg
 import { rollingSplitTask } from "./lm_eval_tasks.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
-import { checkScoringMemory } from "../src/lab/memory.ts";
 import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
+import type { Engine } from "../src/util/engine.ts";
+import { checkScoringMemory } from "../src/lab/memory.ts";
 import { thisThread, withPool, type PoolOpener } from "../src/train/pool.ts";
 import { phase, type ProgressStream } from "../src/util/runtime/progress.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
@@ -29,6 +31,8 @@ export interface EvaluateOptions {
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: Engine;
   /** Threads that score (src/node/pool.ts), capped by the batches of the largest split; absent: 1. */
   workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
@@ -117,7 +121,8 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
   const allowed = chosenSplits(o.split, o.finalTest);
   if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
   // --batch-rows against the model's shape, before the model is built or a batch made
-  const loaded = decodeModelFile(input.modelBytes, o.model, (config) => checkScoringMemory(config, 4 * parameterCount(config), o.batchRows));
+  const engine = o.engine ?? tfjsOnly();
+  const loaded = decodeModelFile(input.modelBytes, o.model, engine, (config) => checkScoringMemory(config, 4 * parameterCount(config), o.batchRows));
   try {
     const { model, tokenizer, config } = loaded;
     const { docs, source, note } = scoringDocuments(o.model, loaded, { text: input.text, documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined });
@@ -139,7 +144,7 @@ export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report:
       data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,
       layout: "strided windows", stride, context_length: config.contextLength,
       final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
-      splits: scores, provenance: { ...provenance(), workers: used },
+      splits: scores, provenance: { ...provenance(engine), workers: used },
     };
     return { report, ...(o.lmEval ? { lmEval } : {}), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(config)) };
   } finally {

@@ -16,7 +16,7 @@ import type { ModelConfig } from "../src/model/config.ts";
 import { GPT } from "../src/model/gpt.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { refuseNonFiniteForward } from "../src/lab/finite_forward.ts";
-import { EXPORT_FORMATS, type ExportFormat } from "./options.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "./option_catalogue.ts";
 
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";

@@ -6,14 +6,15 @@ import { gradcheck, gradcheckParameters, type GradcheckReport } from "../src/mod
 import { packedBatches } from "../src/data/batches.ts";
 import { overfitDocuments, randomDocuments } from "../src/data/fixtures.ts";
 import { GRADCHECK_DEFAULTS } from "./options.ts";
+import type { Engine } from "../src/util/engine.ts";
 
-/** The check's data: the overfit training documents, or random documents over the micro vocabulary. */
-export function runGradcheck(configName: "overfit" | "micro", seed = GRADCHECK_DEFAULTS.seed): GradcheckReport {
+/** The check's data: the overfit training documents, or random documents over the micro vocabulary; the model on `engine`. */
+export function runGradcheck(configName: "overfit" | "micro", seed = GRADCHECK_DEFAULTS.seed, engine?: Engine): GradcheckReport {
   const config = PRESETS[configName];
   const rng = Rng.fromSeed(seed);
   const docs = configName === "overfit"
     ? overfitDocuments().filter((d) => d.split === "train")
     : randomDocuments(rng.child("docs"), config.vocabSize, 3, config.contextLength);
   const batches = packedBatches(docs, { vocabSize: config.vocabSize, contextLength: config.contextLength }, 4);
-  return gradcheck(config, gradcheckParameters(config, rng.child("params")), batches);
+  return gradcheck(config, gradcheckParameters(config, rng.child("params")), batches, engine);
 }

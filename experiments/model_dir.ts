@@ -12,8 +12,9 @@ import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
 import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";
-import { checkScoringMemory } from "../src/lab/memory.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
+import { checkScoringMemory } from "../src/lab/memory.ts";
 import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
 import { scoringStride } from "../src/eval/passes/windows.ts";
 import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
@@ -78,7 +79,7 @@ export function evaluateModelDir(o: EvaluateOptions & DirOptions, text?: Scoring
     model: o.model, model_sha256: m.provenance.sha256, integrity: m.provenance.manifest, convention: conventionRecord(m, o.convention), model_dir: m.provenance,
     data: { source, documents: docs.length }, batch_rows: o.batchRows, layout: "strided windows", stride, context_length: m.config.contextLength,
     final_test: o.finalTest === true, test_documents_not_scored: Object.hasOwn(splits, "test") ? 0 : docs.filter((d) => d.split === "test").length,
-    splits, provenance: { ...provenance(), workers: 1 },
+    splits, provenance: { ...provenance(o.engine ?? tfjsOnly()), workers: 1 },
   };
 }
 
@@ -110,6 +111,6 @@ export function runSampleDir(o: SampleOptions & DirOptions): DirSampleResult {
   return {
     model: o.model, model_sha256: m.provenance.sha256, convention: conventionRecord(m, o.convention), model_dir: m.provenance,
     decoding: o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
-    max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(),
+    max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(o.engine ?? tfjsOnly()),
   };
 }

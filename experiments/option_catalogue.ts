@@ -1,6 +1,7 @@
 // Every option of every command, defined once: one name, one type, one description, one parser and one recipe
-// key per idea, in groups (training, model shape, data, output, engine). Not yargs wiring (src/cli/options.ts
-// adds these to a command); loads no engine and no node: module, so the lab page parses its form fields with it.
+// key per idea, in groups (training, model shape, data, output, engine), and an option named in text looked up
+// and parsed. Not yargs wiring (src/cli/options.ts adds these to a command); loads no engine and no node: module,
+// so the lab page parses its form fields with it.
 import { BACKEND_CHOICES, KERNELS_CHOICES } from "../src/util/backend_choice.ts";
 import { SPLITS } from "../src/data/documents.ts";
 import { TOKENIZER_KINDS } from "../src/data/tokenizer.ts";
@@ -10,11 +11,18 @@ import { MIN_REPLICATES } from "../src/eval/metrics/intervals.ts";
 import { MAX_WORKERS } from "../src/train/pool.ts";
 import { DIVERGENCE_POLICIES } from "../src/lab/divergence.ts";
 import { CONVENTIONS } from "../src/eval/passes/convention.ts";
-import { COMPARE_BASELINES, EXPORT_FORMATS, SWEEP_SCHEDULERS } from "./options.ts";
 import {
   countFrom0UpTo, countUpTo, fail, intIn, intList, jsonObject, MAX_BATCH_ROWS, MAX_LAYERS, MAX_MICROBATCHES, MAX_NEW_TOKENS, MAX_REPETITIONS, MAX_REPLICATES, MAX_SAMPLES, MAX_UPDATES, MAX_WIDTH,
-  nonEmpty, nonNegative, nonNegativeInt, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, unitInterval, utf8Text, UPDATES_WHY, type Check, type Spec,
+  nonEmpty, nonNegative, nonNegativeInt, oneOf, positive, positiveInt, probability, REPLICATES_WHY, safeInt, sbatchOptions, taskIndex, unitInterval, utf8Text, UPDATES_WHY, type Check, type Spec,
 } from "./option_checks.ts";
+
+/** The baselines `compare --baseline` accepts: the count baselines of src/baselines/ngram.ts at smoothing k = 1. */
+export const COMPARE_BASELINES = ["uniform", "unigram-add1", "bigram-add1", "unigram-prior-bigram"] as const;
+/** Where the sweep's runs go: this machine's processes, or one Slurm job array (src/node/sweep_slurm.ts). */
+export const SWEEP_SCHEDULERS = ["local", "slurm"] as const;
+/** What `tinylab export --format` writes (experiments/export.ts writes each). */
+export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
 export const OPTION_GROUPS = {
@@ -142,6 +150,8 @@ export type OptionValue<N extends OptionName> = Specs[N] extends { choices: read
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 /** The recipe's name for an option's value: its declared `key`, else the flag in camel case (batch-rows is batchRows). */
 export type OptionKey<N extends OptionName> = Specs[N] extends { key: infer K extends string } ? K : Camel<N>;
+/** A recipe's typed options for these catalogue options: each under its recipe key, of its parser's type. */
+export type OptionsOf<N extends OptionName> = { [K in N as OptionKey<K>]: OptionValue<K> };
 export const optionKey = (name: string): string => findOption(name)[1].key ?? name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** Whether a name (say, a --grid axis) is an option of the catalogue. */
@@ -151,3 +161,41 @@ export const findOption = (name: string): [string, Spec] => {
   for (const [group, specs] of Object.entries(OPTION_GROUPS)) if (Object.hasOwn(specs, name)) return [group, (specs as Record<string, Spec>)[name]];
   throw new Error(`no option "${name}" in the catalogue`);
 };
+
+/** The option in the catalogue a mistyped name most likely means: its hyphen parts' initials (learning-rate → lr), or one edit away. */
+export function nearestOption(name: string): string | undefined {
+  const names = Object.values(OPTION_GROUPS).flatMap((g) => Object.keys(g));
+  const initials = name.split(/[-_]/).map((p) => p[0] ?? "").join("");
+  const oneEdit = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+  };
+  return names.find((n) => n === initials && name.includes("-")) ?? names.find((n) => oneEdit(n, name));
+}
+
+/**
+ * One option's value from the text of a form field, converted by its type and checked by the same parser as on
+ * the command line (the lab's web page takes --seeds, --updates, --checkpoints and --lr this way).
+ */
+export function parseOptionText<N extends OptionName>(name: N, text: string): OptionValue<N> {
+  const [, spec] = findOption(name);
+  const t = text.trim();
+  if (spec.type === "number" && (t === "" || !Number.isFinite(Number(t)))) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  if (spec.type === "boolean" && t !== "true" && t !== "false") throw new Error(`--${name} must be true or false, got ${JSON.stringify(text)}`);
+  // a number goes to its parser as text, as on the command line, so "0x10" and 2^53 + 1 are refused the same way
+  const v = spec.type === "boolean" ? t === "true" : t;
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return (check ? check(v, name) : v) as OptionValue<N>;
+}
+
+/**
+ * A recipe's value of an option checked by the option's own parser, so a caller that is not the command line (the
+ * lab page, a test) is refused in the command line's words.
+ */
+export function checkOption<N extends OptionName>(name: N, v: OptionValue<N>): OptionValue<N> {
+  const [, spec] = findOption(name);
+  const check = spec.choices ? oneOf(spec.choices, undefined) : spec.check;
+  return (check ? check(v, name) : v) as OptionValue<N>;
+}

@@ -6,40 +6,26 @@ import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report/defaults.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import type { Convention } from "../src/eval/passes/convention.ts";
+import { COMPARE_BASELINES, type OptionsOf } from "./option_catalogue.ts";
 
-export interface OverfitOptions {
-  seeds: number[];
-  updates: number;
-  checkpoints: number[];
-  lr: number;
-  clipNorm: number;
-  /** Multi-Bootstrap replicates at each checkpoint, and the seed of its "bootstrap" stream (fixed: not a training seed). */
-  replicates: number;
+/** overfit's options, typed by the catalogue's parsers; `replicates` are the Multi-Bootstrap replicates at each checkpoint. */
+export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpoints" | "lr" | "clip" | "replicates"> {
+  /** The seed of the Multi-Bootstrap's "bootstrap" stream (fixed: not a training seed). */
   bootstrapSeed: number;
 }
 
 export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM, replicates: 2000, bootstrapSeed: 0 };
 
-export interface CyclicOptions {
-  seed: number;
-  splitSeed: number;
-  updates: number;
-  lr: number;
-  batchRows: number;
-  clipNorm: number;
-  /** Score train and validation every this many updates (and at 0 and the end). */
-  evalEvery: number;
-  /** Read the split from this file instead of shuffling with `splitSeed`. */
-  splitFile?: string;
-  /** Score the test split: a final report, never for choosing anything. */
-  finalTest: boolean;
-}
+/**
+ * cyclic's options, typed by the catalogue's parsers: train and validation are scored every `evalEvery` updates
+ * (and at 0 and the end); `splitFile`, when given, is read instead of shuffling with `splitSeed`; `finalTest` scores
+ * the test split, a final report never used for choosing anything.
+ */
+export interface CyclicOptions extends OptionsOf<"seed" | "split-seed" | "updates" | "lr" | "batch-rows" | "clip" | "eval-every" | "final-test">, Partial<OptionsOf<"split-file">> {}
 
 export const CYCLIC_DEFAULTS: CyclicOptions = { seed: 1, splitSeed: 1, updates: 300, lr: 0.01, batchRows: 16, clipNorm: DEFAULT_CLIP_NORM, evalEvery: 25, finalTest: false };
 
 
-/** The baselines `compare --baseline` accepts: the count baselines of src/baselines/ngram.ts at smoothing k = 1. */
-export const COMPARE_BASELINES = ["uniform", "unigram-add1", "bigram-add1", "unigram-prior-bigram"] as const;
 
 export interface CompareOptions {
   /** Model file A; B is a second model file or a baseline fitted on the data's train split. */
@@ -65,6 +51,8 @@ export interface CompareOptions {
   allowNonFloat32?: boolean;
   /** Where scoring that outlasts a phase's quiet time (QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: import("../src/util/runtime/progress.ts").ProgressStream;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: import("../src/util/engine.ts").Engine;
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */
@@ -93,6 +81,8 @@ export interface SampleOptions {
   seed: number;
   maxTokens: number;
   samples: number;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: import("../src/util/engine.ts").Engine;
 }
 
 export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = { temperature: 0, seed: 0, maxTokens: 32, samples: 1 };
@@ -114,9 +104,4 @@ export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra
 /** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
 export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
 export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
-/** Where the sweep's runs go: this machine's processes, or one Slurm job array (src/node/sweep_slurm.ts). */
-export const SWEEP_SCHEDULERS = ["local", "slurm"] as const;
 
-/** What `tinylab export --format` writes (experiments/export.ts writes each). */
-export const EXPORT_FORMATS = ["hf-gpt2", "onnx"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];

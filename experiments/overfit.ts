@@ -3,6 +3,9 @@
 import { OVERFIT_DEFAULTS, type OverfitOptions } from "./options.ts";
 export { OVERFIT_DEFAULTS, type OverfitOptions };
 import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
+import { checkOption } from "./option_catalogue.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
+import type { Engine } from "../src/util/engine.ts";
 import { PRESETS, type ModelConfig } from "../src/model/config.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import { EpochSource } from "../src/data/epoch_source.ts";
@@ -35,7 +38,7 @@ export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
   if (repeated !== undefined) throw new Error(`--seeds: seed ${repeated} is given twice (got ${o.seeds.join(",")})`);
   if (!Number.isInteger(o.updates) || o.updates < 1) throw new Error(`updates must be a positive integer, got ${o.updates}`);
   for (const c of o.checkpoints) if (!Number.isInteger(c) || c < 0 || c > o.updates) throw new Error(`--checkpoints: checkpoint ${c} is outside [0, ${o.updates}] (--updates ${o.updates})`);
-  if (!(o.lr > 0)) throw new Error(`learning rate must be > 0, got ${o.lr}`);
+  checkOption("lr", o.lr);
   if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES} for a percentile interval, got ${o.replicates}`);
   if (!Number.isSafeInteger(o.bootstrapSeed)) throw new Error(`bootstrap seed must be a safe integer, got ${o.bootstrapSeed}`);
   const checkpoints = [...new Set(o.checkpoints)].sort((a, b) => a - b);
@@ -43,10 +46,10 @@ export function checkOverfitOptions(o: OverfitOptions): OverfitOptions {
 }
 
 /** The run of one seed: each update accumulates the two training documents as two one-document microbatches. */
-function overfitRun(seed: number, o: OverfitOptions, docs: Document[], binding: Binding): RunSpec {
+function overfitRun(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, engine: Engine): RunSpec {
   const microbatches = trainingBatches(docs.filter((d) => d.split === "train"), binding, "separate");
   const options = trainOptions({ seed, lr: o.lr, clipNorm: o.clipNorm, microbatchesPerUpdate: microbatches.length, data: "overfit-fixture" });
-  return { config: OVERFIT_MODEL, options, tokenizer: overfitTokenizer().toJSON(), data: () => new EpochSource(microbatches, microbatches.length) };
+  return { config: OVERFIT_MODEL, options, tokenizer: overfitTokenizer().toJSON(), data: () => new EpochSource(microbatches, microbatches.length), engine };
 }
 
 /** What a live view is told as the experiment runs (the web page draws curves from it); the result is unchanged. */
@@ -56,8 +59,8 @@ export type OverfitProgress =
   | ({ kind: "checkpoint"; seed: number; update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2);
 
 /** One seed: train for `updates` through the lab's run, scoring at each checkpoint. */
-function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, onProgress?: (p: OverfitProgress) => void) {
-  const run = Run.create(overfitRun(seed, o, docs, binding), undefined, pool);
+function runSeed(seed: number, o: OverfitOptions, docs: Document[], binding: Binding, data: Record<"train" | "validation", Batch[]>, pool: WorkerPool, engine: Engine, onProgress?: (p: OverfitProgress) => void) {
+  const run = Run.create(overfitRun(seed, o, docs, binding, engine), undefined, pool);
   const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
   const checkpoints: ({ update: number; validation_by_document: ReturnType<typeof byDocument> } & Split2)[] = [];
   const trainLoss: number[] = [];
@@ -113,20 +116,22 @@ export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: Overfit
 }
 
 type OverfitHooks = {
+  /** The engine every run computes on (its pool's threads open the same); absent: tfjs's own kernels. */
+  engine?: Engine;
   save?: SaveTo; onModel?: (seed: number, model: GPT) => void; onProgress?: (p: OverfitProgress) => void;
   /** Each seed's training history (train loss, rate, gradient norm, validation NLL at the checkpoints) as a TensorBoard event file. */
   onEvents?: (seed: number, events: Uint8Array) => void;
 };
 
 function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: OverfitHooks): OverfitResult {
-  const { save } = hooks;
+  const { save, engine = tfjsOnly() } = hooks;
   const o = checkOverfitOptions({ ...OVERFIT_DEFAULTS, ...options });
   const tokenizer = overfitTokenizer();
   const docs = overfitDocuments(tokenizer);
   const binding: Binding = { vocabSize: OVERFIT_MODEL.vocabSize, contextLength: OVERFIT_MODEL.contextLength };
   const bySplit = (s: "train" | "validation") => docs.filter((d) => d.split === s);
   const data = { train: packedBatches(bySplit("train"), binding, 2), validation: packedBatches(bySplit("validation"), binding, 2) };
-  const initial = Run.create(overfitRun(o.seeds[0], o, docs, binding));
+  const initial = Run.create(overfitRun(o.seeds[0], o, docs, binding, engine));
   const layouts = layoutComparison(initial.model, bySplit("validation"), binding);
   initial.dispose();
   const probe = weightingProbe();
@@ -135,7 +140,7 @@ function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: 
   hooks.onProgress?.({ kind: "setup", weighting_probe: probe, layout_comparison: layouts, baselines, targets });
   let saved: OverfitResult["saved_model"];
   const runs = o.seeds.map((seed, i) => {
-    const { run, recorder, result } = runSeed(seed, o, docs, binding, data, pool, hooks.onProgress);
+    const { run, recorder, result } = runSeed(seed, o, docs, binding, data, pool, engine, hooks.onProgress);
     hooks.onEvents?.(seed, recorder.events());
     if (save && i === 0) saved = { path: save.store.where(save.name), seed, update: run.step, model_sha256: saveModel(run, save.store, save.name) };
     hooks.onModel?.(seed, run.model);
@@ -151,7 +156,7 @@ function overfitWith(pool: WorkerPool, options: Partial<OverfitOptions>, hooks: 
     weighting_probe: probe, layout_comparison: layouts, baselines, runs,
     final_validation_seed_summary: seedSummary(finals),
     multi_bootstrap: checkpointBootstrap(runs, o, TWO_DOCUMENTS_NOTE),
-    provenance: { ...provenance(), workers: pool.size },
+    provenance: { ...provenance(engine), workers: pool.size },
     ...(saved ? { saved_model: saved } : {}),
   };
 }

@@ -22,7 +22,10 @@ import { reportFigures } from "../src/eval/render/report_page.ts";
 import { decodeModelFile, type LoadedModel } from "../src/lab/model_file.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import { readModelFileBytes, requireFile } from "../src/node/disk.ts";
-import { usingPool } from "../src/node/pool.ts";
+import { threadPools } from "../src/node/pool.ts";
+import { withPool } from "../src/train/pool.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
+import type { Engine } from "../src/util/engine.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
 export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
@@ -47,6 +50,8 @@ export interface ReportRunOptions {
   smoothing?: number;
   lambda?: number;
   progress?: ProgressStream;
+  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  engine?: Engine;
   /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
   workers?: number;
   /** Also score each split the report scores as lm-evaluation-harness's loglikelihood_rolling task. */
@@ -77,11 +82,11 @@ function runReportDir(o: ReportRunOptions): Report {
       description: `${o.data ? `documents file ${o.data}` : source}, encoded with the directory's tokenizer.json; convention ${label}`, ...(o.data ? { path: o.data } : {}),
       note: `model directory ${o.model} (sha256 ${m.provenance.sha256}; graph ${m.provenance.graph.file}, opset ${m.provenance.graph.opset}, ${m.provenance.graph.dtype}; ${m.provenance.manifest})`,
     },
-    strides: o.strides, workers: 1, progress: o.progress,
+    strides: o.strides, workers: 1, progress: o.progress, engine: o.engine,
   });
 }
 
-const load = (path: string, what: string): LoadedModel => decodeModelFile(readModelFileBytes(path, what), path);
+const load = (path: string, what: string, engine: Engine): LoadedModel => decodeModelFile(readModelFileBytes(path, what), path, engine);
 
 /** The report of one model file; every model loaded is disposed before returning. */
 export function runReport(o: ReportRunOptions): Report {
@@ -95,13 +100,14 @@ export function runReport(o: ReportRunOptions): Report {
 export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmEvalTask[]; lmEvalModel?: LmEvalModel } {
   if (isModelDir(o.model)) return { report: runReportDir(o) };
   const loaded: LoadedModel[] = [];
+  const engine = o.engine ?? tfjsOnly();
   try {
-    const main = load(o.model, "model file");
+    const main = load(o.model, "model file", engine);
     loaded.push(main);
     const { docs, source, note } = scoringDocuments(o.model, main, { text: o.text, documents: o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined });
     let without: ScoringModel | undefined;
     if (o.canary?.reference) {
-      const ref = load(o.canary.reference, "canary reference model");
+      const ref = load(o.canary.reference, "canary reference model", engine);
       loaded.push(ref);
       // the canary is encoded once, with the model's tokenizer: under another tokenizer its ids are other text
       const [mine, theirs] = [JSON.stringify(main.tokenizer.toJSON()), JSON.stringify(ref.tokenizer.toJSON())];
@@ -111,7 +117,7 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    return usingPool(o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
+    return withPool(threadPools(engine), o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
       const splits = SPLITS.filter((s) => (s !== "test" || o.finalTest) && docs.some((d) => d.split === s));
       const lmEval = o.lmEval ? splits.map((s) => rollingSplitTask(adapter, docs.filter((d) => d.split === s), main.tokenizer, source, s, 16)) : undefined;
@@ -123,7 +129,7 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
         data: { ...(o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }), note },
-        strides: o.strides, workers: pool.size, progress: o.progress,
+        strides: o.strides, workers: pool.size, progress: o.progress, engine,
       });
       return { report, ...(lmEval ? { lmEval } : {}), lmEvalModel };
     });

@@ -5,6 +5,7 @@ import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { readModelFileBytes } from "../src/node/disk.ts";
 import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 import { SAMPLE_DEFAULTS, type SampleOptions } from "./options.ts";
 export { SAMPLE_DEFAULTS, type SampleOptions };
@@ -36,7 +37,7 @@ export function checkSampleOptions(o: SampleOptions): void {
 export function runSample(o: SampleOptions): SampleResult {
   checkSampleOptions(o);
   if (o.temperature === 0 && o.samples > 1) throw new Error(`--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`);
-  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model);
+  const loaded = decodeModelFile(readModelFileBytes(o.model), o.model, o.engine);
   try {
     const { tokenizer, config } = loaded;
     if (o.topK !== undefined && o.topK > config.vocabSize) throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);
@@ -53,7 +54,7 @@ export function runSample(o: SampleOptions): SampleResult {
     return {
       model: o.model, model_sha256: loaded.sha256, tokenizer: tokenizer.toJSON(),
       decoding: o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
-      max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(),
+      max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(o.engine ?? tfjsOnly()),
     };
   } finally {
     loaded.model.dispose();

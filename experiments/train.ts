@@ -2,10 +2,11 @@
 // your own text (split manifest, byte or BPE tokenizer), with validation history, saved state, exact resume and
 // extension, and a model file, all through src/lab's driver (src/lab/validated_training.ts). Prints nothing itself.
 import { parameterCount } from "../src/model/config.ts";
-import { engineLabel } from "../src/util/backend_choice.ts";
+import { engineLabel } from "../src/util/engine.ts";
 import { saveModel, STATE_FILE } from "../src/lab/store.ts";
 import { workersFor } from "../src/train/pool.ts";
 import { threadPools } from "../src/node/pool.ts";
+import { tfjsOnly } from "../src/util/backend.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { HISTORY_FILE } from "../src/lab/history.ts";
 import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
@@ -47,10 +48,12 @@ export async function runTraining(
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.out;
-  const workers = workersFor(o.workers, threadPools.cores, options.microbatchesPerUpdate, d.config);
-  const pool = threadPools(workers, d.config);
+  const engine = o.engine ?? tfjsOnly();
+  const openPool = threadPools(engine);
+  const workers = workersFor(o.workers, openPool.cores, options.microbatchesPerUpdate, d.config);
+  const pool = openPool(workers, d.config);
   const r = await trainWithValidation({
-    pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
+    engine, pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
     updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, shouldStop,
     onDivergence: o.onDivergence, warn: (line) => { bar?.clear(); warn(line); }, progress: o.progress,
     curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },

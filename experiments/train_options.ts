@@ -5,48 +5,31 @@ import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
 import { paysForThreads } from "../src/train/pool.ts";
 import type { Store } from "../src/lab/store.ts";
-import type { DivergencePolicy } from "../src/lab/divergence.ts";
 import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
+import type { Engine } from "../src/util/engine.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
+import type { OptionsOf } from "./option_catalogue.ts";
+import { BROWN_DEFAULTS as B } from "./brown_options.ts";
 
-export interface TrainRunOptions {
-  seed: number;
-  updates: number;
-  lr: number;
-  warmup: number;
-  cosineSteps: number;
-  minLr: number;
-  clipNorm: number;
-  weightDecay: number;
-  /** Microbatches per update; absent: TRAIN_DEFAULTS' on documents, `textMicrobatches` with `text`. */
-  microbatches?: number;
-  batchRows: number;
-  shuffle: boolean;
-  /** Overrides of the overfit model config (known keys only), e.g. {dropout: 0.1}. */
-  modelConfig: Record<string, unknown>;
+/**
+ * train's options: the training group typed by the catalogue's parsers (microbatches absent: TRAIN_DEFAULTS' on
+ * documents, `textMicrobatches` with `text`; patience needs evalEvery and counts its scorings; tensorboard writes the
+ * history as an event file into `out`; workers, absent 1, are capped by the microbatches), and what a run needs beside.
+ */
+export interface TrainRunOptions
+  extends OptionsOf<"seed" | "updates" | "lr" | "warmup" | "cosine-steps" | "min-lr" | "clip" | "weight-decay" | "batch-rows" | "shuffle" | "model-config" | "resume" | "log-every" | "on-divergence">,
+    Partial<OptionsOf<"microbatches" | "eval-every" | "save-every" | "patience" | "tensorboard" | "workers">> {
   /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
   data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
   /** Plain text to train on instead (`--text`): its documents, split by a manifest in `out`, and the tokenizer to build. */
   text?: TextInput;
-  /** Score the whole validation split every N updates (history.json and loss_curve.svg in `out`). */
-  evalEvery?: number;
-  /** Save the training state every N updates (and after the last). */
-  saveEvery?: number;
   /** The output directory: the state file (read with `resume`), and the history, manifest and summaries. */
   out?: Store;
-  resume: boolean;
-  /** Stop after this many validation scorings in a row without a new lowest NLL (needs evalEvery). */
-  patience?: number;
-  /** Also write the history as a TensorBoard event file into `out` (needs evalEvery). */
-  tensorboard?: boolean;
   /** Where the final model file goes: a store and a file name in it. */
   saveModel?: { store: Store; name: string };
-  logEvery: number;
-  /** A diverging (finite) loss: warn once, or stop (src/lab/divergence.ts). */
-  onDivergence: DivergencePolicy;
-  /** Threads computing each update (src/node/pool.ts), capped by `microbatches`; absent: 1. */
-  workers?: number;
+  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  engine?: Engine;
   /** Where each phase that outlasts its quiet time (BPE, tokenizing, validation, updates; QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;
 }
@@ -65,13 +48,14 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
 };
 
 /**
- * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128),
- * windows of 8 rows per update (in 2 microbatches where that pays: textMicrobatches),
- * warmup then cosine over --updates, BPE 512 learned on train.
+ * `train --text` defaults, sized for a normal text on 2 cores: Brown's model (2 layers, d_model 128, context 128)
+ * and Brown's schedule and BPE (peak rate, warmup, floor, weight decay, vocabulary: taken from BROWN_DEFAULTS, where
+ * bench/brown_recipes.ts chose them), windows of 8 rows per update (in 2 microbatches where that pays:
+ * textMicrobatches), cosine over --updates, BPE learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: 3e-3, warmup: 30, minLr: 3e-4, weightDecay: 0.1, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: 512, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
+  updates: 1000, lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
+  tokenizer: "bpe" as const, vocab: B.vocab, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
   model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
 };
 
@@ -84,10 +68,7 @@ export const textMicrobatches = (config: ModelConfig, batchRows: number): number
   paysForThreads(config) && batchRows % TEXT_DEFAULTS.microbatches === 0 ? TEXT_DEFAULTS.microbatches : 1;
 
 /** The settings train's two default sets decide; each the user leaves out is taken from one of them. */
-export interface TrainChoices {
-  updates?: number; lr?: number; warmup?: number; cosineSteps?: number; minLr?: number; weightDecay?: number; batchRows?: number;
-  evalEvery?: number; saveEvery?: number; logEvery?: number; tokenizer?: TextInput["tokenizer"]; out?: string; patience?: number; microbatches?: number;
-}
+export type TrainChoices = Partial<OptionsOf<"updates" | "lr" | "warmup" | "cosine-steps" | "min-lr" | "weight-decay" | "batch-rows" | "eval-every" | "save-every" | "log-every" | "tokenizer" | "out" | "patience" | "microbatches">>;
 
 /**
  * train's settings, each left out taken from the overfit fixture's defaults or, with `--text`, the text recipe's

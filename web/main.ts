@@ -7,15 +7,15 @@ import type { ScoringText } from "../experiments/scoring_data.ts";
 import { rebuildRunSplit } from "../src/data/text_split.ts";
 import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
-import type { Report } from "../src/eval/report/types.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
 import { lineChart } from "../src/util/render/charts.ts";
 import { PALETTE } from "../src/util/render/svg.ts";
 import { escapeHtml } from "../src/util/render/html.ts";
 import { toJson } from "../src/util/formats/json.ts";
 import { round6 } from "../src/util/primitives/round.ts";
-import { parseOptionText } from "../experiments/option_lookup.ts";
-import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
+import { findOption, optionKey, parseOptionText } from "../experiments/option_catalogue.ts";
+import { asTyped, formValue, OVERFIT_FORM, type BrowserEngine, type EngineRequest, type Reply, type Request } from "./protocol.ts";
+import type { Report } from "../src/eval/report/types.ts";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const f6 = (x: number) => round6(x).toFixed(6);
@@ -95,12 +95,7 @@ function showError(where: string, message: string) {
 let lastResult: OverfitResult | undefined;
 
 function overfitOptions(): Partial<OverfitOptions> {
-  return {
-    seeds: parseOptionText("seeds", $<HTMLInputElement>("seeds").value),
-    updates: parseOptionText("updates", $<HTMLInputElement>("updates").value),
-    checkpoints: parseOptionText("checkpoints", $<HTMLInputElement>("checkpoints").value),
-    lr: parseOptionText("lr", $<HTMLInputElement>("lr").value),
-  };
+  return Object.fromEntries(OVERFIT_FORM.map((name) => [optionKey(name), parseOptionText(name, $<HTMLInputElement>(name).value)]));
 }
 
 type Live = { setup?: Extract<OverfitProgress, { kind: "setup" }>; runs: Map<number, { checkpoints: OverfitResult["runs"][number]["checkpoints"]; losses: number[] }> };
@@ -303,10 +298,11 @@ function dropZone(id: string, onFiles: (files: FileList) => void) {
 // ---- wiring ----
 function init() {
   const q = new URLSearchParams(location.search);
-  $<HTMLInputElement>("seeds").value = OVERFIT_DEFAULTS.seeds.join(",");
-  $<HTMLInputElement>("updates").value = String(OVERFIT_DEFAULTS.updates);
-  $<HTMLInputElement>("checkpoints").value = OVERFIT_DEFAULTS.checkpoints.join(",");
-  $<HTMLInputElement>("lr").value = String(OVERFIT_DEFAULTS.lr);
+  for (const name of OVERFIT_FORM) {
+    const input = $<HTMLInputElement>(name);
+    input.value = asTyped(formValue(OVERFIT_DEFAULTS, name));
+    input.title = findOption(name)[1].describe;
+  }
   if (q.get("backend") === "webgl") $<HTMLSelectElement>("backend").value = "webgl";
   const threads = $<HTMLInputElement>("threads");
   threads.disabled = !self.crossOriginIsolated;

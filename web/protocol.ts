@@ -1,5 +1,19 @@
-// The messages between the lab page (main.ts) and its Web Worker (worker.ts). Types only: no engine, no DOM.
+// The messages between the lab page (main.ts) and its Web Worker (worker.ts), and the overfit form's fields. No
+// engine, no DOM.
 import type { OverfitOptions, OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
+import { optionKey, type OptionName } from "../experiments/option_catalogue.ts";
+
+/**
+ * The overfit form: options of `tinylab overfit`, each an input whose id is the option's name, its text parsed and
+ * its tooltip written by the option catalogue, its first value the recipe's default.
+ */
+export const OVERFIT_FORM = ["seeds", "updates", "checkpoints", "lr"] as const satisfies readonly OptionName[];
+
+/** The form's value of an option, by recipe key (seeds, updates, checkpoints, lr). */
+export const formValue = (o: Partial<OverfitOptions>, name: (typeof OVERFIT_FORM)[number]): unknown => o[optionKey(name) as keyof OverfitOptions];
+
+/** A value as typed on the command line: a list comma-separated. */
+export const asTyped = (v: unknown): string => (Array.isArray(v) ? v.join(",") : String(v));
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import type { ScoringText } from "../experiments/scoring_data.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";

@@ -2,7 +2,7 @@
 // experiments/gradcheck.ts, experiments/evaluate.ts) unchanged on the messages it gets. No DOM, no second copy of an experiment.
 import { setThreadsCount, setWasmPaths, getThreadsCount } from "@tensorflow/tfjs-backend-wasm";
 import "@tensorflow/tfjs-backend-webgl";
-import { initBackend, NO_NODE, tf } from "../src/util/backend.ts";
+import { initBackend, NO_NODE, tf, tfjsOnly } from "../src/util/backend.ts";
 import { provenance, type Provenance } from "../src/util/runtime/provenance.ts";
 import { runOverfit, type OverfitOptions, type OverfitProgress, type OverfitResult } from "../experiments/overfit.ts";
 import { runGradcheck } from "../experiments/gradcheck.ts";
@@ -10,7 +10,7 @@ import { GRADCHECK_ATOL, GRADCHECK_EPS, GRADCHECK_RTOL } from "../src/model/grad
 import { overfitFigure } from "../experiments/overfit/figure.ts";
 import { evaluateModel } from "../experiments/evaluate.ts";
 import { EVALUATE_DEFAULTS } from "../experiments/options.ts";
-import type { BrowserEngine, EngineRequest, Reply, Request } from "./protocol.ts";
+import { asTyped, formValue, OVERFIT_FORM, type BrowserEngine, type EngineRequest, type Reply, type Request } from "./protocol.ts";
 
 let engine: BrowserEngine | undefined;
 
@@ -49,12 +49,8 @@ function browserProvenance(p: Provenance, command: string): Provenance & { runti
 
 /** The command line that reruns these options in Node, so the downloaded JSON says how to reproduce it. */
 function overfitCommand(o: Partial<OverfitOptions>): string {
-  const parts = ["tinylab overfit"];
-  if (o.seeds) parts.push(`--seeds ${o.seeds.join(",")}`);
-  if (o.updates !== undefined) parts.push(`--updates ${o.updates}`);
-  if (o.checkpoints) parts.push(`--checkpoints ${o.checkpoints.join(",")}`);
-  if (o.lr !== undefined) parts.push(`--lr ${o.lr}`);
-  return `${parts.join(" ")} (in the browser: tinylab lab)`;
+  const given = OVERFIT_FORM.flatMap((name) => (formValue(o, name) === undefined ? [] : [`--${name} ${asTyped(formValue(o, name))}`]));
+  return `${["tinylab overfit", ...given].join(" ")} (in the browser: tinylab lab)`;
 }
 
 /** The overfit figure (experiments/overfit/figure.ts) from what has arrived so far (OverfitFigureData: the runs' checkpoints, the baselines, the target counts). */
@@ -81,7 +77,7 @@ function handle(req: Request): void {
     post({ id: req.id, type: "overfit", result: { ...result, provenance: browserProvenance(result.provenance, overfitCommand(req.options)) }, seconds });
   } else if (req.type === "gradcheck") {
     const report = runGradcheck("overfit");
-    post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(), "tinylab gradcheck (in the browser: tinylab lab)") });
+    post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(tfjsOnly()), "tinylab gradcheck (in the browser: tinylab lab)") });
   } else if (req.type === "rescore") {
     const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: EVALUATE_DEFAULTS.split, data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
     const flags = `${req.data ? ` --data ${req.data}` : ""}${req.text ? " --run DIR" : ""}${req.stride ? ` --stride ${req.stride}` : ""}`;

@@ -1,8 +1,7 @@
 // Shared CLI pieces: engine start-up (loaded only when a command runs), output files and JSON. Not commands
 // (src/cli/commands/*) and not option definitions (options.ts).
 import { dirname, join } from "node:path";
-import type { EngineInfo } from "../util/backend.ts";
-import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
+import type { Engine } from "../util/engine.ts";
 import { writeFileAtomic } from "../node/atomic.ts";
 import { ensureDir } from "../node/disk.ts";
 import { TEXT_DEFAULTS as t } from "../../experiments/train_options.ts";
@@ -12,15 +11,11 @@ import { optionKey, type ScoringDataValues } from "./options.ts";
 const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;
 
 /**
- * Load the engine (tfjs), initialise the chosen backend and put its matrix products on the chosen kernels: the
- * first heavy import of any command. What was chosen is in the returned info and in every result's provenance.
+ * Open the engine the command's --backend and --kernels chose (src/node/engine.ts): the first heavy import of any
+ * command. The returned value is handed to the recipe, which records it in every result's provenance.
  */
-export async function startEngine(backend: string | undefined, kernels?: string): Promise<EngineInfo> {
-  const choice = parseKernelsChoice(kernels ?? process.env.TINYLAB_KERNELS);
-  const [{ initBackend, engineInfo }, { useKernels }] = await Promise.all([import("../util/backend.ts"), import("../node/native_kernels.ts")]);
-  await initBackend(parseBackendChoice(backend));
-  useKernels(choice);
-  return engineInfo();
+export async function startEngine(choice: { backend: string; kernels: string }): Promise<Engine> {
+  return (await import("../node/engine.ts")).openEngine(choice);
 }
 
 /** Write a result file atomically, creating its directory. */

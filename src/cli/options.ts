@@ -11,7 +11,7 @@ import { fail, oneOf, type Spec } from "../../experiments/option_checks.ts";
 
 export { isOptionName, optionKey, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
 export { MAX_REPLICATES, typed } from "../../experiments/option_checks.ts";
-export { nearestOption, parseOptionText } from "../../experiments/option_lookup.ts";
+export { nearestOption, parseOptionText } from "../../experiments/option_catalogue.ts";
 
 /**
  * A command's options, declared once: each option it takes with its default (`undefined`: none). `withOptions`
@@ -27,7 +27,7 @@ export const REQUIRED = Symbol("required");
  * may be absent; a boolean is false unless given.
  */
 export type OptionValues<D extends OptionTable> = {
-  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : D[N] extends typeof REQUIRED ? OptionValue<N> : undefined extends D[N] ? OptionValue<N> | undefined : OptionValue<N>;
+  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : D[N] extends typeof REQUIRED ? OptionValue<N> : undefined extends D[N] ? OptionValue<N> | undefined : D[N] extends TextDefault ? OptionValue<N> | undefined : OptionValue<N>;
 };
 
 /** The values of a command's options, by recipe key (parsing has checked each one's type and range). */
@@ -53,12 +53,12 @@ export function positional(argv: Record<string, unknown>, name: string, demanded
 export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
   const byGroup = new Map<string, string[]>();
   for (const [name, given] of Object.entries(defaults)) {
-    const def = isEnvDefault(given) ? process.env[given.variable] ?? given.value : given;
+    const def = isEnvDefault(given) ? envValue(given) : isTextDefault(given) ? undefined : given;
     const [group, found] = findOption(name);
     // a command that takes only some of an option's choices offers (and accepts) only those
     const only = narrowed[name as OptionName];
     const spec: Spec = only ? { ...found, choices: found.choices?.filter((c) => only.includes(c)) } : found;
-    const describe = extra[name as OptionName] ?? spec.describe;
+    const describe = `${extra[name as OptionName] ?? spec.describe}${isTextDefault(given) ? ` (default: ${given.fixture}; with --text ${given.text})` : ""}`;
     // a number option reaches its parser as typed (`string`; --help still says [number]): yargs's Number() would
     // read "0x10" as 16 and 2^53 + 1 as 2^53 before the parser could refuse them
     const o: Options = { type: spec.type, string: spec.type === "number", describe, requiresArg: spec.type !== "boolean" };
@@ -119,8 +119,6 @@ export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
 /** What a command that scores or samples with --model adds for a model directory (docs/any-model.md); ignored for a model file. */
 export const MODEL_DIR = { convention: MODEL_DIR_DEFAULTS.convention, graph: undefined, "allow-non-float32": MODEL_DIR_DEFAULTS.allowNonFloat32 } satisfies OptionTable;
 
-/** The engine option every command that computes takes. */
-export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto";
 
 /**
  * Who computes the products, by what a command computes, the one rule (docs/native-kernels.md "Which engine"):
@@ -131,11 +129,36 @@ export const backendDefault = (): string => process.env.TINYLAB_BACKEND ?? "auto
  */
 export const KERNELS_BY_USE = { data: "auto", teaching: "tfjs" } as const;
 
-/** A default the environment may replace: read each time a command's options are built, so an explicit flag wins over it. */
-export interface EnvDefault { readonly variable: "TINYLAB_KERNELS"; readonly value: string }
+/**
+ * A default that depends on --text (train's two default sets, experiments/train_options.ts trainSettings): --help
+ * states both after the option's description; the option itself has no yargs default, so the recipe sees it unset.
+ */
+export interface TextDefault { readonly fixture: unknown; readonly text: unknown }
+const isTextDefault = (v: unknown): v is TextDefault => typeof v === "object" && v !== null && "fixture" in v && "text" in v;
+export const byText = (fixture: unknown, text: unknown): TextDefault => ({ fixture, text });
+
+/** A default the environment may replace: read (envValue) each time a command's options are built, so an explicit flag wins over it. */
+export interface EnvDefault { readonly variable: "TINYLAB_BACKEND" | "TINYLAB_KERNELS"; readonly value: string }
 const isEnvDefault = (v: unknown): v is EnvDefault => typeof v === "object" && v !== null && "variable" in v;
-/** The --kernels default of a command, by use: TINYLAB_KERNELS replaces it when set; an explicit --kernels wins over both. */
-export const kernelsDefault = (use: keyof typeof KERNELS_BY_USE): EnvDefault => ({ variable: "TINYLAB_KERNELS", value: KERNELS_BY_USE[use] });
+/** The one place an environment default is read. */
+export const envValue = (d: EnvDefault): string => process.env[d.variable] ?? d.value;
+
+/** --backend's default: TINYLAB_BACKEND when set, else auto. */
+export const BACKEND_DEFAULT: EnvDefault = { variable: "TINYLAB_BACKEND", value: "auto" };
+
+/**
+ * The engine group, written once: --backend, --kernels by what the command computes (KERNELS_BY_USE; TINYLAB_KERNELS
+ * replaces it when set, an explicit --kernels wins over both) and --workers. The run gets the engine they open
+ * (src/cli/common.ts startEngine) and the workers' count.
+ */
+export const engineOptions = (use: keyof typeof KERNELS_BY_USE) =>
+  ({ backend: BACKEND_DEFAULT, kernels: { variable: "TINYLAB_KERNELS", value: KERNELS_BY_USE[use] } as EnvDefault, workers: undefined }) satisfies OptionTable;
+
+/** The engine group of a command that computes on one thread: --backend and --kernels. */
+export function oneThreadEngineOptions(use: keyof typeof KERNELS_BY_USE) {
+  const { workers: _, ...group } = engineOptions(use);
+  return group;
+}
 
 
 /** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */

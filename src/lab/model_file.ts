@@ -10,10 +10,12 @@ import { architectureOf, type Architecture } from "../model/architecture.ts";
 import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
-import { engineInfo } from "../util/backend.ts";
+import type { Engine, EngineRecord } from "../util/engine.ts";
 import { provenance } from "../util/runtime/provenance.ts";
-import { encodeSafetensors, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
-import { arr, int, obj, oneOf, str, type Schema } from "../util/formats/schema.ts";
+import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import { parseStrictJson } from "../util/formats/json_strict.ts";
+import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/formats/schema.ts";
 import { checkFormat, checkIntegrity, decodeCheckpoint, INTEGRITY, metaField, metaJSON, ModelFileError, signed } from "./file_checks.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
@@ -78,9 +80,9 @@ export interface LoadedModel {
   integrity: Integrity;
 }
 
-export function modelProvenance(seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
-  const { backend, kernels, onnxruntime, tfjs } = engineInfo();
-  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab: provenance().tinylab, ...(data ? { data } : {}) };
+export function modelProvenance(engine: EngineRecord, seed: number, update: number, data?: TextDataProvenance): ModelProvenance {
+  const { backend, kernels, onnxruntime, tfjs, tinylab } = provenance(engine);
+  return { seed, update, backend, ...(kernels !== "tfjs" ? { kernels, onnxruntime } : {}), tfjs, tinylab, ...(data ? { data } : {}) };
 }
 
 /** The config as JSON with keys in the declared order, so equal configs give equal bytes. */
@@ -260,11 +262,14 @@ export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<
 /** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */
 export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays };
 
-/** Restore model and tokenizer from a model file's bytes alone (`path` names it in errors). The caller owns (and disposes) the model. */
-export function decodeModelFile(bytes: Uint8Array, path: string, beforeBuild?: (config: ModelConfig) => void): LoadedModel {
+/**
+ * Restore model and tokenizer from a model file's bytes alone (`path` names it in errors), the model on `engine`
+ * (absent: tfjs's own kernels). The caller owns (and disposes) the model.
+ */
+export function decodeModelFile(bytes: Uint8Array, path: string, engine?: Engine, beforeBuild?: (config: ModelConfig) => void): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
   beforeBuild?.(parts.config); // e.g. a memory estimate of the work asked of it, before the engine holds anything
-  const model = new GPT(parts.config, weights);
+  const model = new GPT(parts.config, weights, engine);
   try {
     refuseNonFiniteForward(model, `model file ${path}`, ModelFileError);
   } catch (err) {

@@ -16,6 +16,7 @@ import type { GradientItem, WorkerPool } from "../train/pool.ts";
 import { NonFiniteError } from "../train/non_finite.ts";
 import type { GradientProvider, StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
+import type { Engine } from "../util/engine.ts";
 import { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { modelGradient } from "./gradients.ts";
@@ -40,6 +41,8 @@ export interface RunSpec {
   readonly data: (batches: Rng) => DataSource<Batch>;
   /** What the model file records of the text it trains on (train --text), so a scorer can check it is given that split. */
   readonly trainedOn?: TextDataProvenance;
+  /** The engine the model computes on (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  readonly engine?: Engine;
 }
 
 /** What to train: the loop's plan (src/train/loop.ts) and the rules a run adds. */
@@ -89,7 +92,7 @@ export class Run {
     if (from) checkResume(from.state, spec, from.where);
     checkTrainingMemory(spec.config, spec.options.batchRows); // before the model, its optimizer or a batch is allocated
     const root = Rng.fromSeed(spec.options.seed);
-    const model = new GPT(spec.config, from?.state.weights ?? initParameters(spec.config, root.child(STREAMS.init)));
+    const model = new GPT(spec.config, from?.state.weights ?? initParameters(spec.config, root.child(STREAMS.init)), spec.engine);
     const optimizer = new AdamW(model.params, { ...DEFAULT_ADAMW, ...spec.options.adamw });
     const batches = root.child(STREAMS.batches);
     const run = new Run(spec, model, optimizer, spec.data(batches), root.child(STREAMS.dropout), batches, pool);
@@ -246,7 +249,7 @@ export class Run {
   }
 
   provenance(): ModelProvenance {
-    return modelProvenance(this.spec.options.seed, this.step, this.spec.trainedOn);
+    return modelProvenance(this.model.engine, this.spec.options.seed, this.step, this.spec.trainedOn);
   }
 
   stateBytes(): Uint8Array {
@@ -264,7 +267,7 @@ export class Run {
     if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
     const b = this.best;
     if (!b) return undefined;
-    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.spec.options.seed, b.update, this.spec.trainedOn), selection: selectionOf(b) });
+    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.model.engine, this.spec.options.seed, b.update, this.spec.trainedOn), selection: selectionOf(b) });
   }
 
   dispose(): void {

@@ -9,7 +9,12 @@ import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
 import { encodeSafetensors } from "../util/formats/safetensors.ts";
-import { configJSON, parseConfig, parseProvenance, parseTokenizer, modelProvenance, refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance, type ValueRule } from "./model_file.ts";
+import { tfjsOnly } from "../util/backend.ts";
+import type { EngineRecord } from "../util/engine.ts";
+import {
+  configJSON, parseConfig, parseProvenance, parseTokenizer,
+  modelProvenance, refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
+} from "./model_file.ts";
 import { ModelFileError, checkFormat, checkIntegrity, decodeCheckpoint, metaField, signed } from "./file_checks.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
@@ -169,14 +174,14 @@ export class ResumeMismatchError extends ModelFileError {
 }
 
 /** Refuse to resume a run whose config, tokenizer or options differ from the saved state's, naming each difference. */
-export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions }, where: string): void {
+export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions; engine?: EngineRecord }, where: string): void {
   const diffs = [
     ...differencesOf(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
     ...differencesOf(saved.tokenizer, run.tokenizer, "tokenizer"),
     ...differencesOf(saved.options, run.options, "options"),
   ];
   if (diffs.length > 0) throw new ResumeMismatchError(where, diffs);
-  checkEngine(saved.provenance, modelProvenance(0, 0), where);
+  checkEngine(saved.provenance, modelProvenance(run.engine ?? tfjsOnly(), 0, 0), where);
 }
 
 /** An engine as the flags name it: the tfjs backend and who computes its matrix products (absent kernels: tfjs's own). */

@@ -13,6 +13,7 @@ import { scoringStride } from "../eval/passes/windows.ts";
 import { meanNll } from "../eval/metrics/summary.ts";
 import { allBaselines } from "../baselines/ngram.ts";
 import type { WorkerPool } from "../train/pool.ts";
+import type { Engine } from "../util/engine.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
 import { lossCurve } from "../util/render/charts.ts";
@@ -41,6 +42,8 @@ export interface ValidatedRunSpec {
   data: (batches: Rng) => DataSource<Batch>;
   /** What the model file records of the text trained on (train --text). */
   trainedOn?: TextDataProvenance;
+  /** The engine the model computes on (the pool's threads open the same); absent: tfjs's own kernels. */
+  engine?: Engine;
   /** Total updates to reach (may exceed a finished run's, to extend it when the schedule is unchanged). */
   updates: number;
   /** Score the whole validation split every N updates (and at 0 and the last update); absent: never. */
@@ -100,7 +103,7 @@ const KEEP: Record<string, (was: unknown, now: unknown) => string> = {
 /** openRun, with each option to keep named when a resume changes it. */
 function open(spec: ValidatedRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn }, spec.store, spec.resume, spec.pool, true);
+    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn, engine: spec.engine }, spec.store, spec.resume, spec.pool, true);
   } catch (err) {
     const hints = err instanceof ResumeMismatchError ? err.differences.flatMap((d) => (KEEP[d.path] ? [KEEP[d.path](d.saved, d.run)] : [])) : [];
     if (hints.length === 0) throw err;

@@ -1,6 +1,7 @@
 // The GPT-style decoder on tfjs: token + position embeddings, pre-LayerNorm blocks with causal multi-head
 // attention and a GELU feed-forward, final LayerNorm, tied head. Not training (src/train) or batching (src/data).
-import { tf } from "../util/backend.ts";
+import { tf, tfjsOnly } from "../util/backend.ts";
+import type { Engine } from "../util/engine.ts";
 import type { Rng } from "../util/primitives/rng.ts";
 import { parameterShapes, validateModelConfig, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
@@ -12,10 +13,13 @@ type T = tf.Tensor;
 /** Training mode applies dropout from the given stream; evaluation mode never does. */
 export type ForwardMode = { train: false } | { train: true; dropoutRng: Rng };
 
-/** The decoder's weights as named tfjs variables, in `parameterShapes` order. */
+/**
+ * The decoder's weights as named tfjs variables, in `parameterShapes` order, on an engine (as a PyTorch module
+ * lives on a device): scoring and training ask it who runs whole graphs. Default: tfjs's own kernels of the backend.
+ */
 export class GPT {
   readonly params: Map<string, tf.Variable>;
-  constructor(readonly config: ModelConfig, arrays: ParamArrays) {
+  constructor(readonly config: ModelConfig, arrays: ParamArrays, readonly engine: Engine = tfjsOnly()) {
     validateModelConfig(config);
     this.params = new Map();
     for (const [name, shape] of parameterShapes(config)) {

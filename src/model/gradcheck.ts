@@ -10,6 +10,7 @@ import type { ParamArrays } from "./init.ts";
 import type { ScoredBatch } from "./input.ts";
 import { maskedNllSum } from "./loss.ts";
 import { referenceLogits, referenceNll, toParams64, type Params64 } from "./reference.ts";
+import type { Engine } from "../util/engine.ts";
 
 /**
  * Tolerances, one place. The analytic side is float32: its gradients carry ~1e-7 relative rounding per op,
@@ -70,9 +71,9 @@ export function referenceMeanNll(config: ModelConfig, params: Params64, batches:
 }
 
 /** Check every coordinate; parameters are used as float32 by tfjs and widened exactly to float64 for the reference. */
-export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly ScoredBatch[]): GradcheckReport {
+export function gradcheck(config: ModelConfig, params: ParamArrays, batches: readonly ScoredBatch[], engine?: Engine): GradcheckReport {
   const t0 = performance.now();
-  const model = new GPT(config, params);
+  const model = new GPT(config, params, engine);
   const path = gradientPath(model);
   const analytic = path === "onnxruntime-graph" ? graphMeanGradient(model, batches) : tfjsMeanGradient(model, batches);
   model.dispose();

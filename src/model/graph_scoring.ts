@@ -1,7 +1,7 @@
 // Per-position NLL of a batch, through the decoder's whole forward as one ONNX graph (onnx.ts's scoring form, the
-// weights as inputs) where the engine has a graph loader (onnxruntime kernels), else through tfjs. Not the loader
-// (Node-only, registered by src/node/native_kernels.ts) and not evaluation: callers merge the numbers as they merge tfjs's.
-import { currentGraphLoader, readTensor } from "../util/backend.ts";
+// weights as inputs) where the model's engine runs graphs (onnxruntime kernels), else through tfjs. Not the loader
+// (Node-only, src/node/native_kernels.ts) and not evaluation: callers merge the numbers as they merge tfjs's.
+import { readTensor } from "../util/backend.ts";
 import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
@@ -15,7 +15,7 @@ export { graphBuilds } from "./graph_session.ts";
  * at `weights` (by parameter name), which only the graph can take: tfjs computes with the model's variables.
  */
 export function scoreBatch(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): Float64Array {
-  const load = currentGraphLoader();
+  const load = model.engine.graphs;
   if (!load && weights) throw new Error("scoreBatch: weights apart from the model's need the onnxruntime graph (kernels are tfjs)");
   if (!load) return Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
   const run = cachedSession(load, "scoring", model, () => onnxModel(model.config, null, { scoring: true, weights: "inputs" }));

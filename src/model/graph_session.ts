@@ -1,6 +1,6 @@
 // What the ONNX graph paths share: one session per (runtime, config, graph form) in this thread, the weights fed
 // with every run (so an update never rebuilds a session), and a batch's feeds. Not the loader (src/node/native_kernels.ts).
-import type { GraphFeed, GraphLoader, GraphSession } from "../util/backend.ts";
+import type { GraphFeed, GraphLoader, GraphSession } from "../util/engine.ts";
 import type { GPT } from "./gpt.ts";
 import { attentionMask, checkModelInput, positionsOf, type ScoredBatch } from "./input.ts";
 import { ATTENTION_BIAS, INPUT_IDS, POSITION_IDS, TARGETS } from "./onnx.ts";

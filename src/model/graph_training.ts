@@ -1,7 +1,6 @@
 // One microbatch's Σ-NLL gradients through the training graph (onnx_train.ts: forward and backward as one ONNX
-// graph) where the engine runs whole graphs (onnxruntime kernels) and the model has no dropout. Not the choice
-// of path (src/lab/gradients.ts falls back to tfjs autograd) and not the reduction (src/train/trainer.ts).
-import { currentGraphLoader } from "../util/backend.ts";
+// graph) where the model's engine runs whole graphs (onnxruntime kernels) and the model has no dropout. Not the
+// choice of path (src/lab/gradients.ts falls back to tfjs autograd) and not the reduction (src/train/trainer.ts).
 import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
@@ -15,7 +14,7 @@ export type GradientPath = "onnxruntime-graph" | "tfjs";
  * The graph has no dropout: a model with dropout keeps tfjs's autograd (its products still native under
  * onnxruntime kernels), whose masks come from the run's dropout stream.
  */
-export const gradientPath = (model: GPT): GradientPath => (currentGraphLoader() && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs");
+export const gradientPath = (model: GPT): GradientPath => (model.engine.graphs && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs");
 
 let runs = 0;
 /** Training-graph runs in this thread so far (benches and tests check the graph path ran). */
@@ -26,7 +25,7 @@ export const graphGradientRuns = (): number => runs;
  * which only the graph can take); undefined where gradientPath is tfjs.
  */
 export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient | undefined {
-  const load = currentGraphLoader();
+  const load = model.engine.graphs;
   if (!load || gradientPath(model) !== "onnxruntime-graph") {
     if (weights) throw new Error("graphGradient: weights apart from the model's need the onnxruntime graph and no dropout (tfjs computes with the model's variables)");
     return undefined;

@@ -1,13 +1,15 @@
 // Node-only: the wasm backend's matrix products (tfjs's BatchMatMul and tinylab's sliced batched matmul) computed
-// by onnxruntime-node's MLAS, reading and writing tfjs-wasm's heap in place. Not imported by the core: the CLI,
-// the pool's workers and the benches install it at start-up; everything but the products stays on tfjs-wasm.
+// by onnxruntime-node's MLAS, reading and writing tfjs-wasm's heap in place, and whole graphs run on it. Not
+// imported by the core: the core sees only the Engine value openKernels returns (src/util/engine.ts); that tfjs's
+// kernel registry is patched to reach MLAS is this file's own business.
 //
 // Why: on this project's CPUs XNNPACK in wasm runs 128-bit SIMD, MLAS AVX2/AVX-512, and products are two thirds
 // of a training step. The seam is the binding's synchronous InferenceSession.run (the public run is async only
 // because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
 // output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
 import { createRequire } from "node:module";
-import { currentKernels, setGraphLoader, setKernels, tf, type GraphFeed, type GraphLoader } from "../util/backend.ts";
+import { tf } from "../util/backend.ts";
+import { tfjsEngine, type Engine, type GraphFeed, type GraphLoader } from "../util/engine.ts";
 import type { KernelsChoice } from "../util/backend_choice.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
 import { SLICED_MATMUL } from "../util/wasm_matmul.ts";
@@ -138,12 +140,16 @@ function isHeapBackend(b: unknown): b is WasmHeapBackend {
   return typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" && typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function";
 }
 
-/** Wrap a wasm kernel: products the native path takes go to MLAS, the rest (and everything while kernels are tfjs) to the original. */
+/**
+ * Wrap a wasm kernel: products the native path takes go to MLAS, the rest (and everything while the engine opened
+ * last is on tfjs's kernels) to the original. tfjs's registry is one per thread, so the products follow the engine
+ * this thread opened last (openKernels): a tfjs engine opened after an onnxruntime one switches them back.
+ */
 function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
   return ((args: KernelArgs) => {
     const { inputs: { a, b }, backend, attrs } = args;
     const [ta, tb] = [!!attrs?.transposeA, !!attrs?.transposeB];
-    const outShape = currentKernels() === "onnxruntime" && a.dtype === "float32" && b.dtype === "float32" && isHeapBackend(backend)
+    const outShape = minMacs !== undefined && a.dtype === "float32" && b.dtype === "float32" && isHeapBackend(backend)
       ? nativeShapes(a.shape, b.shape, ta, tb, minMacs) : undefined;
     if (!outShape || !isHeapBackend(backend)) return original(args as unknown as Parameters<tf.KernelFunc>[0]);
     const out = backend.makeOutput(outShape, "float32");
@@ -156,7 +162,8 @@ function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
 
 let installed: Products | undefined;
 let graphs: GraphLoader | undefined;
-let minMacs = NATIVE_MIN_MACS;
+/** The products' size threshold while this thread's engine is onnxruntime's; undefined: tfjs computes them all. */
+let minMacs: number | undefined;
 let calls = 0;
 
 /** Products computed by onnxruntime in this thread so far (tests and benches check the native path ran). */
@@ -196,25 +203,24 @@ function install(): string | undefined {
 }
 
 /**
- * Put the matrix products of the current backend on onnxruntime-node when asked (or, for auto, where it loads on
- * the wasm backend), scoring on whole ONNX graphs there too, and record the choice in engineInfo(). An explicit
- * onnxruntime that cannot be met is an error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
+ * The engine of the current tfjs backend with its matrix products on the chosen kernels (auto: onnxruntime where it
+ * loads on the wasm backend) and, on onnxruntime, whole graphs run there too. An explicit onnxruntime that cannot be
+ * met is an error naming what to install; auto without it keeps tfjs's kernels. `smallest` (multiply-adds) is for benches.
  */
-export function useKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): void {
-  setKernels("tfjs");
-  minMacs = smallest;
-  if (choice === "tfjs") return;
+export function openKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): Engine {
+  minMacs = undefined;
   const backend = tf.getBackend();
+  if (choice === "tfjs") return tfjsEngine(backend);
   if (backend !== "wasm") {
     if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime runs under --backend wasm, and the backend is ${backend}`);
-    return;
+    return tfjsEngine(backend);
   }
   const failed = install();
   if (failed) {
     if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime: ${failed}; install it with ${INSTALL_HINT}`);
-    return;
+    return tfjsEngine(backend);
   }
-  setKernels("onnxruntime", ONNXRUNTIME_VERSION);
+  minMacs = smallest;
   // scoring and training follow the kernels: whole graphs on the same runtime (src/model/graph_scoring.ts, graph_training.ts)
-  setGraphLoader(graphs);
+  return { backend, kernels: "onnxruntime", onnxruntime: ONNXRUNTIME_VERSION, graphs };
 }

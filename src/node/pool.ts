@@ -9,7 +9,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "
 import type { ModelConfig } from "../model/config.ts";
 import { parameterShapes } from "../model/config.ts";
 import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } from "../train/pool.ts";
-import { currentKernels, tf } from "../util/backend.ts";
+import { engineRecord, type EngineRecord } from "../util/engine.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
 
 // Compiled (dist/src/node/pool.js), the worker is its compiled sibling. From source, the worker runs the
@@ -43,12 +43,12 @@ class ThreadReplicas implements Replicas {
   private readonly threads: { worker: Worker; port: MessagePort }[] = [];
   private closed = false;
 
-  constructor(readonly count: number, config: ModelConfig, backend: string) {
+  constructor(readonly count: number, config: ModelConfig, engine: EngineRecord) {
     this.layout = weightLayout(parameterShapes(config).map(([n, shape]) => [n, shape.reduce((a, b) => a * b, 1)] as const));
     const shared = new SharedArrayBuffer(4 * this.layout.total);
     this.weights = new Float32Array(shared);
     this.signal = new Int32Array(new SharedArrayBuffer(4 * SIGNAL_SLOTS * (count + 1)));
-    const init: WorkerInit = { config, layout: this.layout, weights: shared, backend, kernels: currentKernels() };
+    const init: WorkerInit = { config, layout: this.layout, weights: shared, engine: engineRecord(engine) };
     for (let w = 1; w <= count; w++) {
       const { port1, port2 } = new MessageChannel();
       const worker = new Worker(BOOT, { eval: true, workerData: { init, port: port2, signal: this.signal, index: w }, transferList: [port2] });
@@ -88,13 +88,13 @@ class ThreadReplicas implements Replicas {
 }
 
 /**
- * A pool of `workers` (≥ 1; 1 is this thread alone) for models of `config` on the current tfjs backend, each
- * replica started and checked ready before this returns. Close it when the run ends (also on error).
+ * A pool of `workers` (≥ 1; 1 is this thread alone) for models of `config` on `engine` (each replica opens the same),
+ * each replica started and checked ready before this returns. Close it when the run ends (also on error).
  */
-export function startPool(workers: number, config: ModelConfig, backend: string): WorkerPool {
+export function startPool(workers: number, config: ModelConfig, engine: EngineRecord): WorkerPool {
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new Error(`--workers must be an integer in [1, ${MAX_WORKERS}] (MAX_WORKERS), got ${workers}`);
   if (workers === 1) return new WorkerPool(null);
-  const replicas = new ThreadReplicas(workers - 1, config, backend);
+  const replicas = new ThreadReplicas(workers - 1, config, engine);
   try {
     for (let w = 1; w < workers; w++) {
       const r = replicas.receive(w);
@@ -107,10 +107,6 @@ export function startPool(workers: number, config: ModelConfig, backend: string)
   return new WorkerPool(replicas);
 }
 
-/** Pools of threads on the current tfjs backend: what the CLI hands to recipes that take a PoolOpener. */
-export const threadPools: PoolOpener = Object.assign((workers: number, config: ModelConfig) => startPool(workers, config, tf.getBackend()), { cores: availableParallelism() });
-
-/** Run `f` with a pool of threads on the current backend (`workersFor` sizes it), closed when `f` returns, throws or settles. */
-export function usingPool<T>(asked: number | undefined, perCall: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
-  return withPool(threadPools, asked, perCall, config, f);
-}
+/** Pools of threads on `engine`: what the CLI hands to recipes that take a PoolOpener. */
+export const threadPools = (engine: EngineRecord): PoolOpener =>
+  Object.assign((workers: number, config: ModelConfig) => startPool(workers, config, engine), { cores: availableParallelism() });

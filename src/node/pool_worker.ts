@@ -6,9 +6,8 @@ import { scoreBatch } from "../model/graph_scoring.ts";
 import { gradientPath } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
 import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
-import { currentGraphLoader, initBackend, parseBackendChoice, tf } from "../util/backend.ts";
-import { parseKernelsChoice } from "../util/backend_choice.ts";
-import { useKernels } from "./native_kernels.ts";
+import { tf } from "../util/backend.ts";
+import { openEngine } from "./engine.ts";
 import { Rng } from "../util/primitives/rng.ts";
 
 const { init, port, signal, index } = workerData as { init: WorkerInit; port: MessagePort; signal: Int32Array; index: number };
@@ -20,11 +19,10 @@ function post(reply: Reply, transfer: ArrayBuffer[] = []): void {
   Atomics.notify(signal, SIGNAL_SLOTS * index);
 }
 
-await initBackend(parseBackendChoice(init.backend));
 // explicit, never auto: a replica that cannot compute as the calling thread does fails its start
-useKernels(parseKernelsChoice(init.kernels));
+const engine = await openEngine(init.engine);
 const view = new Float32Array(init.weights);
-const model = new GPT(init.config, readWeights(view, init.layout));
+const model = new GPT(init.config, readWeights(view, init.layout), engine);
 // The graph (scoring, and training without dropout) is fed this thread's own copy of the shared weights:
 // onnxruntime-node's binding rejects shared buffers, and one copy here replaces assign's tensors and the dataSync
 // copies that fed them back out. tfjs's paths compute with the model's variables, so those jobs assign first.
@@ -38,7 +36,7 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     const heap = (tf.backend() as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
     return [{ kind: "memory", numTensors: tf.memory().numTensors, wasmBytes: heap ? heap.buffer.byteLength : null }, []];
   }
-  const graph = job.kind === "scores" ? currentGraphLoader() !== undefined : gradientPath(model) === "onnxruntime-graph";
+  const graph = job.kind === "scores" ? engine.graphs !== undefined : gradientPath(model) === "onnxruntime-graph";
   if (graph) own.set(view);
   else model.assign(readWeights(view, init.layout));
   if (job.kind === "gradients") {

@@ -3,6 +3,7 @@
 import type { ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/primitives/rng.ts";
+import type { EngineRecord } from "../util/engine.ts";
 
 /** Worker of item `index` among `workers` (worker 0 is the calling thread): round robin, fixed by the inputs. */
 export const workerOf = (index: number, workers: number): number => index % workers;
@@ -53,10 +54,8 @@ export interface WorkerInit {
   layout: WeightLayout;
   /** Float32 weights, `layout.total` of them, written by the calling thread before each job. */
   weights: SharedArrayBuffer;
-  /** The tfjs backend of the calling thread: replicas must compute with the same kernels. */
-  backend: string;
-  /** Who computes the calling thread's matrix products (tfjs or onnxruntime): replicas use the same. */
-  kernels: string;
+  /** The calling thread's engine (its backend and who multiplies): each replica opens the same one. */
+  engine: EngineRecord;
 }
 
 /** A job for one worker: its share of an update's microbatches or of a scoring call, by item index. */

@@ -15,52 +15,7 @@ export { tf };
 import { BACKEND_CHOICES, parseBackendChoice, type BackendChoice } from "./backend_choice.ts";
 export { BACKEND_CHOICES, parseBackendChoice, type BackendChoice };
 
-/** Who computes matrix products: tfjs's own kernels, or onnxruntime-node's (installed from the Node edge). */
-export type Kernels = "tfjs" | "onnxruntime";
-let kernels: Kernels = "tfjs";
-let kernelsVersion: string | undefined;
-
-/** Who computes matrix products now (the native kernels consult it on every call, so a switch back is honoured). */
-export const currentKernels = (): Kernels => kernels;
-
-/** Record who computes the matrix products (called by src/node/native_kernels.ts once its kernels are in place). */
-export function setKernels(name: Kernels, version?: string): void {
-  [kernels, kernelsVersion] = [name, version];
-}
-
-/** A float32, int64 or bool (one byte each) input of a graph run, row-major. */
-export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] } | { type: "bool"; data: Uint8Array; dims: number[] };
-/** An ONNX model loaded into a session: feeds in, the named float32 outputs out in the order asked (synchronously). */
-export type GraphSession = (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => Float32Array[];
-/** Loads ONNX model bytes into a session (registered from the Node edge beside the native kernels). */
-export type GraphLoader = (bytes: Uint8Array) => GraphSession;
-let graphLoader: GraphLoader | undefined;
-
-/** Register who runs whole ONNX graphs (src/node/native_kernels.ts, with its kernels); undefined unregisters. */
-export function setGraphLoader(loader: GraphLoader | undefined): void {
-  graphLoader = loader;
-}
-
-/**
- * Who runs whole graphs now: only while the kernels are onnxruntime's (one name for the engine: scoring runs on
- * onnxruntime exactly when the products do), else undefined and scoring stays on tfjs.
- */
-export const currentGraphLoader = (): GraphLoader | undefined => (kernels === "onnxruntime" ? graphLoader : undefined);
-
-/** What a result records about the engine that produced it. */
-export interface EngineInfo {
-  backend: string;
-  /**
-   * Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend); with
-   * onnxruntime, scoring also ran the whole forward as one ONNX graph on it (src/model/graph_scoring.ts), and
-   * training without dropout the whole step's forward and backward (src/model/graph_training.ts).
-   */
-  kernels: Kernels;
-  /** The onnxruntime-node version, where kernels is onnxruntime. */
-  onnxruntime?: string;
-  tfjs: string;
-  node: string;
-}
+import { tfjsEngine, type Engine } from "./engine.ts";
 
 /** The optional native bindings, tried in this order; their install downloads libtensorflow, so they may be absent. */
 const NATIVE_PACKAGES = ["@tensorflow/tfjs-node-gpu", "@tensorflow/tfjs-node"];
@@ -78,11 +33,11 @@ async function tryNative(): Promise<string | undefined> {
 }
 
 /**
- * Initialise tfjs on the chosen backend and return what was selected.
- * `auto` prefers tensorflow (if a native package loads), then wasm, then cpu. An explicit choice that
- * cannot be satisfied is an error, never a silent fallback.
+ * Initialise tfjs on the chosen backend and return the engine on its own kernels (the Node edge may put the
+ * products and whole graphs on onnxruntime: src/node/engine.ts). `auto` prefers tensorflow (if a native package
+ * loads), then wasm, then cpu. An explicit choice that cannot be satisfied is an error, never a silent fallback.
  */
-export async function initBackend(choice: BackendChoice = parseBackendChoice(nodeProcess()?.env.TINYLAB_BACKEND)): Promise<EngineInfo> {
+export async function initBackend(choice: BackendChoice): Promise<Engine> {
   tf.enableProdMode();
   const order: string[] = choice === "auto" ? ["tensorflow", "wasm", "cpu"] : [choice];
   for (const name of order) {
@@ -92,20 +47,18 @@ export async function initBackend(choice: BackendChoice = parseBackendChoice(nod
       }
       continue;
     }
-    if (tf.getBackend() === name) return engineInfo();
-    setKernels("tfjs"); // native kernels override one backend's: a new backend starts on its own
+    if (tf.getBackend() === name) return tfjsEngine(name);
     if (await tf.setBackend(name)) {
       await tf.ready();
-      return engineInfo();
+      return tfjsEngine(name);
     }
     if (choice !== "auto") throw new Error(`backend ${name} failed to initialise`);
   }
   throw new Error("no tfjs backend could be initialised (tried tensorflow, wasm, cpu)");
 }
 
-export function engineInfo(): EngineInfo {
-  return { backend: tf.getBackend(), kernels, ...(kernelsVersion ? { onnxruntime: kernelsVersion } : {}), tfjs: tf.version_core, node: nodeProcess()?.version ?? NO_NODE };
-}
+/** The engine of the current backend on tfjs's own kernels: what a caller that chose no engine computes on. */
+export const tfjsOnly = (): Engine => tfjsEngine(tf.getBackend());
 
 /** What `node` says where there is no Node (the lab's web page runs this module in a browser worker). */
 export const NO_NODE = "none (browser)";

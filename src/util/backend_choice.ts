@@ -24,17 +24,3 @@ export function parseKernelsChoice(value: string | undefined): KernelsChoice {
   if ((KERNELS_CHOICES as readonly string[]).includes(v)) return v as KernelsChoice;
   throw new Error(`unknown kernels "${value}": choose one of ${KERNELS_CHOICES.join(", ")}`);
 }
-
-/**
- * How output names an engine: the backend, and who computed the products: tfjs's own kernels of that backend, or
- * what ran on onnxruntime where the kernels were its. Scoring runs whole graphs there; a training run (`training`
- * given) without dropout runs its steps as the training graph too, while one with dropout keeps tfjs autograd over
- * native products (src/model/graph_training.ts gradientPath).
- */
-export function engineLabel(p: { backend: string; kernels?: string; onnxruntime?: string }, training?: { dropout: number }): string {
-  if (!p.kernels || p.kernels === "tfjs") return `${p.backend} (matrix products on tfjs's own ${p.backend} kernels)`;
-  const on = p.kernels === "onnxruntime" ? `onnxruntime-node ${p.onnxruntime ?? "(version not recorded)"}` : p.kernels;
-  if (training === undefined) return `${p.backend} (matrix products and scoring on ${on})`;
-  if (training.dropout === 0) return `${p.backend} (training steps and scoring as whole graphs on ${on})`;
-  return `${p.backend} (matrix products and scoring on ${on}; with dropout, gradients by tfjs autograd)`;
-}

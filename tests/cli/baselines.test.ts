@@ -1,5 +1,6 @@
 // `tinylab baselines`: values worked out by hand on a split file, JSONL documents through the shared reader,
 // each split's target count, the refusals, and the printed table of a real process.
+import { tfjsOnly } from "../../src/util/backend.ts";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +89,7 @@ describe("baselines with a model file's tokenizer", () => {
   // a model file needs no training here: only its config and tokenizer are read
   const config = PRESETS.overfit;
   const modelPath = join(dir, "model.safetensors");
-  writeFileSync(modelPath, encodeModel(initParameters(config, Rng.fromSeed(1)), config, new ByteTokenizer(config.vocabSize).toJSON(), modelProvenance(1, 0)));
+  writeFileSync(modelPath, encodeModel(initParameters(config, Rng.fromSeed(1)), config, new ByteTokenizer(config.vocabSize).toJSON(), modelProvenance(tfjsOnly(), 1, 0)));
 
   it("scores over the model's vocabulary, so the numbers sit beside evaluate --model's", () => {
     const r = runBaselines({ data: DOCS, model: modelPath });

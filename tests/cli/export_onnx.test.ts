@@ -1,6 +1,7 @@
 // `tinylab export --format onnx` (the graph alone) in a separate process, the --out rule of both formats for the
 // ONNX files, and the refusals for what a Hugging Face tokenizer cannot express. The graph's numbers are
 // tests/model/onnx.test.ts's; transformers.js loading the hf-gpt2 directory is tests/cli/transformers_js.test.ts's.
+import { tfjsOnly } from "../../src/util/backend.ts";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -63,7 +64,7 @@ describe("what the export cannot express", () => {
     const tokenizer = BpeTokenizer.fromJSON({ kind: "bpe", vocabSize: 258 + merges.length, merges });
     const config = resolveModelConfig({ vocabSize: tokenizer.vocabSize });
     const path = join(dir, `${name}.safetensors`);
-    writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(1)), config, tokenizer.toJSON(), modelProvenance(1, 0)));
+    writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(1)), config, tokenizer.toJSON(), modelProvenance(tfjsOnly(), 1, 0)));
     return path;
   }
   const [a, b, c] = [99, 100, 101]; // the ids of the bytes a, b, c

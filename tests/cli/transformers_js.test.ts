@@ -15,7 +15,7 @@ import { readDocumentsFile } from "../../src/node/files.ts";
 import type { Tokenizer } from "../../src/data/tokenizer.ts";
 import { decodeModelParts, encodeModel, modelProvenance } from "../../src/lab/model_file.ts";
 import { resolveModelConfig } from "../../src/model/config.ts";
-import { initBackend } from "../../src/util/backend.ts";
+import { initBackend, tfjsOnly } from "../../src/util/backend.ts";
 import { readFileBytes } from "../../src/node/disk.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
@@ -54,7 +54,7 @@ beforeAll(async () => {
   const bpe = trainBpe(texts.filter((_, i) => i % 2 === 0), 320, { minCount: 1 });
   const config = resolveModelConfig({ vocabSize: 330, contextLength: 48, nLayers: 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead: false });
   const path = join(dir, "bpe.safetensors"), data = join(dir, "bpe.jsonl");
-  writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(48)), config, bpe.toJSON(), modelProvenance(48, 0)));
+  writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(48)), config, bpe.toJSON(), modelProvenance(tfjsOnly(), 48, 0)));
   writeFileSync(data, texts.map((text, i) => JSON.stringify({ id: `d${i}`, split: i % 2 === 0 ? "train" : "validation", source: "test", text })).join("\n") + "\n");
   cases.push({ name: "bpe-2L-untied-48", path, data, docs: readDocumentsFile(data, bpe), tokenizer: bpe, contextLength: 48, prompts: ["the cat", "we'll", "<|bos|> x"], texts });
   for (const c of cases) exportModel({ model: c.path, out: join(dir, c.name), format: "hf-gpt2" });

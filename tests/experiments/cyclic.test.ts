@@ -102,7 +102,7 @@ describe("cyclic experiment", () => {
   it("refuses bad options with a named error", () => {
     expect(() => checkCyclicOptions({ ...CYCLIC_DEFAULTS, updates: 0 })).toThrow(/updates must be a positive integer/);
     expect(() => checkCyclicOptions({ ...CYCLIC_DEFAULTS, seed: 0.5 })).toThrow(/seed must be an integer/);
-    expect(() => checkCyclicOptions({ ...CYCLIC_DEFAULTS, lr: 0 })).toThrow(/learning rate/);
+    expect(() => checkCyclicOptions({ ...CYCLIC_DEFAULTS, lr: 0 })).toThrow("--lr must be a finite number > 0, got 0"); // the command line's words
     expect(() => checkCyclicOptions({ ...CYCLIC_DEFAULTS, batchRows: -1 })).toThrow(/batchRows must be a positive integer/);
   });
 });

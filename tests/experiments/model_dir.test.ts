@@ -20,7 +20,7 @@ import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts"
 import { MANIFEST_FILE } from "../../src/model/dir_manifest.ts";
 import { onnxModel, valueInfo } from "../../src/model/onnx.ts";
 import { openModelDir } from "../../src/node/model_dir.ts";
-import { initBackend } from "../../src/util/backend.ts";
+import { initBackend, tfjsOnly } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
@@ -101,7 +101,7 @@ beforeAll(async () => {
     const name = tiedHead ? "tied" : "untied";
     const config = resolveModelConfig({ vocabSize: 330, contextLength: 48, nLayers: tiedHead ? 1 : 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead });
     const path = at(`${name}.safetensors`), data = at(`${name}.jsonl`);
-    writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(tiedHead ? 1 : 48)), config, bpe.toJSON(), modelProvenance(1, 0)));
+    writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(tiedHead ? 1 : 48)), config, bpe.toJSON(), modelProvenance(tfjsOnly(), 1, 0)));
     writeDocs(data, texts);
     exportModel({ model: path, out: at(name), format: "hf-gpt2" });
     cases.push({ name, texts, data, prompts: ["the cat", "we'll"], tinylab: { path, tokenizer: bpe, config } });
@@ -274,7 +274,7 @@ describe("refusals and the export's seal", () => {
     const w = randomWeights(config, Rng.fromSeed(3));
     w.get("wte")!.forEach((v, i, a) => { a[i] = v * 1e18; });
     const path = at("huge.safetensors");
-    writeFileSync(path, encodeModel(w, config, { kind: "byte", vocabSize: 300 }, modelProvenance(3, 0)));
+    writeFileSync(path, encodeModel(w, config, { kind: "byte", vocabSize: 300 }, modelProvenance(tfjsOnly(), 3, 0)));
     expect(() => exportModel({ model: path, out: at("huge"), format: "hf-gpt2" })).toThrow(/huge\.safetensors: the weights are finite but the model's forward is not .*; nothing exported/);
     expect(existsSync(at("huge"))).toBe(false);
   });

@@ -63,7 +63,7 @@ describe("overfit experiment", () => {
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, checkpoints: [0, 90] })).toThrow(/checkpoint 90 is outside \[0, 80\]/);
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, seeds: [] })).toThrow(/at least one seed/);
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, updates: 0 })).toThrow(/updates must be a positive integer/);
-    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, lr: -1 })).toThrow(/learning rate/);
+    expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, lr: -1 })).toThrow("--lr must be a finite number > 0, got -1"); // the command line's words
     expect(() => checkOverfitOptions({ ...OVERFIT_DEFAULTS, replicates: 1 })).toThrow(/--replicates must be an integer ≥ 2/);
   });
 });

@@ -9,7 +9,7 @@ import { resolveModelConfig, parameterCount } from "../../src/model/config.ts";
 import { documentsOfText } from "../../src/data/text_split.ts";
 import { memoryStore, type Store } from "../../src/lab/store.ts";
 import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
-import { tf } from "../../src/util/backend.ts";
+import { tf, tfjsOnly } from "../../src/util/backend.ts";
 import { useBackend } from "../helpers.ts";
 
 const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
@@ -47,7 +47,7 @@ describe("train --text's default microbatches", () => {
   it("give --microbatches 2's numbers on any worker count; --microbatches 1 gives its own", async () => {
     const before = tf.memory().numTensors;
     const byDefault = await run({});
-    expect(used(byDefault)).toEqual([2, Math.min(threadPools.cores, 2)]);
+    expect(used(byDefault)).toEqual([2, Math.min(threadPools(tfjsOnly()).cores, 2)]);
     expect(byDefault.lastLoss).toBe(TWO_MICROBATCHES_LAST_LOSS);
     const oneWorker = await run({ workers: 1 });
     expect([used(oneWorker), oneWorker.modelSha256]).toEqual([[2, 1], byDefault.modelSha256]);

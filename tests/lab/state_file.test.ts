@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initBackend, tf } from "../../src/util/backend.ts";
+import { initBackend, tf, tfjsOnly } from "../../src/util/backend.ts";
 import { sha256File } from "../../src/node/atomic.ts";
 import { basename, dirname } from "node:path";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
@@ -83,7 +83,7 @@ describe("training state", () => {
     const t = await train({ ...TRAIN_DEFAULTS, resume: undefined, saveModel: join(dir, "train.safetensors") });
     let fromOverfit = "";
     runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
-      fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(seed, 80));
+      fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(tfjsOnly(), seed, 80));
       return false;
     } });
     expect(t.modelSha256).toBe(fromOverfit);

@@ -17,8 +17,9 @@ import { graphBuilds, scoreBatch } from "../../src/model/graph_scoring.ts";
 import type { ParamArrays } from "../../src/model/init.ts";
 import type { ScoredBatch } from "../../src/model/input.ts";
 import { positionNll } from "../../src/model/loss.ts";
-import { currentGraphLoader, initBackend, readTensor, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/node/native_kernels.ts";
+import { initBackend, readTensor, tf } from "../../src/util/backend.ts";
+import type { Engine } from "../../src/util/engine.ts";
+import { openKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { randomWeights } from "../helpers.ts";
@@ -48,20 +49,28 @@ function scoredDiff(batches: readonly ScoredBatch[], a: Float64Array[], b: Float
   return worst;
 }
 
-/** `f` with tfjs's kernels, then with onnxruntime's (the graph path). */
-function onBoth<T>(f: () => T): { tfjs: T; graph: T } {
-  useKernels("tfjs");
-  const tfjs = f();
-  useKernels("onnxruntime");
+/** `f` with a model of these weights on tfjs's engine, then on onnxruntime's (the graph path). */
+function onBoth<T>(config: ModelConfig, weights: ParamArrays, f: (model: GPT) => T): { tfjs: T; graph: T } {
+  const on = (engine: Engine) => {
+    const model = new GPT(config, weights, engine);
+    try {
+      return f(model);
+    } finally {
+      model.dispose();
+    }
+  };
   try {
-    return { tfjs, graph: f() };
+    return { tfjs: on(openKernels("tfjs")), graph: on(openKernels("onnxruntime")) };
   } finally {
-    useKernels("tfjs");
+    openKernels("tfjs");
   }
 }
 
+/** A model on onnxruntime's engine (the caller disposes it and opens tfjs's again). */
+const onGraph = (config: ModelConfig, weights: ParamArrays) => new GPT(config, weights, openKernels("onnxruntime"));
+
 beforeAll(() => initBackend("wasm"));
-afterAll(() => useKernels("tfjs"));
+afterAll(() => openKernels("tfjs"));
 
 describe.each(cases)("graph scoring of the $name model", ({ config, weights, lengths, short, stride }) => {
   const docs = documents(config, Rng.fromSeed(`docs ${config.nLayers}`), lengths);
@@ -74,7 +83,7 @@ describe.each(cases)("graph scoring of the $name model", ({ config, weights, len
     expect(packed.some((b) => new Set(b.input.docIds).size > 2)).toBe(true); // rows holding several documents
     for (const batches of [windows, packed]) {
       const before = tf.memory().numTensors;
-      const r = onBoth(() => batches.map((b) => scoreBatch(model, b)));
+      const r = onBoth(config, weights, (m) => batches.map((b) => scoreBatch(m, b)));
       expect(tf.memory().numTensors).toBe(before);
       const direct = batches.map((b) => Float64Array.from(readTensor(() => positionNll(model.forward(b.input), b.targets))));
       expect(r.tfjs).toEqual(direct); // tfjs kernels: exactly the tfjs forward
@@ -86,21 +95,18 @@ describe.each(cases)("graph scoring of the $name model", ({ config, weights, len
   });
 
   it("gives evaluateWindows the same targets and windows, and totals within 1e-5 per target", () => {
-    const model = new GPT(config, weights);
-    const r = onBoth(() => evaluateWindows(decoderAdapter(model), docs, stride, { rowsPerBatch: 4 }));
+    const r = onBoth(config, weights, (m) => evaluateWindows(decoderAdapter(m), docs, stride, { rowsPerBatch: 4 }));
     expect(r.graph.metrics.targets).toBe(r.tfjs.metrics.targets);
     expect(r.graph.windows.map((w) => [w.doc, w.start, w.scored])).toEqual(r.tfjs.windows.map((w) => [w.doc, w.start, w.scored]));
     expect(Math.abs(r.graph.metrics.totalNll - r.tfjs.metrics.totalNll)).toBeLessThanOrEqual(NLL_ATOL * r.tfjs.metrics.targets);
-    model.dispose();
   });
 });
 
 describe("graph sessions", () => {
   it("are built once per config: the weights are fed with every batch, so an assign needs no rebuild", () => {
     const [{ config, weights }] = cases;
-    const model = new GPT(config, weights);
+    const model = onGraph(config, weights);
     const [batch] = packedBatches(documents(config, Rng.fromSeed("s"), [6, 8]), { vocabSize: config.vocabSize, contextLength: config.contextLength }, 2);
-    useKernels("onnxruntime");
     try {
       const b0 = graphBuilds();
       const first = scoreBatch(model, batch);
@@ -111,57 +117,54 @@ describe("graph sessions", () => {
       model.assign(moved);
       const second = scoreBatch(model, batch);
       expect(second).not.toEqual(first);
-      const other = new GPT(config, moved);
+      const other = new GPT(config, moved, model.engine);
       expect(scoreBatch(other, batch)).toEqual(second); // the fed weights, not the first ones, are scored
       other.dispose();
       model.assign(weights);
       expect(scoreBatch(model, batch)).toEqual(first);
       expect(graphBuilds() - b0).toBe(built);
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
     }
   });
 
   it("score at weights fed apart from the model's exactly as a model holding them, and refuse them on tfjs", () => {
     const [{ config, weights }] = cases;
-    const model = new GPT(config, weights);
+    const model = onGraph(config, weights);
     const moved = new Map([...weights].map(([n, w]) => [n, w.map((v) => v * 0.5)]));
-    const other = new GPT(config, moved);
+    const other = new GPT(config, moved, model.engine);
+    const onTfjs = new GPT(config, weights, openKernels("tfjs"));
     const [batch] = packedBatches(documents(config, Rng.fromSeed("fed"), [6, 8]), { vocabSize: config.vocabSize, contextLength: config.contextLength }, 2);
-    useKernels("onnxruntime");
     try {
       const fed = scoreBatch(model, batch, moved);
       expect(fed).toEqual(scoreBatch(other, batch));
       expect(fed).not.toEqual(scoreBatch(model, batch)); // the fed weights, not the model's
       const [name, w] = [...moved][0];
       expect(() => scoreBatch(model, batch, new Map([...moved, [name, w.subarray(1)]]))).toThrow(`weights for parameter "${name}": ${w.length - 1} values, ${w.length} expected`);
-      useKernels("tfjs");
-      expect(() => scoreBatch(model, batch, moved)).toThrow("need the onnxruntime graph");
+      expect(() => scoreBatch(onTfjs, batch, moved)).toThrow("need the onnxruntime graph");
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
       other.dispose();
+      onTfjs.dispose();
     }
   });
 
-  it("are consulted only while the kernels are onnxruntime's", () => {
-    useKernels("onnxruntime");
-    expect(currentGraphLoader()).toBeDefined();
-    useKernels("tfjs");
-    expect(currentGraphLoader()).toBeUndefined();
+  it("are an onnxruntime engine's only", () => {
+    expect(openKernels("onnxruntime").graphs).toBeDefined();
+    expect(openKernels("tfjs").graphs).toBeUndefined();
   });
 
   it("score bit-identically on 1, 2 and 3 workers", () => {
     const config = bpeShape;
-    const model = new GPT(config, weights2());
+    const model = onGraph(config, weights2());
     const docs = documents(config, Rng.fromSeed("pool docs"), [120, 90, 70, 49, 130, 33]);
     const batches = windowBatches(docs, { vocabSize: config.vocabSize, contextLength: config.contextLength }, 16, 2).batches;
-    useKernels("onnxruntime");
     try {
       const single = batches.map((b) => scoreBatch(model, b));
       for (const n of [1, 2, 3]) {
-        const pool = startPool(n, config, tf.getBackend());
+        const pool = startPool(n, config, model.engine);
         try {
           const b0 = graphBuilds();
           const got = decoderAdapter(model, { pool }).positionNlls?.(batches) ?? batches.map((b) => decoderAdapter(model).positionNll(b));
@@ -172,7 +175,7 @@ describe("graph sessions", () => {
         }
       }
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
     }
   }, 120_000);

@@ -13,7 +13,7 @@ import type { ScoredBatch } from "../../src/model/input.ts";
 import { batchLoss } from "../../src/model/loss.ts";
 import { microbatchGradient } from "../../src/train/trainer.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/node/native_kernels.ts";
+import { openKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
 
@@ -42,7 +42,7 @@ function batches(config: ModelConfig, rng: Rng): ScoredBatch[] {
 }
 
 beforeAll(() => initBackend("wasm"));
-afterAll(() => useKernels("tfjs"));
+afterAll(() => openKernels("tfjs"));
 
 describe.each(cases)("the training graph, $name", ({ config }) => {
   it("gives tfjs autograd's gradients and loss sum within float32 rounding, without leaks", () => {
@@ -52,10 +52,10 @@ describe.each(cases)("the training graph, $name", ({ config }) => {
     expect(bs.some((b) => b.mask.includes(0))).toBe(true); // masked targets
     const vars = [...model.params.values()], names = [...model.params.keys()];
     const tfjs = bs.map((b) => microbatchGradient(vars, batchLoss(model, { train: false } as never), b));
-    useKernels("onnxruntime");
+    const onGraph = new GPT(config, model.read(), openKernels("onnxruntime"));
     try {
       const before = tf.memory().numTensors;
-      const graph = bs.map((b) => graphGradient(model, b)!);
+      const graph = bs.map((b) => graphGradient(onGraph, b)!);
       let seen = 0;
       expect(tf.memory().numTensors).toBe(before);
       bs.forEach((b, k) => {
@@ -73,8 +73,9 @@ describe.each(cases)("the training graph, $name", ({ config }) => {
       });
       expect(seen).toBeGreaterThan(0); // two engines: float32 rounding shows, so the bound is not vacuous
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
+      onGraph.dispose();
     }
   });
 });
@@ -83,9 +84,8 @@ describe("training graph sessions", () => {
   it("one per config: reused across weight updates, whose gradients follow the weights", () => {
     const config = cases[1].config;
     const weights = randomWeights(config, Rng.fromSeed(3));
-    const model = new GPT(config, weights);
+    const model = new GPT(config, weights, openKernels("onnxruntime"));
     const [batch] = batches(config, Rng.fromSeed("s"));
-    useKernels("onnxruntime");
     try {
       const [b0, r0] = [graphBuilds(), graphGradientRuns()];
       const first = graphGradient(model, batch)!;
@@ -97,24 +97,26 @@ describe("training graph sessions", () => {
       expect(graphBuilds() - b0).toBeLessThanOrEqual(1); // 0 when an earlier test built this config's session
       expect(graphGradientRuns() - r0).toBe(4);
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
     }
   });
 
   it("are not used under dropout or on tfjs kernels: those keep tfjs autograd", () => {
     const config = shape({ dropout: 0.1 });
-    const model = new GPT(config, randomWeights(config, Rng.fromSeed(4)));
+    const weights = randomWeights(config, Rng.fromSeed(4));
+    const model = new GPT(config, weights, openKernels("tfjs"));
+    const onGraph = new GPT(config, weights, openKernels("onnxruntime"));
     const [batch] = batches(config, Rng.fromSeed("d"));
     try {
       expect(gradientPath(model)).toBe("tfjs");
       expect(graphGradient(model, batch)).toBeUndefined();
-      useKernels("onnxruntime");
-      expect(gradientPath(model)).toBe("tfjs");
-      expect(graphGradient(model, batch)).toBeUndefined();
+      expect(gradientPath(onGraph)).toBe("tfjs");
+      expect(graphGradient(onGraph, batch)).toBeUndefined();
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
       model.dispose();
+      onGraph.dispose();
     }
   });
 });

@@ -3,8 +3,8 @@
 // 1e-5 nats per target, the pool bit-identical for 1, 2 and 3 workers on native kernels, and the choice refused by
 // name where it cannot be met. onnxruntime-node is a dependency: without it these tests fail, never skip.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineInfo, initBackend, readTensor, setGraphLoader, tf } from "../../src/util/backend.ts";
-import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, useKernels } from "../../src/node/native_kernels.ts";
+import { initBackend, readTensor, tf } from "../../src/util/backend.ts";
+import { nativeCalls, nativeShapes, NATIVE_MIN_MACS, openKernels } from "../../src/node/native_kernels.ts";
 import { batchMatMul } from "../../src/util/wasm_matmul.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
@@ -31,22 +31,22 @@ const LOGIT_ATOL = 1e-5;
 const NLL_ATOL = 1e-5;
 
 beforeAll(() => initBackend("wasm"));
-afterAll(() => useKernels("tfjs"));
+afterAll(() => openKernels("tfjs"));
 
 /**
  * `f` on tfjs's kernels and on onnxruntime's with every product native (`smallest` 0), and the native call count.
- * Whole graphs off: tfjs's autograd on native products, the path a model with dropout trains on (the training
- * graph's own checks are tests/model/graph_training.test.ts and tests/node/pool_graph.test.ts).
+ * Whole graphs off (models `f` builds are on no engine of their own: tfjs autograd on this thread's products), the
+ * path a model with dropout trains on (the training graph's own checks are tests/model/graph_training.test.ts and
+ * tests/node/pool_graph.test.ts).
  */
 function both<T>(f: () => T): { tfjs: T; native: T; calls: number } {
-  useKernels("tfjs");
+  openKernels("tfjs");
   const tfjs = f();
-  useKernels("onnxruntime", 0);
-  setGraphLoader(undefined);
+  openKernels("onnxruntime", 0);
   const before = nativeCalls();
   const native = f();
   const calls = nativeCalls() - before;
-  useKernels("tfjs");
+  openKernels("tfjs");
   return { tfjs, native, calls };
 }
 
@@ -124,13 +124,13 @@ describe("the model on native products", () => {
     const rows = [0, 1].map(() => Array.from({ length: config.contextLength }, () => rng.int(config.vocabSize)));
     const input = toModelInput(rows, rows.map(() => Array(config.contextLength).fill(0)), config);
     const targets = Int32Array.from({ length: 2 * config.contextLength }, () => rng.int(config.vocabSize));
-    useKernels("tfjs");
+    openKernels("tfjs");
     const tfjs = readTensor(() => positionNll(model.forward(input), targets));
-    useKernels("onnxruntime"); // the default threshold: what a run uses
+    openKernels("onnxruntime"); // the default threshold: what a run uses
     const before = nativeCalls();
     const native = readTensor(() => positionNll(model.forward(input), targets));
     expect(nativeCalls() - before).toBeGreaterThan(0);
-    useKernels("tfjs");
+    openKernels("tfjs");
     expect(maxAbsDiff(native, tfjs)).toBeLessThanOrEqual(NLL_ATOL);
     model.dispose();
   });
@@ -151,25 +151,24 @@ describe("the pool on native products", () => {
   afterAll(() => pools.forEach((p) => p.close()));
 
   it("1, 2 and 3 workers give the single-thread native weights bit for bit after 3 updates, and differ from tfjs's", () => {
-    useKernels("tfjs");
-    const onTfjs = Run.create(spec());
+    const onTfjs = Run.create({ ...spec(), engine: openKernels("tfjs") });
     onTfjs.train({ updates: 3 });
     const tfjsSnapshot = onTfjs.snapshot();
     onTfjs.dispose();
-    useKernels("onnxruntime");
+    const engine = openKernels("onnxruntime");
     try {
-      expect(engineInfo().kernels).toBe("onnxruntime");
+      expect(engine.kernels).toBe("onnxruntime");
       const before = nativeCalls();
-      const reference = Run.create(spec());
+      const reference = Run.create({ ...spec(), engine });
       reference.train({ updates: 3 });
       expect(nativeCalls() - before).toBeGreaterThan(0);
       const want = reference.snapshot();
       reference.dispose();
       expect(snapshotDifferences(tfjsSnapshot, want)).not.toEqual([]); // the engines differ in rounding, so the identity below can fail
       for (const n of [1, 2, 3]) {
-        const pool = startPool(n, config, tf.getBackend());
+        const pool = startPool(n, config, engine);
         pools.push(pool);
-        const run = Run.create(spec(), undefined, pool);
+        const run = Run.create({ ...spec(), engine }, undefined, pool);
         try {
           run.train({ updates: 3 });
           expect(snapshotDifferences(want, run.snapshot()), `${n} workers`).toEqual([]);
@@ -178,28 +177,25 @@ describe("the pool on native products", () => {
         }
       }
     } finally {
-      useKernels("tfjs");
+      openKernels("tfjs");
     }
   }, 120_000);
 });
 
 describe("the kernels choice", () => {
   it("is recorded, refused by name off wasm, and auto falls back to tfjs there", async () => {
-    useKernels("onnxruntime");
-    expect(engineInfo()).toMatchObject({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
-    useKernels("tfjs");
-    expect(engineInfo().kernels).toBe("tfjs");
-    expect(engineInfo().onnxruntime).toBeUndefined();
+    expect(openKernels("onnxruntime")).toMatchObject({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
+    const tfjs = openKernels("tfjs");
+    expect(tfjs.kernels).toBe("tfjs");
+    expect(tfjs.onnxruntime).toBeUndefined();
     await initBackend("cpu");
     try {
-      expect(() => useKernels("onnxruntime")).toThrow("--kernels onnxruntime runs under --backend wasm, and the backend is cpu");
-      useKernels("auto");
-      expect(engineInfo().kernels).toBe("tfjs");
+      expect(() => openKernels("onnxruntime")).toThrow("--kernels onnxruntime runs under --backend wasm, and the backend is cpu");
+      expect(openKernels("auto")).toEqual({ backend: "cpu", kernels: "tfjs" });
     } finally {
       await initBackend("wasm");
     }
-    useKernels("auto");
-    expect(engineInfo().kernels).toBe("onnxruntime");
-    useKernels("tfjs");
+    expect(openKernels("auto").kernels).toBe("onnxruntime");
+    openKernels("tfjs");
   });
 });

@@ -2,7 +2,7 @@
 // AdamW moments, streams; with and without dropout), scores are the same in batch order, workers do not grow
 // over 500 updates, and a worker's error closes the pool and reaches the caller with its message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initBackend, tf } from "../../src/util/backend.ts";
+import { initBackend, tf, tfjsOnly } from "../../src/util/backend.ts";
 import { paddedBatches, trainingBatches } from "../../src/data/batches.ts";
 import { overfitDocuments, overfitTokenizer } from "../../src/data/fixtures.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
@@ -40,7 +40,7 @@ function spec(config: ModelConfig, perUpdate = 3): RunSpec {
 const pools = new Map<string, WorkerPool>();
 const pool = (n: number, config: ModelConfig, fresh = false): WorkerPool => {
   const key = `${n} ${JSON.stringify(config)}`;
-  if (fresh || !pools.has(key)) pools.set(fresh ? `${key} ${pools.size}` : key, startPool(n, config, tf.getBackend()));
+  if (fresh || !pools.has(key)) pools.set(fresh ? `${key} ${pools.size}` : key, startPool(n, config, tfjsOnly()));
   return fresh ? [...pools.values()].at(-1)! : pools.get(key)!;
 };
 afterAll(() => pools.forEach((p) => p.close()));

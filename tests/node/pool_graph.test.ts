@@ -16,29 +16,32 @@ import { trainOptions } from "../../src/lab/config.ts";
 import { Run, type RunSpec } from "../../src/lab/run.ts";
 import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { initBackend, tf } from "../../src/util/backend.ts";
-import { useKernels } from "../../src/node/native_kernels.ts";
+import { openKernels } from "../../src/node/native_kernels.ts";
+import type { Engine } from "../../src/util/engine.ts";
 import { startPool } from "../../src/node/pool.ts";
 
+/** The onnxruntime engine every run and pool below computes on (each pool's workers open the same). */
+let engine: Engine;
 beforeAll(async () => {
   await initBackend("wasm");
-  useKernels("onnxruntime"); // before any pool starts: its workers take the calling thread's kernels
+  engine = openKernels("onnxruntime");
 });
 const pools: WorkerPool[] = [];
 afterAll(() => {
   pools.forEach((p) => p.close());
-  useKernels("tfjs");
+  openKernels("tfjs");
 });
 
 const tokenizer = overfitTokenizer();
 const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
 
 /** Three one-document microbatches per update, shuffled every epoch (as tests/node/pool.test.ts). */
-function spec(config: ModelConfig): RunSpec {
+function spec(config: ModelConfig, on: Engine = engine): RunSpec {
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   return {
     config, tokenizer: tokenizer.toJSON(),
     options: trainOptions({ seed: 5, lr: 0.02, shuffle: true, microbatchesPerUpdate: 3, data: "overfit-fixture" }),
-    data: (batches) => new EpochSource(mbs, 3, batches),
+    data: (batches) => new EpochSource(mbs, 3, batches), engine: on,
   };
 }
 
@@ -54,7 +57,7 @@ describe.each([
     reference.dispose();
     expect(graphGradientRuns() - runs0).toBe(graph ? 12 : 0); // 4 updates × 3 microbatches on this thread
     for (const n of [1, 2, 3]) {
-      const pool = startPool(n, config, tf.getBackend());
+      const pool = startPool(n, config, engine);
       pools.push(pool);
       const run = Run.create(spec(config), undefined, pool);
       try {
@@ -85,7 +88,7 @@ describe.each([
     };
     const want = alternate();
     for (const n of [2, 3]) {
-      const pool = startPool(n, config, tf.getBackend());
+      const pool = startPool(n, config, engine);
       pools.push(pool);
       expect(alternate(pool), `${n} workers`).toEqual(want);
     }
@@ -100,8 +103,7 @@ describe("the training graph's gradients in an update", () => {
     // other sign would move later weights far more than rounding does; the step's loss and norm do not depend on it
     const onGraph = Run.create(spec(config));
     const a = onGraph.update();
-    useKernels("tfjs");
-    const onTfjs = Run.create(spec(config));
+    const onTfjs = Run.create(spec(config, openKernels("tfjs")));
     try {
       const b = onTfjs.update();
       expect(a.targets).toBe(b.targets);
@@ -109,7 +111,7 @@ describe("the training graph's gradients in an update", () => {
       expect(Math.abs(a.loss - b.loss)).toBeLessThanOrEqual(1e-5 * b.loss);
       expect(Math.abs(a.gradNorm - b.gradNorm)).toBeLessThanOrEqual(1e-5 * b.gradNorm);
     } finally {
-      useKernels("onnxruntime");
+      openKernels("onnxruntime");
       onGraph.dispose();
       onTfjs.dispose();
     }

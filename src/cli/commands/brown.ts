@@ -4,14 +4,14 @@ import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { BROWN_DEFAULTS as d } from "../../../experiments/brown_options.ts";
 import { checkMicrobatchRows, checkMinLr } from "../../../experiments/train_options.ts";
-import { backendDefault, kernelsDefault, modelOverrides, refuseRenamed, optionValues, shapeNames, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, modelOverrides, refuseRenamed, optionValues, shapeNames, withOptions, type OptionTable } from "../options.ts";
 
 /** brown's options and their defaults (experiments/options.ts BROWN_DEFAULTS). */
 export const BROWN_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
   layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
   lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, tensorboard: false, "on-divergence": d.onDivergence,
-  "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
+  "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, ...engineOptions("data"),
 } satisfies OptionTable;
 
 export const brownCommand: CommandModule = {
@@ -23,7 +23,6 @@ export const brownCommand: CommandModule = {
       "batch-rows": "rows of --context tokens per update",
       microbatches: "microbatches the update's rows are split into (the same windows; --workers uses at most this many threads per update)",
       context: "context length; the harness scores at strides context/2 (headline) and context",
-      lr: "peak learning rate (linear warmup, then cosine decay over --cosine-steps to --min-lr)",
       "cosine-steps": "the schedule's length: cosine decay over this many updates (default: --updates); to extend a finished run, raise --updates with --resume and pass the run's --cosine-steps",
       "eval-every": "score the whole validation split every N updates (history.json, drawn in loss_curve.svg with the baselines)",
       resume: "continue from <out>/train_state.safetensors (refused if any setting differs; a run stopped before its first state starts at update 0)",
@@ -46,8 +45,8 @@ export const brownCommand: CommandModule = {
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       claimRunDir(store, { resume: given.resume, overwrite }, `--out ${given.out}`);
-      await startEngine(backend, kernels);
-      const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr };
+      const engine = await startEngine({ backend, kernels });
+      const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr, engine };
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });

@@ -1,9 +1,9 @@
 // `tinylab choice --model FILE --data FILE`: multiple-choice accuracy by candidate log-likelihood (experiments/choice.ts).
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { oneThreadEngineOptions, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
-export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data") } satisfies OptionTable;
+export const CHOICE_OPTIONS = { model: REQUIRED, ...MODEL_DIR, data: REQUIRED, json: false, "lm-eval-out": undefined, ...oneThreadEngineOptions("data") } satisfies OptionTable;
 
 export const choiceCommand: CommandModule = {
   command: "choice",
@@ -21,9 +21,9 @@ export const choiceCommand: CommandModule = {
     const model = isModelDir(v.model) ? v.model : requireFile(v.model, "model file"), data = requireFile(v.data, "choice file");
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, model);
     const start = new Date();
-    const engine = await startEngine(v.backend, v.kernels);
+    const engine = await startEngine(v);
     const task = `${(await import("../../eval/loggers/lm_eval.ts")).lmEvalDataName(data)}_choice`;
-    const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, task);
+    const { report: r, lmEval, lmEvalModel } = scoreChoices({ model, data, engine, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, task);
     process.stdout.write(v.json ? toJson(r) : formatChoice(r) + "\n");
     if (v.lmEvalOut !== undefined && lmEvalModel) {
       const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, [lmEval], lmEvalModel, { batchSize: 1, device: engine.backend, start, inputs: [model, data] });

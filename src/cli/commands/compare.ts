@@ -4,12 +4,12 @@ import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MODEL_DIR, narrowedTo, optionValues, positional, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { oneThreadEngineOptions, MODEL_DIR, narrowedTo, optionValues, positional, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
   baseline: undefined, ...MODEL_DIR, ...SCORING_DATA, split: d.split, "final-test": d.finalTest, stride: undefined, seed: d.seed, replicates: d.replicates,
-  "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
+  "bits-per-byte": d.bitsPerByte, out: d.out, overwrite: false, json: false, ...oneThreadEngineOptions("data"),
 } satisfies OptionTable;
 
 export const compareCommand: CommandModule = {
@@ -47,10 +47,10 @@ export const compareCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.compare, replace: overwrite, inputs: scoringInputs(v) });
     try {
       if (chosenSplits(split, v.finalTest).includes("test")) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const { result, tokens } = runCompare({
         a, b, baseline: v.baseline, data: v.data, text, split, finalTest: v.finalTest, stride: v.stride, seed: v.seed, replicates: v.replicates, bitsPerByte: v.bitsPerByte,
-        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32, progress: process.stderr,
+        convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32, progress: process.stderr, engine,
       });
       outputs.write("compare.json", toJson(result));
       outputs.write("compare.html", compareHtml(result, tokens));

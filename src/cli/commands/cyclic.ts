@@ -1,12 +1,12 @@
 // `tinylab cyclic`: the cyclic-permutation experiment (experiments/cyclic.ts) as a table, JSON and SVG figures.
 import type { CommandModule } from "yargs";
 import { CYCLIC_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, optionValues, withOptions, type OptionTable } from "../options.ts";
 
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault("teaching"), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, ...engineOptions("teaching"),
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {
@@ -30,9 +30,9 @@ export const cyclicCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.cyclic, replace: overwrite });
     let result;
     try {
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       let events: Uint8Array | undefined;
-      result = runCyclic(options, { workers, openPool: threadPools, onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
+      result = runCyclic(options, { engine, workers, openPool: threadPools(engine), onEvents: tensorboard ? (bytes) => (events = bytes) : undefined });
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (json) process.stdout.write(toJson(result));
       else console.log(view.formatCyclic(result));

@@ -2,11 +2,11 @@
 // training (experiments/evaluate.ts). Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { EVALUATE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
+  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, ...engineOptions("data"),
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -43,10 +43,10 @@ export const evaluateCommand: CommandModule = {
     const [{ judgeModelFile }, { checkScoringMemory }, { parameterCount }] = await Promise.all([import("../../node/disk.ts"), import("../../lab/memory.ts"), import("../../model/config.ts")]);
     const config = judgeModelFile(model);
     checkScoringMemory(config, 4 * parameterCount(config), v.batchRows);
-    const engine = await startEngine(v.backend, v.kernels);
+    const engine = await startEngine(v);
     const { report, lmEval, lmEvalModel } = scoreModelFile({
       model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools, lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
+      engine, workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools(engine), lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
     }, text);
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
     if (v.lmEvalOut !== undefined && lmEval) {

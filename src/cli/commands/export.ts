@@ -1,7 +1,7 @@
 // `tinylab export`: write a model file in another library's layout (experiments/export.ts). Parses, calls, prints.
 // Starts the engine on tfjs's own kernels only to probe the model's forward (src/lab/finite_forward.ts) before writing.
 import type { CommandModule } from "yargs";
-import { backendDefault, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { BACKEND_DEFAULT, envValue, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
 /** export's options: all but --json and --overwrite required, none with a default. */
 export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED, overwrite: false, json: false } satisfies OptionTable;
@@ -22,7 +22,7 @@ export const exportCommand: CommandModule = {
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);
-    await startEngine(backendDefault(), "tfjs");
+    await startEngine({ backend: envValue(BACKEND_DEFAULT), kernels: "tfjs" });
     const report = exportModel(o);
     process.stdout.write(json ? toJson(report) : formatExport(report) + "\n");
   },

@@ -2,11 +2,11 @@
 // (experiments/gradcheck.ts). Exits 1 when any coordinate fails.
 import type { CommandModule } from "yargs";
 import { GRADCHECK_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, optionValues, withOptions, type OptionTable } from "../options.ts";
-import { engineLabel } from "../../util/backend_choice.ts";
+import { oneThreadEngineOptions, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { engineLabel } from "../../util/engine.ts";
 
 /** gradcheck's options and their defaults (experiments/options.ts GRADCHECK_DEFAULTS). */
-export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, backend: backendDefault(), kernels: kernelsDefault("teaching") } satisfies OptionTable;
+export const GRADCHECK_OPTIONS = { config: d.config, seed: d.seed, json: false, ...oneThreadEngineOptions("teaching") } satisfies OptionTable;
 
 export const gradcheckCommand: CommandModule = {
   command: "gradcheck",
@@ -21,10 +21,10 @@ export const gradcheckCommand: CommandModule = {
       import("../common.ts"), import("../../../experiments/gradcheck.ts"), import("../views/gradcheck.ts"), import("../../util/runtime/provenance.ts"), import("../../model/gradcheck.ts"), import("../../model/config.ts"),
     ]);
     const { config, seed, json, backend, kernels } = optionValues(argv, GRADCHECK_OPTIONS);
-    const info = await startEngine(backend, kernels);
-    const report = runGradcheck(config, seed);
-    if (json) process.stdout.write(toJson({ config, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance() }));
-    else console.log(formatGradcheck(config, report, engineLabel(info, PRESETS[config])));
+    const engine = await startEngine({ backend, kernels });
+    const report = runGradcheck(config, seed, engine);
+    if (json) process.stdout.write(toJson({ config, ...report, tolerances: { eps: g.GRADCHECK_EPS, atol: g.GRADCHECK_ATOL, rtol: g.GRADCHECK_RTOL }, provenance: provenance(engine) }));
+    else console.log(formatGradcheck(config, report, engineLabel(engine, PRESETS[config])));
     (json ? console.error : console.log)(wallTimeLine());
     if (!report.passed) process.exitCode = 1;
   },

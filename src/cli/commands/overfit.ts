@@ -2,13 +2,13 @@
 import { basename, dirname, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
 import { MIN_REPLICATES } from "../../eval/metrics/intervals.ts";
 
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, backend: backendDefault(), kernels: kernelsDefault("teaching"), workers: undefined,
+  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, ...engineOptions("teaching"),
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {
@@ -34,11 +34,11 @@ export const overfitCommand: CommandModule = {
     const locks: { release(): void }[] = [outputs];
     try {
       if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockModelPath(savePath));
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
       const events: [number, Uint8Array][] = [];
       const onEvents = tensorboard ? (seed: number, bytes: Uint8Array) => events.push([seed, bytes]) : undefined;
-      const result = runOverfit(options, { save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools });
+      const result = runOverfit(options, { engine, save, workers, onEvents, openPool: (await import("../../node/pool.ts")).threadPools(engine) });
       write(result, events);
     } finally {
       for (const l of locks.reverse()) l.release();

@@ -3,13 +3,13 @@
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { REPORT_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
 
 /** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
 export const REPORT_OPTIONS = {
   model: undefined, ...MODEL_DIR, ...SCORING_DATA, out: d.out, overwrite: false, stride: undefined, strides: undefined, seed: d.seed, replicates: d.replicates,
   canary: undefined, "canary-secret": d.secretTokens, "canary-reference": undefined, "final-test": false,
-  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
+  bins: d.bins, scheme: d.scheme, smoothing: d.smoothing, lambda: undefined, json: false, "lm-eval-out": undefined, ...engineOptions("data"),
 } satisfies OptionTable;
 
 /** What a report writes into its directory (src/node/output_dir.ts): the figures' folder is its own. */
@@ -45,12 +45,12 @@ export const reportCommand: CommandModule = {
     try {
       const start = new Date();
       if (v.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
-      const engine = await startEngine(v.backend, v.kernels);
+      const engine = await startEngine(v);
       const { report, lmEval, lmEvalModel } = scoreReport({
         finalTest: v.finalTest, bins: v.bins, scheme: v.scheme, smoothing: v.smoothing, lambda: v.lambda,
         model: modelPath, data: v.data, text, stride: v.stride, strides: v.strides, seed: v.seed, replicates: v.replicates,
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-        progress: process.stderr, workers: v.workers, lmEval: v.lmEvalOut !== undefined, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
+        progress: process.stderr, engine, workers: v.workers, lmEval: v.lmEvalOut !== undefined, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32,
       });
       outputs.write("report.json", toJson(report));
       outputs.write("report.html", reportHtml(report));

@@ -2,11 +2,11 @@
 // Parses, calls, prints.
 import type { CommandModule } from "yargs";
 import { SAMPLE_DEFAULTS as d } from "../../../experiments/options.ts";
-import { backendDefault, kernelsDefault, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { oneThreadEngineOptions, MODEL_DIR, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
 
 /** sample's options and their defaults (experiments/options.ts SAMPLE_DEFAULTS). */
 export const SAMPLE_OPTIONS = {
-  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, backend: backendDefault(), kernels: kernelsDefault("data"),
+  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, ...oneThreadEngineOptions("data"),
 } satisfies OptionTable;
 
 export const sampleCommand: CommandModule = {
@@ -32,8 +32,7 @@ export const sampleCommand: CommandModule = {
     const o = { ...given, model: requireFile(model, "model file") };
     checkSampleOptions(o);
     judgeModelFile(o.model); // from its header, before the engine starts
-    await startEngine(backend, kernels);
-    const r = runSample(o);
+    const r = runSample({ ...o, engine: await startEngine({ backend, kernels }) });
     process.stdout.write(json ? toJson(r) : formatSample(r) + "\n");
   },
 };

@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve as absolutePath } from "node:path";
 import type { CommandModule } from "yargs";
-import { backendDefault, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
+import { BACKEND_DEFAULT, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
 import { OVERFIT_OPTIONS } from "./overfit.ts";
 import { CYCLIC_OPTIONS } from "./cyclic.ts";
@@ -20,7 +20,7 @@ const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume", "overwrite"];
 
 /** sweep's options and their defaults. */
 export const SWEEP_OPTIONS = {
-  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: backendDefault(),
+  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: BACKEND_DEFAULT,
 } satisfies OptionTable;
 
 export const sweepCommand: CommandModule = {
@@ -36,8 +36,8 @@ export const sweepCommand: CommandModule = {
       .example("$0 sweep overfit --scheduler slurm --jobs 8 --sbatch 'partition=cpu time=0:10:00'", "the same runs as one Slurm job array, 8 at a time")
       .example("$0 sweep overfit --task env", "entry $SLURM_ARRAY_TASK_ID (or $JOB_COMPLETION_INDEX) of the plan, in a job array's task"),
   handler: async (argv) => {
-    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask, splitOptionValues }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
-      import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/runtime/provenance.ts"), import("../interrupt.ts"),
+    const [{ collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask, splitOptionValues }, { formatSweep, sweepCsv }, { toJson }, { checkOutputDir }, { provenance }, { tfjsOnly }, { INTERRUPTED_EXIT_CODE }, { BIN, SWEEP_KIND }, { claimOutputDir }] = await Promise.all([
+      import("../../../experiments/sweep.ts"), import("../views/sweep.ts"), import("../common.ts"), import("../../node/disk.ts"), import("../../util/runtime/provenance.ts"), import("../../util/backend.ts"), import("../interrupt.ts"),
       import("../../node/sweep_runner.ts"), import("../../node/output_dir.ts"),
     ]);
     const { collect, grid: gridText, jobs: jobsGiven, out, seeds, json, backend, scheduler, sbatch, plan: planOnly, task } = optionValues(argv, SWEEP_OPTIONS);
@@ -47,7 +47,7 @@ export const sweepCommand: CommandModule = {
     const extra = dashes === -1 ? [] : splitOptionValues(process.argv.slice(dashes + 1));
     const log = (line: string) => (json ? console.error(line) : console.log(line));
     const finish = (name: string, rows: ReturnType<typeof collectSweep>, outputs: OutputDir) => {
-      const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance() });
+      const text = toJson({ experiment: "sweep", recipe: name, runs: rows, provenance: provenance(tfjsOnly()) }); // the sweep computes nothing itself: each run records its own engine
       if (json) process.stdout.write(text);
       else console.log(formatSweep(rows));
       log(`\nwrote ${outputs.write("sweep.json", text)}\nwrote ${outputs.write("sweep.csv", sweepCsv(rows))}`);

@@ -5,22 +5,19 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { TEXT_DEFAULTS as t, TRAIN_DEFAULTS as d, trainSettings } from "../../../experiments/train_options.ts";
 import { MIN_THREAD_WORK } from "../../train/pool.ts";
-import { backendDefault, kernelsDefault, modelOverrides, optionValues, refuseRenamed, shapeNames, withOptions, type OptionTable } from "../options.ts";
-
-/** A default that depends on --text: the overfit fixture's, or the text recipe's (both shown in --help). */
-const both = (fixture: unknown, text: unknown) => `(default: ${fixture}; with --text ${text})`;
+import { byText, engineOptions, modelOverrides, optionValues, refuseRenamed, shapeNames, withOptions, type OptionTable } from "../options.ts";
 
 /**
- * train's options. Those without a default here take one of two sets (experiments/train_options.ts trainSettings):
- * the overfit fixture's, or with --text the text recipe's; --help names both.
+ * train's options. Those `byText` take one of two sets (experiments/train_options.ts trainSettings): the overfit
+ * fixture's, or with --text the text recipe's; --help names both.
  */
 export const TRAIN_OPTIONS = {
-      seed: d.seed, updates: undefined, lr: undefined, warmup: undefined, "cosine-steps": undefined, "min-lr": undefined, clip: d.clipNorm,
-      "weight-decay": undefined, microbatches: undefined, "batch-rows": undefined, shuffle: d.shuffle,
+      seed: d.seed, updates: byText(d.updates, t.updates), lr: byText(d.lr, t.lr), warmup: byText(d.warmup, t.warmup), "cosine-steps": byText(0, "--updates"), "min-lr": byText("--lr", t.minLr), clip: d.clipNorm,
+      "weight-decay": byText(d.weightDecay, t.weightDecay), microbatches: undefined, "batch-rows": byText(d.batchRows, t.batchRows), shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
-      data: undefined, "eval-every": undefined, "save-every": undefined, out: undefined, resume: false, overwrite: false, patience: undefined, tensorboard: false, "save-model": undefined, "log-every": undefined,
-      "on-divergence": d.onDivergence, json: false, backend: backendDefault(), kernels: kernelsDefault("data"), workers: undefined,
+      data: undefined, "eval-every": byText("never", t.evalEvery), "save-every": byText("only with --out, at the end", t.saveEvery), out: undefined, resume: false, overwrite: false, patience: undefined, tensorboard: false, "save-model": undefined, "log-every": byText(d.logEvery, t.logEvery),
+      "on-divergence": d.onDivergence, json: false, ...engineOptions("data"),
     } satisfies OptionTable;
 
 export const trainCommand: CommandModule = {
@@ -28,23 +25,16 @@ export const trainCommand: CommandModule = {
   describe: "Train on your own text (--text), a documents file or the overfit fixture, with validation history, saved state, exact resume and extension",
   builder: (y) =>
     withOptions(refuseRenamed(y, ["checkpoint-dir", "checkpoint-every"]), TRAIN_OPTIONS, {
-      updates: `optimizer updates in total; raise it with --resume to extend a run ${both(d.updates, t.updates)}`,
-      lr: `peak learning rate ${both(d.lr, t.lr)}`,
-      warmup: `linear warmup updates ${both(d.warmup, t.warmup)}`,
-      "cosine-steps": `the schedule's length: cosine decay over this many updates, 0 = constant; keep it unchanged to extend a run with a larger --updates ${both(0, "--updates")}`,
-      "min-lr": `floor of the cosine decay ${both("--lr", t.minLr)}`,
-      "weight-decay": `AdamW decoupled weight decay ${both(d.weightDecay, t.weightDecay)}`,
-      "batch-rows": `rows per batch (documents; with --text, windows of --context tokens) ${both(d.batchRows, t.batchRows)}`,
+      updates: "optimizer updates in total; raise it with --resume to extend a run",
+      "batch-rows": "rows per batch (documents; with --text, windows of --context tokens)",
       microbatches: `microbatches accumulated per update (with --text: the update's --batch-rows windows cut into this many, so --workers can share it) (default: ${d.microbatches}; with --text ${t.microbatches} where they divide --batch-rows and the model pays for a second thread (parameters × context ≥ ${MIN_THREAD_WORK.toLocaleString("en-US")}), else 1: the config decides, not the cores, so the numbers are the same on every machine)`,
       layers: `transformer blocks (default: the overfit config's 1; with --text ${t.model.nLayers}, d_model ${t.model.dModel}, ${t.model.nHeads} heads, d_ff ${t.model.dFF}, context ${t.model.contextLength}; likewise every shape flag)`,
       vocab: `vocabulary size (with --text --tokenizer bpe: the BPE's, default ${t.vocab}; byte: 258)`,
       "model-config": 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'',
       tokenizer: `with --text: byte or bpe (default ${t.tokenizer})`,
       data: "JSONL documents file to train on (its train split; text as bytes); default: the overfit fixture",
-      "eval-every": `score the whole validation split every N updates: history.json and loss_curve.svg in --out ${both("never", t.evalEvery)}`,
-      "save-every": `write the training state every N updates (and after the last) ${both("only with --out, at the end", t.saveEvery)}`,
+      "eval-every": "score the whole validation split every N updates: history.json and loss_curve.svg in --out",
       out: `output directory: the training state, and with --text manifest.json, history.json, loss_curve.svg, train.json, model.safetensors and, with --eval-every, model_best.safetensors, history.csv and, with --tensorboard, events.out.tfevents.tinylab (with --text default ${t.out})`,
-      "log-every": `print the training loss every N updates ${both(d.logEvery, t.logEvery)}`,
       json: "print train.json's summary as JSON on stdout (progress lines go to stderr)",
     }),
   handler: async (argv) => {
@@ -86,9 +76,9 @@ export const trainCommand: CommandModule = {
       const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       if (out) claimRunDir(out, { resume: given.resume, overwrite }, `--out ${outDir}`);
-      await startEngine(backend, kernels);
+      const engine = await startEngine({ backend, kernels });
       const result = await runTraining({
-        ...given, ...s, modelConfig: overrides, out,
+        ...given, ...s, modelConfig: overrides, out, engine,
         data: dataPath ? { docs: (tokenizer) => readDocumentsFile(dataPath, tokenizer), name: dataPath, identity: `file sha256:${sha256File(dataPath)}` } : undefined,
         text: docs ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } } : undefined,
         saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined, progress: process.stderr,
@@ -96,7 +86,7 @@ export const trainCommand: CommandModule = {
       if (result.interrupted) reportInterrupted(result.interrupted.at, result.interrupted.state);
       else {
         for (const line of (await import("../views/train.ts")).formatTrainSummary(result.summary as never)) log(line);
-        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/runtime/provenance.ts")).provenance() });
+        const jsonText = toJson({ experiment: "train", ...result.summary, provenance: (await import("../../util/runtime/provenance.ts")).provenance(engine) });
         if (json) process.stdout.write(jsonText);
         // train.json beside the state when the run has more to say than its state: text, validation, or asked for
         if (outputs && (text || json || result.summary.validation)) log(`wrote ${outputs.write("train.json", jsonText)}`);

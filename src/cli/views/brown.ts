@@ -1,5 +1,5 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only; its page is experiments/brown_page.ts.
-import { engineLabel } from "../../util/backend_choice.ts";
+import { engineLabel } from "../../util/engine.ts";
 import { ALL_SOURCES } from "../../eval/passes/grouped.ts";
 import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";

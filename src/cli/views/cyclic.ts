@@ -1,6 +1,6 @@
 // Console report and SVG figures of the cyclic-permutation experiment (experiments/cyclic.ts). Presentation only.
 import { round6 } from "../../util/runtime/provenance.ts";
-import { engineLabel } from "../../util/backend_choice.ts";
+import { engineLabel } from "../../util/engine.ts";
 import { count, formatTable } from "./table.ts";
 import { lineChart, rawAndSmoothed } from "../../util/render/charts.ts";
 import { dashFor, paletteColor } from "../../util/render/svg.ts";

@@ -1,6 +1,6 @@
 // Console table of `tinylab evaluate` (experiments/evaluate.ts). Presentation only.
 import { round6 } from "../../util/runtime/provenance.ts";
-import { engineLabel } from "../../util/backend_choice.ts";
+import { engineLabel } from "../../util/engine.ts";
 import { visibleChars } from "../../util/render/text_view.ts";
 import type { EvaluateReport } from "../../../experiments/evaluate.ts";
 import { strideLabel } from "../../eval/passes/windows.ts";

@@ -1,5 +1,5 @@
 import { round6 } from "../../util/runtime/provenance.ts";
-import { engineLabel } from "../../util/backend_choice.ts";
+import { engineLabel } from "../../util/engine.ts";
 import { formatTable } from "./table.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
 

@@ -1,6 +1,6 @@
 // The decoder's model adapter (tfjs decoder in evaluation mode behind ScoringModel). Not the interface itself
 // (src/model/scoring.ts, re-exported here) and not metrics: adapters return per-position numbers.
-import { currentGraphLoader, readTensor, tf } from "../../util/backend.ts";
+import { readTensor, tf } from "../../util/backend.ts";
 import type { Rng } from "../../util/primitives/rng.ts";
 import { Sha256 } from "../../util/primitives/sha256.ts";
 import type { GPT } from "../../model/gpt.ts";
@@ -41,6 +41,6 @@ export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<
 /** The batches split across the pool; on the graph this thread feeds the weights it has just read for the workers, not a second copy. */
 function scoreOnPool(model: GPT, pool: WorkerPool, batches: readonly ScoredBatch[]): Float64Array[] {
   const weights = [...model.params.values()].map((v) => v.dataSync() as Float32Array);
-  const fed = currentGraphLoader() ? new Map([...model.params.keys()].map((n, i) => [n, weights[i]])) : undefined;
+  const fed = model.engine.graphs ? new Map([...model.params.keys()].map((n, i) => [n, weights[i]])) : undefined;
   return pool.scores(weights, batches, (batch) => scoreBatch(model, batch, fed));
 }

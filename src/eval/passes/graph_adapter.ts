@@ -1,7 +1,7 @@
 // The adapter of another library's causal LM (a Hugging Face directory's ONNX decoder) behind ScoringModel, so the
 // whole harness scores it unchanged: the graph fed by its own input names, its float32 logits turned into a float64
 // log-softmax. Pure (the session is handed in). Not the directory's reader (src/node/model_dir.ts) and not metrics.
-import type { GraphFeed, GraphSession } from "../../util/backend.ts";
+import type { GraphFeed, GraphSession } from "../../util/engine.ts";
 import { USE_CACHE_BRANCH, type GraphInfo, type HfModelConfig } from "../../model/hf_dir.ts";
 import { checkModelInput, positionsOf, type ModelInput, type ScoredBatch } from "../../model/input.ts";
 import { ATTENTION_MASK, INPUT_IDS, LOGITS, pastName, POSITION_IDS, presentName } from "../../model/onnx.ts";

@@ -1,10 +1,12 @@
 // The composed evaluation report: the likelihood passes run once, then the declared evaluators
 import { checkDocuments, SPLITS, type Document, type Split } from "../../data/documents.ts";
-import type { AnyTokenizer } from "../../data/tokenizer.ts";
+import type { AnyTokenizer, TokenizerJSON } from "../../data/tokenizer.ts";
 import { Rng } from "../../util/primitives/rng.ts";
 import { sha256Hex } from "../../util/primitives/sha256.ts";
 import { createProgress, type ProgressStream } from "../../util/runtime/progress.ts";
-import { provenance } from "../../util/runtime/provenance.ts";
+import { provenance, type Provenance } from "../../util/runtime/provenance.ts";
+import { tfjsOnly } from "../../util/backend.ts";
+import type { EngineRecord } from "../../util/engine.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 import type { Evaluator, ReportContext, ReportInputs } from "./evaluator.ts";
 import { groupWindowsWithOverall } from "../passes/grouped.ts";
@@ -54,6 +56,8 @@ export interface ReportOptions {
   /** The test split may be scored only in a final report; scoring it without this flag is refused. */
   readonly finalTest?: boolean;
   readonly command?: string;
+  /** The engine that scored, recorded in the provenance (absent: tfjs's own kernels of the current backend). */
+  readonly engine?: EngineRecord;
   /** Extra strides at which perplexity is scored (each 1..context), beside the headline stride: `perplexity_by_stride`. */
   readonly strides?: readonly number[];
   /** Threads that scored the likelihood passes, recorded in the provenance when given. */
@@ -142,7 +146,7 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
     tokenizer: tokenizer.toJSON(),
     evaluators: Object.fromEntries(active.flatMap((e) => (e.identity ? [[e.identity.key, evaluatorIdentity(e.id, e.identity.settings(inputs), e.version)]] : []))),
   };
-  const prov = provenance(opts.command);
+  const prov = provenance(opts.engine ?? tfjsOnly(), opts.command);
   // the one place the list's values meet the declared type: each evaluator's value type is its namespace's in Report
   return { ...head, ...namespaces, identities, provenance: opts.workers !== undefined ? { ...prov, workers: opts.workers } : prov } as unknown as Report;
 }

@@ -1,0 +1,53 @@
+// The engine a run computes on, as one value chosen at the edge (the CLI, a bench, the lab page) and handed to
+// the run, the model adapters and the pool's workers: which tfjs backend, who multiplies, who runs whole graphs.
+// Not its start-up (backend.ts initialises tfjs; src/node/engine.ts opens onnxruntime's kernels and graphs).
+
+/** A float32, int64 or bool (one byte each) input of a graph run, row-major. */
+export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] } | { type: "bool"; data: Uint8Array; dims: number[] };
+/** An ONNX model loaded into a session: feeds in, the named float32 outputs out in the order asked (synchronously). */
+export type GraphSession = (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => Float32Array[];
+/** Loads ONNX model bytes into a session. */
+export type GraphLoader = (bytes: Uint8Array) => GraphSession;
+
+/** Who computes matrix products: tfjs's own kernels, or onnxruntime-node's (installed from the Node edge). */
+export type Kernels = "tfjs" | "onnxruntime";
+
+/** What a result records about the engine that produced it (the recorded part of an Engine). */
+export interface EngineRecord {
+  /** The tfjs backend that holds the tensors and runs every op the kernels below do not. */
+  backend: string;
+  /**
+   * Who computed the matrix products (onnxruntime: onnxruntime-node's MLAS under the wasm backend); with
+   * onnxruntime, scoring also ran the whole forward as one ONNX graph on it (src/model/graph_scoring.ts), and
+   * training without dropout the whole step's forward and backward (src/model/graph_training.ts).
+   */
+  kernels: Kernels;
+  /** The onnxruntime-node version, where kernels is onnxruntime. */
+  onnxruntime?: string;
+}
+
+/**
+ * An engine: the recorded choice and, where the kernels are onnxruntime's, who runs whole graphs (scoring, and
+ * training steps without dropout). Every worker of a pool opens the same engine, so any count computes the same bits.
+ */
+export interface Engine extends EngineRecord {
+  /** Who runs whole ONNX graphs; absent: nobody, the model runs op by op on tfjs. */
+  readonly graphs?: GraphLoader;
+}
+
+/** An engine on tfjs alone (its own kernels of `backend`, no graphs): the browser's, and the teaching recipes'. */
+export const tfjsEngine = (backend: string): Engine => ({ backend, kernels: "tfjs" });
+
+/** The recorded part of an engine (what provenance and model files keep). */
+export const engineRecord = (e: EngineRecord): EngineRecord => ({ backend: e.backend, kernels: e.kernels, ...(e.onnxruntime ? { onnxruntime: e.onnxruntime } : {}) });
+
+/**
+ * How output names an engine: who multiplied and, on onnxruntime, what ran as whole graphs (training steps only
+ * without dropout, `training` given: src/model/graph_training.ts gradientPath).
+ */
+export function engineLabel(e: { backend: string; kernels?: string; onnxruntime?: string }, training?: { dropout: number }): string {
+  const on = e.kernels === "onnxruntime" ? `onnxruntime-node ${e.onnxruntime ?? "(version not recorded)"}` : e.kernels;
+  if (!e.kernels || e.kernels === "tfjs") return `${e.backend} (matrix products on tfjs's own ${e.backend} kernels)`;
+  if (training?.dropout === 0) return `${e.backend} (training steps and scoring as whole graphs on ${on})`;
+  return `${e.backend} (matrix products and scoring on ${on}${training ? "; with dropout, gradients by tfjs autograd" : ""})`;
+}
