@@ -32,7 +32,7 @@ const UTIL_FOLDERS: Readonly<Record<string, string>> = {
   "src/util/render": "SVG, charts, HTML pages, console tables, text display",
   "src/util/runtime": "progress lines, facts about processes, provenance",
 };
-const UTIL_ENGINE = ["backend.ts", "backend_choice.ts", "gradients.ts", "microbatch.ts", "wasm_kernels.ts", "wasm_matmul.ts"];
+const UTIL_ENGINE = ["backend.ts", "backend_choice.ts", "engine.ts", "gradients.ts", "microbatch.ts", "wasm_kernels.ts", "wasm_matmul.ts"];
 const CORE = ["src/model", "src/train", "src/eval", "src/baselines", "src/lab", "src/data"];
 /** Where a node: module may be imported (directly): the Node edge and the CLI. */
 const NODE_IMPORTERS = ["src/node", "src/cli"];
