@@ -7,7 +7,6 @@ import { Rng } from "../src/util/primitives/rng.ts";
 import { PRESETS, parameterCount, type ModelConfig } from "../src/model/config.ts";
 import type { Batch } from "../src/data/batches.ts";
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";
-import { EpochSource } from "../src/train/loop.ts";
 import { EpochSource } from "../src/data/epoch_source.ts";
 import { trainOptions } from "../src/lab/config.ts";
 import { Run } from "../src/lab/run.ts";

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/runtime/process.ts";
 import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
-import { judgeModelHeader, ModelFileError, parseConfig } from "../lab/model_file.ts";
+import { judgeModelHeader, parseConfig } from "../lab/model_file.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { ModelFileError } from "../lab/file_checks.ts";
 

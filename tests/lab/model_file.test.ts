@@ -17,7 +17,7 @@ import { paddedBatches } from "../../src/data/batches.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntry } from "../../src/util/formats/safetensors.ts";
-import { ModelFileError, encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
+import { encodeModel, MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2, type ModelProvenance } from "../../src/lab/model_file.ts";
 import { ModelFileError } from "../../src/lab/file_checks.ts";
 import { architectureOf } from "../../src/model/architecture.ts";
 import { CHUNK_RE } from "../../src/data/bpe.ts";

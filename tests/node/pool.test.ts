@@ -10,7 +10,7 @@ import { EpochSource } from "../../src/data/epoch_source.ts";
 import { NonFiniteError } from "../../src/train/non_finite.ts";
 import type { WorkerPool } from "../../src/train/pool.ts";
 import { trainOptions } from "../../src/lab/config.ts";
-import { Run, snapshotDifferences, type RunSpec } from "../../src/lab/run.ts";
+import { Run, type RunSpec } from "../../src/lab/run.ts";
 import { decoderAdapter } from "../../src/eval/passes/adapter.ts";
 import { evaluateLikelihood } from "../../src/eval/passes/likelihood.ts";
 import { snapshotDifferences } from "../../src/lab/resume_check.ts";

@@ -1,7 +1,7 @@
 // The report's perplexity evaluators: token-weighted NLL by (split, source) at the headline stride with its interval,
 // the second one the stride-context pass gives (labelled apart, never compared silently), and the optional extra strides.
 import { htmlTable } from "../../util/render/html.ts";
-import { barChartWithIntervals } from "../../util/render/charts.ts";
+import { barChartWithIntervals } from "../../util/render/bar_chart.ts";
 import type { RatioOfSums } from "../metrics/aggregate.ts";
 import { reasonedRecord } from "../metrics/reasoned.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";
