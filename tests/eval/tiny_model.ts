@@ -33,6 +33,6 @@ export function tinyDecoder(updates = 15, seed = 5): GPT {
   const { batches } = windowBatches(docs.filter((d) => d.split === "train"), binding, TINY_CONFIG.contextLength, 64);
   const options = trainOptions({ seed, lr: 0.05, microbatchesPerUpdate: batches.length, data: "tiny fixture" });
   const run = Run.create({ config: TINY_CONFIG, options, tokenizer: tokenizer.toJSON(), data: () => new EpochSource(batches, batches.length) });
-  run.train({ updates: updates });
+  run.train({ updates });
   return run.model; // the optimizer holds only JS arrays: nothing else to dispose
 }
