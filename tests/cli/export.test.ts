@@ -19,8 +19,8 @@ const FLOAT64_TOL = 1e-5;
 
 const { dir, models } = useModels("tinylab-cli-export-");
 
-async function exportTo(model: string, out: string): Promise<void> {
-  const r = await tinylab(["export", "--format", "hf-gpt2", "--model", model, "--out", out]);
+async function exportTo(model: string, out: string, ...more: string[]): Promise<void> {
+  const r = await tinylab(["export", "--format", "hf-gpt2", "--model", model, "--out", out, ...more]);
   if (r.code !== 0) throw new Error(`tinylab export failed: ${r.stderr}`);
 }
 
@@ -91,7 +91,7 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
     }
   });
 
-  it("--out: refuses a non-empty directory it did not write (naming an entry), overwrites a previous export, checks --out before reading the model", async () => {
+  it("--out: refuses a non-empty directory it did not write (naming an entry), replaces a previous export only with --overwrite, checks --out before reading the model", async () => {
     const foreign = join(dir, "foreign");
     mkdirSync(foreign);
     writeFileSync(join(foreign, "notes.txt"), "mine");
@@ -107,7 +107,9 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
     expect(r.stderr).toContain('has no "tinylab_export" key');
 
     const again = join(dir, "hf-byte-1L-tied");
-    await exportTo(models[2].path, again); // a previous export: replaced
+    r = await tinylabHere(["export", "--format", "hf-gpt2", "--model", models[2].path, "--out", again]);
+    expect([r.code, r.stderr.trim().split("\n").at(-1)]).toEqual([1, expect.stringMatching(/^tinylab: error: --out .*: holds an export \(.*\); pass --overwrite to replace it, or choose another directory$/)]);
+    await exportTo(models[2].path, again, "--overwrite"); // a previous export: replaced when asked
     expect(JSON.parse(readFileSync(join(again, "config.json"), "utf8")).n_positions).toBe(16);
     for (const f of EXPORT_FILES) expect(readFileSync(join(again, f)).length).toBeGreaterThan(0);
 

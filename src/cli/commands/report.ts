@@ -38,7 +38,9 @@ export const reportCommand: CommandModule = {
     const { out, json } = v;
     const named = modelOfRun(v);
     const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
-    if (!isModelDir(modelPath)) (await import("../../node/disk.ts")).judgeModelFile(modelPath); // from its header, before the engine starts
+    const { checkOutputDir, judgeModelFile } = await import("../../node/disk.ts");
+    checkOutputDir(out, "--out"); // where it would write, before reading anything
+    if (!isModelDir(modelPath)) judgeModelFile(modelPath); // from its header, before the engine starts
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, modelPath);
     const outputs = claimOutputDir(out, { option: "--out", what: "report directory", kind: REPORT_KIND, replace: v.overwrite, inputs: scoringInputs(v) });
