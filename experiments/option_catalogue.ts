@@ -27,29 +27,29 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** The catalogue, by group. The group's title heads its options in `--help`. */
 export const OPTION_GROUPS = {
   "Training:": {
-    seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt },
-    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList({ unique: true }) },
-    updates: { type: "number", describe: "optimizer updates in total (per seed)", check: countUpTo(MAX_UPDATES, UPDATES_WHY) },
-    lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive },
-    warmup: { type: "number", describe: "linear warmup updates", check: countFrom0UpTo(MAX_UPDATES, UPDATES_WHY) },
+    seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt, default: { cyclic: 1, brown: 1 } },
+    seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList({ unique: true }), default: { overfit: [39, 40, 41] } },
+    updates: { type: "number", describe: "optimizer updates in total (per seed)", check: countUpTo(MAX_UPDATES, UPDATES_WHY), default: { overfit: 80, cyclic: 300, text: 1000, brown: 4495 } },
+    lr: { type: "number", describe: "learning rate (the peak, where a schedule warms up or decays)", check: positive, default: { overfit: 0.02, cyclic: 0.01, brown: 3e-3 } },
+    warmup: { type: "number", describe: "linear warmup updates", check: countFrom0UpTo(MAX_UPDATES, UPDATES_WHY), default: { train: 0, brown: 30 } },
     "cosine-steps": {
       type: "number", check: countFrom0UpTo(MAX_UPDATES, UPDATES_WHY),
       describe: "the schedule's length: cosine decay over this many updates (0 = constant after warmup); a run is extended by raising --updates with this unchanged",
     },
-    "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative },
+    "min-lr": { type: "number", describe: "floor of the cosine decay", check: nonNegative, default: { brown: 3e-4 } },
     clip: { type: "number", describe: "global gradient-norm clip", check: positive, key: "clipNorm" },
-    "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative },
-    microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: countUpTo(MAX_MICROBATCHES, " (MAX_MICROBATCHES: each is a forward and backward pass)") },
-    "batch-rows": { type: "number", describe: "rows (documents or windows) per batch (refused when one batch's training memory, estimated from the model's shape, passes MAX_TRAINING_BYTES)", check: countUpTo(MAX_BATCH_ROWS, " (MAX_BATCH_ROWS)") },
+    "weight-decay": { type: "number", describe: "AdamW decoupled weight decay (matrices and embeddings only)", check: nonNegative, default: { train: 0, brown: 0.1 } },
+    microbatches: { type: "number", describe: "microbatches accumulated per update (token-weighted)", check: countUpTo(MAX_MICROBATCHES, " (MAX_MICROBATCHES: each is a forward and backward pass)"), default: { train: 2, text: 2, brown: 2 } },
+    "batch-rows": { type: "number", describe: "rows (documents or windows) per batch (refused when one batch's training memory, estimated from the model's shape, passes MAX_TRAINING_BYTES)", check: countUpTo(MAX_BATCH_ROWS, " (MAX_BATCH_ROWS)"), default: { train: 1, cyclic: 16, text: 8, brown: 16 } },
     shuffle: { type: "boolean", describe: "reshuffle the training microbatches every epoch (seeded)" },
-    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored (each in [0, --updates])", check: intList({ min: 0 }) },
-    "save-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: countUpTo(MAX_UPDATES, UPDATES_WHY) },
+    checkpoints: { type: "string", describe: "comma-separated updates at which the splits are scored (each in [0, --updates])", check: intList({ min: 0 }), default: { overfit: [0, 10, 20, 40, 80] } },
+    "save-every": { type: "number", describe: "write the training state every N updates (and after the last)", check: countUpTo(MAX_UPDATES, UPDATES_WHY), default: { text: 100, brown: 100 } },
     resume: { type: "boolean", describe: "continue the run in the output directory from its training state (refused if any setting differs; a run stopped before its first state starts at update 0)" },
     overwrite: { type: "boolean", describe: "the directory holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused" },
     patience: { type: "number", describe: "with --eval-every: stop early after N validation scorings in a row without a new lowest validation NLL", check: countUpTo(MAX_UPDATES, UPDATES_WHY) },
-    "eval-every": { type: "number", describe: "score validation every N updates during training", check: countUpTo(MAX_UPDATES, UPDATES_WHY) },
-    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update's state is saved", choices: DIVERGENCE_POLICIES },
-    "log-every": { type: "number", describe: "print the training loss every N updates", check: countUpTo(MAX_UPDATES, UPDATES_WHY) },
+    "eval-every": { type: "number", describe: "score validation every N updates during training", check: countUpTo(MAX_UPDATES, UPDATES_WHY), default: { cyclic: 25, text: 100, brown: 1000 } },
+    "on-divergence": { type: "string", describe: "a finite training loss above 3 × ln V: warn once, or stop the run before that update's state is saved", choices: DIVERGENCE_POLICIES, default: { train: "warn", brown: "warn" } },
+    "log-every": { type: "number", describe: "print the training loss every N updates", check: countUpTo(MAX_UPDATES, UPDATES_WHY), default: { train: 10, text: 50 } },
   },
   "Model shape:": {
     layers: { type: "number", describe: "transformer blocks", check: countUpTo(MAX_LAYERS, " (MAX_LAYERS)") },
@@ -58,7 +58,7 @@ export const OPTION_GROUPS = {
     "d-ff": { type: "number", describe: "feed-forward width", check: countUpTo(MAX_WIDTH, " (MAX_WIDTH)") },
     context: { type: "number", describe: "context length in tokens", check: intIn(1, MAX_CONTEXT_LENGTH) },
     dropout: { type: "number", describe: "dropout rate in training", check: probability },
-    vocab: { type: "number", describe: "vocabulary size", check: intIn(1, MAX_VOCAB_SIZE) },
+    vocab: { type: "number", describe: "vocabulary size", check: intIn(1, MAX_VOCAB_SIZE), default: { brown: 512 } },
     config: { type: "string", describe: "named model configuration (preset)", choices: ["overfit", "micro"] },
     "model-config": { type: "string", describe: 'JSON overrides of the model config for any other key, e.g. \'{"tiedHead": false}\'', check: jsonObject },
   },
@@ -74,10 +74,10 @@ export const OPTION_GROUPS = {
     run: { type: "string", describe: "run directory of train --text: score the split it trained on, rebuilt from its manifest.json and its text (each document's sha256 checked); without --model, its model.safetensors", check: nonEmpty },
     text: { type: "string", describe: "UTF-8 text file (documents separated by blank lines) or a directory of .txt files (one document each, the sub-directory as its source)", check: nonEmpty },
     "one-per-line": { type: "boolean", describe: "with --text FILE: one document per non-blank line" },
-    "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability },
-    "test-fraction": { type: "number", describe: "share of the documents (per source) held out for test", check: probability },
-    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: TOKENIZER_KINDS },
-    "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt },
+    "validation-fraction": { type: "number", describe: "share of the documents (per source) held out for validation", check: probability, default: { text: 0.1 } },
+    "test-fraction": { type: "number", describe: "share of the documents (per source) held out for test", check: probability, default: { text: 0.1 } },
+    tokenizer: { type: "string", describe: "byte = UTF-8 bytes; bpe = byte-level BPE of --vocab ids learned on the train split only", choices: TOKENIZER_KINDS, default: { text: "bpe" } },
+    "split-seed": { type: "number", describe: "seed of the train/validation/test split (its own stream: changing --seed moves no document)", check: safeInt, default: { cyclic: 1, text: 0, brown: 0 } },
     "split-file": { type: "string", describe: 'JSON {"train": [[ids]], "validation": [...], "test": [...]} used exactly instead of --split-seed', check: nonEmpty },
     split: { type: "string", describe: "split to score", choices: [...SPLITS, "all"] },
     stride: { type: "number", describe: "window stride, 1..context (default: the context: non-overlapping windows, a document that fits is one window, a longer one is scored in windows of the context, every target once)", check: intIn(1, MAX_CONTEXT_LENGTH, " (MAX_CONTEXT_LENGTH)") },
@@ -85,13 +85,13 @@ export const OPTION_GROUPS = {
     "final-test": { type: "boolean", describe: "also score the test split: a final report, never for choosing anything" },
   },
   "Report:": {
-    replicates: { type: "number", describe: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`, check: intIn(MIN_REPLICATES, MAX_REPLICATES, REPLICATES_WHY) },
+    replicates: { type: "number", describe: `bootstrap replicates (${MIN_REPLICATES}..${MAX_REPLICATES})`, check: intIn(MIN_REPLICATES, MAX_REPLICATES, REPLICATES_WHY), default: { overfit: 2000 } },
     canary: { type: "string", describe: "canary string to probe (its last --canary-secret tokens given the rest)", check: nonEmpty },
     "canary-secret": { type: "number", describe: "tokens of the canary treated as its secret", check: intIn(1, MAX_CONTEXT_LENGTH, " (MAX_CONTEXT_LENGTH)"), key: "secretTokens" },
     "canary-reference": { type: "string", describe: "model file fitted WITHOUT the canary, for the with/without comparison", check: nonEmpty },
     "canary-control": { type: "string", describe: "control canary: never inserted, probed the same way, to show what an unseen string of the same shape gets", check: nonEmpty, key: "control" },
     "canary-sweep": { type: "string", describe: "comma-separated repetition counts of the canary, one fitted model each (0 = never inserted)", check: intList({ min: 0, unique: true }), key: "repetitions" },
-    "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: countFrom0UpTo(MAX_REPETITIONS, " (MAX_REPETITIONS)") },
+    "canary-repetitions": { type: "number", describe: "copies of the canary inserted into the training documents", check: countFrom0UpTo(MAX_REPETITIONS, " (MAX_REPETITIONS)"), default: { brown: 8 } },
     baseline: { type: "string", describe: "count baseline fitted on the data's train split (smoothing k = 1) to compare against", choices: COMPARE_BASELINES },
     "bits-per-byte": { type: "boolean", describe: "compare in bits per UTF-8 byte only (required when the two tokenizers differ)" },
     bins: { type: "number", describe: `calibration bins (reliability table and ECE; 1..${MAX_BINS})`, check: intIn(1, MAX_BINS, " (MAX_BINS: past it a bin holds next to nothing)") },
@@ -152,6 +152,20 @@ type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capita
 export type OptionKey<N extends OptionName> = Specs[N] extends { key: infer K extends string } ? K : Camel<N>;
 /** A recipe's typed options for these catalogue options: each under its recipe key, of its parser's type. */
 export type OptionsOf<N extends OptionName> = { [K in N as OptionKey<K>]: OptionValue<K> };
+/** The recipes that hold a default for an option in its catalogue entry. */
+export type RecipeWithDefault<N extends OptionName> = Specs[N] extends { default: infer D } ? keyof D & string : never;
+
+/**
+ * An option's default in a recipe, from its catalogue entry: the one place a default is written (train takes
+ * overfit's where it has none of its own, and with --text brown's: experiments/train_options.ts).
+ */
+export function defaultOf<N extends OptionName>(name: N, recipe: RecipeWithDefault<N>): OptionValue<N> {
+  const d = findOption(name)[1].default;
+  if (!d || !Object.hasOwn(d, recipe)) throw new Error(`no default of --${name} for ${recipe} in the catalogue`);
+  const v = d[recipe];
+  // a list is copied, so no recipe's default object shares (and could change) the catalogue's
+  return (Array.isArray(v) ? [...v] : v) as OptionValue<N>;
+}
 export const optionKey = (name: string): string => findOption(name)[1].key ?? name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** Whether a name (say, a --grid axis) is an option of the catalogue. */

@@ -6,7 +6,7 @@ import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report/defaults.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import type { Convention } from "../src/eval/passes/convention.ts";
-import { COMPARE_BASELINES, type OptionsOf } from "./option_catalogue.ts";
+import { COMPARE_BASELINES, defaultOf, type OptionsOf } from "./option_catalogue.ts";
 
 /** overfit's options, typed by the catalogue's parsers; `replicates` are the Multi-Bootstrap replicates at each checkpoint. */
 export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpoints" | "lr" | "clip" | "replicates"> {
@@ -14,7 +14,10 @@ export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpo
   bootstrapSeed: number;
 }
 
-export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM, replicates: 2000, bootstrapSeed: 0 };
+export const OVERFIT_DEFAULTS: OverfitOptions = {
+  seeds: defaultOf("seeds", "overfit"), updates: defaultOf("updates", "overfit"), checkpoints: defaultOf("checkpoints", "overfit"), lr: defaultOf("lr", "overfit"),
+  clipNorm: DEFAULT_CLIP_NORM, replicates: defaultOf("replicates", "overfit"), bootstrapSeed: 0,
+};
 
 /**
  * cyclic's options, typed by the catalogue's parsers: train and validation are scored every `evalEvery` updates
@@ -23,7 +26,10 @@ export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 
  */
 export interface CyclicOptions extends OptionsOf<"seed" | "split-seed" | "updates" | "lr" | "batch-rows" | "clip" | "eval-every" | "final-test">, Partial<OptionsOf<"split-file">> {}
 
-export const CYCLIC_DEFAULTS: CyclicOptions = { seed: 1, splitSeed: 1, updates: 300, lr: 0.01, batchRows: 16, clipNorm: DEFAULT_CLIP_NORM, evalEvery: 25, finalTest: false };
+export const CYCLIC_DEFAULTS: CyclicOptions = {
+  seed: defaultOf("seed", "cyclic"), splitSeed: defaultOf("split-seed", "cyclic"), updates: defaultOf("updates", "cyclic"), lr: defaultOf("lr", "cyclic"),
+  batchRows: defaultOf("batch-rows", "cyclic"), clipNorm: DEFAULT_CLIP_NORM, evalEvery: defaultOf("eval-every", "cyclic"), finalTest: false,
+};
 
 
 

@@ -9,7 +9,7 @@ import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
-import type { OptionsOf } from "./option_catalogue.ts";
+import { defaultOf, type OptionsOf } from "./option_catalogue.ts";
 import { BROWN_DEFAULTS as B } from "./brown_options.ts";
 
 /**
@@ -43,8 +43,9 @@ export interface TextInput {
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
-  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
-  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
+  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: defaultOf("warmup", "train"), cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: defaultOf("weight-decay", "train"), microbatches: defaultOf("microbatches", "train"), batchRows: defaultOf("batch-rows", "train"),
+  shuffle: false, modelConfig: {}, resume: false, logEvery: defaultOf("log-every", "train"), onDivergence: defaultOf("on-divergence", "train"),
 };
 
 /**
@@ -54,8 +55,10 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
  * textMicrobatches), cosine over --updates, BPE learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: B.vocab, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
+  updates: defaultOf("updates", "text"), lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: defaultOf("batch-rows", "text"),
+  microbatches: defaultOf("microbatches", "text"), evalEvery: defaultOf("eval-every", "text"), saveEvery: defaultOf("save-every", "text"), logEvery: defaultOf("log-every", "text"),
+  tokenizer: defaultOf("tokenizer", "text"), vocab: B.vocab, splitSeed: defaultOf("split-seed", "text"), validationFraction: defaultOf("validation-fraction", "text"),
+  testFraction: defaultOf("test-fraction", "text"), out: "results/train",
   model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
 };
 
