@@ -1,4 +1,4 @@
-// brown's typed options and defaults, in a module that loads no engine (`tinylab brown --help` shows them).
+// brown's typed options and defaults (each value from its option's catalogue entry), in a module that loads no engine (`tinylab brown --help` shows them).
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { defaultOf, type OptionsOf } from "./option_catalogue.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
@@ -28,15 +28,21 @@ export interface BrownOptions
   engine?: Engine;
 }
 
+/** Brown's model shape, from the shape options' brown defaults (train --text takes the same: TEXT_DEFAULTS.model). */
+export const BROWN_SHAPE: Partial<ModelConfig> = {
+  vocabSize: defaultOf("vocab", "brown"), contextLength: defaultOf("context", "brown"), nLayers: defaultOf("layers", "brown"), dModel: defaultOf("d-model", "brown"),
+  nHeads: defaultOf("heads", "brown"), dFF: defaultOf("d-ff", "brown"), dropout: defaultOf("dropout", "brown"),
+};
+
 export const BROWN_DEFAULTS: BrownOptions = {
-  out: "results/brown",
+  out: defaultOf("out", "brown"),
   seed: defaultOf("seed", "brown"),
   splitSeed: defaultOf("split-seed", "brown"),
   vocab: defaultOf("vocab", "brown"),
   // chosen by bench/brown_recipes.ts on the training graph: each recipe given the updates it affords in the same
   // training time on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers,
   // d 128, 16 rows, lr 3e-3) scored best; 8 rows and 4 layers were worse (docs/brown.md).
-  model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
+  model: resolveModelConfig(BROWN_SHAPE),
   // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
   updates: defaultOf("updates", "brown"),
   batchRows: defaultOf("batch-rows", "brown"),
