@@ -26,6 +26,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The catalogue, by group. The group's title heads its options in `--help`. */
 export const OPTION_GROUPS = {
+  // `default` is the option's default by recipe; train takes overfit's where it has none of its own, and with
+  // --text brown's (experiments/train_options.ts), so those sets cannot drift apart
   "Training:": {
     seed: { type: "number", describe: "seed of the run: initialization, data order and dropout are named streams of it", check: safeInt, default: { cyclic: 1, brown: 1, compare: 0, sample: 0, gradcheck: 7 } },
     seeds: { type: "string", describe: "comma-separated seeds, one run each", check: intList({ unique: true }), default: { overfit: [39, 40, 41], sweep: [39, 40, 41] } },
