@@ -1,6 +1,6 @@
-// brown's typed options and defaults, in a module that loads no engine (`tinylab brown --help` shows them).
+// brown's typed options and defaults (each value from its option's catalogue entry), in a module that loads no engine (`tinylab brown --help` shows them).
 import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
-import type { OptionsOf } from "./option_catalogue.ts";
+import { defaultOf, type OptionsOf } from "./option_catalogue.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import type { Engine } from "../src/util/engine.ts";
 import type { DivergencePolicy } from "../src/lab/divergence.ts";
@@ -28,31 +28,37 @@ export interface BrownOptions
   engine?: Engine;
 }
 
+/** Brown's model shape, from the shape options' brown defaults (train --text takes the same: TEXT_DEFAULTS.model). */
+export const BROWN_SHAPE: Partial<ModelConfig> = {
+  vocabSize: defaultOf("vocab", "brown"), contextLength: defaultOf("context", "brown"), nLayers: defaultOf("layers", "brown"), dModel: defaultOf("d-model", "brown"),
+  nHeads: defaultOf("heads", "brown"), dFF: defaultOf("d-ff", "brown"), dropout: defaultOf("dropout", "brown"),
+};
+
 export const BROWN_DEFAULTS: BrownOptions = {
-  out: "results/brown",
-  seed: 1,
-  splitSeed: 0,
-  vocab: 512,
+  out: defaultOf("out", "brown"),
+  seed: defaultOf("seed", "brown"),
+  splitSeed: defaultOf("split-seed", "brown"),
+  vocab: defaultOf("vocab", "brown"),
   // chosen by bench/brown_recipes.ts on the training graph: each recipe given the updates it affords in the same
   // training time on the 2-worker pool, scored on the whole validation split at stride 64. This one (2 layers,
   // d 128, 16 rows, lr 3e-3) scored best; 8 rows and 4 layers were worse (docs/brown.md).
-  model: resolveModelConfig({ vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 }),
+  model: resolveModelConfig(BROWN_SHAPE),
   // the updates that budget affords this shape's median 2-worker step (measured interleaved with the others)
-  updates: 4495,
-  batchRows: 16,
+  updates: defaultOf("updates", "brown"),
+  batchRows: defaultOf("batch-rows", "brown"),
   // the 16 windows as 2 microbatches of 8 rows, so the default's 2 workers share every update
-  microbatches: 2,
-  lr: 3e-3,
-  warmup: 30,
-  minLr: 3e-4,
-  weightDecay: 0.1,
+  microbatches: defaultOf("microbatches", "brown"),
+  lr: defaultOf("lr", "brown"),
+  warmup: defaultOf("warmup", "brown"),
+  minLr: defaultOf("min-lr", "brown"),
+  weightDecay: defaultOf("weight-decay", "brown"),
   // the whole validation split (294,432 targets) is scored each time, so every 1,000 updates (at 0, 1,000, …,
   // 4,000 and the last, 4,495)
-  evalEvery: 1000,
-  saveEvery: 100,
+  evalEvery: defaultOf("eval-every", "brown"),
+  saveEvery: defaultOf("save-every", "brown"),
   resume: false,
   finalTest: false,
-  canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: 8, secretTokens: 4 },
+  canary: { text: "my tinylab canary code is 7 1 9 4 8 3", repetitions: defaultOf("canary-repetitions", "brown"), secretTokens: 4 },
   prompts: ["The", "He said", "It was a", "The United States", "In the"],
-  onDivergence: "warn",
+  onDivergence: defaultOf("on-divergence", "brown"),
 };

@@ -179,6 +179,8 @@ export interface Spec {
   choices?: readonly string[];
   /** The recipe's name for the value, where it is not the flag in camel case (--clip is clipNorm). */
   key?: string;
+  /** The option's default in each recipe that has one, by recipe (option_catalogue.ts defaultOf reads it). */
+  default?: Readonly<Record<string, unknown>>;
 }
 
 /** sbatch options the sweep sets itself (the array, where its output goes, where it runs, how it reports): refused in --sbatch. */

@@ -1,12 +1,13 @@
-// The recipes' typed options with their defaults, in a module that loads no engine, so `tinylab --help` can show
-// each default without importing tfjs; train's and brown's are in train_options.ts and brown_options.ts.
+// The recipes' typed options and their default objects, each value read from the option's catalogue entry
+// (option_catalogue.ts defaultOf), in a module that loads no engine, so `tinylab --help` can show each default
+// without importing tfjs; train's and brown's are in train_options.ts and brown_options.ts.
 import type { Split } from "../src/data/documents.ts";
 import { DEFAULT_CLIP_NORM } from "../src/lab/config.ts";
 import { DEFAULT_SMOOTHING_K } from "../src/baselines/ngram.ts";
 import { REPORT_SETTING_DEFAULTS as R } from "../src/eval/report/defaults.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import type { Convention } from "../src/eval/passes/convention.ts";
-import { COMPARE_BASELINES, type OptionsOf } from "./option_catalogue.ts";
+import { COMPARE_BASELINES, defaultOf, type OptionsOf } from "./option_catalogue.ts";
 
 /** overfit's options, typed by the catalogue's parsers; `replicates` are the Multi-Bootstrap replicates at each checkpoint. */
 export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpoints" | "lr" | "clip" | "replicates"> {
@@ -14,7 +15,10 @@ export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpo
   bootstrapSeed: number;
 }
 
-export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 80, checkpoints: [0, 10, 20, 40, 80], lr: 0.02, clipNorm: DEFAULT_CLIP_NORM, replicates: 2000, bootstrapSeed: 0 };
+export const OVERFIT_DEFAULTS: OverfitOptions = {
+  seeds: defaultOf("seeds", "overfit"), updates: defaultOf("updates", "overfit"), checkpoints: defaultOf("checkpoints", "overfit"), lr: defaultOf("lr", "overfit"),
+  clipNorm: DEFAULT_CLIP_NORM, replicates: defaultOf("replicates", "overfit"), bootstrapSeed: 0,
+};
 
 /**
  * cyclic's options, typed by the catalogue's parsers: train and validation are scored every `evalEvery` updates
@@ -23,7 +27,10 @@ export const OVERFIT_DEFAULTS: OverfitOptions = { seeds: [39, 40, 41], updates: 
  */
 export interface CyclicOptions extends OptionsOf<"seed" | "split-seed" | "updates" | "lr" | "batch-rows" | "clip" | "eval-every" | "final-test">, Partial<OptionsOf<"split-file">> {}
 
-export const CYCLIC_DEFAULTS: CyclicOptions = { seed: 1, splitSeed: 1, updates: 300, lr: 0.01, batchRows: 16, clipNorm: DEFAULT_CLIP_NORM, evalEvery: 25, finalTest: false };
+export const CYCLIC_DEFAULTS: CyclicOptions = {
+  seed: defaultOf("seed", "cyclic"), splitSeed: defaultOf("split-seed", "cyclic"), updates: defaultOf("updates", "cyclic"), lr: defaultOf("lr", "cyclic"),
+  batchRows: defaultOf("batch-rows", "cyclic"), clipNorm: DEFAULT_CLIP_NORM, evalEvery: defaultOf("eval-every", "cyclic"), finalTest: false,
+};
 
 
 
@@ -56,21 +63,23 @@ export interface CompareOptions {
 }
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */
-export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = { split: "validation", finalTest: false, seed: 0, replicates: 2000, bitsPerByte: false, out: "results/compare" };
+export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = {
+  split: defaultOf("split", "compare"), finalTest: false, seed: defaultOf("seed", "compare"), replicates: defaultOf("replicates", "compare"), bitsPerByte: false, out: defaultOf("out", "compare"),
+};
 
-export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: 1, split: "all" };
+export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: defaultOf("batch-rows", "evaluate"), split: defaultOf("split", "evaluate") };
 
 /** A model directory's defaults: lm-evaluation-harness's convention, what an external model's published numbers mean (src/eval/passes/convention.ts). */
-export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = { convention: "rolling", allowNonFloat32: false };
+export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = { convention: defaultOf("convention", "model-dir"), allowNonFloat32: false };
 
 /** `tinylab report`'s defaults: the report's own settings (src/eval/report/defaults.ts), the count baselines' k, and its output directory. */
-export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: "results/report" };
+export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: defaultOf("out", "report") };
 
 /** gradcheck's preset and the seed of its parameters and data. */
-export const GRADCHECK_DEFAULTS: { config: "overfit" | "micro"; seed: number } = { config: "overfit", seed: 7 };
+export const GRADCHECK_DEFAULTS: { config: "overfit" | "micro"; seed: number } = { config: defaultOf("config", "gradcheck"), seed: defaultOf("seed", "gradcheck") };
 
 /** Where `tinylab lab` builds the page and the localhost port it serves it on. */
-export const LAB_DEFAULTS = { port: 8316, out: "results/lab" };
+export const LAB_DEFAULTS = { port: defaultOf("port", "lab"), out: defaultOf("out", "lab") };
 
 export interface SampleOptions {
   model: string;
@@ -85,7 +94,9 @@ export interface SampleOptions {
   engine?: import("../src/util/engine.ts").Engine;
 }
 
-export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = { temperature: 0, seed: 0, maxTokens: 32, samples: 1 };
+export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = {
+  temperature: defaultOf("temperature", "sample"), seed: defaultOf("seed", "sample"), maxTokens: defaultOf("max-tokens", "sample"), samples: defaultOf("samples", "sample"),
+};
 
 export interface CanaryOptions {
   /** A documents file (JSONL) whose train split is fitted; 000's base text when absent. */
@@ -99,7 +110,10 @@ export interface CanaryOptions {
   smoothing: number;
 }
 
-export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = { canary: "<Q7|zebra|X9>", control: "<Q7|zebra|K4>", secretTokens: 2, repetitions: [0, 1, 3, 8], smoothing: 0.05 };
+export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = {
+  canary: defaultOf("canary", "canary"), control: defaultOf("canary-control", "canary"), secretTokens: defaultOf("canary-secret", "canary"),
+  repetitions: defaultOf("canary-sweep", "canary"), smoothing: defaultOf("smoothing", "canary"),
+};
 
 /** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
 export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;

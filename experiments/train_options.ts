@@ -1,5 +1,5 @@
 // train's typed options and its two default sets: the overfit fixture's and --text's (the recipe picks by whether
-// --text is given). Loads no engine, so `tinylab --help` shows every default without importing tfjs.
+// --text is given), each value from the catalogue (train's own, else overfit's; --text's own, else brown's). Loads no engine, so `tinylab --help` shows every default without importing tfjs.
 import type { Document } from "../src/data/documents.ts";
 import type { ByteTokenizer, TokenizerJSON } from "../src/data/tokenizer.ts";
 import type { ModelConfig } from "../src/model/config.ts";
@@ -9,8 +9,8 @@ import type { TextSource, TextSplitOptions } from "../src/data/text_split.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { OVERFIT_DEFAULTS } from "./options.ts";
-import type { OptionsOf } from "./option_catalogue.ts";
-import { BROWN_DEFAULTS as B } from "./brown_options.ts";
+import { defaultOf, type OptionsOf } from "./option_catalogue.ts";
+import { BROWN_DEFAULTS as B, BROWN_SHAPE } from "./brown_options.ts";
 
 /**
  * train's options: the training group typed by the catalogue's parsers (microbatches absent: TRAIN_DEFAULTS' on
@@ -43,8 +43,9 @@ export interface TextInput {
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
-  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: 0, cosineSteps: 0, minLr: OVERFIT_DEFAULTS.lr,
-  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: 0, microbatches: 2, batchRows: 1, shuffle: false, modelConfig: {}, resume: false, logEvery: 10, onDivergence: "warn",
+  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: defaultOf("warmup", "train"), cosineSteps: defaultOf("cosine-steps", "train"), minLr: OVERFIT_DEFAULTS.lr,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: defaultOf("weight-decay", "train"), microbatches: defaultOf("microbatches", "train"), batchRows: defaultOf("batch-rows", "train"),
+  shuffle: false, modelConfig: {}, resume: false, logEvery: defaultOf("log-every", "train"), onDivergence: defaultOf("on-divergence", "train"),
 };
 
 /**
@@ -54,9 +55,11 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
  * textMicrobatches), cosine over --updates, BPE learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: 1000, lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: 8, microbatches: 2, evalEvery: 100, saveEvery: 100, logEvery: 50,
-  tokenizer: "bpe" as const, vocab: B.vocab, splitSeed: 0, validationFraction: 0.1, testFraction: 0.1, out: "results/train",
-  model: { vocabSize: 512, contextLength: 128, nLayers: 2, dModel: 128, nHeads: 4, dFF: 512, dropout: 0 } as Partial<ModelConfig>,
+  updates: defaultOf("updates", "text"), lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: defaultOf("batch-rows", "text"),
+  microbatches: defaultOf("microbatches", "text"), evalEvery: defaultOf("eval-every", "text"), saveEvery: defaultOf("save-every", "text"), logEvery: defaultOf("log-every", "text"),
+  tokenizer: defaultOf("tokenizer", "text"), vocab: B.vocab, splitSeed: defaultOf("split-seed", "text"), validationFraction: defaultOf("validation-fraction", "text"),
+  testFraction: defaultOf("test-fraction", "text"), out: defaultOf("out", "text"),
+  model: BROWN_SHAPE,
 };
 
 /**

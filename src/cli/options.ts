@@ -1,5 +1,5 @@
-// Every command-line option, added to a command with its defaults, which belong to its recipe (experiments/options.ts);
-// the catalogue itself (names, types, descriptions, parsers) is experiments/option_catalogue.ts. Parsing refuses a
+// Every command-line option, added to a command with its defaults (the recipes' default objects, read from the
+// catalogue); the catalogue itself (names, types, descriptions, parsers, defaults) is experiments/option_catalogue.ts. Parsing refuses a
 // bad value by name before any work starts. Loads no engine: `tinylab --help` imports only this, the command list
 // and the recipes' defaults.
 import type { Argv, Options } from "yargs";

@@ -17,6 +17,8 @@ import { REPORT_OPTIONS } from "../../src/cli/commands/report.ts";
 import { SAMPLE_OPTIONS } from "../../src/cli/commands/sample.ts";
 import { TRAIN_OPTIONS } from "../../src/cli/commands/train.ts";
 import { checkMinLr } from "../../experiments/train_options.ts";
+import { defaultOf, parseOptionText } from "../../experiments/option_catalogue.ts";
+import type { Spec } from "../../experiments/option_checks.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { brownCommand } from "../../src/cli/commands/brown.ts";
 import { compareCommand } from "../../src/cli/commands/compare.ts";
@@ -129,6 +131,28 @@ describe("options", () => {
 });
 
 // Sizes that allocate are bounded where they are parsed, naming the limit (in process: no engine, no spawn).
+describe("defaults in the catalogue", () => {
+  it("each recipe's default of an option passes that option's own parser as typed on the command line", () => {
+    let count = 0;
+    for (const specs of Object.values(OPTION_GROUPS)) {
+      for (const [name, spec] of Object.entries(specs as Record<string, Spec>)) {
+        for (const [recipe, v] of Object.entries(spec.default ?? {})) {
+          const typedText = Array.isArray(v) ? v.join(",") : String(v);
+          expect(parseOptionText(name as OptionName, typedText), `--${name} for ${recipe}`).toEqual(v);
+          expect(defaultOf(name as OptionName, recipe as never)).toEqual(v);
+          count++;
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(50);
+  });
+  it("the recipes' default objects and command tables read them: --lr's default in each recipe", () => {
+    expect([OVERFIT_OPTIONS.lr, CYCLIC_OPTIONS.lr, BROWN_OPTIONS.lr, TRAIN_OPTIONS.lr]).toEqual([
+      defaultOf("lr", "overfit"), defaultOf("lr", "cyclic"), defaultOf("lr", "brown"), { fixture: defaultOf("lr", "overfit"), text: defaultOf("lr", "brown") },
+    ]);
+  });
+});
+
 describe("the engine each command computes on by default", () => {
   const DATA = { train: TRAIN_OPTIONS, brown: BROWN_OPTIONS, evaluate: EVALUATE_OPTIONS, report: REPORT_OPTIONS, compare: COMPARE_OPTIONS, sample: SAMPLE_OPTIONS, choice: CHOICE_OPTIONS };
   const TEACHING = { overfit: OVERFIT_OPTIONS, cyclic: CYCLIC_OPTIONS, gradcheck: GRADCHECK_OPTIONS };

@@ -1,12 +1,13 @@
 // `tinylab cyclic`: the cyclic-permutation experiment (experiments/cyclic.ts) as a table, JSON and SVG figures.
 import type { CommandModule } from "yargs";
+import { defaultOf } from "../../../experiments/option_catalogue.ts";
 import { CYCLIC_DEFAULTS as d } from "../../../experiments/options.ts";
 import { engineOptions, optionValues, withOptions, type OptionTable } from "../options.ts";
 
 /** cyclic's options and their defaults (experiments/options.ts CYCLIC_DEFAULTS). */
 export const CYCLIC_OPTIONS = {
   seed: d.seed, "split-seed": d.splitSeed, "split-file": undefined, updates: d.updates, lr: d.lr, "final-test": d.finalTest,
-  out: "results", overwrite: false, figures: true, json: false, tensorboard: false, ...engineOptions("teaching"),
+  out: defaultOf("out", "cyclic"), overwrite: false, figures: true, json: false, tensorboard: false, ...engineOptions("teaching"),
 } satisfies OptionTable;
 
 export const cyclicCommand: CommandModule = {

@@ -1,6 +1,7 @@
 // `tinylab overfit`: the overfitting experiment per seed (experiments/overfit.ts) as a table, JSON and an SVG figure.
 import { basename, dirname, resolve } from "node:path";
 import type { CommandModule } from "yargs";
+import { defaultOf } from "../../../experiments/option_catalogue.ts";
 import { OVERFIT_DEFAULTS as d } from "../../../experiments/options.ts";
 import { engineOptions, MAX_REPLICATES, optionValues, withOptions, type OptionTable } from "../options.ts";
 import { MIN_REPLICATES } from "../../eval/metrics/intervals.ts";
@@ -8,7 +9,7 @@ import { MIN_REPLICATES } from "../../eval/metrics/intervals.ts";
 /** overfit's options and their defaults (experiments/options.ts OVERFIT_DEFAULTS). */
 export const OVERFIT_OPTIONS = {
   seeds: d.seeds.join(","), updates: d.updates, checkpoints: d.checkpoints.join(","), lr: d.lr, replicates: d.replicates,
-  out: "results", overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, ...engineOptions("teaching"),
+  out: defaultOf("out", "overfit"), overwrite: false, figures: true, json: false, "save-model": undefined, tensorboard: false, ...engineOptions("teaching"),
 } satisfies OptionTable;
 
 export const overfitCommand: CommandModule = {

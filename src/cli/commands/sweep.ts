@@ -7,6 +7,7 @@ import { resolve as absolutePath } from "node:path";
 import type { CommandModule } from "yargs";
 import { BACKEND_DEFAULT, isOptionName, nearestOption, optionValues, parseOptionText, positional, withOptions, type OptionTable } from "../options.ts";
 import { SWEEP_RECIPE_NAMES, type SweepRecipe } from "../../../experiments/options.ts";
+import { defaultOf } from "../../../experiments/option_catalogue.ts";
 import { OVERFIT_OPTIONS } from "./overfit.ts";
 import { CYCLIC_OPTIONS } from "./cyclic.ts";
 import { TRAIN_OPTIONS } from "./train.ts";
@@ -20,7 +21,7 @@ const SET_BY_SWEEP = ["seed", "seeds", "out", "json", "resume", "overwrite"];
 
 /** sweep's options and their defaults. */
 export const SWEEP_OPTIONS = {
-  seeds: "39,40,41", grid: undefined, jobs: undefined, out: "results/sweep", collect: undefined, scheduler: "local", sbatch: undefined, plan: false, task: undefined, json: false, backend: BACKEND_DEFAULT,
+  seeds: defaultOf("seeds", "sweep").join(","), grid: undefined, jobs: undefined, out: defaultOf("out", "sweep"), collect: undefined, scheduler: defaultOf("scheduler", "sweep"), sbatch: undefined, plan: false, task: undefined, json: false, backend: BACKEND_DEFAULT,
 } satisfies OptionTable;
 
 export const sweepCommand: CommandModule = {

@@ -12,7 +12,7 @@ import { byText, engineOptions, modelOverrides, optionValues, refuseRenamed, sha
  * fixture's, or with --text the text recipe's; --help names both.
  */
 export const TRAIN_OPTIONS = {
-      seed: d.seed, updates: byText(d.updates, t.updates), lr: byText(d.lr, t.lr), warmup: byText(d.warmup, t.warmup), "cosine-steps": byText(0, "--updates"), "min-lr": byText("--lr", t.minLr), clip: d.clipNorm,
+      seed: d.seed, updates: byText(d.updates, t.updates), lr: byText(d.lr, t.lr), warmup: byText(d.warmup, t.warmup), "cosine-steps": byText(d.cosineSteps, "--updates"), "min-lr": byText("--lr", t.minLr), clip: d.clipNorm,
       "weight-decay": byText(d.weightDecay, t.weightDecay), microbatches: undefined, "batch-rows": byText(d.batchRows, t.batchRows), shuffle: d.shuffle,
       layers: undefined, "d-model": undefined, heads: undefined, "d-ff": undefined, context: undefined, dropout: undefined, vocab: undefined, "model-config": undefined,
       text: undefined, "one-per-line": false, tokenizer: undefined, "split-seed": t.splitSeed, "validation-fraction": t.validationFraction, "test-fraction": t.testFraction,
