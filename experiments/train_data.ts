@@ -6,13 +6,12 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import { jsonSha256, MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/train/loop.ts";
 import { Rng } from "../src/util/rng.ts";
-import { sha256Hex } from "../src/util/sha256.ts";
 import { phase, type ProgressStream } from "../src/util/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 
@@ -89,7 +88,7 @@ export function textData(o: TrainRunOptions): TrainData {
   return {
     config, tokenizer, train, validation, test, microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
-    identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
+    identity: `text manifest sha256:${jsonSha256(manifest, 0)} tokenizer ${t.tokenizer}`,
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}${sampled}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
