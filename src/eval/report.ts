@@ -5,7 +5,7 @@ import { checkDocuments, SPLITS, type Document, type Split } from "../data/docum
 import type { AnyTokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import { Rng } from "../util/rng.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import { createProgress, type ProgressStream } from "../util/progress.ts";
+import { phase, type ProgressStream } from "../util/progress.ts";
 import { provenance, type Provenance } from "../util/provenance.ts";
 import type { ScoringModel } from "../model/scoring.ts";
 import type { Evaluator, ReportContext, ReportInputs } from "./evaluator.ts";
@@ -158,7 +158,7 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
   // the likelihood passes: headline stride, and stride = context for loss by position (one pass when they agree)
   const shared = calibrationSharesContextPass(settings);
   const total = inputs.batchesAt(stride) + (stride === T ? 0 : inputs.batchesAt(T)) + active.reduce((n, e) => n + (e.steps?.(inputs) ?? 0), 0);
-  const progress = opts.progress ? createProgress({ total, label: "report", unit: "steps", stream: opts.progress }) : undefined;
+  const progress = phase(opts.progress, "report", total, "steps");
   const tick = () => progress?.tick();
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
   const captured = new Map<Split, NextTokenPredictions>();
