@@ -72,7 +72,7 @@ export function textData(o: TrainRunOptions): TrainData {
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
-  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split);
+  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split, o.progress);
   // a large train split is sampled for BPE (bpe.ts BPE_SAMPLE_CHARS), seeded by --seed: the split has its own seed
   const sample = t.tokenizer === "bpe" ? bpeSample(bySplit.train.map((d) => d.text), Rng.fromSeed(o.seed).child("bpe-sample")) : undefined;
   const tokenizer = sample ? bpeOf(sample.texts, vocab, o.progress) : new ByteTokenizer(vocab);
@@ -83,7 +83,7 @@ export function textData(o: TrainRunOptions): TrainData {
   tokenizing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
-  const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
+  const count = (s: Split) => bySplit[s].length; // the manifest's documents of that split, already apart
   const parts = o.microbatches ?? textMicrobatches(config, o.batchRows);
   return {
     config, tokenizer, train, validation, test, microbatches: parts,

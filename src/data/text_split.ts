@@ -1,6 +1,7 @@
 // Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
 // document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
 import { Rng } from "../util/rng.ts";
+import { phase, type ProgressStream } from "../util/progress.ts";
 import { Sha256, sha256Hex } from "../util/sha256.ts";
 import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/schema.ts";
 import { SPLITS, type Split, type TextDocument } from "./documents.ts";
@@ -334,11 +335,31 @@ export function rebuildRunSplit(json: string, where: string, read: (file: string
   return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
 }
 
-/** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
-export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
+/**
+ * The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. Progress
+ * (`progress`, as phase() shows it) counts the documents hashed; the manifest is written after the last.
+ */
+export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, progress?: ProgressStream): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
-  const sha = docs.map((d) => sha256Hex(d.text)); // once: the split, its check and the verification all compare these
+  const bar = phase(progress, "split", docs.length, "documents");
+  // once: the split, its check and the verification all compare these
+  const sha = docs.map((d) => {
+    const h = sha256Hex(d.text);
+    bar?.tick();
+    return h;
+  });
+  try {
+    const r = splitOf(docs, store, o, sha, where, saved);
+    bar?.done();
+    return r;
+  } catch (err) {
+    bar?.clear();
+    throw err;
+  }
+}
+
+function splitOf(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, sha: readonly string[], where: string, saved: Uint8Array | undefined) {
   let m: TextManifest;
   let json: string | undefined;
   let order: number[] | undefined; // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
