@@ -1,9 +1,8 @@
 // Draws a figure for docs/benchmarks.md from bench/scale.sh's JSON lines (stdin): training and scoring tokens/s against the
-// model's parameters for tinylab's graph engine and the PyTorch peer, the median over each config's pairs, with the
-// run's conditions (the peer's OpenBLAS kernel, the other CPU load it saw) under the chart. A renderer over measured
-// lines through src/util/render/charts.ts, not a benchmark itself.
+
 //
-//   bash bench/scale.sh 3 | tee /tmp/scale.jsonl && npx tsx bench/scale_chart.ts < /tmp/scale.jsonl > scale.svg
+//   (bash bench/scale.sh 3; bash bench/scale.sh 3 medium,large,xl 2 2 tfjs) | tee /tmp/scale.jsonl
+//   npx tsx bench/scale_chart.ts < /tmp/scale.jsonl > scale.svg
 import { readFileSync } from "node:fs";
 import { lineChart, type Series } from "../src/util/render/charts.ts";
 
@@ -16,19 +15,25 @@ const lines: Line[] = readFileSync(0, "utf8").split("\n").filter((l) => l.trim()
 if (lines.length === 0) throw new Error("scale_chart: no bench/scale.sh lines on stdin");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const params = [...new Set(lines.map((l) => l.parameters))].sort((a, b) => a - b);
-const at = (key: keyof Line) => params.map((p) => [p, median(lines.filter((l) => l.parameters === p).map((l) => l[key] as number))] as const);
+const at = (of: Line[], key: keyof Line) =>
+  params.flatMap((p) => {
+    const xs = of.filter((l) => l.parameters === p).map((l) => l[key] as number);
+    return xs.length > 0 ? [[p, median(xs)] as const] : [];
+  });
+const engines = [...new Set(lines.map((l) => l.engine))];
+const ofEngine = (e: string) => lines.filter((l) => l.engine === e);
 const series: Series[] = [
-  { name: `tinylab ${lines[0].engine}, ${lines[0].workers} workers: training`, points: at("tinylab_train_tokens_per_s") },
-  { name: `PyTorch, ${lines[0].peer_threads} threads: training`, points: at("peer_train_tokens_per_s") },
-  { name: "tinylab: scoring", points: at("tinylab_eval_tokens_per_s"), dash: "6 3" },
-  { name: "PyTorch: scoring", points: at("peer_eval_tokens_per_s"), dash: "6 3" },
+  ...engines.map((e): Series => ({ name: `tinylab ${e}, ${ofEngine(e)[0].workers} workers: training`, points: at(ofEngine(e), "tinylab_train_tokens_per_s") })),
+  { name: `PyTorch, ${lines[0].peer_threads} threads: training`, points: at(lines, "peer_train_tokens_per_s") },
+  ...engines.map((e): Series => ({ name: `tinylab ${e}: scoring`, points: at(ofEngine(e), "tinylab_eval_tokens_per_s"), dash: "6 3" })),
+  { name: "PyTorch: scoring", points: at(lines, "peer_eval_tokens_per_s"), dash: "6 3" },
 ];
 const cores = [...new Set(lines.map((l) => `${l.peer_openblas_coretype_env} (inherited ${l.peer_openblas_coretype_inherited})`))].join(", ");
 process.stdout.write(lineChart({
   title: "tokens/s against parameters (median of each config's pairs)", series, logY: true,
   xLabel: "parameters", yLabel: "tokens/s", xTicks: params,
   notes: [
-    `configs ${[...new Set(lines.map((l) => l.config))].join(", ")}; ${lines.length} pairs in one run (bash bench/scale.sh)`,
+    `configs ${[...new Set(lines.map((l) => l.config))].join(", ")}; ${lines.length} pairs (bash bench/scale.sh, one run per tinylab engine)`,
     `peer OpenBLAS kernel ${cores}; other CPU load the peer saw: ${Math.min(...lines.map((l) => l.peer_other_cpu_load))}–${Math.max(...lines.map((l) => l.peer_other_cpu_load))} CPUs`,
   ],
 }));

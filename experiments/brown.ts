@@ -4,7 +4,7 @@ import { BROWN_DEFAULTS, type BrownOptions } from "./brown_options.ts";
 export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/node/atomic.ts";
 import { dirStore, type DirStore } from "../src/node/disk.ts";
-import { createProgress } from "../src/util/runtime/progress.ts";
+import { phase, type Progress } from "../src/util/runtime/progress.ts";
 import type { LossHistory } from "../src/util/render/charts.ts";
 import { lossPoints } from "../src/lab/history.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
@@ -67,7 +67,7 @@ export async function runBrown(o: BrownOptions) {
   const engine = o.engine ?? tfjsOnly();
   const openPool = threadPools(engine);
   const pool = openPool(workersFor(o.workers, openPool.cores, o.microbatches, config), config);
-  let progress: ReturnType<typeof createProgress> | undefined;
+  let progress: Progress | undefined;
   // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
     engine, pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
@@ -76,9 +76,9 @@ export async function runBrown(o: BrownOptions) {
     curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
     onStart: (run) => {
       if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${run.step}\n`);
-      progress = createProgress({ total: o.updates - run.step, label: "brown train", unit: "updates", stream: o.progress });
+      progress = phase(o.progress, "brown train", o.updates - run.step, "updates");
     },
-    onUpdate: (e) => progress!.tick(1, { loss: e.train_loss.toFixed(3), "tok/s": Math.round(e.tokens_per_second) }),
+    onUpdate: (e) => progress?.tick(1, { loss: e.train_loss.toFixed(3), "tok/s": Math.round(e.tokens_per_second) }),
   }).catch((err) => {
     pool.close();
     throw err;

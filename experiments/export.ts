@@ -17,6 +17,7 @@ import { GPT } from "../src/model/gpt.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { refuseNonFiniteForward } from "../src/lab/finite_forward.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "./option_catalogue.ts";
+import { phase, type Progress, type ProgressStream } from "../src/util/runtime/progress.ts";
 
 /** The key in config.json that marks a directory as written by this recipe (transformers keeps unknown keys as attributes). */
 export const EXPORT_MARKER = "tinylab_export";
@@ -34,6 +35,8 @@ export interface ExportOptions {
   format: ExportFormat;
   /** An earlier export of the same format in `out` may be replaced (refused otherwise, naming --overwrite). */
   overwrite?: boolean;
+  /** Where progress goes (stderr from the CLI; none for a test or --json's callers that pass none). */
+  progress?: ProgressStream;
 }
 
 export interface ExportReport {
@@ -101,20 +104,42 @@ export function exportModel(o: ExportOptions): ExportReport {
 }
 
 function exportInto(o: ExportOptions, outputs: OutputDir): ExportReport {
+  // steps: the decode, the probe, each file built, and the writes
+  const bar = phase(o.progress, "export", 3 + (o.format === "onnx" ? 1 : EXPORT_FILES.length - 1), "steps");
+  try {
+    const files = exportSteps(o, outputs, bar);
+    bar?.done();
+    return files;
+  } catch (err) {
+    bar?.clear();
+    throw err;
+  }
+}
+
+function exportSteps(o: ExportOptions, outputs: OutputDir, bar: Progress | undefined): ExportReport {
   const parts = decodeModelParts(readModelFileBytes(o.model), o.model);
   const { config, tokenizer, weights } = parts;
+  bar?.tick(1, { step: "decoded" });
   refuseOverflowing(config, weights, o.model);
+  bar?.tick(1, { step: "probed" });
   const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
-  const contents: [string, string | Uint8Array][] = o.format === "onnx" ? [[ONNX_FILE, onnx()]] : [
-    ["config.json", JSON.stringify(gpt2Config(config, { [EXPORT_MARKER]: marker }), null, 2) + "\n"],
-    ["model.safetensors", encodeSafetensors(gpt2Tensors(weights, config), { format: "pt" })],
-    ["tokenizer.json", JSON.stringify(hfTokenizer(tokenizer, config.vocabSize)) + "\n"],
-    ["tokenizer_config.json", JSON.stringify(hfTokenizerConfig(config), null, 2) + "\n"],
-    ["special_tokens_map.json", JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
-    ["onnx/model.onnx", onnx()],
+  const contents: [string, () => string | Uint8Array][] = o.format === "onnx" ? [[ONNX_FILE, onnx]] : [
+    ["config.json", () => JSON.stringify(gpt2Config(config, { [EXPORT_MARKER]: marker }), null, 2) + "\n"],
+    ["model.safetensors", () => encodeSafetensors(gpt2Tensors(weights, config), { format: "pt" })],
+    ["tokenizer.json", () => JSON.stringify(hfTokenizer(tokenizer, config.vocabSize)) + "\n"],
+    ["tokenizer_config.json", () => JSON.stringify(hfTokenizerConfig(config), null, 2) + "\n"],
+    ["special_tokens_map.json", () => JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
+    ["onnx/model.onnx", onnx],
   ];
-  const written = writeFilesAtomic(outputs, contents);
+  // every file built before any is written, so a refusal while building one leaves the directory as it was
+  const built = contents.map(([name, make]): [string, string | Uint8Array] => {
+    const data = make();
+    bar?.tick(1, { step: name });
+    return [name, data];
+  });
+  const written = writeFilesAtomic(outputs, built);
   const files = o.format === "onnx" ? written : [...written, ...writeFilesAtomic(outputs, [[MANIFEST_FILE, manifestText(written)]])];
+  bar?.tick(1, { step: "written" });
   return { model: o.model, model_sha256: parts.sha256, integrity: parts.integrity, out: o.out, format: o.format, files };
 }

@@ -6,7 +6,7 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import { jsonSha256, MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
@@ -73,7 +73,7 @@ export function textData(o: TrainRunOptions): TrainData {
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
-  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split);
+  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split, o.progress);
   // a large train split is sampled for BPE (bpe.ts BPE_SAMPLE_CHARS), seeded by --seed: the split has its own seed
   const sample = t.tokenizer === "bpe" ? bpeSample(bySplit.train.map((d) => d.text), Rng.fromSeed(o.seed).child("bpe-sample")) : undefined;
   const tokenizer = sample ? bpeOf(sample.texts, vocab, o.progress) : new ByteTokenizer(vocab);
@@ -84,12 +84,12 @@ export function textData(o: TrainRunOptions): TrainData {
   tokenizing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
-  const count = (s: string) => manifest.documents.filter((d) => d.split === s).length;
+  const count = (s: Split) => bySplit[s].length; // the manifest's documents of that split, already apart
   const parts = o.microbatches ?? textMicrobatches(config, o.batchRows);
   return {
     config, tokenizer, train, validation, test, microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
-    identity: `text manifest sha256:${sha256Hex(JSON.stringify(manifest))} tokenizer ${t.tokenizer}`,
+    identity: `text manifest sha256:${jsonSha256(manifest, 0)} tokenizer ${t.tokenizer}`,
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}${sampled}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
     split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },

@@ -1,8 +1,9 @@
 // Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
 // document's sha256, made once and verified on every later run. Pure: no file system (text_files.ts reads files).
 import { Rng } from "../util/primitives/rng.ts";
-import { sha256Hex } from "../util/primitives/sha256.ts";
+import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
 import { arr, int, num, obj, oneOf, parseJsonFile, refine, refuse, str, type Schema } from "../util/formats/schema.ts";
+import { phase, type ProgressStream } from "../util/runtime/progress.ts";
 import { SPLITS, type Split, type TextDocument } from "./documents.ts";
 
 /** One document of a text input before the split; `file` is the file it came from (named when it changes). */
@@ -54,7 +55,14 @@ export interface ManifestStore {
 export function documentsOfText(text: string, file: string, source: string, onePerLine: boolean): TextSource[] {
   const body = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
   const parts = onePerLine ? body.split("\n") : body.split(/\n[ \t]*\n/);
-  return parts.map((p) => p.trim()).filter((p) => p.length > 0).map((t, i) => ({ id: `${file}#${i + 1}`, source, file, text: t }));
+  const out: TextSource[] = [];
+  const prefix = `${file}#`;
+  // one loop, one object per document: a million one-line documents made three arrays of a million each
+  for (const p of parts) {
+    const t = p.trim();
+    if (t.length > 0) out.push({ id: prefix + (out.length + 1), source, file, text: t });
+  }
+  return out;
 }
 
 /** Bytes of `s` in UTF-8 (a lone surrogate counts 3, as U+FFFD), without encoding it. */
@@ -91,6 +99,11 @@ export function checkFractions(o: TextSplitOptions): void {
  * split with a fraction > 0 at least one, and keeps one for train).
  */
 export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[] = docs.map((d) => sha256Hex(d.text)), streams: SplitStreams = sourceStreams): TextManifest {
+  return splitInOrder(docs, o, sha, streams).manifest;
+}
+
+/** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. */
+function splitInOrder(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[], streams: SplitStreams = sourceStreams): { manifest: TextManifest; order: number[] } {
   checkFractions(o);
   const order = sortedOrder(docs.map((d) => d.id));
   // positions in the sorted order, by source; a shuffle's permutation does not depend on what it shuffles
@@ -105,23 +118,27 @@ export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha
     const nTest = Math.min(take(o.test), Math.max(0, n - 1 - nVal));
     rng.child(streams(source)).shuffle(members).forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
   }
-  return {
+  const manifest: TextManifest = {
     format: TEXT_MANIFEST_FORMAT, seed: o.seed, fractions: { validation: o.validation, test: o.test },
     documents: order.map((i, at) => {
       const d = docs[i];
       return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: utf8Length(d.text) };
     }),
   };
+  return { manifest, order };
 }
 
-/** Indices of `ids` in ascending UTF-16 order (as `<` compares): the engine's own string sort, no comparator calls. */
+/**
+ * Indices of `ids` in ascending UTF-16 order (as `<` compares); an id given twice is refused. The indices are sorted,
+ * not the ids through a map: a map of a million ids cost more than the sort itself.
+ */
 function sortedOrder(ids: readonly string[]): number[] {
-  const at = new Map<string, number>();
-  for (let i = 0; i < ids.length; i++) {
-    if (at.has(ids[i])) throw new Error(`text split: document id ${[...ids].sort().find((id, k, all) => id === all[k + 1])} appears twice`);
-    at.set(ids[i], i);
+  const order = Array.from({ length: ids.length }, (_, i) => i);
+  order.sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
+  for (let k = 1; k < order.length; k++) {
+    if (ids[order[k]] === ids[order[k - 1]]) throw new Error(`text split: document id ${ids[order[k]]} appears twice`);
   }
-  return [...at.keys()].sort().map((id) => at.get(id)!);
+  return order;
 }
 
 /** Items grouped by key, each group in input order, the keys in first-seen order: one pass, no copies. */
@@ -174,29 +191,96 @@ export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], whe
  * and no document the manifest does not list. A difference is refused naming the file and the manifest.
  */
 export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory", shaOf: readonly string[] = docs.map((d) => sha256Hex(d.text))): Record<Split, TextDocument[]> {
-  const byId = new Map(docs.map((d, i) => [d.id, i]));
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
   const fix = `(the split in ${where} was made from other text; ${remedy})`;
-  for (const e of m.documents) {
-    const i = byId.get(e.id);
+  const found = new Uint8Array(docs.length); // 1 once a manifest entry has claimed the document
+  const at = positionsOf(m.documents, docs);
+  m.documents.forEach((e, k) => {
+    const i = at(e.id, k);
     if (i === undefined) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
     const d = docs[i], sha = shaOf[i];
     if (sha !== e.sha256) throw new Error(`${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
     out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
-    byId.delete(e.id);
-  }
-  const left = byId.values().next();
-  const extra = left.done ? undefined : docs[left.value];
-  if (extra) throw new Error(`${extra.file} changed: document ${extra.id} is not in the split ${fix}`);
+    found[i] = 1;
+  });
+  const extra = found.indexOf(0);
+  if (extra >= 0) throw new Error(`${docs[extra].file} changed: document ${docs[extra].id} is not in the split ${fix}`);
   return out;
+}
+
+/** The documents of each split of a manifest just made from `docs` (its k-th document is docs[order[k]]). */
+function splitDocuments(m: TextManifest, docs: readonly TextSource[], order: readonly number[]): Record<Split, TextDocument[]> {
+  const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
+  m.documents.forEach((e, k) => {
+    const d = docs[order[k]];
+    out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
+  });
+  return out;
+}
+
+/**
+ * Where each manifest entry's document is in `docs`, by id. A manifest lists its documents in sorted id order, so
+ * the sorted order of `docs` usually pairs them one to one with no map; otherwise (a document added or removed) a
+ * map of ids answers. An id given twice in `docs` is refused either way.
+ */
+function positionsOf(entries: readonly TextManifestDoc[], docs: readonly TextSource[]): (id: string, k: number) => number | undefined {
+  const order = sortedOrder(docs.map((d) => d.id));
+  if (order.length === entries.length && entries.every((e, k) => e.id === docs[order[k]].id)) return (_, k) => order[k];
+  const byId = new Map<string, number>();
+  docs.forEach((d, i) => byId.set(d.id, i));
+  return (id) => byId.get(id);
 }
 
 /** A manifest's identity: the sha256 of manifest.json as train writes it (`sha256sum DIR/manifest.json`). */
 export function manifestSha256(m: TextManifest): string {
-  return sha256Hex(manifestJson(m));
+  return jsonSha256(m, 1, "\n");
 }
 
 const manifestJson = (m: TextManifest) => JSON.stringify(m, null, 1) + "\n";
+
+/**
+ * The sha256 of `JSON.stringify(m, null, indent) + tail`, hashed a document at a time: a million documents' JSON is
+ * a few hundred MB, built whole only where it is written.
+ */
+export function jsonSha256(m: TextManifest, indent: number, tail = ""): string {
+  const h = new Sha256();
+  let batch: string[] = [], size = 0;
+  // pieces are hashed some 64 KB at a time: one update per document would allocate its bytes each time
+  for (const piece of manifestJsonPieces(m, indent)) {
+    batch.push(piece);
+    if ((size += piece.length) < 1 << 16) continue;
+    h.update(batch.join(""));
+    batch = [];
+    size = 0;
+  }
+  return h.update(batch.join("") + tail).digest();
+}
+
+/**
+ * `JSON.stringify(m, null, indent)` in pieces that join to exactly it: the top-level fields as JSON.stringify
+ * writes them, and the documents one by one, each nested one level deeper (JSON never holds a raw newline in a
+ * string, so re-indenting at each newline is exact).
+ */
+export function* manifestJsonPieces(m: TextManifest, indent: number): Generator<string> {
+  const pad = " ".repeat(indent);
+  const nl = indent > 0 ? "\n" : "";
+  const colon = indent > 0 ? ": " : ":";
+  const nest = (json: string, depth: number) => (indent > 0 ? json.replaceAll("\n", `\n${pad.repeat(depth)}`) : json);
+  const keys = Object.keys(m).filter((k) => m[k as keyof TextManifest] !== undefined);
+  yield "{";
+  for (const [n, k] of keys.entries()) {
+    yield `${n > 0 ? "," : ""}${nl}${pad}${JSON.stringify(k)}${colon}`;
+    const v = m[k as keyof TextManifest];
+    if (k !== "documents" || !Array.isArray(v) || v.length === 0) {
+      yield nest(JSON.stringify(v, null, indent), 1);
+      continue;
+    }
+    yield "[";
+    for (let i = 0; i < v.length; i++) yield `${i > 0 ? "," : ""}${nl}${pad}${pad}${nest(JSON.stringify(v[i], null, indent), 2)}`;
+    yield `${nl}${pad}]`;
+  }
+  yield keys.length > 0 ? `${nl}}` : "}";
+}
 
 /** What a model trained on text records of its data (the model file's provenance `data`): enough to name it and to check it. */
 export interface TextDataProvenance {
@@ -255,13 +339,34 @@ export function rebuildRunSplit(json: string, where: string, read: (file: string
   return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
 }
 
-/** The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. */
-export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, streams?: SplitStreams): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
+/**
+ * The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. Progress
+ * (`progress`, as phase() shows it) counts the documents hashed; the manifest is written after the last.
+ */
+export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, progress?: ProgressStream, streams?: SplitStreams): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
-  const sha = docs.map((d) => sha256Hex(d.text)); // once: the split, its check and the verification all compare these
+  const bar = phase(progress, "split", docs.length, "documents");
+  // once: the split, its check and the verification all compare these
+  const sha = docs.map((d) => {
+    const h = sha256Hex(d.text);
+    bar?.tick();
+    return h;
+  });
+  try {
+    const r = splitOf(docs, store, o, sha, where, saved, streams);
+    bar?.done();
+    return r;
+  } catch (err) {
+    bar?.clear();
+    throw err;
+  }
+}
+
+function splitOf(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, sha: readonly string[], where: string, saved: Uint8Array | undefined, streams?: SplitStreams) {
   let m: TextManifest;
   let json: string | undefined;
+  let order: number[] | undefined; // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
   if (saved) {
     m = parseTextManifest(new TextDecoder().decode(saved), where);
     if (m.seed !== o.seed) throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
@@ -269,13 +374,13 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
       throw new Error(`${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`);
     }
   } else {
-    m = splitTexts(docs, o, sha, streams);
+    ({ manifest: m, order } = splitInOrder(docs, o, sha, streams));
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
     if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
     store.write(MANIFEST_FILE, (json = manifestJson(m)));
   }
-  const bySplit = verifyTextManifest(m, docs, where, undefined, sha);
+  const bySplit = order ? splitDocuments(m, docs, order) : verifyTextManifest(m, docs, where, undefined, sha);
   if (saved) checkSplitRule(m, docs, where, sha, streams);
   return { bySplit, manifest: m, manifestSha256: json === undefined ? manifestSha256(m) : sha256Hex(json) };
 }

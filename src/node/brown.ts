@@ -146,7 +146,7 @@ export const BROWN_FRACTIONS = { validation: 0.1, test: 0.1 } as const;
  * stratified by genre, created on first use, then verified (sha256 of every document) on every later run.
  */
 export function brownSplit(docs: readonly BrownDoc[], store: ManifestStore, splitSeed: number): Record<Split, TextDocument[]> {
-  return textSplit(brownSources(docs), store, { seed: splitSeed, ...BROWN_FRACTIONS }, genreStreams).bySplit;
+  return textSplit(brownSources(docs), store, { seed: splitSeed, ...BROWN_FRACTIONS }, undefined, genreStreams).bySplit;
 }
 
 /** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */

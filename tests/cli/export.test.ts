@@ -76,6 +76,15 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
     console.table(table);
   });
 
+  it("shows its steps (decode, probe, each file built, the writes) on the progress stream, ending with the elapsed time", () => {
+    // quietMs 0: every step speaks, however short (stderr waits QUIET_MS before the first line)
+    const written: string[] = [];
+    exportModel({ model: models[0].path, out: join(dir, "hf-progress"), format: "hf-gpt2", progress: { write: (s: string) => written.push(s), isTTY: false, quietMs: 0 } });
+    const lines = written.join("").split("\n").filter((l) => l !== "");
+    for (const l of lines) expect(l).toMatch(/^export {2}\d+\/9 steps {2}[\d.]+% /);
+    expect(lines.at(-1)).toMatch(/^export {2}9\/9 steps {2}100\.0% .* elapsed \d+:\d\d {2}step=written$/);
+  });
+
   it("tokenizer.json (vocab, merges, byte-level map) encodes every test text to tinylab's ids", async () => {
     const rows = TEXTS.map((text, i) => ({ id: `t${i}`, split: "train" as const, source: "s", text }));
     const data = join(dir, "texts.jsonl");

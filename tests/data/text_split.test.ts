@@ -1,7 +1,8 @@
 // The text split: documents from blank lines or lines, a seeded split by document (its own seed, input order
 // irrelevant, stratified by source), the manifest verified and refused by file, and the fraction refusals.
 import { describe, expect, it } from "vitest";
-import { documentsOfText, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
+import { documentsOfText, jsonSha256, manifestJsonPieces, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
+import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
 const docs = (n: number, source = "s"): TextSource[] => Array.from({ length: n }, (_, i) => ({ id: `${source}/${i}.txt`, source, file: `/x/${source}/${i}.txt`, text: `document ${source} ${i}` }));
 const memory = () => {
@@ -35,6 +36,23 @@ describe("text split", () => {
     const edited = all.map((d, i) => (i === 4 ? { ...d, text: d.text + "!" } : d));
     expect(() => verifyTextManifest(m, edited, "mem:manifest.json")).toThrow(/^\/x\/s\/4\.txt changed: document s\/4\.txt has sha256 [0-9a-f]{12}…, the manifest says/);
     expect(() => verifyTextManifest(m, [...all, ...docs(11).slice(10)], "m")).toThrow(/^\/x\/s\/10\.txt changed: document s\/10\.txt is not in the split/);
+  });
+
+  it("verifies a manifest whose documents lost one (a map, not the sorted pairing) and refuses an id given twice", () => {
+    const all = docs(10);
+    const m = splitTexts(all, { seed: 0, validation: 0.2, test: 0 });
+    expect(() => verifyTextManifest(m, all.slice(1), "m")).toThrow(/^\/x\/s\/0\.txt: document s\/0\.txt of the split is missing/);
+    expect(() => splitTexts([...all, all[3]], { seed: 0, validation: 0.2, test: 0 })).toThrow(/^text split: document id s\/3\.txt appears twice$/);
+  });
+
+  it("hashes the manifest's JSON a document at a time, to the same bytes as JSON.stringify at any indent", () => {
+    const m = splitTexts([...docs(7, "a"), ...docs(3, "é\"q")], { seed: 1, validation: 0.2, test: 0.1 });
+    const empty = { ...m, documents: [] };
+    for (const x of [m, empty]) {
+      for (const indent of [0, 1, 2]) expect([...manifestJsonPieces(x, indent)].join("")).toBe(JSON.stringify(x, null, indent));
+      expect(jsonSha256(x, 0)).toBe(sha256Hex(JSON.stringify(x)));
+      expect(jsonSha256(x, 1, "\n")).toBe(sha256Hex(JSON.stringify(x, null, 1) + "\n"));
+    }
   });
 
   it("saves the manifest once, reuses it, and refuses another split seed or fraction by option name", () => {

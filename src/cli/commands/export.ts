@@ -23,7 +23,7 @@ export const exportCommand: CommandModule = {
       import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
     ]);
     await startEngine({ backend: envValue(BACKEND_DEFAULT), kernels: "tfjs" });
-    const report = exportModel(o);
+    const report = exportModel({ ...o, progress: process.stderr });
     process.stdout.write(json ? toJson(report) : formatExport(report) + "\n");
   },
 };

@@ -3,7 +3,7 @@ import { checkDocuments, SPLITS, type Document, type Split } from "../../data/do
 import type { AnyTokenizer, TokenizerJSON } from "../../data/tokenizer.ts";
 import { Rng } from "../../util/primitives/rng.ts";
 import { sha256Hex } from "../../util/primitives/sha256.ts";
-import { createProgress, type ProgressStream } from "../../util/runtime/progress.ts";
+import { phase, type ProgressStream } from "../../util/runtime/progress.ts";
 import { provenance, type Provenance } from "../../util/runtime/provenance.ts";
 import { tfjsOnly } from "../../util/backend.ts";
 import type { EngineRecord } from "../../util/engine.ts";
@@ -105,7 +105,7 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
   // the likelihood passes: headline stride, and stride = context for loss by position (one pass when they agree)
   const shared = calibrationSharesContextPass(settings);
   const total = inputs.batchesAt(stride) + (stride === T ? 0 : inputs.batchesAt(T)) + active.reduce((n, e) => n + (e.steps?.(inputs) ?? 0), 0);
-  const progress = opts.progress ? createProgress({ total, label: "report", unit: "steps", stream: opts.progress }) : undefined;
+  const progress = phase(opts.progress, "report", total, "steps");
   const tick = () => progress?.tick();
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
   const captured = new Map<Split, NextTokenPredictions>();

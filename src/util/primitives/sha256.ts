@@ -75,9 +75,7 @@ export class Sha256 {
     }
     this.update(pad);
     this.done = true;
-    let hex = "";
-    for (const v of this.h) hex += (v >>> 0).toString(16).padStart(8, "0");
-    return hex;
+    return hexOf(this.h);
   }
 }
 
@@ -180,7 +178,10 @@ function compress(hs: Int32Array, m: Uint8Array, at: number, end: number): void 
   hs[0] = a; hs[1] = b; hs[2] = c; hs[3] = d; hs[4] = e; hs[5] = f; hs[6] = g; hs[7] = h;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** Character codes of each byte's two lowercase hex digits. */
+const HEX_CODES = Uint8Array.from({ length: 512 }, (_, i) => (i >> 1).toString(16).padStart(2, "0").charCodeAt(i & 1));
+const latin1 = new TextDecoder("latin1");
+const hexDigits = new Uint8Array(64); // filled and decoded within one hexOf call
 const INITIAL = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
 /** Strings up to this many UTF-16 units are hashed in `scratch`; longer ones go through Sha256 (one allocation is nothing beside them). */
 const SHORT = 16_384;
@@ -200,7 +201,18 @@ export function sha256Hex(data: Uint8Array | string): string {
   for (let b = 0; b < 4; b++) scratch[end - 1 - b] = (bits >>> (8 * b)) & 0xff; // bits < 2^32: the high word stays 0
   state.set(INITIAL);
   compress(state, scratch, 0, end);
-  let hex = "";
-  for (const v of state) hex += HEX[(v >>> 24) & 0xff] + HEX[(v >>> 16) & 0xff] + HEX[(v >>> 8) & 0xff] + HEX[v & 0xff];
-  return hex;
+  return hexOf(state);
+}
+
+/** The state's 32 bytes as 64 hex digits in one flat string: built by concatenation it is a tree of 63 strings per digest. */
+function hexOf(words: Int32Array): string {
+  for (let k = 0; k < 8; k++) {
+    const v = words[k];
+    for (let b = 0; b < 4; b++) {
+      const x = (v >>> (24 - 8 * b)) & 0xff;
+      hexDigits[8 * k + 2 * b] = HEX_CODES[2 * x];
+      hexDigits[8 * k + 2 * b + 1] = HEX_CODES[2 * x + 1];
+    }
+  }
+  return latin1.decode(hexDigits);
 }
