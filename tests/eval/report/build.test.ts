@@ -28,7 +28,7 @@ describe("buildReport on a briefly trained decoder", () => {
       generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
       verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
       canary: { text: "the cat sat.", secretTokens: 3 },
-      progress: { write: (s: string) => lines.push(s), isTTY: false },
+      progress: { write: (s: string) => lines.push(s), isTTY: false, quietMs: 0 }, // no quiet time: a quick build still shows its bar
     };
     buildReport(adapter, tokenizer, docs, { ...opts, progress: undefined }); // warm-up: kernels created once are not leaks
     leaked = leakedBy(() => { report = buildReport(adapter, tokenizer, docs, opts); });
