@@ -46,6 +46,8 @@ export class AdamW {
   private readonly v = new Map<string, Float32Array>();
   /** One parameter's float64 gradient at a time (the largest parameter's size), reused by every update. */
   private readonly scratch: Float64Array;
+  /** The values this optimizer last assigned to each parameter, with the engine data they went into. */
+  private readonly written = new Map<string, { dataId: object; values: Float32Array }>();
   step = 0;
 
   constructor(private readonly params: Map<string, tf.Variable>, readonly config: AdamWConfig = DEFAULT_ADAMW) {
@@ -59,6 +61,18 @@ export class AdamW {
       largest = Math.max(largest, p.size);
     }
     this.scratch = new Float64Array(largest);
+  }
+
+  /**
+   * Parameter `name`'s float32 values now, read only: the array this optimizer last assigned while the variable
+   * still holds that assignment (any other assign gives the variable new engine data), else a copy out of the engine.
+   * Each update's readers (the weights fed to graphs, the pool's shared buffer, the next update) so copy nothing.
+   */
+  current(name: string): Float32Array {
+    const p = this.params.get(name);
+    if (!p) throw new Error(`AdamW: no parameter "${name}"`);
+    const w = this.written.get(name);
+    return w && w.dataId === p.dataId ? w.values : (p.dataSync() as Float32Array);
   }
 
   /** Parameter `name`'s gradient as a float64 or float32 array (terms summed into the scratch buffer). */
@@ -94,7 +108,7 @@ export class AdamW {
     const decayOf = (name: string, p: tf.Variable) => (weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1);
     if (!this.provablyFinite(grads, lr, gradScale, stepSize, decayOf)) {
       for (const [name, p] of this.params) {
-        const g = this.gradient(grads, name, p.size), w = p.dataSync() as Float32Array, m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
+        const g = this.gradient(grads, name, p.size), w = this.current(name), m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
         let badW = -1, badM = -1, badV = -1;
         for (let i = 0; i < w.length; i++) {
           const gi = g[i] * gradScale;
@@ -111,8 +125,8 @@ export class AdamW {
       }
     }
     for (const [name, p] of this.params) {
-      // dataSync may alias backend storage: read only, the new weights go into a new tensor
-      const g = this.gradient(grads, name, p.size), w = p.dataSync() as Float32Array, m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
+      // current() may alias backend storage or an array a tensor holds: read only, the new weights go into a new array
+      const g = this.gradient(grads, name, p.size), w = this.current(name), m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
       const next = new Float32Array(w.length);
       for (let i = 0; i < w.length; i++) {
         const gi = g[i] * gradScale;
@@ -121,6 +135,8 @@ export class AdamW {
         next[i] = w[i] * decay - (stepSize * m[i]) / (Math.sqrt(v[i]) / bc2Sqrt + eps);
       }
       tf.tidy(() => p.assign(tf.tensor(next, p.shape, "float32")));
+      // never written again: later updates write new arrays (the cpu backend may keep this one as the tensor's data)
+      this.written.set(name, { dataId: p.dataId, values: next });
     }
     this.step = step;
   }
@@ -135,7 +151,7 @@ export class AdamW {
     let g = 0, w = 0, m = 0, v = 0, decay = 0;
     for (const [name, p] of this.params) {
       g = Math.max(g, maxAbs(this.gradient(grads, name, p.size)));
-      w = Math.max(w, maxAbs(p.dataSync() as Float32Array));
+      w = Math.max(w, maxAbs(this.current(name)));
       m = Math.max(m, maxAbs(this.m.get(name)!));
       v = Math.max(v, maxAbs(this.v.get(name)!));
       decay = Math.max(decay, Math.abs(decayOf(name, p)));
