@@ -6,7 +6,9 @@
 # peak resident memory (GNU time's %M of its process) ÷ the peer's peak_rss_kb; below 1 means tinylab is ahead. Each
 # line carries the peer's OpenBLAS kernel (openblas_coretype_env, used; _inherited, the environment's), the other CPU
 # load the peer saw and tinylab's time to its first update (process start to the end of update 1). Not a test.
-# Usage: bash bench/scale.sh [PAIRS=2] [CONFIGS=medium,large,xl] [WORKERS=2] [PEER_THREADS=2] [KERNELS=onnxruntime]
+# Usage: bash bench/scale.sh [PAIRS=2] [CONFIGS=medium,large,xl] [WORKERS=2] [PEER_THREADS=2] [KERNELS=onnxruntime] [STEPS]
+# STEPS (default: each side's own counts) times that many training steps on both sides, after the peer's one warm-up
+# step and tinylab's two, and that many scoring passes: for a machine too busy for the full counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-2}
@@ -14,14 +16,17 @@ configs=${2:-medium,large,xl}
 workers=${3:-2}
 threads=${4:-2}
 kernels=${5:-onnxruntime}
+steps=${6:-}
+ours_steps=() theirs_steps=()
+if [ -n "$steps" ]; then ours_steps=(--steps "$steps"); theirs_steps=(--warmup 1 --steps "$steps" --eval-steps "$steps"); fi
 peer="$PWD/../shared/peer/torch_decoder.py"
 [ -f "$peer" ] || peer=/work/shared/peer/torch_decoder.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for p in $(seq "$pairs"); do
   for c in ${configs//,/ }; do
-    /usr/bin/time -f "%M" -o "$tmp/rss" node --import tsx bench/step.ts --backends wasm --kernels "$kernels" --configs "$c" --workers "$workers" > "$tmp/ours" 2>/dev/null
-    /usr/bin/python3 "$peer" --config "$c" --threads "$threads" > "$tmp/theirs"
+    /usr/bin/time -f "%M" -o "$tmp/rss" node --import tsx bench/step.ts --backends wasm --kernels "$kernels" --configs "$c" --workers "$workers" "${ours_steps[@]}" > "$tmp/ours" 2>/dev/null
+    /usr/bin/python3 "$peer" --config "$c" --threads "$threads" "${theirs_steps[@]}" > "$tmp/theirs"
     jq -n -c --slurpfile a "$tmp/ours" --slurpfile b "$tmp/theirs" --arg rss "$(tail -1 "$tmp/rss")" --arg p "$p" '
       ($a[0].results[0]) as $t | $b[0] as $b | {
         pair: ($p | tonumber), config: $t.config, parameters: $t.parameters, engine: $t.engine, scoring: $t.scoring, workers: $t.workers, peer_threads: $b.threads,

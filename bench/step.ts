@@ -46,7 +46,7 @@ if (values.against) {
 /** Alternate child processes of this tree and `other` (this one first), printing each pair's ratio as it lands. */
 function interleave(other: string, pairs: number) {
   const here = resolve(import.meta.dirname, "..");
-  const args = ["--backends", values.backends!, "--kernels", values.kernels!, "--configs", values.configs!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
+  const args = ["--backends", values.backends!, "--kernels", values.kernels!, "--configs", values.configs!, "--workers", values.workers!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
   const runOnce = (src: string) => {
     // the script always comes from this tree; --src says which tree's src/ it imports
     const r = spawnSync(process.execPath, ["--import", "tsx", resolve(here, "bench/step.ts"), ...args, "--src", src], { encoding: "utf8", cwd: here });

@@ -19,7 +19,7 @@ import { learningRate } from "../train/schedule.ts";
 import type { Engine } from "../util/engine.ts";
 import { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
-import { modelGradient } from "./gradients.ts";
+import { graphWeights, modelGradient } from "./gradients.ts";
 import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
 import { checkTrainingMemory } from "./memory.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
@@ -136,7 +136,10 @@ export class Run {
     const o = this.spec.options;
     const args: LoopArgs<Batch> = {
       params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm,
-      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => microbatches.map((b) => modelGradient(this.model, b, this.dropout)),
+      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => {
+        const weights = graphWeights(this.model, this.currentWeights());
+        return microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights));
+      },
     };
     const { patience, select } = plan;
     const loopHooks: LoopHooks<E> = {
@@ -181,8 +184,12 @@ export class Run {
    * Gradients from the pool. Each microbatch carries the dropout stream's state at its start, found by skipping
    * the draws of those before it, so its masks are the single-thread path's; the stream ends where that path leaves it.
    */
+  /** The weights now (parameter order, read only), without copies where the optimizer wrote them last. */
+  private currentWeights(): Float32Array[] {
+    return [...this.model.params.keys()].map((n) => this.optimizer.current(n));
+  }
+
   private poolGradients(pool: WorkerPool): GradientProvider<Batch> {
-    const vars = [...this.model.params.values()];
     const config = this.spec.config;
     return (microbatches) => {
       const items: GradientItem[] = microbatches.map((batch) => {
@@ -191,11 +198,12 @@ export class Run {
         this.dropout.skip(dropoutDraws(config, batch.input));
         return { batch, dropout };
       });
+      const current = this.currentWeights(), weights = graphWeights(this.model, current);
       const local = (item: GradientItem) => {
         const dropoutRng = item.dropout ? Rng.restore(item.dropout) : this.dropout; // dropout 0 draws nothing
-        return modelGradient(this.model, item.batch, dropoutRng);
+        return modelGradient(this.model, item.batch, dropoutRng, weights);
       };
-      return pool.gradients(vars.map((v) => v.dataSync() as Float32Array), items, local);
+      return pool.gradients(current, items, local);
     };
   }
 

@@ -97,8 +97,14 @@ class Products {
   }
 }
 
-/** Whole graphs (the scoring form of the decoder): full optimisation, one intra-op thread as for the products. */
-const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: true };
+/**
+ * Whole graphs (the scoring and training forms of the decoder): full optimisation, one intra-op thread as for the
+ * products. The arena without a memory pattern: a pattern's planned block is allocated in the arena beside the
+ * first run's chunks, which the arena keeps, so peak memory grew by half again (large, --workers 2: 1.64 GB with
+ * it, 1.11 GB without; medium took no more CPU without it); without the arena every run maps and faults its
+ * buffers afresh, several times slower (docs/benchmarks.md).
+ */
+const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: false };
 
 function graphLoader(ort: Ort): GraphLoader {
   return (bytes) => {

@@ -5,6 +5,7 @@ import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
 import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
 import { NonFiniteError } from "./non_finite.ts";
+import { sumOfSquares } from "./gradient_terms.ts";
 
 /** What a loss closure returns for one microbatch: Σ NLL over its targets (a tfjs scalar) and their count. */
 export interface LossTerms {
@@ -56,39 +57,38 @@ export const localGradients = <B>(params: Map<string, tf.Variable>, lossFn: Loss
 };
 
 /**
- * Reduce per-microbatch results in their order (float64), divide by the total target count (one token-weighted
- * mean for the update), refuse non-finite values, clip to `clipNorm` by global norm and apply the optimizer.
+ * Reduce per-microbatch results in their order (float64, re-added wherever read: no model-sized accumulator),
+ * divide by the total target count (one token-weighted mean for the update), refuse non-finite values, clip to `clipNorm` by global norm and apply the optimizer.
  */
 export function applyGradients(args: { names: readonly string[]; results: readonly MicrobatchGradient[]; optimizer: AdamW; lr: number; clipNorm: number }): StepResult {
   const { names, results, optimizer, lr, clipNorm } = args;
   const step = optimizer.step + 1;
   if (results.length === 0) throw new Error("an update needs at least one microbatch");
-  const acc = results[0].grads.map((g) => new Float64Array(g.length));
-  if (acc.length !== names.length) throw new Error(`gradients for ${acc.length} parameters, expected ${names.length}`);
+  // per parameter, its microbatches' gradients in microbatch order (never arrival order): summed in float64 in
+  // that order wherever they are read, so the sum is the same bit for bit whoever computed each term
+  const terms = names.map((name, i) => results.map((r) => {
+    if (r.grads.length !== names.length) throw new Error(`gradients for ${r.grads.length} parameters, expected ${names.length}`);
+    const g = r.grads[i];
+    if (g.length !== results[0].grads[i].length) throw new Error(`gradient of "${name}" has ${g.length} values, expected ${results[0].grads[i].length}`);
+    return g;
+  }));
   let lossSum = 0;
   let targets = 0;
-  // microbatch order, never arrival order: the sum is the same bit for bit whoever computed each term
   for (const r of results) {
     lossSum += r.lossSum;
-    r.grads.forEach((g, i) => {
-      const a = acc[i];
-      if (g.length !== a.length) throw new Error(`gradient of "${names[i]}" has ${g.length} values, expected ${a.length}`);
-      for (let j = 0; j < a.length; j++) a[j] += g[j];
-    });
     targets += r.count;
   }
   if (!Number.isFinite(lossSum)) throw new NonFiniteError(step, "loss");
   let sq = 0;
-  acc.forEach((a, i) => {
-    let s = 0;
-    for (let j = 0; j < a.length; j++) s += a[j] * a[j];
+  terms.forEach((t, i) => {
+    const s = sumOfSquares(t);
     if (!Number.isFinite(s)) throw new NonFiniteError(step, `gradient in parameter "${names[i]}"`);
     sq += s;
   });
   const gradNorm = Math.sqrt(sq) / targets;
   // PyTorch's clip_grad_norm_: scale by max/(norm + 1e-6) only when that is below 1
   const coef = clipNorm / (gradNorm + 1e-6);
-  optimizer.apply(new Map(names.map((n, i) => [n, acc[i]])), lr, (coef < 1 ? coef : 1) / targets);
+  optimizer.apply(new Map(names.map((n, i) => [n, terms[i]])), lr, (coef < 1 ? coef : 1) / targets);
   return { loss: lossSum / targets, lossSum, targets, gradNorm, clipped: coef < 1 };
 }
 

@@ -99,6 +99,30 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     opt.dispose(); a.dispose(); b.dispose();
   });
 
+  it("a weight near float32's largest leaves the bound's fast path and is still updated, as value by value", () => {
+    // |w| = 1e37 reaches SAFE_BOUND, so every new value is computed and checked one by one; all are finite and kept
+    const param = tf.variable(tf.tensor([1e37, 1], [2]));
+    const opt = new AdamW(new Map([["w", param]]));
+    opt.apply(new Map([["w", new Float32Array([0.5, 0.5])]]), 0.1);
+    expect(opt.step).toBe(1);
+    expect(param.dataSync()[0]).toBe(Math.fround(1e37)); // 1e37 − 0.1 rounds back to 1e37
+    expect(param.dataSync()[1]).toBeCloseTo(0.9, 6);
+    opt.dispose(); param.dispose();
+  });
+
+  it("per-microbatch terms give the update of their float64 sum", () => {
+    const run = (g: Float32Array[] | Float64Array) => {
+      const param = tf.variable(tf.tensor(p0, [4]));
+      const opt = new AdamW(new Map([["w", param]]));
+      for (let s = 0; s < 3; s++) opt.apply(new Map([["w", g]]), 0.05, 0.5);
+      const out = [...param.dataSync()];
+      opt.dispose(); param.dispose();
+      return out;
+    };
+    const a = Float32Array.from([0.1, -0.3, 1e-8, 2]), b = Float32Array.from([0.7, 0.3, 1, -2]);
+    expect(run([a, b])).toEqual(run(Float64Array.from(a, (x, i) => 0 + x + b[i])));
+  });
+
   it("refuses bad hyper-parameters and a missing gradient", () => {
     const param = tf.variable(tf.zeros([2]));
     expect(() => new AdamW(new Map([["w", param]]), { ...DEFAULT_ADAMW, beta1: 1 })).toThrow(/betas/);
