@@ -165,10 +165,11 @@ describe("tinylab lab holds --out while it serves", () => {
     const site = join(dir, "site");
     // the command's own flow (runLab) with a stand-in bundler, in a process of its own: the holder is another pid
     const holder = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lab_holder.ts", import.meta.url)), site], { stdio: ["ignore", "pipe", "inherit"] });
+    onTestFinished(() => { if (holder.exitCode === null && holder.signalCode === null) holder.kill("SIGKILL"); }); // a failed check never leaves it serving
     let printed = "";
     const ended = new Promise<number | null>((res) => holder.on("close", (code) => res(code)));
     await new Promise<void>((res, fail) => {
-      holder.stdout!.on("data", (d: Buffer) => { printed += d.toString(); if (/serving .* at http/.test(printed)) res(); });
+      holder.stdout!.on("data", (d: Buffer) => { printed += d.toString(); if (/Ctrl-C stops the server\n/.test(printed)) res(); }); // the last of its start lines, which may come in a later chunk
       holder.on("close", (code) => fail(new Error(`the lab ended (${code}) before serving: ${printed}`)));
     });
     expect(printed).toContain(`--out ${site} is locked while it is served; Ctrl-C stops the server`);
