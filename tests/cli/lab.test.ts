@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { BUILD_LIST, buildLab, checkLabOut, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
 import { parseOptionText } from "../../src/cli/options.ts";
 import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
