@@ -10,8 +10,14 @@ import { LongestFirst } from "./tests/sequencer.ts";
 // a spied JSON.parse, a browser; the doctest runs the docs' commands in process, and their kernels stay
 // installed), each in a fresh fork.
 const IN_PROCESS = ["util", "data", "model", "eval", "lab", "train", "baselines"].map((d) => `tests/${d}/**/*.test.ts`);
-const ALONE = ["tests/node/native_kernels.test.ts", "tests/node/pool_graph.test.ts", "tests/bin/fresh.test.ts",
-  "tests/node/files.test.ts", "tests/browser/**/*.test.ts", "tests/docs/doctest.test.ts"];
+const ALONE = [
+  "tests/node/native_kernels.test.ts",
+  "tests/node/pool_graph.test.ts",
+  "tests/bin/fresh.test.ts",
+  "tests/node/files.test.ts",
+  "tests/browser/**/*.test.ts",
+  "tests/docs/doctest.test.ts",
+];
 // vitest's own random order when asked for (`--sequence.shuffle.files`): a sequencer set here would override it
 const shuffled = process.argv.some((a) => a.startsWith("--sequence.shuffle"));
 

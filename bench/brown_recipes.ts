@@ -26,7 +26,15 @@ import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts"
 import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { startPool } from "../src/node/pool.ts";
 
-interface Recipe { layers: number; dModel: number; dFF: number; heads: number; rows: number; lr: number; warmup: number }
+interface Recipe {
+  layers: number;
+  dModel: number;
+  dFF: number;
+  heads: number;
+  rows: number;
+  lr: number;
+  warmup: number;
+}
 const base: Recipe = { layers: 2, dModel: 128, dFF: 512, heads: 4, rows: 8, lr: 3e-3, warmup: 30 };
 /** The candidates, by name: 8 rows, 16 rows (the default), higher peak rates, a wider and the seed's 4-layer model. */
 const RECIPES: Record<string, Recipe> = {
@@ -47,8 +55,13 @@ const refuse = (why: string): never => {
   process.exit(2);
 };
 const OPTIONS = {
-  recipes: { type: "string" }, recipe: { type: "string" }, budget: { type: "string", default: "600" }, rounds: { type: "string", default: "5" },
-  "per-round": { type: "string", default: "4" }, updates: { type: "string" }, workers: { type: "string", default: "1" },
+  recipes: { type: "string" },
+  recipe: { type: "string" },
+  budget: { type: "string", default: "600" },
+  rounds: { type: "string", default: "5" },
+  "per-round": { type: "string", default: "4" },
+  updates: { type: "string" },
+  workers: { type: "string", default: "1" },
   kernels: { type: "string", default: "auto" },
 } as const;
 const parsed = (() => {
@@ -60,11 +73,22 @@ const parsed = (() => {
 })();
 const { positionals, values } = parsed;
 const recipeOf = (name: string) => RECIPES[name];
-if (positionals[0] !== "cost" && positionals[0] !== "train") refuse(`the first argument must be cost or train, got ${positionals[0] ?? "nothing"}`);
-const chosen = positionals[0] === "cost" ? (values.recipes ?? Object.keys(RECIPES).join(",")).split(",") : [values.recipe ?? refuse("train needs --recipe NAME")];
+if (positionals[0] !== "cost" && positionals[0] !== "train")
+  refuse(`the first argument must be cost or train, got ${positionals[0] ?? "nothing"}`);
+const chosen =
+  positionals[0] === "cost"
+    ? (values.recipes ?? Object.keys(RECIPES).join(",")).split(",")
+    : [values.recipe ?? refuse("train needs --recipe NAME")];
 for (const name of chosen) if (!RECIPES[name]) refuse(`unknown recipe "${name}": one of ${Object.keys(RECIPES).join(", ")}`);
-for (const [flag, v] of [["--budget", values.budget], ["--rounds", values.rounds], ["--per-round", values["per-round"]], ["--workers", values.workers], ...(positionals[0] === "train" ? [["--updates", values.updates ?? ""]] : [])] as const) {
-  if (!(Number(v) > 0) || (flag !== "--budget" && !Number.isInteger(Number(v)))) refuse(`${flag} must be a positive ${flag === "--budget" ? "number" : "integer"}, got ${JSON.stringify(v ?? "")}`);
+for (const [flag, v] of [
+  ["--budget", values.budget],
+  ["--rounds", values.rounds],
+  ["--per-round", values["per-round"]],
+  ["--workers", values.workers],
+  ...(positionals[0] === "train" ? [["--updates", values.updates ?? ""]] : []),
+] as const) {
+  if (!(Number(v) > 0) || (flag !== "--budget" && !Number.isInteger(Number(v))))
+    refuse(`${flag} must be a positive ${flag === "--budget" ? "number" : "integer"}, got ${JSON.stringify(v ?? "")}`);
 }
 
 let kernels: KernelsChoice = "auto";
@@ -79,22 +103,42 @@ const engine = engineLabel(opened);
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));
 const o = BROWN_DEFAULTS;
 const { tokenizer, train, validation } = brownData(o, dirStore(dir));
-const configOf = (r: Recipe): ModelConfig => resolveModelConfig({ nLayers: r.layers, dModel: r.dModel, nHeads: r.heads, dFF: r.dFF }, o.model);
+const configOf = (r: Recipe): ModelConfig =>
+  resolveModelConfig({ nLayers: r.layers, dModel: r.dModel, nHeads: r.heads, dFF: r.dFF }, o.model);
 /** The candidate as a Brown run (experiments/brown.ts's brownRecipe): the default's options with this shape, batch and rate, decaying to a tenth of it over `updates`. */
 const specOf = (r: Recipe, updates: number) =>
-  brownRecipe({ ...o, model: configOf(r), updates, lr: r.lr, warmup: r.warmup, minLr: r.lr / 10, batchRows: r.rows, microbatches: MICROBATCHES }, train);
+  brownRecipe(
+    { ...o, model: configOf(r), updates, lr: r.lr, warmup: r.warmup, minLr: r.lr / 10, batchRows: r.rows, microbatches: MICROBATCHES },
+    train,
+  );
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
   if (positionals[0] === "cost") {
     const names = chosen;
-    const budget = Number(values.budget), rounds = Number(values.rounds), per = Number(values["per-round"]);
-    const runs = await Promise.all(names.map(async (name) => {
-      const s = specOf(recipeOf(name), 100_000);
-      const pool = startPool(2, s.config, opened);
-      const r = await trainWithValidation({ engine: opened, pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates: 2, resume: false, onDivergence: "warn", warn: () => {}, curve: { title: "", note: "" } });
-      return { name, run: r.run, pool, ms: [] as number[] };
-    }));
+    const budget = Number(values.budget),
+      rounds = Number(values.rounds),
+      per = Number(values["per-round"]);
+    const runs = await Promise.all(
+      names.map(async (name) => {
+        const s = specOf(recipeOf(name), 100_000);
+        const pool = startPool(2, s.config, opened);
+        const r = await trainWithValidation({
+          engine: opened,
+          pool,
+          ...s,
+          tokenizer: tokenizer.toJSON(),
+          train,
+          validation,
+          updates: 2,
+          resume: false,
+          onDivergence: "warn",
+          warn: () => {},
+          curve: { title: "", note: "" },
+        });
+        return { name, run: r.run, pool, ms: [] as number[] };
+      }),
+    );
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? runs : [...runs].reverse(); // alternate the order so drift favours no recipe
       for (const x of order) {
@@ -106,24 +150,71 @@ try {
     const ref = median(runs[0].ms);
     for (const x of runs) {
       const ms = median(x.ms);
-      console.log(JSON.stringify({ engine, recipe: x.name, ...recipeOf(x.name), parameters: parameterCount(configOf(recipeOf(x.name))), workers: 2, ms_per_update: +ms.toFixed(1), per_round_ms: x.ms.map((v) => +v.toFixed(1)), ratio_to_first: +(ms / ref).toFixed(3), updates_in_budget: Math.floor((budget * 1000) / ms), budget_seconds: budget }));
+      console.log(
+        JSON.stringify({
+          engine,
+          recipe: x.name,
+          ...recipeOf(x.name),
+          parameters: parameterCount(configOf(recipeOf(x.name))),
+          workers: 2,
+          ms_per_update: +ms.toFixed(1),
+          per_round_ms: x.ms.map((v) => +v.toFixed(1)),
+          ratio_to_first: +(ms / ref).toFixed(3),
+          updates_in_budget: Math.floor((budget * 1000) / ms),
+          budget_seconds: budget,
+        }),
+      );
       x.run.dispose();
       x.pool.close();
     }
   } else if (positionals[0] === "train") {
-    const name = chosen[0], r = recipeOf(name), updates = Number(values.updates), workers = Number(values.workers);
+    const name = chosen[0],
+      r = recipeOf(name),
+      updates = Number(values.updates),
+      workers = Number(values.workers);
     const s = specOf(r, updates);
     const pool = startPool(workers, s.config, opened);
     const t0 = performance.now();
-    const res = await trainWithValidation({ engine: opened, pool, ...s, tokenizer: tokenizer.toJSON(), train, validation, updates, resume: false, onDivergence: "warn", warn: (l) => process.stderr.write(`${l}\n`),
-      curve: { title: "", note: "" }, onUpdate: (e) => { if (e.update % 200 === 0) process.stderr.write(`${name} ${e.update}/${updates} loss ${e.train_loss.toFixed(3)}\n`); } });
+    const res = await trainWithValidation({
+      engine: opened,
+      pool,
+      ...s,
+      tokenizer: tokenizer.toJSON(),
+      train,
+      validation,
+      updates,
+      resume: false,
+      onDivergence: "warn",
+      warn: (l) => process.stderr.write(`${l}\n`),
+      curve: { title: "", note: "" },
+      onUpdate: (e) => {
+        if (e.update % 200 === 0) process.stderr.write(`${name} ${e.update}/${updates} loss ${e.train_loss.toFixed(3)}\n`);
+      },
+    });
     const trainSeconds = (performance.now() - t0) / 1000;
     const model = decoderAdapter(res.run.model, { pool });
     const prior = allBaselines(train, s.binding).find((b) => b.name.startsWith("unigram-prior"))!;
     const at = (m: typeof model, stride: number) => meanNll(evaluateWindows(m, validation, stride).metrics);
-    const v64 = at(model, 64), v128 = at(model, 128), p64 = at(prior, 64);
+    const v64 = at(model, 64),
+      v128 = at(model, 128),
+      p64 = at(prior, 64);
     const last = res.history.entries.slice(-50);
-    console.log(JSON.stringify({ engine, recipe: name, ...r, updates, workers, parameters: parameterCount(s.config), train_loss_last50: +(last.reduce((a, e) => a + e.train_loss, 0) / last.length).toFixed(4), validation_stride64: +v64.toFixed(4), validation_stride128: +v128.toFixed(4), unigram_prior_bigram_stride64: +p64.toFixed(4), margin: +(p64 - v64).toFixed(4), train_seconds: +trainSeconds.toFixed(1) }));
+    console.log(
+      JSON.stringify({
+        engine,
+        recipe: name,
+        ...r,
+        updates,
+        workers,
+        parameters: parameterCount(s.config),
+        train_loss_last50: +(last.reduce((a, e) => a + e.train_loss, 0) / last.length).toFixed(4),
+        validation_stride64: +v64.toFixed(4),
+        validation_stride128: +v128.toFixed(4),
+        unigram_prior_bigram_stride64: +p64.toFixed(4),
+        margin: +(p64 - v64).toFixed(4),
+        train_seconds: +trainSeconds.toFixed(1),
+      }),
+    );
     res.run.dispose();
     pool.close();
   }

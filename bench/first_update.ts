@@ -42,5 +42,14 @@ const code: number = await new Promise((r) => child.on("close", (c) => r(c ?? 1)
 const [wall, kb, user, system] = readFileSync(timeFile, "utf8").trim().split(/\s+/).slice(-4).map(Number);
 rmSync(dir, { recursive: true, force: true });
 if (code !== 0) for (const l of lines.slice(-5)) console.error(`  ${l.line}`);
-console.log(JSON.stringify({ exit: code, first_s: first === null ? null : +first.toFixed(2), wall_s: wall, cpu_s: +(user + system).toFixed(2), peak_rss_mb: Math.round(kb / 1024), command: command.join(" ") }));
+console.log(
+  JSON.stringify({
+    exit: code,
+    first_s: first === null ? null : +first.toFixed(2),
+    wall_s: wall,
+    cpu_s: +(user + system).toFixed(2),
+    peak_rss_mb: Math.round(kb / 1024),
+    command: command.join(" "),
+  }),
+);
 if (process.env.VERBOSE) for (const l of lines) console.error(`${l.s.toFixed(2).padStart(8)}  ${l.line}`);

@@ -10,7 +10,13 @@ import { fileURLToPath } from "node:url";
 import { buildLab, serveLab } from "../src/cli/lab_server.ts";
 import { launch, openLab, pageEngine, runOverfit } from "../web/drive.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, threads: { type: "string", default: "2" }, once: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    threads: { type: "string", default: "2" },
+    once: { type: "boolean", default: false },
+  },
+});
 
 if (values.once) {
   // one Node measurement, in its own process (the parent spawns this): runOverfit as `tinylab overfit` calls it
@@ -44,14 +50,18 @@ try {
     const order = [["node", ""], ...Object.entries(variants)] as [string, string][];
     const row: Record<string, number | string> = { round: i + 1 };
     for (const [name, query] of [...order.slice(i % order.length), ...order.slice(0, i % order.length)]) {
-      if (name === "node") { row.node_s = +nodeSeconds().toFixed(3); continue; }
+      if (name === "node") {
+        row.node_s = +nodeSeconds().toFixed(3);
+        continue;
+      }
       const { page } = await openLab(browser, server.url + query);
       const e = await pageEngine(page);
       row[`page_${name}_s`] = +(await runOverfit(page)).toFixed(3);
       row[`page_${name}_threads`] = e.threads;
       await page.close();
     }
-    for (const name of Object.keys(variants)) row[`ratio_${name}_to_node`] = +((row[`page_${name}_s`] as number) / (row.node_s as number)).toFixed(3);
+    for (const name of Object.keys(variants))
+      row[`ratio_${name}_to_node`] = +((row[`page_${name}_s`] as number) / (row.node_s as number)).toFixed(3);
     rounds.push(row);
     console.error(JSON.stringify(row));
   }
@@ -60,5 +70,13 @@ try {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 }
-const medians = Object.fromEntries(Object.keys(variants).map((n) => [`median_ratio_${n}_to_node`, median(rounds.map((r) => r[`ratio_${n}_to_node`] as number))]));
-console.log(JSON.stringify({ what: "default overfit experiment (3 seeds × 80 updates), compute only (engine started, page loaded)", rounds, ...medians }, null, 2));
+const medians = Object.fromEntries(
+  Object.keys(variants).map((n) => [`median_ratio_${n}_to_node`, median(rounds.map((r) => r[`ratio_${n}_to_node`] as number))]),
+);
+console.log(
+  JSON.stringify(
+    { what: "default overfit experiment (3 seeds × 80 updates), compute only (engine started, page loaded)", rounds, ...medians },
+    null,
+    2,
+  ),
+);

@@ -13,9 +13,15 @@ await initBackend("wasm");
 
 // [a shape, b shape]: medium (B 16, S 128, C 128, H 4, FF 512, V 512) and tiny (overfit: B 2, S 16, C 16) products
 const SHAPES: [string, number[], number[]][] = [
-  ["medium qkv", [2048, 128], [128, 384]], ["medium ff up", [2048, 128], [128, 512]], ["medium ff down", [2048, 512], [512, 128]],
-  ["medium head", [2048, 128], [128, 512]], ["medium dW ff", [128, 2048], [2048, 512]], ["medium scores", [64, 128, 32], [64, 32, 128]],
-  ["medium att·v", [64, 128, 128], [64, 128, 32]], ["tiny qkv", [32, 16], [16, 48]], ["tiny scores", [8, 16, 8], [8, 8, 16]],
+  ["medium qkv", [2048, 128], [128, 384]],
+  ["medium ff up", [2048, 128], [128, 512]],
+  ["medium ff down", [2048, 512], [512, 128]],
+  ["medium head", [2048, 128], [128, 512]],
+  ["medium dW ff", [128, 2048], [2048, 512]],
+  ["medium scores", [64, 128, 32], [64, 32, 128]],
+  ["medium att·v", [64, 128, 128], [64, 128, 32]],
+  ["tiny qkv", [32, 16], [16, 48]],
+  ["tiny scores", [8, 16, 8], [8, 8, 16]],
   ...[4, 8, 16, 24, 32, 48, 64].map((n) => [`square ${n}`, [n, n], [n, n]] as [string, number[], number[]]),
 ];
 
@@ -38,8 +44,10 @@ function time(f: () => tf.Tensor): Record<string, number> {
   // the fastest round too: on a busy machine it is the least disturbed estimate of the kernel's own cost
   const min = (xs: number[]) => Math.min(...xs);
   return {
-    tfjs_us: +median(rounds.tfjs).toFixed(1), onnxruntime_us: +median(rounds.onnxruntime).toFixed(1),
-    tfjs_min_us: +min(rounds.tfjs).toFixed(1), onnxruntime_min_us: +min(rounds.onnxruntime).toFixed(1),
+    tfjs_us: +median(rounds.tfjs).toFixed(1),
+    onnxruntime_us: +median(rounds.onnxruntime).toFixed(1),
+    tfjs_min_us: +min(rounds.tfjs).toFixed(1),
+    onnxruntime_min_us: +min(rounds.onnxruntime).toFixed(1),
   };
 }
 

@@ -17,9 +17,15 @@ import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
   options: {
-    backends: { type: "string", default: "wasm,cpu" }, kernels: { type: "string", default: "tfjs" }, configs: { type: "string", default: "tiny,medium" },
-    steps: { type: "string", default: "" }, workers: { type: "string", default: "1" }, gradcheck: { type: "boolean", default: false },
-    profile: { type: "boolean", default: false }, against: { type: "string" }, pairs: { type: "string", default: "3" },
+    backends: { type: "string", default: "wasm,cpu" },
+    kernels: { type: "string", default: "tfjs" },
+    configs: { type: "string", default: "tiny,medium" },
+    steps: { type: "string", default: "" },
+    workers: { type: "string", default: "1" },
+    gradcheck: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    against: { type: "string" },
+    pairs: { type: "string", default: "3" },
     src: { type: "string", default: resolve(import.meta.dirname, "..") },
   },
 });
@@ -33,9 +39,11 @@ const workers = positiveInt("workers", values.workers!);
 // the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
 const BENCH_KERNELS = ["tfjs", "onnxruntime", "onnxruntime-products"];
-for (const k of values.kernels!.split(",")) if (!BENCH_KERNELS.includes(k)) throw new Error(`--kernels: unknown kernels "${k}" (known: ${BENCH_KERNELS.join(", ")})`);
+for (const k of values.kernels!.split(","))
+  if (!BENCH_KERNELS.includes(k)) throw new Error(`--kernels: unknown kernels "${k}" (known: ${BENCH_KERNELS.join(", ")})`);
 const BENCH_CONFIGS = ["tiny", "medium", "large", "xl"];
-for (const c of values.configs!.split(",")) if (!BENCH_CONFIGS.includes(c)) throw new Error(`--configs: unknown config "${c}" (known: ${BENCH_CONFIGS.join(", ")})`);
+for (const c of values.configs!.split(","))
+  if (!BENCH_CONFIGS.includes(c)) throw new Error(`--configs: unknown config "${c}" (known: ${BENCH_CONFIGS.join(", ")})`);
 
 if (values.against) {
   interleave(resolve(values.against), positiveInt("pairs", values.pairs!));
@@ -46,10 +54,23 @@ if (values.against) {
 /** Alternate child processes of this tree and `other` (this one first), printing each pair's ratio as it lands. */
 function interleave(other: string, pairs: number) {
   const here = resolve(import.meta.dirname, "..");
-  const args = ["--backends", values.backends!, "--kernels", values.kernels!, "--configs", values.configs!, "--workers", values.workers!, ...(stepsArg ? ["--steps", String(stepsArg)] : [])];
+  const args = [
+    "--backends",
+    values.backends!,
+    "--kernels",
+    values.kernels!,
+    "--configs",
+    values.configs!,
+    "--workers",
+    values.workers!,
+    ...(stepsArg ? ["--steps", String(stepsArg)] : []),
+  ];
   const runOnce = (src: string) => {
     // the script always comes from this tree; --src says which tree's src/ it imports
-    const r = spawnSync(process.execPath, ["--import", "tsx", resolve(here, "bench/step.ts"), ...args, "--src", src], { encoding: "utf8", cwd: here });
+    const r = spawnSync(process.execPath, ["--import", "tsx", resolve(here, "bench/step.ts"), ...args, "--src", src], {
+      encoding: "utf8",
+      cwd: here,
+    });
     if (r.status !== 0) throw new Error(`bench child for ${src} failed: ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`);
     return JSON.parse(r.stdout).results as Record<string, number | string>[];
   };
@@ -59,12 +80,21 @@ function interleave(other: string, pairs: number) {
     a.forEach((ra, i) => {
       const rb = b[i];
       const row = {
-        pair: p + 1, backend: ra.backend, kernels: ra.kernels, engine: ra.engine, config: ra.config, ms_this: ra.ms_per_step, ms_other: rb.ms_per_step,
+        pair: p + 1,
+        backend: ra.backend,
+        kernels: ra.kernels,
+        engine: ra.engine,
+        config: ra.config,
+        ms_this: ra.ms_per_step,
+        ms_other: rb.ms_per_step,
         step_ratio: +((ra.ms_per_step as number) / (rb.ms_per_step as number)).toFixed(3),
-        eval_tokens_per_s_this: ra.eval_tokens_per_s, eval_tokens_per_s_other: rb.eval_tokens_per_s,
+        eval_tokens_per_s_this: ra.eval_tokens_per_s,
+        eval_tokens_per_s_other: rb.eval_tokens_per_s,
         eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
-        kernel_calls_this: ra.kernel_calls_per_step, kernel_calls_other: rb.kernel_calls_per_step,
-        same_weights: ra.weights_sha256 === rb.weights_sha256, same_eval_nll: ra.eval_nll_sum === rb.eval_nll_sum,
+        kernel_calls_this: ra.kernel_calls_per_step,
+        kernel_calls_other: rb.kernel_calls_per_step,
+        same_weights: ra.weights_sha256 === rb.weights_sha256,
+        same_eval_nll: ra.eval_nll_sum === rb.eval_nll_sum,
       };
       console.error(JSON.stringify(row));
       all.push(row);
@@ -87,9 +117,12 @@ async function benchHere(src: string) {
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
   const { sha256Hex } = await mod<typeof import("../src/util/primitives/sha256.ts")>("src/util/primitives/sha256.ts");
-  const { startPool } = workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
+  const { startPool } =
+    workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
   // an older tree without the training graph trains on tfjs autograd
-  const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts")) ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts") : undefined;
+  const trainingGraph = existsSync(resolve(src, "src/model/graph_training.ts"))
+    ? await mod<typeof import("../src/model/graph_training.ts")>("src/model/graph_training.ts")
+    : undefined;
   const { decoderAdapter } = await mod<typeof import("../src/eval/passes/adapter.ts")>("src/eval/passes/adapter.ts");
   type ModelConfig = import("../src/model/config.ts").ModelConfig;
   type Batch = import("../src/data/batches.ts").Batch;
@@ -105,13 +138,19 @@ async function benchHere(src: string) {
 
   /** A batch of full rows of random tokens (as the peer's), one document per row. */
   function randomBatch(c: ModelConfig, rows: number, rng: Rng): Batch {
-    const T = c.contextLength, n = rows * T;
+    const T = c.contextLength,
+      n = rows * T;
     const ids = Int32Array.from({ length: n }, () => rng.int(c.vocabSize));
     const docIds = Int32Array.from({ length: n }, (_, i) => Math.floor(i / T));
     return {
-      split: "train", binding: { vocabSize: c.vocabSize, contextLength: T }, layout: "packed",
-      input: { rows, cols: T, ids, docIds }, targets: Int32Array.from({ length: n }, () => rng.int(c.vocabSize)),
-      mask: new Float32Array(n).fill(1), targetCount: n, docIds: [],
+      split: "train",
+      binding: { vocabSize: c.vocabSize, contextLength: T },
+      layout: "packed",
+      input: { rows, cols: T, ids, docIds },
+      targets: Int32Array.from({ length: n }, () => rng.int(c.vocabSize)),
+      mask: new Float32Array(n).fill(1),
+      targetCount: n,
+      docIds: [],
     };
   }
 
@@ -150,17 +189,32 @@ async function benchHere(src: string) {
     const rng = Rng.fromSeed(1);
     const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
     // with N workers an update's rows are N microbatches of batch/N rows (one per worker), scored the same way
-    if (batch % workers !== 0) throw new Error(`--workers ${workers}: the ${name} batch of ${batch} rows does not split into ${workers} microbatches`);
-    const parts = (b: Batch): Batch[] => workers === 1 ? [b] : Array.from({ length: workers }, (_, i) => randomBatch(config, batch / workers, Rng.fromSeed(1000 * i + b.targets[0])));
+    if (batch % workers !== 0)
+      throw new Error(`--workers ${workers}: the ${name} batch of ${batch} rows does not split into ${workers} microbatches`);
+    const parts = (b: Batch): Batch[] =>
+      workers === 1
+        ? [b]
+        : Array.from({ length: workers }, (_, i) => randomBatch(config, batch / workers, Rng.fromSeed(1000 * i + b.targets[0])));
     const micro = batches.flatMap(parts);
     const pool = startPool?.(workers, config, engine);
     // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
     const graphRuns = trainingGraph?.graphGradientRuns() ?? 0;
-    const run = Run.create({ config, options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }), tokenizer: null, data: () => new EpochSource(micro, workers), engine }, undefined, pool);
+    const run = Run.create(
+      {
+        config,
+        options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }),
+        tokenizer: null,
+        data: () => new EpochSource(micro, workers),
+        engine,
+      },
+      undefined,
+      pool,
+    );
     const adapter = decoderAdapter(run.model, { pool });
     const model = run.model;
     const times: number[] = [];
-    let calls = 0, firstUpdateS = 0;
+    let calls = 0,
+      firstUpdateS = 0;
     for (let s = 0; s < steps + 2; s++) {
       resetStats();
       const t0 = performance.now();
@@ -176,11 +230,15 @@ async function benchHere(src: string) {
     weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
     const weightsSha256 = sha256Hex(bytes).slice(0, 16);
     const evalTimes: number[] = [];
-    let evalNll = 0, evalFirstMs = 0;
+    let evalNll = 0,
+      evalFirstMs = 0;
     // through the adapter, as evaluation scores: on onnxruntime kernels the first call also builds the graph's session
     for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
       const t0 = performance.now();
-      const nll: number[] = workers === 1 ? [...adapter.positionNll(batches[s % 3])] : adapter.positionNlls!(micro.slice((s % 3) * workers, (s % 3 + 1) * workers)).flatMap((x) => [...x]);
+      const nll: number[] =
+        workers === 1
+          ? [...adapter.positionNll(batches[s % 3])]
+          : adapter.positionNlls!(micro.slice((s % 3) * workers, ((s % 3) + 1) * workers)).flatMap((x) => [...x]);
       if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
@@ -200,7 +258,9 @@ async function benchHere(src: string) {
         const rows = [...kernelStats].filter(([, s]) => s.calls > 0).sort((a, b) => b[1].ms - a[1].ms);
         const kernelMs = rows.reduce((t, [, s]) => t + s.ms, 0);
         return {
-          step_ms: +wall.toFixed(1), kernel_ms: +kernelMs.toFixed(1), outside_kernels_ms: +(wall - kernelMs).toFixed(1),
+          step_ms: +wall.toFixed(1),
+          kernel_ms: +kernelMs.toFixed(1),
+          outside_kernels_ms: +(wall - kernelMs).toFixed(1),
           kernels: rows.map(([k, s]) => ({ kernel: k, calls: s.calls, ms: +s.ms.toFixed(2), share: +(s.ms / wall).toFixed(3) })),
         };
       };
@@ -212,10 +272,20 @@ async function benchHere(src: string) {
     const tokens = batch * config.contextLength;
     const ms = median(times);
     return {
-      config: name, gradients, parameters: parameterCount(config), batch, ms_per_step: +ms.toFixed(3), train_tokens_per_s: Math.round((tokens / ms) * 1000),
-      eval_ms: +median(evalTimes).toFixed(3), eval_first_ms: +evalFirstMs.toFixed(3), eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000), kernel_calls_per_step: calls, steps: times.length,
+      config: name,
+      gradients,
+      parameters: parameterCount(config),
+      batch,
+      ms_per_step: +ms.toFixed(3),
+      train_tokens_per_s: Math.round((tokens / ms) * 1000),
+      eval_ms: +median(evalTimes).toFixed(3),
+      eval_first_ms: +evalFirstMs.toFixed(3),
+      eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000),
+      kernel_calls_per_step: calls,
+      steps: times.length,
       first_update_s: +firstUpdateS.toFixed(2),
-      weights_sha256: weightsSha256, eval_nll_sum: evalNll,
+      weights_sha256: weightsSha256,
+      eval_nll_sum: evalNll,
       ...(profile ? { profile, eval_profile: evalProfile } : {}),
     };
   }
@@ -224,7 +294,9 @@ async function benchHere(src: string) {
   const openKernels = async (kernels: string, base: import("../src/util/engine.ts").Engine) => {
     const native = edge("native_kernels.ts", "src/util/native_kernels.ts");
     if (kernels === "tfjs" && !existsSync(resolve(src, native))) return base;
-    const engine = (await mod<typeof import("../src/node/native_kernels.ts")>(native)).openKernels(kernels === "tfjs" ? "tfjs" : "onnxruntime");
+    const engine = (await mod<typeof import("../src/node/native_kernels.ts")>(native)).openKernels(
+      kernels === "tfjs" ? "tfjs" : "onnxruntime",
+    );
     // products only: the engine without its graphs, so scoring stays on tfjs's forward
     return kernels === "onnxruntime-products" ? { ...engine, graphs: undefined } : engine;
   };
@@ -234,7 +306,12 @@ async function benchHere(src: string) {
       const info = await initBackend(backend as Parameters<typeof initBackend>[0]);
       const opened = await openKernels(kernels, info);
       wrapKernels(info.backend);
-      const engine = { backend: info.backend, kernels, scoring: opened.graphs ? "onnxruntime-graph" : "tfjs", engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}` };
+      const engine = {
+        backend: info.backend,
+        kernels,
+        scoring: opened.graphs ? "onnxruntime-graph" : "tfjs",
+        engine: kernels === "tfjs" ? info.backend : `${info.backend}+${kernels}`,
+      };
       for (const name of values.configs!.split(",")) {
         // the cpu backend is far slower on medium: fewer steps there
         const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : name === "medium" ? 10 : 5);

@@ -20,13 +20,17 @@ export async function build() {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
-  importVendored(tmp, new Map([...await vendorYargs(tmp), ...vendorTfjs(tmp)]));
+  importVendored(tmp, new Map([...(await vendorYargs(tmp)), ...vendorTfjs(tmp)]));
   await bundleFront(tmp);
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
   // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
   const old = join(ROOT, `dist.old-${process.pid}`);
   rmSync(old, { recursive: true, force: true });
-  try { renameSync(DIST, old); } catch (e) { if (e.code !== "ENOENT") throw e; }
+  try {
+    renameSync(DIST, old);
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+  }
   try {
     renameSync(tmp, DIST);
   } catch (e) {
@@ -48,14 +52,24 @@ async function vendorYargs(out) {
   writeFileSync(entry, 'export { default } from "yargs";\nexport { hideBin } from "yargs/helpers";\n');
   const esbuild = createRequire(import.meta.url)("esbuild");
   await esbuild.build({
-    entryPoints: [entry], outfile: join(out, "vendor/yargs.js"), bundle: true, platform: "node", format: "esm",
-    absWorkingDir: ROOT, nodePaths: [join(ROOT, "node_modules")], logLevel: "error", plugins: [narrowWidth],
+    entryPoints: [entry],
+    outfile: join(out, "vendor/yargs.js"),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    absWorkingDir: ROOT,
+    nodePaths: [join(ROOT, "node_modules")],
+    logLevel: "error",
+    plugins: [narrowWidth],
     // yargs's CommonJS parts call require(); an ES module has none of its own
     banner: { js: 'import { createRequire as __tinylabRequire } from "node:module"; const require = __tinylabRequire(import.meta.url);' },
   });
   rmSync(entry);
   const vendor = join(out, "vendor/yargs.js");
-  return [["yargs", vendor], ["yargs/helpers", vendor]];
+  return [
+    ["yargs", vendor],
+    ["yargs/helpers", vendor],
+  ];
 }
 
 /** The engine's CommonJS packages the compiled modules import. */
@@ -74,8 +88,11 @@ function vendorTfjs(out) {
     const names = Object.keys(require(pkg)).filter((n) => n !== "default" && /^[A-Za-z_$][\w$]*$/.test(n) && bindable(n));
     const file = join(out, "vendor", `${pkg.split("/")[1]}.js`);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `import { createRequire } from "node:module";\nconst m = createRequire(import.meta.url)(${JSON.stringify(pkg)});\nexport default m;\n` +
-      names.map((n) => `export const ${n} = m.${n};\n`).join(""));
+    writeFileSync(
+      file,
+      `import { createRequire } from "node:module";\nconst m = createRequire(import.meta.url)(${JSON.stringify(pkg)});\nexport default m;\n` +
+        names.map((n) => `export const ${n} = m.${n};\n`).join(""),
+    );
     wrappers.push([pkg, file]);
   }
   return wrappers;
@@ -85,15 +102,23 @@ function vendorTfjs(out) {
 function importVendored(out, vendored) {
   for (const f of readdirSync(out, { recursive: true })) {
     if (!f.endsWith(".js") || f.startsWith("vendor")) continue;
-    const path = join(out, f), text = readFileSync(path, "utf8");
-    const next = text.replace(/(from |import\(|import )"([^"]+)"/g, (all, how, pkg) => (vendored.has(pkg) ? `${how}${JSON.stringify(specifier(dirname(path), vendored.get(pkg)))}` : all));
+    const path = join(out, f),
+      text = readFileSync(path, "utf8");
+    const next = text.replace(/(from |import\(|import )"([^"]+)"/g, (all, how, pkg) =>
+      vendored.has(pkg) ? `${how}${JSON.stringify(specifier(dirname(path), vendored.get(pkg)))}` : all,
+    );
     if (next !== text) writeFileSync(path, next);
   }
 }
 
 /** Whether a name can be a `const` binding (not a reserved word). */
 function bindable(name) {
-  try { new Function(`"use strict"; const ${name} = 0;`); return true; } catch { return false; }
+  try {
+    new Function(`"use strict"; const ${name} = 0;`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -119,14 +144,18 @@ const narrowWidth = {
     });
     b.onLoad({ filter: /.*/, namespace: "narrow-width" }, (args) => ({
       resolveDir: dirname(args.path),
-      contents: `const narrow = ${NARROW};\nlet real;\n` +
+      contents:
+        `const narrow = ${NARROW};\nlet real;\n` +
         `export default (s, o) => typeof s === "string" && narrow.test(s) ? s.length : (real ??= require(${JSON.stringify(args.path)}).default)(s, o);\n`,
     }));
   },
 };
 
 /** A path from `dir` as an import specifier ("./x.js", "../x.js"). */
-const specifier = (dir, path) => { const s = relative(dir, path); return s.startsWith(".") ? s : `./${s}`; };
+const specifier = (dir, path) => {
+  const s = relative(dir, path);
+  return s.startsWith(".") ? s : `./${s}`;
+};
 
 /**
  * The front (dist/cli.cjs): dist/src/cli/main.js and every module it imports statically, in one script that
@@ -154,11 +183,20 @@ async function bundleFront(out) {
   };
   try {
     const r = await esbuild.build({
-      entryPoints: [join(out, "src/cli/main.js")], bundle: true, platform: "node", format: "cjs",
-      plugins: [lazy], logLevel: "silent", metafile: true, write: false, outfile: join(out, FRONT),
+      entryPoints: [join(out, "src/cli/main.js")],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      plugins: [lazy],
+      logLevel: "silent",
+      metafile: true,
+      write: false,
+      outfile: join(out, FRONT),
       banner: { js: 'const __frontUrl = require("node:url").pathToFileURL(__filename).href;' },
     });
-    const packages = Object.values(r.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path) && !i.path.startsWith("."));
+    const packages = Object.values(r.metafile.outputs)[0].imports.filter(
+      (i) => i.external && !isBuiltin(i.path) && !i.path.startsWith("."),
+    );
     // a package would be require()d: a second copy of one an import() loads, if it loads at all
     if (packages.length > 0) throw new Error(`it imports packages statically (${packages.map((i) => i.path).join(", ")})`);
     const text = r.outputFiles[0].text;
@@ -180,7 +218,9 @@ function cacheFront(dist) {
   const c = spawnSync(process.execPath, [join(ROOT, "bin/front.js"), dist, "--help"], { cwd: ROOT, encoding: "utf8" });
   if (c.status === 0) return;
   rmSync(file, { force: true });
-  console.warn(`bin/build.js: the bundled front's --help failed (${c.status ?? c.signal}), so tinylab starts from the compiled modules: ${c.stderr.trim()}`);
+  console.warn(
+    `bin/build.js: the bundled front's --help failed (${c.status ?? c.signal}), so tinylab starts from the compiled modules: ${c.stderr.trim()}`,
+  );
 }
 
 /** Builds unless dist/ already matches the sources; true when it built. */

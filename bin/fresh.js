@@ -14,7 +14,8 @@ const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bi
 
 /** Every input file (repository-relative, sorted) and every directory holding them. */
 export function inputs(root = ROOT) {
-  const files = [...INPUT_FILES], dirs = [...INPUT_DIRS];
+  const files = [...INPUT_FILES],
+    dirs = [...INPUT_DIRS];
   for (const dir of INPUT_DIRS) {
     for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
       const path = join(e.parentPath ?? e.path, e.name).slice(root.length + 1);
@@ -29,13 +30,21 @@ export function inputs(root = ROOT) {
 export function contentHash(files, root = ROOT) {
   const { createHash } = createRequire(import.meta.url)("node:crypto"); // loaded only when times disagree
   const h = createHash("sha256");
-  for (const f of files) h.update(`${f}\0`).update(readFileSync(join(root, f))).update("\0");
+  for (const f of files)
+    h.update(`${f}\0`)
+      .update(readFileSync(join(root, f)))
+      .update("\0");
   return h.digest("hex");
 }
 
 /** Size and modification time of each path: equal to the build's, the path was not written since. */
 export function times(paths, root = ROOT) {
-  return Object.fromEntries(paths.map((p) => { const s = statSync(join(root, p)); return [p, [s.size, s.mtimeMs]]; }));
+  return Object.fromEntries(
+    paths.map((p) => {
+      const s = statSync(join(root, p));
+      return [p, [s.size, s.mtimeMs]];
+    }),
+  );
 }
 
 /** What a build records about its inputs, for isFresh to compare. */
@@ -47,7 +56,8 @@ export function stampOf(root = ROOT) {
 /** Whether every path the build recorded still has its size and time: one stat each, all a start's check costs. */
 function unchanged(stamp, root) {
   for (const p of [...stamp.files, ...stamp.dirs]) {
-    const s = statSync(`${root}/${p}`), t = stamp.times[p];
+    const s = statSync(`${root}/${p}`),
+      t = stamp.times[p];
     if (t === undefined || s.size !== t[0] || s.mtimeMs !== t[1]) return false;
   }
   return true;

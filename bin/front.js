@@ -13,7 +13,10 @@ export const FRONT = "cli.cjs";
  * The cache's name carries the front's size and time: V8 checks a cache against its source only by length, so a
  * front rewritten to the same length never meets the bytecode of the old one.
  */
-export const cacheName = (front) => { const s = statSync(front); return `cli-${s.size}-${Math.round(s.mtimeMs)}.cache`; };
+export const cacheName = (front) => {
+  const s = statSync(front);
+  return `cli-${s.size}-${Math.round(s.mtimeMs)}.cache`;
+};
 
 /**
  * The front compiled, from the cache when there is one, or undefined when `dist` holds none. Its `import()`s are
@@ -31,10 +34,16 @@ export function compileFront(dist) {
     throw e;
   }
   let cachedData;
-  try { cachedData = readFileSync(cache); } catch { /* no cache: compiled from source, as fast as the modules */ }
+  try {
+    cachedData = readFileSync(cache);
+  } catch {
+    /* no cache: compiled from source, as fast as the modules */
+  }
   // the wrapper keeps the bundle's lines where they are, so a stack names the bundle's own line numbers
-  const script = new Script(`(function (exports, require, module, __filename, __dirname, __frontImport) {"use strict";${source}\n})`,
-    { filename: file, cachedData });
+  const script = new Script(`(function (exports, require, module, __filename, __dirname, __frontImport) {"use strict";${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
   const url = pathToFileURL(file);
   const load = (spec) => import(spec.startsWith(".") ? new URL(spec, url).href : spec);
   const run = () => {

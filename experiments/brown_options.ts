@@ -12,7 +12,25 @@ import type { DivergencePolicy } from "../src/lab/divergence.ts";
  * and what the recipe needs beside.
  */
 export interface BrownOptions
-  extends OptionsOf<"out" | "seed" | "split-seed" | "vocab" | "updates" | "batch-rows" | "microbatches" | "lr" | "warmup" | "min-lr" | "weight-decay" | "eval-every" | "save-every" | "resume" | "final-test" | "on-divergence">,
+  extends
+    OptionsOf<
+      | "out"
+      | "seed"
+      | "split-seed"
+      | "vocab"
+      | "updates"
+      | "batch-rows"
+      | "microbatches"
+      | "lr"
+      | "warmup"
+      | "min-lr"
+      | "weight-decay"
+      | "eval-every"
+      | "save-every"
+      | "resume"
+      | "final-test"
+      | "on-divergence"
+    >,
     Partial<OptionsOf<"cosine-steps" | "patience" | "tensorboard" | "workers">> {
   model: ModelConfig;
   canary: { text: string; repetitions: number; secretTokens: number };
@@ -30,8 +48,13 @@ export interface BrownOptions
 
 /** Brown's model shape, from the shape options' brown defaults (train --text takes the same: TEXT_DEFAULTS.model). */
 export const BROWN_SHAPE: Partial<ModelConfig> = {
-  vocabSize: defaultOf("vocab", "brown"), contextLength: defaultOf("context", "brown"), nLayers: defaultOf("layers", "brown"), dModel: defaultOf("d-model", "brown"),
-  nHeads: defaultOf("heads", "brown"), dFF: defaultOf("d-ff", "brown"), dropout: defaultOf("dropout", "brown"),
+  vocabSize: defaultOf("vocab", "brown"),
+  contextLength: defaultOf("context", "brown"),
+  nLayers: defaultOf("layers", "brown"),
+  dModel: defaultOf("d-model", "brown"),
+  nHeads: defaultOf("heads", "brown"),
+  dFF: defaultOf("d-ff", "brown"),
+  dropout: defaultOf("dropout", "brown"),
 };
 
 export const BROWN_DEFAULTS: BrownOptions = {

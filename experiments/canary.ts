@@ -36,21 +36,36 @@ function parts(tokenizer: ByteTokenizer, text: string, n: number, flag: string) 
 export function runCanary(o: CanaryOptions): CanaryResult {
   if (o.canary.length === 0 || o.control.length === 0) throw new Error("--canary and --canary-control must be non-empty");
   if (o.control === o.canary) throw new Error("--canary-control must differ from --canary (the control is the string never inserted)");
-  if (o.canary.includes(o.control) || o.control.includes(o.canary)) throw new Error("--canary and --canary-control must not contain each other: inserting one would insert the other");
+  if (o.canary.includes(o.control) || o.control.includes(o.canary))
+    throw new Error("--canary and --canary-control must not contain each other: inserting one would insert the other");
   if (!(o.smoothing > 0)) throw new Error(`--smoothing must be > 0, got ${o.smoothing}`);
   const tokenizer = new ByteTokenizer(BYTE_VOCAB);
-  const c = parts(tokenizer, o.canary, o.secretTokens, "--canary"), k = parts(tokenizer, o.control, o.secretTokens, "--canary-control");
+  const c = parts(tokenizer, o.canary, o.secretTokens, "--canary"),
+    k = parts(tokenizer, o.control, o.secretTokens, "--canary-control");
   const texts: TextDocument[] = o.data
-    ? readDocumentsFile(requireFile(o.data, "documents file"), tokenizer).map((d) => ({ id: d.id, split: d.split, source: d.source, text: tokenizer.decode(d.ids) }))
+    ? readDocumentsFile(requireFile(o.data, "documents file"), tokenizer).map((d) => ({
+        id: d.id,
+        split: d.split,
+        source: d.source,
+        text: tokenizer.decode(d.ids),
+      }))
     : [{ id: "base", split: "train", source: "000", text: BASE_TEXT }];
   const leak = texts.find((t) => t.text.includes(o.control));
-  if (leak) throw new Error(`the control canary already occurs in ${leak.split} document "${leak.id}": it must be a string the model never saw`);
+  if (leak)
+    throw new Error(`the control canary already occurs in ${leak.split} document "${leak.id}": it must be a string the model never saw`);
   const binding = { vocabSize: BYTE_VOCAB, contextLength: Math.max(c.prefix.length, k.prefix.length) + o.secretTokens };
   const rows = o.repetitions.map((r) => {
-    const train = insertCanary(texts, { text: o.canary, repetitions: r }).filter((d) => d.split === "train").map((d) => encodeDocument(tokenizer, d));
+    const train = insertCanary(texts, { text: o.canary, repetitions: r })
+      .filter((d) => d.split === "train")
+      .map((d) => encodeDocument(tokenizer, d));
     if (train.length === 0) throw new Error("no train documents to fit on (and the canary was inserted 0 times)");
-    const model = baselineAdapter(`add-${o.smoothing} byte bigram, canary ×${r}`, addKBigram(fitCounts(train, BYTE_VOCAB), o.smoothing), binding);
-    const canary = canaryProbe(model, c.prefix, c.secret), control = canaryProbe(model, k.prefix, k.secret);
+    const model = baselineAdapter(
+      `add-${o.smoothing} byte bigram, canary ×${r}`,
+      addKBigram(fitCounts(train, BYTE_VOCAB), o.smoothing),
+      binding,
+    );
+    const canary = canaryProbe(model, c.prefix, c.secret),
+      control = canaryProbe(model, k.prefix, k.secret);
     return { repetitions: r, canary, control, gap: canary.log_prob - control.log_prob };
   });
   return {

@@ -36,7 +36,14 @@ export interface ChoiceReport {
   chance: number;
   /** A model directory's BOS/EOS convention (the question follows its prefix); absent for a model file. */
   convention?: ConventionRecord;
-  items: { id: string; gold: number; predicted: number; predicted_norm: number; sum_log_lik: readonly number[]; per_token_log_lik: readonly number[] }[];
+  items: {
+    id: string;
+    gold: number;
+    predicted: number;
+    predicted_norm: number;
+    sum_log_lik: readonly number[];
+    per_token_log_lik: readonly number[];
+  }[];
   provenance: Provenance;
 }
 
@@ -52,7 +59,13 @@ function wilsonOf(successes: readonly number[]): ChoiceWilson {
  * prefix), and the same questions as an lm-evaluation-harness multiple_choice task (`task` names it): each
  * candidate's summed log-likelihood and whether it is the greedy continuation, acc and acc_norm as the harness counts them.
  */
-function scoreQuestions(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<AnyTokenizer, "bos" | "encode">, sha256: string, task: string): { report: ChoiceReport; lmEval: LmEvalTask } {
+function scoreQuestions(
+  o: ChoiceOptions,
+  model: ScoringModel,
+  tokenizer: Pick<AnyTokenizer, "bos" | "encode">,
+  sha256: string,
+  task: string,
+): { report: ChoiceReport; lmEval: LmEvalTask } {
   const questions = parseChoiceJsonl(readFileText(o.data, "choice file", FILE_LIMIT), tokenizer, o.data);
   const scores = new Map<readonly number[], ContinuationScore>(); // by candidate: each is scored once
   const r = scoreMultipleChoice(questions, (ctx, cont) => {
@@ -60,17 +73,41 @@ function scoreQuestions(o: ChoiceOptions, model: ScoringModel, tokenizer: Pick<A
     scores.set(cont, s);
     return s.perToken;
   });
-  const lmEval = choiceTask(task, questions.map((q, i) => ({
-    doc: { id: q.id, question: q.text.question, candidates: q.text.candidates, answer: q.gold }, context: q.text.question, choices: q.text.candidates, gold: q.gold,
-    loglikelihoods: r.items[i].sumLogLik, greedy: q.candidates.map((c) => scores.get(c)!.greedy),
-  })), { dataset_path: o.data });
-  const correct = r.items.filter((i) => i.correct).length, correctNorm = r.items.filter((i) => i.correctNorm).length;
+  const lmEval = choiceTask(
+    task,
+    questions.map((q, i) => ({
+      doc: { id: q.id, question: q.text.question, candidates: q.text.candidates, answer: q.gold },
+      context: q.text.question,
+      choices: q.text.candidates,
+      gold: q.gold,
+      loglikelihoods: r.items[i].sumLogLik,
+      greedy: q.candidates.map((c) => scores.get(c)!.greedy),
+    })),
+    { dataset_path: o.data },
+  );
+  const correct = r.items.filter((i) => i.correct).length,
+    correctNorm = r.items.filter((i) => i.correctNorm).length;
   const report: ChoiceReport = {
-    model: o.model, model_sha256: sha256, data: o.data, questions: r.count,
+    model: o.model,
+    model_sha256: sha256,
+    data: o.data,
+    questions: r.count,
     acc: { value: r.acc, correct, ...wilsonOf(r.items.map((i) => (i.correct ? 1 : 0))) },
-    acc_norm: { value: r.accNorm, correct: correctNorm, ...wilsonOf(r.items.map((i) => (i.correctNorm ? 1 : 0))), normalised_by: "candidate tokens (summed log-likelihood / token count)" },
+    acc_norm: {
+      value: r.accNorm,
+      correct: correctNorm,
+      ...wilsonOf(r.items.map((i) => (i.correctNorm ? 1 : 0))),
+      normalised_by: "candidate tokens (summed log-likelihood / token count)",
+    },
     chance: r.chance,
-    items: r.items.map((it, i) => ({ id: questions[i].id, gold: questions[i].gold, predicted: it.predicted, predicted_norm: it.predictedNorm, sum_log_lik: it.sumLogLik, per_token_log_lik: it.perTokenLogLik })),
+    items: r.items.map((it, i) => ({
+      id: questions[i].id,
+      gold: questions[i].gold,
+      predicted: it.predicted,
+      predicted_norm: it.predictedNorm,
+      sum_log_lik: it.sumLogLik,
+      per_token_log_lik: it.perTokenLogLik,
+    })),
     provenance: provenance(o.engine ?? tfjsOnly()),
   };
   return { report, lmEval };
@@ -84,7 +121,10 @@ export function runChoice(o: ChoiceOptions): ChoiceReport {
  * The report and its lm-evaluation-harness task; `lmEvalModel` (the harness's model record) for a model file only:
  * a model directory has no tinylab seed or update to record.
  */
-export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel?: LmEvalModel } {
+export function scoreChoices(
+  o: ChoiceOptions,
+  task = "tinylab_choice",
+): { report: ChoiceReport; lmEval: LmEvalTask; lmEvalModel?: LmEvalModel } {
   if (isModelDir(o.model)) {
     const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
     const m = openModelDir(o.model, o);
@@ -93,7 +133,10 @@ export function scoreChoices(o: ChoiceOptions, task = "tinylab_choice"): { repor
   }
   const loaded = decodeModelFile(readModelFileBytes(o.model), o.model, o.engine);
   try {
-    return { ...scoreQuestions(o, decoderAdapter(loaded.model), loaded.tokenizer, loaded.sha256, task), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)) };
+    return {
+      ...scoreQuestions(o, decoderAdapter(loaded.model), loaded.tokenizer, loaded.sha256, task),
+      lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(loaded.config)),
+    };
   } finally {
     loaded.model.dispose();
   }

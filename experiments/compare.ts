@@ -19,10 +19,13 @@ import { chosenSplits } from "./evaluate.ts";
 export { COMPARE_DEFAULTS, COMPARE_BASELINES, type CompareOptions, type CompareResult, type CompareTokens };
 
 function checkOptions(o: CompareOptions): void {
-  if ((o.b === undefined) === (o.baseline === undefined)) throw new Error("compare needs exactly one of a second model file (B) or --baseline NAME");
-  if (o.baseline !== undefined && !(COMPARE_BASELINES as readonly string[]).includes(o.baseline)) throw new Error(`--baseline must be one of ${COMPARE_BASELINES.join(", ")}, got ${JSON.stringify(o.baseline)}`);
+  if ((o.b === undefined) === (o.baseline === undefined))
+    throw new Error("compare needs exactly one of a second model file (B) or --baseline NAME");
+  if (o.baseline !== undefined && !(COMPARE_BASELINES as readonly string[]).includes(o.baseline))
+    throw new Error(`--baseline must be one of ${COMPARE_BASELINES.join(", ")}, got ${JSON.stringify(o.baseline)}`);
   chosenSplits(o.split, o.finalTest); // the test split only with --final-test: evaluate's rule, refused in its words
-  if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES) throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
+  if (!Number.isInteger(o.replicates) || o.replicates < MIN_REPLICATES)
+    throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
 }
 
 /**
@@ -34,7 +37,15 @@ function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: Sc
   const m = openModelDir(path, { graph: o.graph, allowNonFloat32: o.allowNonFloat32 });
   const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
   const tokenizerSha = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
-  const side = { name: path, path, model_sha256: m.provenance.sha256, tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(m, convention) }, tokenizerObj: m.tokenizer, scorer: m.model, docs };
+  const side = {
+    name: path,
+    path,
+    model_sha256: m.provenance.sha256,
+    tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(m, convention) },
+    tokenizerObj: m.tokenizer,
+    scorer: m.model,
+    docs,
+  };
   return { side, data: { docs, source, given: { kind: "documents", path: source } } };
 }
 
@@ -45,7 +56,15 @@ function modelSide(o: CompareOptions, path: string, what: string, loaded: Loaded
   loaded.push(l);
   const documents = o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined;
   const data = scoringDocuments(path, l, { text: o.text, documents });
-  const side = { name: path, path, model_sha256: l.sha256, tokenizer: l.tokenizer.toJSON(), tokenizerObj: l.tokenizer, scorer: decoderAdapter(l.model, { name: path }), docs: data.docs };
+  const side = {
+    name: path,
+    path,
+    model_sha256: l.sha256,
+    tokenizer: l.tokenizer.toJSON(),
+    tokenizerObj: l.tokenizer,
+    scorer: decoderAdapter(l.model, { name: path }),
+    docs: data.docs,
+  };
   return { side, data };
 }
 
@@ -64,9 +83,14 @@ export function runCompare(o: CompareOptions): { result: CompareResult; tokens: 
     } else {
       const train = a.docs.filter((d) => d.split === "train");
       const V = a.scorer.binding.vocabSize;
-      if (V * V > MAX_BASELINE_TABLE) throw new Error(`--baseline ${o.baseline}: a count baseline of A's ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries; compare A with a second model instead`);
+      if (V * V > MAX_BASELINE_TABLE)
+        throw new Error(
+          `--baseline ${o.baseline}: a count baseline of A's ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries; compare A with a second model instead`,
+        );
       if (train.length === 0) throw new Error(`--baseline ${o.baseline}: no train documents in ${data.source} to fit it on`);
-      const scorer = allBaselines(train, a.scorer.binding, DEFAULT_SMOOTHING_K)[COMPARE_BASELINES.indexOf(o.baseline as (typeof COMPARE_BASELINES)[number])];
+      const scorer = allBaselines(train, a.scorer.binding, DEFAULT_SMOOTHING_K)[
+        COMPARE_BASELINES.indexOf(o.baseline as (typeof COMPARE_BASELINES)[number])
+      ];
       b = { ...a, name: `${scorer.name}, fitted on ${train.length} train documents`, path: null, model_sha256: null, scorer };
     }
     return compareSides(a, b, o, { source: data.source, notes }, provenance(o.engine ?? tfjsOnly()));

@@ -30,23 +30,49 @@ import { thisThread, withPool, type PoolOpener, type WorkerPool } from "../src/t
  * Two layers, d_model 32, 2 heads, d_ff 64 (17,568 parameters): fixed before any run and not tuned. Ample
  * for the task: copying from one cycle back (position t − 3) takes a single head attending by position.
  */
-export const CYCLIC_MODEL: ModelConfig = resolveModelConfig({ vocabSize: CYCLIC_VOCAB, contextLength: ROW_LENGTH - 1, nLayers: 2, dModel: 32, nHeads: 2, dFF: 64, dropout: 0, tiedHead: true });
+export const CYCLIC_MODEL: ModelConfig = resolveModelConfig({
+  vocabSize: CYCLIC_VOCAB,
+  contextLength: ROW_LENGTH - 1,
+  nLayers: 2,
+  dModel: 32,
+  nHeads: 2,
+  dFF: 64,
+  dropout: 0,
+  tiedHead: true,
+});
 
 /** Input position 3 sees c0..c3 and predicts c0: from here on the target is determined by the context. */
 export const FIRST_DETERMINED_POSITION = CYCLE_LENGTH - 1;
 
 export function checkCyclicOptions(o: CyclicOptions): CyclicOptions {
   for (const k of ["seed", "splitSeed"] as const) if (!Number.isInteger(o[k])) throw new Error(`${k} must be an integer, got ${o[k]}`);
-  for (const k of ["updates", "batchRows", "evalEvery"] as const) if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`${k} must be a positive integer, got ${o[k]}`);
+  for (const k of ["updates", "batchRows", "evalEvery"] as const)
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`${k} must be a positive integer, got ${o[k]}`);
   checkOption("lr", o.lr);
   if (!(o.clipNorm > 0)) throw new Error(`clip norm must be > 0, got ${o.clipNorm}`);
   return o;
 }
 
 /** The run: a fresh model, Adam without weight decay, rows drawn with replacement from the "batches" stream. */
-export function cyclicRun(o: CyclicOptions, train: readonly Document[], config: ModelConfig = CYCLIC_MODEL, pool?: WorkerPool, engine?: Engine): Run {
-  const options = trainOptions({ seed: o.seed, lr: o.lr, clipNorm: o.clipNorm, batchRows: o.batchRows, data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}` });
-  return Run.create({ config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches), engine }, undefined, pool);
+export function cyclicRun(
+  o: CyclicOptions,
+  train: readonly Document[],
+  config: ModelConfig = CYCLIC_MODEL,
+  pool?: WorkerPool,
+  engine?: Engine,
+): Run {
+  const options = trainOptions({
+    seed: o.seed,
+    lr: o.lr,
+    clipNorm: o.clipNorm,
+    batchRows: o.batchRows,
+    data: o.splitFile ? `cyclic split file ${o.splitFile}` : `cyclic split seed ${o.splitSeed}`,
+  });
+  return Run.create(
+    { config, options, tokenizer: null, data: (batches) => new ReplacementSource(train, o.batchRows, bindingOf(config), batches), engine },
+    undefined,
+    pool,
+  );
 }
 
 const bindingOf = (c: ModelConfig): Binding => ({ vocabSize: c.vocabSize, contextLength: c.contextLength });
@@ -54,11 +80,16 @@ const bindingOf = (c: ModelConfig): Binding => ({ vocabSize: c.vocabSize, contex
 /** Σ NLL and count per input position; rows hold one document from column 0, so column = position. */
 function nllByPosition(model: ScoringModel, batches: readonly Batch[]): MetricSummary[] {
   const n = ROW_LENGTH - 1;
-  const sums = new Float64Array(n), counts = new Array<number>(n).fill(0);
+  const sums = new Float64Array(n),
+    counts = new Array<number>(n).fill(0);
   for (const b of batches) {
     if (b.layout !== "padded") throw new Error("loss by position needs one document per row (padded layout)");
     const nll = model.positionNll(b);
-    for (let i = 0; i < nll.length; i++) if (b.mask[i] !== 0) { sums[i % b.input.cols] += nll[i]; counts[i % b.input.cols] += 1; }
+    for (let i = 0; i < nll.length; i++)
+      if (b.mask[i] !== 0) {
+        sums[i % b.input.cols] += nll[i];
+        counts[i % b.input.cols] += 1;
+      }
   }
   return Array.from(sums, (s, t) => summary(s, counts[t]));
 }
@@ -66,7 +97,12 @@ function nllByPosition(model: ScoringModel, batches: readonly Batch[]): MetricSu
 function score(model: ScoringModel, split: Split, batches: readonly Batch[]) {
   const byPosition = nllByPosition(model, batches);
   const determined = byPosition.slice(FIRST_DETERMINED_POSITION).reduce((a, b) => summary(a.totalNll + b.totalNll, a.targets + b.targets));
-  return { name: model.name, ...record(evaluateLikelihood(model, split, batches).metrics), by_position: byPosition.map(record), determined_positions: record(determined) };
+  return {
+    name: model.name,
+    ...record(evaluateLikelihood(model, split, batches).metrics),
+    by_position: byPosition.map(record),
+    determined_positions: record(determined),
+  };
 }
 
 export type Score = ReturnType<typeof score>;
@@ -76,8 +112,13 @@ export type CyclicResult = ReturnType<typeof runCyclic>;
  * Train for `updates`, then score every requested split with the decoder and each baseline. `workers` is capped
  * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
  */
-export function runCyclic(options: Partial<CyclicOptions> = {}, hooks: { engine?: Engine; workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {}) {
-  return withPool(hooks.openPool ?? thisThread, hooks.workers, 1, CYCLIC_MODEL, (pool) => cyclicWith(pool, hooks.engine ?? tfjsOnly(), options, hooks.onEvents));
+export function runCyclic(
+  options: Partial<CyclicOptions> = {},
+  hooks: { engine?: Engine; workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {},
+) {
+  return withPool(hooks.openPool ?? thisThread, hooks.workers, 1, CYCLIC_MODEL, (pool) =>
+    cyclicWith(pool, hooks.engine ?? tfjsOnly(), options, hooks.onEvents),
+  );
 }
 
 /** `onEvents` receives the training history (loss, rate, gradient norm, validation NLL at the evaluations) as a TensorBoard event file. */
@@ -104,20 +145,25 @@ function cyclicWith(pool: WorkerPool, engine: Engine, options: Partial<CyclicOpt
     const steps: { loss: number; grad_norm: number; clipped: boolean }[] = [];
     const recorder = historyRecorder((step) => learningRate(run.spec.options.schedule, step));
     const validationTargets = evalBatches.validation.reduce((n, b) => n + b.targetCount, 0);
-    run.train({ updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) }, {
-      onEvaluate: (update) => {
-        checkpoints.push({ update, train: quick("train"), validation: quick("validation") });
-        if (update === 0) recorder.initial(checkpoints[0].validation);
-        return { nll: checkpoints[checkpoints.length - 1].validation, targets: validationTargets };
+    run.train(
+      { updates: o.updates, evaluateAt: everyAndLast(o.evalEvery, o.updates) },
+      {
+        onEvaluate: (update) => {
+          checkpoints.push({ update, train: quick("train"), validation: quick("validation") });
+          if (update === 0) recorder.initial(checkpoints[0].validation);
+          return { nll: checkpoints[checkpoints.length - 1].validation, targets: validationTargets };
+        },
+        onUpdate: (step, r, scored) => {
+          steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped });
+          recorder.update(step, r, scored);
+        },
       },
-      onUpdate: (step, r, scored) => {
-        steps.push({ loss: r.loss, grad_norm: r.gradNorm, clipped: r.clipped });
-        recorder.update(step, r, scored);
-      },
-    });
+    );
     onEvents?.(recorder.events());
     const scorers = [adapter, ...allBaselines(train, binding)];
-    const scored = Object.fromEntries(splits.map((split) => [split, scorers.map((m) => score(m, split, batchesOf(split)))])) as Partial<Record<Split, Score[]>>;
+    const scored = Object.fromEntries(splits.map((split) => [split, scorers.map((m) => score(m, split, batchesOf(split)))])) as Partial<
+      Record<Split, Score[]>
+    >;
     const resume = resumeCheck(run);
     const adamw = run.spec.options.adamw;
     return {
@@ -125,7 +171,13 @@ function cyclicWith(pool: WorkerPool, engine: Engine, options: Partial<CyclicOpt
       model_config: CYCLIC_MODEL,
       parameters: parameterCount(CYCLIC_MODEL),
       options: o,
-      optimizer: { name: "Adam (AdamW with weight decay 0)", beta1: adamw.beta1, beta2: adamw.beta2, eps: adamw.eps, weight_decay: adamw.weightDecay },
+      optimizer: {
+        name: "Adam (AdamW with weight decay 0)",
+        beta1: adamw.beta1,
+        beta2: adamw.beta2,
+        eps: adamw.eps,
+        weight_decay: adamw.weightDecay,
+      },
       data: {
         split_from: o.splitFile ? `file ${o.splitFile}` : `seeded shuffle, split seed ${o.splitSeed}`,
         rows: { train: rows.train.length, validation: rows.validation.length, test: rows.test.length },

@@ -45,7 +45,10 @@ export interface EvaluateOptions {
 
 /** The splits scored, or a refusal: the test split is reachable only with --final-test. */
 export function chosenSplits(split: Split | "all", finalTest: boolean | undefined): readonly Split[] {
-  if (split === "test" && !finalTest) throw new Error("--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)");
+  if (split === "test" && !finalTest)
+    throw new Error(
+      "--split test scores the test split, which only a final report may do: add --final-test (and choose nothing on its numbers)",
+    );
   if (split !== "all") return [split];
   return finalTest ? SPLITS : SPLITS.filter((s) => s !== "test");
 }
@@ -86,7 +89,13 @@ export interface EvaluateInputs {
 }
 
 /** Each chosen split's window batches (with `split: "all"`, the splits the documents hold); a chosen split without documents is refused. */
-export function splitBatches(docs: readonly Document[], source: string, allowed: readonly Split[], o: Pick<EvaluateOptions, "split" | "stride" | "batchRows">, binding: ScoringBinding): (readonly [Split, readonly Batch[]])[] {
+export function splitBatches(
+  docs: readonly Document[],
+  source: string,
+  allowed: readonly Split[],
+  o: Pick<EvaluateOptions, "split" | "stride" | "batchRows">,
+  binding: ScoringBinding,
+): (readonly [Split, readonly Batch[]])[] {
   const stride = scoringStride(o.stride, binding.contextLength);
   const splits = o.split === "all" ? allowed.filter((s) => docs.some((d) => d.split === s)) : allowed;
   return splits.map((split) => {
@@ -97,7 +106,11 @@ export function splitBatches(docs: readonly Document[], source: string, allowed:
 }
 
 /** Each split's batches (splitBatches) scored by `model`: what evaluate reports for a model file or a model directory. */
-export function scoreSplits(model: ScoringModel, bySplit: readonly (readonly [Split, readonly Batch[]])[], onBatches?: (n: number) => void): Partial<Record<Split, SplitScore>> {
+export function scoreSplits(
+  model: ScoringModel,
+  bySplit: readonly (readonly [Split, readonly Batch[]])[],
+  onBatches?: (n: number) => void,
+): Partial<Record<Split, SplitScore>> {
   const splits: Partial<Record<Split, SplitScore>> = {};
   for (const [split, batches] of bySplit) {
     const e = evaluateLikelihood(model, split, batches, onBatches);
@@ -116,39 +129,73 @@ export function evaluateModel(o: EvaluateOptions, input: EvaluateInputs): Evalua
  * that split's documents in it: the text (the content ids decoded; an `ids` row's trailing EOS is not text) scored
  * after BOS with no EOS, in disjoint windows of the context, as the harness scores a text.
  */
-export function scoreModel(o: EvaluateOptions, input: EvaluateInputs): { report: EvaluateReport; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
+export function scoreModel(
+  o: EvaluateOptions,
+  input: EvaluateInputs,
+): { report: EvaluateReport; lmEval?: LmEvalTask[]; lmEvalModel: LmEvalModel } {
   if (!Number.isInteger(o.batchRows) || o.batchRows < 1) throw new Error(`--batch-rows must be a positive integer, got ${o.batchRows}`);
   const allowed = chosenSplits(o.split, o.finalTest);
   if (o.data !== undefined && input.dataBytes === undefined) throw new Error(`documents file ${o.data}: no bytes were given`);
   // --batch-rows against the model's shape, before the model is built or a batch made
   const engine = o.engine ?? tfjsOnly();
-  const loaded = decodeModelFile(input.modelBytes, o.model, engine, (config) => checkScoringMemory(config, 4 * parameterCount(config), o.batchRows));
+  const loaded = decodeModelFile(input.modelBytes, o.model, engine, (config) =>
+    checkScoringMemory(config, 4 * parameterCount(config), o.batchRows),
+  );
   try {
     const { model, tokenizer, config } = loaded;
-    const { docs, source, note } = scoringDocuments(o.model, loaded, { text: input.text, documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined });
+    const { docs, source, note } = scoringDocuments(o.model, loaded, {
+      text: input.text,
+      documents: o.data !== undefined ? { name: o.data, bytes: input.dataBytes! } : undefined,
+    });
     const stride = scoringStride(o.stride, config.contextLength);
     const bySplit = splitBatches(docs, source, allowed, o, config);
     const lmEval: LmEvalTask[] = [];
-    let used = 1, scores: Partial<Record<Split, SplitScore>> = {};
+    let used = 1,
+      scores: Partial<Record<Split, SplitScore>> = {};
     withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
-      const bar = phase(o.progress, "evaluate", bySplit.reduce((n, [, b]) => n + b.length, 0), "batches");
+      const bar = phase(
+        o.progress,
+        "evaluate",
+        bySplit.reduce((n, [, b]) => n + b.length, 0),
+        "batches",
+      );
       scores = scoreSplits(adapter, bySplit, (n) => bar?.tick(n));
       bar?.done();
-      if (o.lmEval) for (const [split] of bySplit) lmEval.push(rollingSplitTask(adapter, docs.filter((d) => d.split === split), tokenizer, source, split, o.batchRows));
+      if (o.lmEval)
+        for (const [split] of bySplit)
+          lmEval.push(
+            rollingSplitTask(
+              adapter,
+              docs.filter((d) => d.split === split),
+              tokenizer,
+              source,
+              split,
+              o.batchRows,
+            ),
+          );
     });
     const splits = bySplit.map(([s]) => s);
     const report: EvaluateReport = {
-      model: o.model, model_sha256: loaded.sha256, integrity: loaded.integrity, model_config: config, tokenizer: tokenizer.toJSON(), trained: loaded.provenance,
-      data: { source, documents: docs.length, ...(note ? { note } : {}) }, batch_rows: o.batchRows,
-      layout: "strided windows", stride, context_length: config.contextLength,
-      final_test: o.finalTest === true, test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
-      splits: scores, provenance: { ...provenance(engine), workers: used },
+      model: o.model,
+      model_sha256: loaded.sha256,
+      integrity: loaded.integrity,
+      model_config: config,
+      tokenizer: tokenizer.toJSON(),
+      trained: loaded.provenance,
+      data: { source, documents: docs.length, ...(note ? { note } : {}) },
+      batch_rows: o.batchRows,
+      layout: "strided windows",
+      stride,
+      context_length: config.contextLength,
+      final_test: o.finalTest === true,
+      test_documents_not_scored: splits.includes("test") ? 0 : docs.filter((d) => d.split === "test").length,
+      splits: scores,
+      provenance: { ...provenance(engine), workers: used },
     };
     return { report, ...(o.lmEval ? { lmEval } : {}), lmEvalModel: lmEvalModel(o.model, loaded, parameterCount(config)) };
   } finally {
     loaded.model.dispose();
   }
 }
-

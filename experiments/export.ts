@@ -25,7 +25,15 @@ export const EXPORT_MARKER = "tinylab_export";
  * Every file an hf-gpt2 export writes; config.json first, so a directory cut short is still recognisably an export,
  * and the manifest of the others' sha256s last, so a directory cut short is never sealed.
  */
-export const EXPORT_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "onnx/model.onnx", MANIFEST_FILE] as const;
+export const EXPORT_FILES = [
+  "config.json",
+  "model.safetensors",
+  "tokenizer.json",
+  "tokenizer_config.json",
+  "special_tokens_map.json",
+  "onnx/model.onnx",
+  MANIFEST_FILE,
+] as const;
 /** The one file `--format onnx` writes. */
 export const ONNX_FILE = "model.onnx";
 
@@ -70,10 +78,13 @@ export function checkExportDir(dir: string, format: ExportFormat = "hf-gpt2"): v
   const allowed: readonly string[] = format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"];
   const foreign = entries.filter((e) => !allowed.includes(e));
   const why = `only an empty directory or a previous ${format} export is overwritten`;
-  if (foreign.length > 0) throw new Error(`--out ${dir}: holds ${foreign.map((e) => `"${e}"`).join(", ")}, which an ${format} export does not write; ${why}`);
+  if (foreign.length > 0)
+    throw new Error(`--out ${dir}: holds ${foreign.map((e) => `"${e}"`).join(", ")}, which an ${format} export does not write; ${why}`);
   const key = format === "onnx" ? ONNX_FILE : "config.json";
   if (!marked(`${dir}/${key}`, format === "onnx" ? "onnx" : "config")) {
-    throw new Error(`--out ${dir}: is not empty and its ${key} has no "${EXPORT_MARKER}" ${format === "onnx" ? "metadata entry" : "key"}, so it was not written by tinylab export; ${why}`);
+    throw new Error(
+      `--out ${dir}: is not empty and its ${key} has no "${EXPORT_MARKER}" ${format === "onnx" ? "metadata entry" : "key"}, so it was not written by tinylab export; ${why}`,
+    );
   }
 }
 
@@ -91,11 +102,17 @@ function refuseOverflowing(config: ModelConfig, weights: ParamArrays, path: stri
 
 /** Decode the model file, check --out by the rule above, and write the format's files (each atomically). */
 export function exportModel(o: ExportOptions): ExportReport {
-  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
+  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
+    throw new Error(`--format must be one of ${EXPORT_FORMATS.join(", ")}, got ${o.format}`);
   checkExportDir(o.out, o.format);
   // locked, and every write confined to it (a link inside, such as onnx/ pointing elsewhere, is refused); a
   // previous export is replaced only when the user said so, as every command's output is
-  const outputs = claimOutputDir(o.out, { option: "--out", what: "export directory", kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] }, replace: o.overwrite === true });
+  const outputs = claimOutputDir(o.out, {
+    option: "--out",
+    what: "export directory",
+    kind: { noun: "an export", files: o.format === "onnx" ? [ONNX_FILE] : [...EXPORT_FILES, "onnx/"] },
+    replace: o.overwrite === true,
+  });
   try {
     return exportInto(o, outputs);
   } finally {
@@ -122,16 +139,24 @@ function exportSteps(o: ExportOptions, outputs: OutputDir, bar: Progress | undef
   bar?.tick(1, { step: "decoded" });
   refuseOverflowing(config, weights, o.model);
   bar?.tick(1, { step: "probed" });
-  const marker = { format: `tinylab-${o.format}/1`, source_format: parts.metadata.format, model_sha256: parts.sha256, trained: parts.provenance };
+  const marker = {
+    format: `tinylab-${o.format}/1`,
+    source_format: parts.metadata.format,
+    model_sha256: parts.sha256,
+    trained: parts.provenance,
+  };
   const onnx = () => onnxModel(config, weights, { metadata: { [EXPORT_MARKER]: JSON.stringify(marker) } });
-  const contents: [string, () => string | Uint8Array][] = o.format === "onnx" ? [[ONNX_FILE, onnx]] : [
-    ["config.json", () => JSON.stringify(gpt2Config(config, { [EXPORT_MARKER]: marker }), null, 2) + "\n"],
-    ["model.safetensors", () => encodeSafetensors(gpt2Tensors(weights, config), { format: "pt" })],
-    ["tokenizer.json", () => JSON.stringify(hfTokenizer(tokenizer, config.vocabSize)) + "\n"],
-    ["tokenizer_config.json", () => JSON.stringify(hfTokenizerConfig(config), null, 2) + "\n"],
-    ["special_tokens_map.json", () => JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
-    ["onnx/model.onnx", onnx],
-  ];
+  const contents: [string, () => string | Uint8Array][] =
+    o.format === "onnx"
+      ? [[ONNX_FILE, onnx]]
+      : [
+          ["config.json", () => JSON.stringify(gpt2Config(config, { [EXPORT_MARKER]: marker }), null, 2) + "\n"],
+          ["model.safetensors", () => encodeSafetensors(gpt2Tensors(weights, config), { format: "pt" })],
+          ["tokenizer.json", () => JSON.stringify(hfTokenizer(tokenizer, config.vocabSize)) + "\n"],
+          ["tokenizer_config.json", () => JSON.stringify(hfTokenizerConfig(config), null, 2) + "\n"],
+          ["special_tokens_map.json", () => JSON.stringify(hfSpecialTokens(), null, 2) + "\n"],
+          ["onnx/model.onnx", onnx],
+        ];
   // every file built before any is written, so a refusal while building one leaves the directory as it was
   const built = contents.map(([name, make]): [string, string | Uint8Array] => {
     const data = make();

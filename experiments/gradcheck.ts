@@ -12,9 +12,10 @@ import type { Engine } from "../src/util/engine.ts";
 export function runGradcheck(configName: "overfit" | "micro", seed = GRADCHECK_DEFAULTS.seed, engine?: Engine): GradcheckReport {
   const config = PRESETS[configName];
   const rng = Rng.fromSeed(seed);
-  const docs = configName === "overfit"
-    ? overfitDocuments().filter((d) => d.split === "train")
-    : randomDocuments(rng.child("docs"), config.vocabSize, 3, config.contextLength);
+  const docs =
+    configName === "overfit"
+      ? overfitDocuments().filter((d) => d.split === "train")
+      : randomDocuments(rng.child("docs"), config.vocabSize, 3, config.contextLength);
   const batches = packedBatches(docs, { vocabSize: config.vocabSize, contextLength: config.contextLength }, 4);
   return gradcheck(config, gradcheckParameters(config, rng.child("params")), batches, engine);
 }

@@ -26,9 +26,19 @@ export interface DirOptions extends ModelDirOptions {
 }
 
 /** The convention as a result records it: its name, its line, and the ids it used. */
-export interface ConventionRecord { name: Convention; label: string; bos: number | null; eos: number | null }
+export interface ConventionRecord {
+  name: Convention;
+  label: string;
+  bos: number | null;
+  eos: number | null;
+}
 
-export const conventionRecord = (m: ModelDir, c: Convention): ConventionRecord => ({ name: c, label: conventionLabel(c, m.special), bos: m.special.bos ?? null, eos: m.special.eos ?? null });
+export const conventionRecord = (m: ModelDir, c: Convention): ConventionRecord => ({
+  name: c,
+  label: conventionLabel(c, m.special),
+  bos: m.special.bos ?? null,
+  eos: m.special.eos ?? null,
+});
 
 /**
  * The directory's tokenizer as the report reads one: BOS is the convention's prefix (so a document's content starts
@@ -40,21 +50,39 @@ export function dirTokenizer(m: ModelDir, convention: Convention): AnyTokenizer 
   const bos = conventionIds(convention, m.special, [])[0];
   const sha256 = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
   return {
-    vocabSize: m.config.vocabSize, bos, eos: m.special.eos ?? -1,
-    encode: (text) => t.encode(text), decode: (ids) => t.decode(ids), bytesOf: (id) => t.bytesOf(id),
+    vocabSize: m.config.vocabSize,
+    bos,
+    eos: m.special.eos ?? -1,
+    encode: (text) => t.encode(text),
+    decode: (ids) => t.decode(ids),
+    bytesOf: (id) => t.bytesOf(id),
     toJSON: () => ({ kind: "tokenizer.json", sha256, convention: conventionRecord(m, convention), model_dir: m.provenance }),
   };
 }
 
 /** The documents (a documents file, a run's text, or the overfit fixture) as ids under the directory's tokenizer and `convention`. */
-export function dirDocuments(m: ModelDir, convention: Convention, input: { data?: string; text?: ScoringText }): { docs: Document[]; source: string } {
+export function dirDocuments(
+  m: ModelDir,
+  convention: Convention,
+  input: { data?: string; text?: ScoringText },
+): { docs: Document[]; source: string } {
   if (input.text && input.data) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
   const encodeText = (text: string) => conventionIds(convention, m.special, m.tokenizer.encode(text));
   if (input.data !== undefined) {
-    return { docs: parseDocumentsBytes(readDocumentsBytes(requireFile(input.data, "documents file")), { vocabSize: m.config.vocabSize, encodeText }, input.data), source: input.data };
+    return {
+      docs: parseDocumentsBytes(
+        readDocumentsBytes(requireFile(input.data, "documents file")),
+        { vocabSize: m.config.vocabSize, encodeText },
+        input.data,
+      ),
+      source: input.data,
+    };
   }
   const texts = input.text?.docs ?? OVERFIT_TEXTS;
-  return { docs: texts.map((d) => ({ id: d.id, split: d.split, source: d.source, ids: encodeText(d.text) })), source: input.text?.source ?? "overfit fixture" };
+  return {
+    docs: texts.map((d) => ({ id: d.id, split: d.split, source: d.source, ids: encodeText(d.text) })),
+    source: input.text?.source ?? "overfit fixture",
+  };
 }
 
 /** evaluate's report of a model file, with the directory's provenance and the convention where the file's config, tokenizer and training are. */
@@ -76,10 +104,20 @@ export function evaluateModelDir(o: EvaluateOptions & DirOptions, text?: Scoring
   const stride = scoringStride(o.stride, m.config.contextLength);
   const splits = scoreSplits(m.model, splitBatches(docs, source, allowed, o, m.model.binding));
   return {
-    model: o.model, model_sha256: m.provenance.sha256, integrity: m.provenance.manifest, convention: conventionRecord(m, o.convention), model_dir: m.provenance,
-    data: { source, documents: docs.length }, batch_rows: o.batchRows, layout: "strided windows", stride, context_length: m.config.contextLength,
-    final_test: o.finalTest === true, test_documents_not_scored: Object.hasOwn(splits, "test") ? 0 : docs.filter((d) => d.split === "test").length,
-    splits, provenance: { ...provenance(o.engine ?? tfjsOnly()), workers: 1 },
+    model: o.model,
+    model_sha256: m.provenance.sha256,
+    integrity: m.provenance.manifest,
+    convention: conventionRecord(m, o.convention),
+    model_dir: m.provenance,
+    data: { source, documents: docs.length },
+    batch_rows: o.batchRows,
+    layout: "strided windows",
+    stride,
+    context_length: m.config.contextLength,
+    final_test: o.finalTest === true,
+    test_documents_not_scored: Object.hasOwn(splits, "test") ? 0 : docs.filter((d) => d.split === "test").length,
+    splits,
+    provenance: { ...provenance(o.engine ?? tfjsOnly()), workers: 1 },
   };
 }
 
@@ -94,23 +132,42 @@ export interface DirSampleResult extends Omit<SampleResult, "tokenizer"> {
  */
 export function runSampleDir(o: SampleOptions & DirOptions): DirSampleResult {
   checkSampleOptions(o);
-  if (o.temperature === 0 && o.samples > 1) throw new Error(`--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`);
+  if (o.temperature === 0 && o.samples > 1)
+    throw new Error(
+      `--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`,
+    );
   const m = openModelDir(o.model, o);
   const { tokenizer, config } = m;
-  if (o.topK !== undefined && o.topK > config.vocabSize) throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);
+  if (o.topK !== undefined && o.topK > config.vocabSize)
+    throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);
   const content = tokenizer.encode(o.prompt);
   if (content.length === 0) throw new Error(`--prompt ${JSON.stringify(o.prompt)} encodes to no tokens; give some text to continue`);
   const prompt = conventionIds(o.convention, m.special, content).slice(0, content.length + 1);
-  if (prompt.length + o.maxTokens > config.contextLength) throw new Error(`--max-tokens ${o.maxTokens}: the prompt's ${prompt.length} ids and the continuation must fit the model's context of ${config.contextLength} (config.json), at most ${config.contextLength - prompt.length}`);
+  if (prompt.length + o.maxTokens > config.contextLength)
+    throw new Error(
+      `--max-tokens ${o.maxTokens}: the prompt's ${prompt.length} ids and the continuation must fit the model's context of ${config.contextLength} (config.json), at most ${config.contextLength - prompt.length}`,
+    );
   const root = Rng.fromSeed(o.seed).child("sampling");
   const samples = Array.from({ length: o.samples }, (_, index) => {
-    const decoding: Decoding = o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
+    const decoding: Decoding =
+      o.temperature === 0
+        ? { kind: "greedy" }
+        : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
     const g = generate(m.model, prompt, { maxTokens: o.maxTokens, decoding, stopToken: m.special.eos ?? null });
     return { index, ids: g.tokens, probabilities: g.logProbs.map(Math.exp), text: tokenizer.decode(g.tokens), stopped: g.stopped };
   });
   return {
-    model: o.model, model_sha256: m.provenance.sha256, convention: conventionRecord(m, o.convention), model_dir: m.provenance,
-    decoding: o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
-    max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(o.engine ?? tfjsOnly()),
+    model: o.model,
+    model_sha256: m.provenance.sha256,
+    convention: conventionRecord(m, o.convention),
+    model_dir: m.provenance,
+    decoding:
+      o.temperature === 0
+        ? { kind: "greedy" }
+        : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
+    max_tokens: o.maxTokens,
+    prompt: { text: o.prompt, ids: prompt },
+    samples,
+    provenance: provenance(o.engine ?? tfjsOnly()),
   };
 }

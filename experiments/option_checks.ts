@@ -12,7 +12,11 @@ export type Check<T = unknown> = (v: unknown, flag: string) => T;
  * 100000000000000), so the last `--flag V` or `--flag=V` in process.argv is quoted when it is there; otherwise
  * (a default, a camel-case spelling, a test parsing its own array) the value itself.
  */
-export function typed(flag: string, v: unknown, argv: readonly string[] = typeof process === "undefined" ? [] : process.argv.slice(2)): string {
+export function typed(
+  flag: string,
+  v: unknown,
+  argv: readonly string[] = typeof process === "undefined" ? [] : process.argv.slice(2),
+): string {
   let raw: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === `--${flag}` && i + 1 < argv.length) raw = argv[i + 1];
@@ -52,20 +56,25 @@ const integerOf = (v: unknown, f: string, what: string, ok: (n: number) => boole
   const n = numberOf(v, f, what);
   if (!Number.isInteger(n) || !ok(n)) return fail(f, what, n);
   if (!Number.isSafeInteger(n)) return fail(f, what.includes("2^53") ? what : `${what} of at most 2^53 − 1 in size`, n);
-  if (typeof v === "string" && !INTEGER.test(v)) throw new Error(`--${f} must be ${what}, written without a fraction or negative exponent, got ${v}`);
+  if (typeof v === "string" && !INTEGER.test(v))
+    throw new Error(`--${f} must be ${what}, written without a fraction or negative exponent, got ${v}`);
   return n;
 };
 
 /** A count: a positive integer, at most `max` (a named limit, its reason in `why`). */
-export const countUpTo = (max: number, why: string): Check<number> => (v, f) => {
-  const n = positiveInt(v, f);
-  return n <= max ? n : fail(f, `a positive integer ≤ ${max}${why}`, n);
-};
+export const countUpTo =
+  (max: number, why: string): Check<number> =>
+  (v, f) => {
+    const n = positiveInt(v, f);
+    return n <= max ? n : fail(f, `a positive integer ≤ ${max}${why}`, n);
+  };
 /** A count that may be 0, at most `max`. */
-export const countFrom0UpTo = (max: number, why: string): Check<number> => (v, f) => {
-  const n = nonNegativeInt(v, f);
-  return n <= max ? n : fail(f, `a non-negative integer ≤ ${max}${why}`, n);
-};
+export const countFrom0UpTo =
+  (max: number, why: string): Check<number> =>
+  (v, f) => {
+    const n = nonNegativeInt(v, f);
+    return n <= max ? n : fail(f, `a non-negative integer ≤ ${max}${why}`, n);
+  };
 export const positiveInt: Check<number> = (v, f) => integerOf(v, f, "a positive integer", (n) => n >= 1);
 export const nonNegativeInt: Check<number> = (v, f) => integerOf(v, f, "a non-negative integer", (n) => n >= 0);
 export const safeInt: Check<number> = (v, f) => integerOf(v, f, "a safe integer (|n| ≤ 2^53 − 1)");
@@ -78,7 +87,8 @@ export const nonNegative: Check<number> = (v, f) => finite(f, v, "a finite numbe
 export const probability: Check<number> = (v, f) => finite(f, v, "a number in [0, 1)", (n) => n >= 0 && n < 1);
 /** A number in [0, 1]. */
 export const unitInterval: Check<number> = (v, f) => finite(f, v, "a number in [0, 1]", (n) => n >= 0 && n <= 1);
-export const nonEmpty: Check<string> = (v, f) => (typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v));
+export const nonEmpty: Check<string> = (v, f) =>
+  typeof v === "string" && v.length > 0 ? v : fail(f, "a non-empty string (the option needs a value)", v);
 
 /**
  * Text given on the command line, which must be UTF-8 as --text's files must: Node decodes the arguments with
@@ -88,17 +98,24 @@ export const nonEmpty: Check<string> = (v, f) => (typeof v === "string" && v.len
 export const utf8Text: Check<string> = (v, f) => {
   if (typeof v !== "string") return fail(f, "a string (the option needs a value)", v);
   const at = v.indexOf("\uFFFD");
-  if (at !== -1) throw new Error(`--${f}: not valid UTF-8 (character ${at + 1} is U+FFFD, which stands for bytes that decode to no character; the text must be UTF-8, as --text's files must)`);
+  if (at !== -1)
+    throw new Error(
+      `--${f}: not valid UTF-8 (character ${at + 1} is U+FFFD, which stands for bytes that decode to no character; the text must be UTF-8, as --text's files must)`,
+    );
   return v;
 };
 
 /** One of the listed values (`def`, the command's default, is passed through). */
-export const oneOf = (choices: readonly string[], def: unknown): Check => (v, f) =>
-  v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
+export const oneOf =
+  (choices: readonly string[], def: unknown): Check =>
+  (v, f) =>
+    v === def || (typeof v === "string" && choices.includes(v)) ? v : fail(f, `one of ${choices.join(", ")}`, v);
 
 /** An integer in [min, max], the bound stated in the message. */
-export const intIn = (min: number, max: number, why = ""): Check<number> => (v, f) =>
-  integerOf(v, f, `an integer in [${min}, ${max}]${why}`, (n) => n >= min && n <= max);
+export const intIn =
+  (min: number, max: number, why = ""): Check<number> =>
+  (v, f) =>
+    integerOf(v, f, `an integer in [${min}, ${max}]${why}`, (n) => n >= min && n <= max);
 
 /**
  * Most bootstrap replicates a report takes. Each replicate costs a pass over the documents and 8 bytes per
@@ -133,23 +150,31 @@ export const MAX_NEW_TOKENS = MAX_CONTEXT_LENGTH;
 export const MAX_REPETITIONS = 100_000;
 
 /** A comma-separated list of safe integers, e.g. `39,40,41`; `min` bounds each, `unique` refuses repeats. */
-export const intList = ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check<number[]> => (v, f) => {
-  const parts = String(v).split(",").map((s) => s.trim());
-  if (parts.every((p) => p.length === 0)) fail(f, "a comma-separated list of integers", v);
-  // an empty element ("1,,2", "1,2,") is a slip, not a value: dropping it would run a list the user did not write
-  const empty = parts.findIndex((p) => p.length === 0);
-  if (empty !== -1) throw new Error(`--${f}: element ${empty + 1} of ${JSON.stringify(String(v))} is empty; give each integer once, separated by single commas`);
-  const seen = new Set<number>();
-  return parts.map((p) => {
-    const n = INTEGER.test(p) ? Number(p) : NaN;
-    if (!Number.isInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
-    if (!Number.isSafeInteger(n)) throw new Error(`--${f}: "${p}" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)`);
-    if (n < min) throw new Error(`--${f}: "${p}" is below ${min}`);
-    if (unique && seen.has(n)) throw new Error(`--${f}: "${p}" is given twice (each one run; a repeat would count one run as two)`);
-    seen.add(n);
-    return n;
-  });
-};
+export const intList =
+  ({ min = -Number.MAX_SAFE_INTEGER, unique = false } = {}): Check<number[]> =>
+  (v, f) => {
+    const parts = String(v)
+      .split(",")
+      .map((s) => s.trim());
+    if (parts.every((p) => p.length === 0)) fail(f, "a comma-separated list of integers", v);
+    // an empty element ("1,,2", "1,2,") is a slip, not a value: dropping it would run a list the user did not write
+    const empty = parts.findIndex((p) => p.length === 0);
+    if (empty !== -1)
+      throw new Error(
+        `--${f}: element ${empty + 1} of ${JSON.stringify(String(v))} is empty; give each integer once, separated by single commas`,
+      );
+    const seen = new Set<number>();
+    return parts.map((p) => {
+      const n = INTEGER.test(p) ? Number(p) : NaN;
+      if (!Number.isInteger(n)) throw new Error(`--${f}: "${p}" is not an integer`);
+      if (!Number.isSafeInteger(n))
+        throw new Error(`--${f}: "${p}" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)`);
+      if (n < min) throw new Error(`--${f}: "${p}" is below ${min}`);
+      if (unique && seen.has(n)) throw new Error(`--${f}: "${p}" is given twice (each one run; a repeat would count one run as two)`);
+      seen.add(n);
+      return n;
+    });
+  };
 
 /**
  * A JSON object of model-config overrides: a key given twice is refused (JSON.parse keeps the last), and each known
@@ -162,11 +187,15 @@ const FORBIDDEN_KEYS: readonly string[] = ["__proto__", "constructor", "prototyp
 export const jsonObject: Check<Record<string, unknown>> = (v, f) => {
   const { value, literal } = parseStrictJson(String(v), `--${f}`);
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--${f} must be a JSON object`);
-  const fields = MODEL_CONFIG_FIELDS as Record<string, (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown>;
+  const fields = MODEL_CONFIG_FIELDS as Record<
+    string,
+    (v: unknown, path: string, cx: { file: string; literal: typeof literal }) => unknown
+  >;
   for (const [k, x] of Object.entries(value)) {
     // a key that names an object's machinery would be taken for it by a spread or a lookup downstream (a
     // "__proto__" key was silently dropped): refused here, as the model-file reader's schema refuses it
-    if (FORBIDDEN_KEYS.includes(k)) throw new Error(`--${f}: key ${JSON.stringify(k)} is not a model-config field (the fields: ${Object.keys(fields).join(", ")})`);
+    if (FORBIDDEN_KEYS.includes(k))
+      throw new Error(`--${f}: key ${JSON.stringify(k)} is not a model-config field (the fields: ${Object.keys(fields).join(", ")})`);
     if (Object.hasOwn(fields, k)) fields[k](x, k, { file: `--${f}`, literal });
   }
   return value as Record<string, unknown>;
@@ -191,11 +220,18 @@ const SBATCH_OWN = ["array", "output", "error", "chdir", "parsable", "wrap", "wa
  * value starting with - would read as another option of ours), each given to sbatch as `--name=value`.
  */
 export const sbatchOptions: Check<string[]> = (v, f) => {
-  const words = typeof v === "string" ? v.trim().split(/\s+/).filter((w) => w !== "") : [];
+  const words =
+    typeof v === "string"
+      ? v
+          .trim()
+          .split(/\s+/)
+          .filter((w) => w !== "")
+      : [];
   if (words.length === 0) return fail(f, "sbatch's long options without their dashes, e.g. 'partition=cpu time=0:30:00'", v);
   return words.map((w) => {
     const m = /^(?:--)?([a-z][a-z-]*)(=.+)?$/.exec(w);
-    if (!m) return fail(f, `sbatch's long options as name=value words ('partition=cpu time=0:30:00'), and ${JSON.stringify(w)} is not one`, v);
+    if (!m)
+      return fail(f, `sbatch's long options as name=value words ('partition=cpu time=0:30:00'), and ${JSON.stringify(w)} is not one`, v);
     if (SBATCH_OWN.includes(m[1])) return fail(f, `the site's own options only (the sweep sets ${SBATCH_OWN.join(", ")} itself)`, v);
     return `--${m[1]}${m[2] ?? ""}`;
   });
@@ -204,5 +240,7 @@ export const sbatchOptions: Check<string[]> = (v, f) => {
 export const taskIndex: Check<number | "env"> = (v, f) => {
   if (v === "env") return v;
   const t = String(v);
-  return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : fail(f, "a plan entry (0, 1, …) or env ($SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)", v);
+  return /^\d+$/.test(t) && Number.isSafeInteger(Number(t))
+    ? Number(t)
+    : fail(f, "a plan entry (0, 1, …) or env ($SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)", v);
 };

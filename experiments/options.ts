@@ -16,8 +16,13 @@ export interface OverfitOptions extends OptionsOf<"seeds" | "updates" | "checkpo
 }
 
 export const OVERFIT_DEFAULTS: OverfitOptions = {
-  seeds: defaultOf("seeds", "overfit"), updates: defaultOf("updates", "overfit"), checkpoints: defaultOf("checkpoints", "overfit"), lr: defaultOf("lr", "overfit"),
-  clipNorm: DEFAULT_CLIP_NORM, replicates: defaultOf("replicates", "overfit"), bootstrapSeed: 0,
+  seeds: defaultOf("seeds", "overfit"),
+  updates: defaultOf("updates", "overfit"),
+  checkpoints: defaultOf("checkpoints", "overfit"),
+  lr: defaultOf("lr", "overfit"),
+  clipNorm: DEFAULT_CLIP_NORM,
+  replicates: defaultOf("replicates", "overfit"),
+  bootstrapSeed: 0,
 };
 
 /**
@@ -25,14 +30,21 @@ export const OVERFIT_DEFAULTS: OverfitOptions = {
  * (and at 0 and the end); `splitFile`, when given, is read instead of shuffling with `splitSeed`; `finalTest` scores
  * the test split, a final report never used for choosing anything.
  */
-export interface CyclicOptions extends OptionsOf<"seed" | "split-seed" | "updates" | "lr" | "batch-rows" | "clip" | "eval-every" | "final-test">, Partial<OptionsOf<"split-file">> {}
+export interface CyclicOptions
+  extends
+    OptionsOf<"seed" | "split-seed" | "updates" | "lr" | "batch-rows" | "clip" | "eval-every" | "final-test">,
+    Partial<OptionsOf<"split-file">> {}
 
 export const CYCLIC_DEFAULTS: CyclicOptions = {
-  seed: defaultOf("seed", "cyclic"), splitSeed: defaultOf("split-seed", "cyclic"), updates: defaultOf("updates", "cyclic"), lr: defaultOf("lr", "cyclic"),
-  batchRows: defaultOf("batch-rows", "cyclic"), clipNorm: DEFAULT_CLIP_NORM, evalEvery: defaultOf("eval-every", "cyclic"), finalTest: false,
+  seed: defaultOf("seed", "cyclic"),
+  splitSeed: defaultOf("split-seed", "cyclic"),
+  updates: defaultOf("updates", "cyclic"),
+  lr: defaultOf("lr", "cyclic"),
+  batchRows: defaultOf("batch-rows", "cyclic"),
+  clipNorm: DEFAULT_CLIP_NORM,
+  evalEvery: defaultOf("eval-every", "cyclic"),
+  finalTest: false,
 };
-
-
 
 export interface CompareOptions {
   /** Model file A; B is a second model file or a baseline fitted on the data's train split. */
@@ -64,19 +76,41 @@ export interface CompareOptions {
 
 /** compare's defaults, and the directory it writes compare.json and compare.html into. */
 export const COMPARE_DEFAULTS: Omit<CompareOptions, "a"> & { out: string } = {
-  split: defaultOf("split", "compare"), finalTest: false, seed: defaultOf("seed", "compare"), replicates: defaultOf("replicates", "compare"), bitsPerByte: false, out: defaultOf("out", "compare"),
+  split: defaultOf("split", "compare"),
+  finalTest: false,
+  seed: defaultOf("seed", "compare"),
+  replicates: defaultOf("replicates", "compare"),
+  bitsPerByte: false,
+  out: defaultOf("out", "compare"),
 };
 
-export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = { batchRows: defaultOf("batch-rows", "evaluate"), split: defaultOf("split", "evaluate") };
+export const EVALUATE_DEFAULTS: Pick<EvaluateOptions, "batchRows" | "split"> = {
+  batchRows: defaultOf("batch-rows", "evaluate"),
+  split: defaultOf("split", "evaluate"),
+};
 
 /** A model directory's defaults: lm-evaluation-harness's convention, what an external model's published numbers mean (src/eval/passes/convention.ts). */
-export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = { convention: defaultOf("convention", "model-dir"), allowNonFloat32: false };
+export const MODEL_DIR_DEFAULTS: { convention: Convention; allowNonFloat32: boolean } = {
+  convention: defaultOf("convention", "model-dir"),
+  allowNonFloat32: false,
+};
 
 /** `tinylab report`'s defaults: the report's own settings (src/eval/report/defaults.ts), the count baselines' k, and its output directory. */
-export const REPORT_DEFAULTS = { seed: R.seed, replicates: R.replicates, bins: R.bins, scheme: R.scheme, secretTokens: R.secretTokens, smoothing: DEFAULT_SMOOTHING_K, out: defaultOf("out", "report") };
+export const REPORT_DEFAULTS = {
+  seed: R.seed,
+  replicates: R.replicates,
+  bins: R.bins,
+  scheme: R.scheme,
+  secretTokens: R.secretTokens,
+  smoothing: DEFAULT_SMOOTHING_K,
+  out: defaultOf("out", "report"),
+};
 
 /** gradcheck's preset and the seed of its parameters and data. */
-export const GRADCHECK_DEFAULTS: { config: "overfit" | "micro"; seed: number } = { config: defaultOf("config", "gradcheck"), seed: defaultOf("seed", "gradcheck") };
+export const GRADCHECK_DEFAULTS: { config: "overfit" | "micro"; seed: number } = {
+  config: defaultOf("config", "gradcheck"),
+  seed: defaultOf("seed", "gradcheck"),
+};
 
 /** Where `tinylab lab` builds the page and the localhost port it serves it on. */
 export const LAB_DEFAULTS = { port: defaultOf("port", "lab"), out: defaultOf("out", "lab") };
@@ -95,7 +129,10 @@ export interface SampleOptions {
 }
 
 export const SAMPLE_DEFAULTS: Omit<SampleOptions, "model" | "prompt"> = {
-  temperature: defaultOf("temperature", "sample"), seed: defaultOf("seed", "sample"), maxTokens: defaultOf("max-tokens", "sample"), samples: defaultOf("samples", "sample"),
+  temperature: defaultOf("temperature", "sample"),
+  seed: defaultOf("seed", "sample"),
+  maxTokens: defaultOf("max-tokens", "sample"),
+  samples: defaultOf("samples", "sample"),
 };
 
 export interface CanaryOptions {
@@ -111,11 +148,13 @@ export interface CanaryOptions {
 }
 
 export const CANARY_DEFAULTS: Omit<CanaryOptions, "data"> = {
-  canary: defaultOf("canary", "canary"), control: defaultOf("canary-control", "canary"), secretTokens: defaultOf("canary-secret", "canary"),
-  repetitions: defaultOf("canary-sweep", "canary"), smoothing: defaultOf("smoothing", "canary"),
+  canary: defaultOf("canary", "canary"),
+  control: defaultOf("canary-control", "canary"),
+  secretTokens: defaultOf("canary-secret", "canary"),
+  repetitions: defaultOf("canary-sweep", "canary"),
+  smoothing: defaultOf("smoothing", "canary"),
 };
 
 /** The recipes `tinylab sweep` runs, by command name (experiments/sweep.ts says how it runs and reads each). */
 export const SWEEP_RECIPE_NAMES = ["overfit", "cyclic", "train"] as const;
 export type SweepRecipe = (typeof SWEEP_RECIPE_NAMES)[number];
-

@@ -28,7 +28,8 @@ import { tfjsOnly } from "../src/util/backend.ts";
 import type { Engine } from "../src/util/engine.ts";
 import { scoringDocuments, type ScoringText } from "./scoring_data.ts";
 
-export const DEFAULT_DATA_DESCRIPTION = "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
+export const DEFAULT_DATA_DESCRIPTION =
+  "built-in overfit fixture (OVERFIT_TEXTS in src/data/fixtures.ts: 2 train, 2 validation documents), encoded with the model file's tokenizer";
 
 export interface ReportRunOptions {
   model: string;
@@ -64,7 +65,10 @@ export interface ReportRunOptions {
 
 /** `report --model DIR`: the harness on the directory's adapter; what cannot apply is refused or says why in its section. */
 function runReportDir(o: ReportRunOptions): Report {
-  if (o.canary?.reference) throw new Error("--canary-reference with a model directory: the with/without comparison needs two models of one tokenizer fitted here; probe the canary alone (drop --canary-reference)");
+  if (o.canary?.reference)
+    throw new Error(
+      "--canary-reference with a model directory: the with/without comparison needs two models of one tokenizer fitted here; probe the canary alone (drop --canary-reference)",
+    );
   const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
   const m = openModelDir(o.model, o);
   const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
@@ -72,17 +76,35 @@ function runReportDir(o: ReportRunOptions): Report {
   const fits = V * V <= MAX_BASELINE_TABLE;
   const label = conventionLabel(convention, m.special);
   return buildReport(m.model, dirTokenizer(m, convention), docs, {
-    baselines: fits ? allBaselines(docs.filter((d) => d.split === "train"), m.model.binding, o.smoothing, o.lambda) : [],
-    baselinesNotRun: fits ? undefined : `a count baseline of this ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries`,
+    baselines: fits
+      ? allBaselines(
+          docs.filter((d) => d.split === "train"),
+          m.model.binding,
+          o.smoothing,
+          o.lambda,
+        )
+      : [],
+    baselinesNotRun: fits
+      ? undefined
+      : `a count baseline of this ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries`,
     baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
-    stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+    stride: o.stride,
+    seed: o.seed,
+    replicates: o.replicates,
+    finalTest: o.finalTest,
+    bins: o.bins,
+    scheme: o.scheme,
     canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens } : undefined,
     model: modelIdentity(o.model, { path: o.model, sha256: m.provenance.sha256 }),
     data: {
-      description: `${o.data ? `documents file ${o.data}` : source}, encoded with the directory's tokenizer.json; convention ${label}`, ...(o.data ? { path: o.data } : {}),
+      description: `${o.data ? `documents file ${o.data}` : source}, encoded with the directory's tokenizer.json; convention ${label}`,
+      ...(o.data ? { path: o.data } : {}),
       note: `model directory ${o.model} (sha256 ${m.provenance.sha256}; graph ${m.provenance.graph.file}, opset ${m.provenance.graph.opset}, ${m.provenance.graph.dtype}; ${m.provenance.manifest})`,
     },
-    strides: o.strides, workers: 1, progress: o.progress, engine: o.engine,
+    strides: o.strides,
+    workers: 1,
+    progress: o.progress,
+    engine: o.engine,
   });
 }
 
@@ -104,7 +126,10 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
   try {
     const main = load(o.model, "model file", engine);
     loaded.push(main);
-    const { docs, source, note } = scoringDocuments(o.model, main, { text: o.text, documents: o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined });
+    const { docs, source, note } = scoringDocuments(o.model, main, {
+      text: o.text,
+      documents: o.data ? { name: o.data, bytes: readDocumentsBytes(requireFile(o.data, "documents file")) } : undefined,
+    });
     let without: ScoringModel | undefined;
     if (o.canary?.reference) {
       const ref = load(o.canary.reference, "canary reference model", engine);
@@ -112,24 +137,56 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
       // the canary is encoded once, with the model's tokenizer: under another tokenizer its ids are other text
       const [mine, theirs] = [JSON.stringify(main.tokenizer.toJSON()), JSON.stringify(ref.tokenizer.toJSON())];
       if (mine !== theirs) {
-        throw new Error(`--canary-reference ${o.canary.reference}: its tokenizer (${ref.tokenizer.kind}, vocabulary ${ref.tokenizer.vocabSize}) is not the model's (${main.tokenizer.kind}, vocabulary ${main.tokenizer.vocabSize}), so the canary's token ids would mean other text under it; fit the reference with the model's tokenizer`);
+        throw new Error(
+          `--canary-reference ${o.canary.reference}: its tokenizer (${ref.tokenizer.kind}, vocabulary ${ref.tokenizer.vocabSize}) is not the model's (${main.tokenizer.kind}, vocabulary ${main.tokenizer.vocabSize}), so the canary's token ids would mean other text under it; fit the reference with the model's tokenizer`,
+        );
       }
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    return withPool(threadPools(engine), o.workers, Infinity, main.config, (pool) => { // the report scores many batches: every asked worker
+    return withPool(threadPools(engine), o.workers, Infinity, main.config, (pool) => {
+      // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
       const splits = SPLITS.filter((s) => (s !== "test" || o.finalTest) && docs.some((d) => d.split === s));
-      const lmEval = o.lmEval ? splits.map((s) => rollingSplitTask(adapter, docs.filter((d) => d.split === s), main.tokenizer, source, s, 16)) : undefined;
+      const lmEval = o.lmEval
+        ? splits.map((s) =>
+            rollingSplitTask(
+              adapter,
+              docs.filter((d) => d.split === s),
+              main.tokenizer,
+              source,
+              s,
+              16,
+            ),
+          )
+        : undefined;
       const lmEvalModel = lmEvalModelOf(o.model, main, parameterCount(main.config));
       const report = buildReport(adapter, main.tokenizer, docs, {
-        baselines: allBaselines(docs.filter((d) => d.split === "train"), binding, o.smoothing, o.lambda),
+        baselines: allBaselines(
+          docs.filter((d) => d.split === "train"),
+          binding,
+          o.smoothing,
+          o.lambda,
+        ),
         baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
-        stride: o.stride, seed: o.seed, replicates: o.replicates, finalTest: o.finalTest, bins: o.bins, scheme: o.scheme,
+        stride: o.stride,
+        seed: o.seed,
+        replicates: o.replicates,
+        finalTest: o.finalTest,
+        bins: o.bins,
+        scheme: o.scheme,
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
-        data: { ...(o.data ? { description: `documents file ${o.data}`, path: o.data } : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }), note },
-        strides: o.strides, workers: pool.size, progress: o.progress, engine,
+        data: {
+          ...(o.data
+            ? { description: `documents file ${o.data}`, path: o.data }
+            : { description: o.text ? `${source}, encoded with the model file's tokenizer` : DEFAULT_DATA_DESCRIPTION }),
+          note,
+        },
+        strides: o.strides,
+        workers: pool.size,
+        progress: o.progress,
+        engine,
       });
       return { report, ...(lmEval ? { lmEval } : {}), lmEvalModel };
     });

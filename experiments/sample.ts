@@ -23,9 +23,12 @@ export interface SampleResult {
 
 /** Refuse values generation cannot use, naming the option (the parser already checked types). */
 export function checkSampleOptions(o: SampleOptions): void {
-  if (!(Number.isFinite(o.temperature) && o.temperature >= 0)) throw new Error(`--temperature must be a finite number ≥ 0, got ${o.temperature}`);
-  if (o.topK !== undefined && (!Number.isInteger(o.topK) || o.topK < 1)) throw new Error(`--top-k must be a positive integer, got ${o.topK}`);
-  if (o.topK !== undefined && o.temperature === 0) throw new Error("--top-k needs --temperature > 0: greedy decoding (temperature 0) always takes the top token");
+  if (!(Number.isFinite(o.temperature) && o.temperature >= 0))
+    throw new Error(`--temperature must be a finite number ≥ 0, got ${o.temperature}`);
+  if (o.topK !== undefined && (!Number.isInteger(o.topK) || o.topK < 1))
+    throw new Error(`--top-k must be a positive integer, got ${o.topK}`);
+  if (o.topK !== undefined && o.temperature === 0)
+    throw new Error("--top-k needs --temperature > 0: greedy decoding (temperature 0) always takes the top token");
   if (!Number.isInteger(o.maxTokens) || o.maxTokens < 1) throw new Error(`--max-tokens must be a positive integer, got ${o.maxTokens}`);
   if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`--samples must be a positive integer, got ${o.samples}`);
 }
@@ -36,25 +39,46 @@ export function checkSampleOptions(o: SampleOptions): void {
  */
 export function runSample(o: SampleOptions): SampleResult {
   checkSampleOptions(o);
-  if (o.temperature === 0 && o.samples > 1) throw new Error(`--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`);
+  if (o.temperature === 0 && o.samples > 1)
+    throw new Error(
+      `--samples ${o.samples} with greedy decoding (--temperature 0) repeats one continuation; give --temperature > 0 to sample`,
+    );
   const loaded = decodeModelFile(readModelFileBytes(o.model), o.model, o.engine);
   try {
     const { tokenizer, config } = loaded;
-    if (o.topK !== undefined && o.topK > config.vocabSize) throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);
+    if (o.topK !== undefined && o.topK > config.vocabSize)
+      throw new Error(`--top-k ${o.topK} is more than the model's vocabulary ${config.vocabSize}`);
     const content = tokenizer.encode(o.prompt);
     if (content.length === 0) throw new Error(`--prompt ${JSON.stringify(o.prompt)} encodes to no tokens; give some text to continue`);
     const prompt = [tokenizer.bos, ...content];
     const model = decoderAdapter(loaded.model);
     const root = Rng.fromSeed(o.seed).child("sampling");
     const samples = Array.from({ length: o.samples }, (_, index) => {
-      const decoding: Decoding = o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
+      const decoding: Decoding =
+        o.temperature === 0
+          ? { kind: "greedy" }
+          : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
       const g = generate(model, prompt, { maxTokens: o.maxTokens, decoding, stopToken: tokenizer.eos });
       return { index, ids: g.tokens, probabilities: g.logProbs.map(Math.exp), text: tokenizer.decode(g.tokens), stopped: g.stopped };
     });
     return {
-      model: o.model, model_sha256: loaded.sha256, tokenizer: tokenizer.toJSON(),
-      decoding: o.temperature === 0 ? { kind: "greedy" } : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
-      max_tokens: o.maxTokens, prompt: { text: o.prompt, ids: prompt }, samples, provenance: provenance(o.engine ?? tfjsOnly()),
+      model: o.model,
+      model_sha256: loaded.sha256,
+      tokenizer: tokenizer.toJSON(),
+      decoding:
+        o.temperature === 0
+          ? { kind: "greedy" }
+          : {
+              kind: "sample",
+              temperature: o.temperature,
+              top_k: o.topK ?? null,
+              seed: o.seed,
+              stream: `${o.seed}/sampling/<sample index>`,
+            },
+      max_tokens: o.maxTokens,
+      prompt: { text: o.prompt, ids: prompt },
+      samples,
+      provenance: provenance(o.engine ?? tfjsOnly()),
     };
   } finally {
     loaded.model.dispose();

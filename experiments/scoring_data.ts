@@ -31,13 +31,22 @@ export interface ScoringDocuments {
 }
 
 /** The documents, encoded with `tokenizer`; refused for a text-trained model given none (it names --run and --text). */
-export function scoringDocuments(model: string, loaded: { tokenizer: Tokenizer; provenance: ModelProvenance }, input: ScoringInput): ScoringDocuments {
+export function scoringDocuments(
+  model: string,
+  loaded: { tokenizer: Tokenizer; provenance: ModelProvenance },
+  input: ScoringInput,
+): ScoringDocuments {
   if (input.text && input.documents) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
-  const given: GivenData = input.text ? { kind: "text", source: input.text.source, manifestSha256: input.text.manifestSha256 }
-    : input.documents ? { kind: "documents", path: input.documents.name } : { kind: "fixture" };
+  const given: GivenData = input.text
+    ? { kind: "text", source: input.text.source, manifestSha256: input.text.manifestSha256 }
+    : input.documents
+      ? { kind: "documents", path: input.documents.name }
+      : { kind: "fixture" };
   const note = trainedOnNote(model, loaded.provenance, given);
-  const docs = input.text ? input.text.docs.map((d) => encodeDocument(loaded.tokenizer, d))
-    : input.documents ? parseDocumentsBytes(input.documents.bytes, loaded.tokenizer, input.documents.name)
+  const docs = input.text
+    ? input.text.docs.map((d) => encodeDocument(loaded.tokenizer, d))
+    : input.documents
+      ? parseDocumentsBytes(input.documents.bytes, loaded.tokenizer, input.documents.name)
       : OVERFIT_TEXTS.map((d) => encodeDocument(loaded.tokenizer, d));
   const source = input.text?.source ?? input.documents?.name ?? "overfit fixture";
   return { docs, source, given, ...(note ? { note } : {}) };

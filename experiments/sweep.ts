@@ -26,20 +26,42 @@ const scoreAt = obj({ nll: NLL }, OPEN);
  */
 export const SWEEP_RECIPES = {
   overfit: {
-    seed: (s: number) => ["--seeds", String(s)], out: ["--out", "."], result: "overfit.json",
-    schema: obj({ options: obj({ seeds: arr(int(), { min: 1 }) }, OPEN), runs: arr(obj({ checkpoints: arr(obj({ train: scoreAt, validation: scoreAt }, OPEN), { min: 1 }) }, OPEN), { min: 1 }) }, OPEN),
-    read: (j: any) => ({ seed: j.options.seeds[0], train_nll: j.runs[0].checkpoints.at(-1).train.nll, validation_nll: j.runs[0].checkpoints.at(-1).validation.nll }),
+    seed: (s: number) => ["--seeds", String(s)],
+    out: ["--out", "."],
+    result: "overfit.json",
+    schema: obj(
+      {
+        options: obj({ seeds: arr(int(), { min: 1 }) }, OPEN),
+        runs: arr(obj({ checkpoints: arr(obj({ train: scoreAt, validation: scoreAt }, OPEN), { min: 1 }) }, OPEN), { min: 1 }),
+      },
+      OPEN,
+    ),
+    read: (j: any) => ({
+      seed: j.options.seeds[0],
+      train_nll: j.runs[0].checkpoints.at(-1).train.nll,
+      validation_nll: j.runs[0].checkpoints.at(-1).validation.nll,
+    }),
   },
   cyclic: {
-    seed: (s: number) => ["--seed", String(s)], out: ["--out", "."], result: "cyclic.json",
-    schema: obj({ options: obj({ seed: int() }, OPEN), scores: obj({ train: arr(scoreAt, { min: 1 }), validation: arr(scoreAt, { min: 1 }) }, OPEN) }, OPEN),
+    seed: (s: number) => ["--seed", String(s)],
+    out: ["--out", "."],
+    result: "cyclic.json",
+    schema: obj(
+      { options: obj({ seed: int() }, OPEN), scores: obj({ train: arr(scoreAt, { min: 1 }), validation: arr(scoreAt, { min: 1 }) }, OPEN) },
+      OPEN,
+    ),
     read: (j: any) => ({ seed: j.options.seed, train_nll: j.scores.train[0].nll, validation_nll: j.scores.validation[0].nll }),
   },
   train: {
-    seed: (s: number) => ["--seed", String(s)], out: ["--out", ".", "--json"], result: "train.json",
+    seed: (s: number) => ["--seed", String(s)],
+    out: ["--out", ".", "--json"],
+    result: "train.json",
     schema: obj({ options: obj({ seed: int() }, OPEN), validation: optional(nullable(scoreAt)) }, OPEN),
     read: (j: any) => ({
-      seed: j.options.seed, train_nll: null, train_nll_reason: TRAIN_NLL_REASON, validation_nll: j.validation?.nll ?? null,
+      seed: j.options.seed,
+      train_nll: null,
+      train_nll_reason: TRAIN_NLL_REASON,
+      validation_nll: j.validation?.nll ?? null,
       ...(j.validation ? {} : { validation_nll_reason: "the run scored no validation (it needs --eval-every)" }),
     }),
   },
@@ -64,7 +86,9 @@ export const splitOptionValues = (args: readonly string[]): string[] =>
 /** Refuse a path a run would write outside its folder: absolute, or climbing out with `..`. */
 function confinedToRun(where: string, option: string, v: string): void {
   if (v.startsWith("/") || v.split(/[\\/]/).includes("..")) {
-    throw new Error(`${where} ${option} ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`);
+    throw new Error(
+      `${where} ${option} ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`,
+    );
   }
 }
 
@@ -72,7 +96,8 @@ function confinedToRun(where: string, option: string, v: string): void {
  * A grid value as part of a run folder's name: every character but letters, digits and `.-_~` percent-encoded,
  * so `/`, `..` runs, `,` and `=` can never leave --out or be mistaken for the name's own separators.
  */
-export const encodeNamePart = (v: string): string => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const encodeNamePart = (v: string): string =>
+  encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** Longest run folder name: a file name's 255 bytes, less the `.done.json` the sweep writes beside it. */
 export const MAX_RUN_NAME_BYTES = 255 - ".done.json".length;
@@ -88,44 +113,66 @@ export interface PlannedRun {
 
 /** `lr=1e-3,3e-3` or `lr=1e-3,3e-3 batch-rows=4,8`: one or two options, each with its values. */
 export function parseGrid(spec: string): [string, string[]][] {
-  const axes = spec.trim().split(/\s+/).map((part) => {
-    const m = /^([a-z][a-z0-9-]*)=(.+)$/.exec(part);
-    if (!m) throw new Error(`--grid: "${part}" is not name=v1,v2 (e.g. lr=1e-3,3e-3)`);
-    const values = m[2].split(",");
-    const empty = values.indexOf("");
-    if (empty !== -1) throw new Error(`--grid: ${m[1]}: value ${empty + 1} of "${m[2]}" is empty; give each value once, separated by single commas`);
-    if (new Set(values).size !== values.length) throw new Error(`--grid: ${m[1]} repeats a value`);
-    return [m[1], values] as [string, string[]];
-  });
+  const axes = spec
+    .trim()
+    .split(/\s+/)
+    .map((part) => {
+      const m = /^([a-z][a-z0-9-]*)=(.+)$/.exec(part);
+      if (!m) throw new Error(`--grid: "${part}" is not name=v1,v2 (e.g. lr=1e-3,3e-3)`);
+      const values = m[2].split(",");
+      const empty = values.indexOf("");
+      if (empty !== -1)
+        throw new Error(`--grid: ${m[1]}: value ${empty + 1} of "${m[2]}" is empty; give each value once, separated by single commas`);
+      if (new Set(values).size !== values.length) throw new Error(`--grid: ${m[1]} repeats a value`);
+      return [m[1], values] as [string, string[]];
+    });
   if (axes.length > 2) throw new Error(`--grid takes one or two options, got ${axes.length}`);
   if (axes.length === 2 && axes[0][0] === axes[1][0]) throw new Error(`--grid: ${axes[0][0]} is given twice`);
-  for (const [name] of axes) if (["seed", "seeds", "out", "json", "resume"].includes(name)) throw new Error(`--grid: --${name} is set by the sweep itself`);
+  for (const [name] of axes)
+    if (["seed", "seeds", "out", "json", "resume"].includes(name)) throw new Error(`--grid: --${name} is set by the sweep itself`);
   return axes;
 }
 
 /** Every grid point × every seed, in that order (the order of the table and the JSON). */
-export function planSweep(recipe: SweepRecipe, seeds: readonly number[], grid: readonly [string, string[]][], given: readonly string[]): PlannedRun[] {
+export function planSweep(
+  recipe: SweepRecipe,
+  seeds: readonly number[],
+  grid: readonly [string, string[]][],
+  given: readonly string[],
+): PlannedRun[] {
   const r = SWEEP_RECIPES[recipe];
   const extra = splitOptionValues(given);
   for (const [i, a] of extra.entries()) if (i > 0 && OUTPUT_PATH_OPTIONS.has(extra[i - 1])) confinedToRun("after --,", extra[i - 1], a);
-  for (const [name, values] of grid) if (OUTPUT_PATH_OPTIONS.has(`--${name}`)) for (const v of values) confinedToRun("--grid", `--${name}`, v);
+  for (const [name, values] of grid)
+    if (OUTPUT_PATH_OPTIONS.has(`--${name}`)) for (const v of values) confinedToRun("--grid", `--${name}`, v);
   const extraAbs = extra.map((a, i) => (i > 0 && PATH_OPTIONS.has(extra[i - 1]) ? absolutePath(a) : a));
   for (const [name] of grid) if (extra.includes(`--${name}`)) throw new Error(`--grid sets --${name}, which is also given after --`);
   let points: Record<string, string>[] = [{}];
   for (const [name, values] of grid) points = points.flatMap((p) => values.map((v) => ({ ...p, [name]: v })));
-  return points.flatMap((g) => seeds.map((seed) => {
-    const name = [...Object.entries(g).map(([k, v]) => `${k}=${encodeNamePart(v)}`), `seed=${seed}`].join(",");
-    if (new TextEncoder().encode(name).length > MAX_RUN_NAME_BYTES) throw new Error(`--grid: the run folder name ${name.slice(0, 40)}… is longer than the ${MAX_RUN_NAME_BYTES} bytes a name may be (MAX_RUN_NAME_BYTES)`);
-    const value = (k: string, v: string) => (PATH_OPTIONS.has(`--${k}`) ? absolutePath(v) : v);
-    return { name, seed, grid: g, args: [recipe, ...r.seed(seed), ...Object.entries(g).flatMap(([k, v]) => [`--${k}`, value(k, v)]), ...extraAbs, ...r.out] };
-  }));
+  return points.flatMap((g) =>
+    seeds.map((seed) => {
+      const name = [...Object.entries(g).map(([k, v]) => `${k}=${encodeNamePart(v)}`), `seed=${seed}`].join(",");
+      if (new TextEncoder().encode(name).length > MAX_RUN_NAME_BYTES)
+        throw new Error(
+          `--grid: the run folder name ${name.slice(0, 40)}… is longer than the ${MAX_RUN_NAME_BYTES} bytes a name may be (MAX_RUN_NAME_BYTES)`,
+        );
+      const value = (k: string, v: string) => (PATH_OPTIONS.has(`--${k}`) ? absolutePath(v) : v);
+      return {
+        name,
+        seed,
+        grid: g,
+        args: [recipe, ...r.seed(seed), ...Object.entries(g).flatMap(([k, v]) => [`--${k}`, value(k, v)]), ...extraAbs, ...r.out],
+      };
+    }),
+  );
 }
 
 /** Run the plan's unfinished runs (src/node/sweep_runner.ts) and read every row back with the recipes' readers. */
 export const runSweep = (o: Omit<SweepOptions, "recipes"> & { recipe: SweepRecipe }) => runRuns({ ...o, recipes: SWEEP_RECIPES });
 
 /** Submit the plan's unfinished runs as one Slurm job array (src/node/sweep_slurm.ts) and read every row back. */
-export const runSlurmSweep = (o: Omit<SlurmSweepOptions, "recipes" | "recipe"> & { recipe: SweepRecipe }) => runSlurm({ ...o, recipes: SWEEP_RECIPES });
+export const runSlurmSweep = (o: Omit<SlurmSweepOptions, "recipes" | "recipe"> & { recipe: SweepRecipe }) =>
+  runSlurm({ ...o, recipes: SWEEP_RECIPES });
 
 export { runTask };
 

@@ -34,17 +34,32 @@ export interface TrainRunResult {
  * `shouldStop` is asked between updates (Ctrl-C): the run then stops, its state saved when there is an output store.
  */
 export async function runTraining(
-  o: TrainRunOptions, print: (line: string) => void = console.log, warn: (line: string) => void = console.error, shouldStop?: () => boolean,
+  o: TrainRunOptions,
+  print: (line: string) => void = console.log,
+  warn: (line: string) => void = console.error,
+  shouldStop?: () => boolean,
 ): Promise<TrainRunResult> {
   // the updates' bar on o.progress; a line printed to the same terminal first erases it, and its next tick redraws it
   let bar: Progress | undefined;
-  const log = (line: string) => { bar?.clear(); print(line); };
+  const log = (line: string) => {
+    bar?.clear();
+    print(line);
+  };
   if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
   if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
   const d = o.text ? textData(o) : documentData(o);
   const options = trainOptions({
-    seed: o.seed, lr: o.lr, warmup: o.warmup, cosineSteps: o.cosineSteps, minLr: o.minLr, clipNorm: o.clipNorm, weightDecay: o.weightDecay,
-    microbatchesPerUpdate: d.microbatches, batchRows: o.batchRows, shuffle: o.text ? true : o.shuffle, data: d.identity,
+    seed: o.seed,
+    lr: o.lr,
+    warmup: o.warmup,
+    cosineSteps: o.cosineSteps,
+    minLr: o.minLr,
+    clipNorm: o.clipNorm,
+    weightDecay: o.weightDecay,
+    microbatchesPerUpdate: d.microbatches,
+    batchRows: o.batchRows,
+    shuffle: o.text ? true : o.shuffle,
+    data: d.identity,
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
   const store = o.out;
@@ -53,22 +68,53 @@ export async function runTraining(
   const workers = workersFor(o.workers, openPool.cores, options.microbatchesPerUpdate, d.config);
   const pool = openPool(workers, d.config);
   const r = await trainWithValidation({
-    engine, pool, config: d.config, options, tokenizer: d.tokenizer.toJSON(), train: d.train, validation: d.validation, data: d.source, trainedOn: d.trainedOn,
-    updates: o.updates, evalEvery: o.evalEvery, saveEvery: o.saveEvery, store, resume: o.resume, patience: o.patience, tensorboard: o.tensorboard, shouldStop,
-    onDivergence: o.onDivergence, warn: (line) => { bar?.clear(); warn(line); }, progress: o.progress,
-    curve: { title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`, note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)" },
+    engine,
+    pool,
+    config: d.config,
+    options,
+    tokenizer: d.tokenizer.toJSON(),
+    train: d.train,
+    validation: d.validation,
+    data: d.source,
+    trainedOn: d.trainedOn,
+    updates: o.updates,
+    evalEvery: o.evalEvery,
+    saveEvery: o.saveEvery,
+    store,
+    resume: o.resume,
+    patience: o.patience,
+    tensorboard: o.tensorboard,
+    shouldStop,
+    onDivergence: o.onDivergence,
+    warn: (line) => {
+      bar?.clear();
+      warn(line);
+    },
+    progress: o.progress,
+    curve: {
+      title: `training and validation loss (${parameterCount(d.config).toLocaleString("en-US")} parameters)`,
+      note: "train loss: each update's own batch; validation: the whole split, every target once (stride = context)",
+    },
     onUpdate: (e, s) => {
       bar?.tick(1, { loss: s.loss.toFixed(3) });
       const v = e.validation_nll === null ? "" : `  validation ${e.validation_nll.toFixed(6)}`;
-      if (e.update % o.logEvery === 0 || e.update === o.updates || v) log(`update ${String(e.update).padStart(5)}  loss ${s.loss.toFixed(6)}  grad-norm ${s.gradNorm.toFixed(4)}${s.clipped ? " (clipped)" : ""}${v}`);
+      if (e.update % o.logEvery === 0 || e.update === o.updates || v)
+        log(
+          `update ${String(e.update).padStart(5)}  loss ${s.loss.toFixed(6)}  grad-norm ${s.gradNorm.toFixed(4)}${s.clipped ? " (clipped)" : ""}${v}`,
+        );
     },
     onSave: (step, where) => log(`saved state at update ${step} → ${where}`),
     onStart: (run) => {
       // once the run is sure to start: a refusal (say, of a resume) stays its one line
       if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
       log(d.describe);
-      log(`  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`);
-      const resumed = () => (run.step === 0 ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0` : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`);
+      log(
+        `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`,
+      );
+      const resumed = () =>
+        run.step === 0
+          ? `  nothing saved in ${store!.where(STATE_FILE)} yet: starting at update 0`
+          : `  resumed from ${store!.where(STATE_FILE)} at update ${run.step}`;
       log(o.resume ? `${resumed()}; running to update ${o.updates}` : `  updates 1..${o.updates}`);
       bar = phase(o.progress, "train", o.updates - run.step, "updates");
     },
@@ -83,14 +129,27 @@ export async function runTraining(
     const lastLoss = r.history.entries.at(-1)?.train_loss ?? NaN;
     const last = [...r.history.entries].reverse().find((e) => e.validation_nll !== null);
     const summary = {
-      data: d.describe, split: d.split ?? null, model_config: d.config, parameters: parameterCount(d.config), tokenizer: d.tokenizer.toJSON().kind,
-      options: run.spec.options, updates: o.updates, resumed_from: r.from, workers,
+      data: d.describe,
+      split: d.split ?? null,
+      model_config: d.config,
+      parameters: parameterCount(d.config),
+      tokenizer: d.tokenizer.toJSON().kind,
+      options: run.spec.options,
+      updates: o.updates,
+      resumed_from: r.from,
+      workers,
       validation: last ? { update: last.update, nll: last.validation_nll, targets: last.validation_targets } : null,
       initial_validation_nll: r.history.initial_validation_nll,
       best: run.best ? { ...selectionOf(run.best), file: store ? store.where(BEST_MODEL_FILE) : null } : null,
       early_stop: r.earlyStop ?? null,
       baselines: r.baselines,
-      files: store ? { state: store.where(STATE_FILE), history: o.evalEvery !== undefined ? store.where(HISTORY_FILE) : null, curve: o.evalEvery !== undefined ? store.where(CURVE_FILE) : null } : null,
+      files: store
+        ? {
+            state: store.where(STATE_FILE),
+            history: o.evalEvery !== undefined ? store.where(HISTORY_FILE) : null,
+            curve: o.evalEvery !== undefined ? store.where(CURVE_FILE) : null,
+          }
+        : null,
     };
     if (r.stopped) return { from: r.from, to: run.step, lastLoss, interrupted: { at: run.step, state: store?.where(STATE_FILE) }, summary };
     let modelSha256: string | undefined;
@@ -105,7 +164,13 @@ export async function runTraining(
       store.write(BEST_MODEL_FILE, best);
       log(`saved model selected on validation (update ${run.best!.update}) → ${store.where(BEST_MODEL_FILE)}`);
     }
-    return { from: r.from, to: run.step, lastLoss, modelSha256, summary: { ...summary, model_sha256: modelSha256 ?? null, best_model_sha256: best ? sha256Hex(best) : null } };
+    return {
+      from: r.from,
+      to: run.step,
+      lastLoss,
+      modelSha256,
+      summary: { ...summary, model_sha256: modelSha256 ?? null, best_model_sha256: best ? sha256Hex(best) : null },
+    };
   } finally {
     run.dispose();
     pool.close();

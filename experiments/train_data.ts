@@ -6,7 +6,14 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import { jsonSha256, MANIFEST_FILE, textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import {
+  jsonSha256,
+  MANIFEST_FILE,
+  textDataProvenance,
+  textSplit,
+  type TextDataProvenance,
+  type TextSplitOptions,
+} from "../src/data/text_split.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
@@ -42,11 +49,22 @@ export function documentData(o: TrainRunOptions): TrainData {
   const train = of("train");
   const source = o.data?.name ?? "overfit fixture";
   if (train.length === 0) throw new Error(`no train documents in ${source}`);
-  const microbatches = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, o.batchRows === 1 ? "separate" : "padded", o.batchRows);
+  const microbatches = trainingBatches(
+    train,
+    { vocabSize: config.vocabSize, contextLength: config.contextLength },
+    o.batchRows === 1 ? "separate" : "padded",
+    o.batchRows,
+  );
   const targets = train.reduce((n, d) => n + targetCount(d), 0);
   const perUpdate = o.microbatches ?? TRAIN_DEFAULTS.microbatches;
   return {
-    config, tokenizer, train, validation: of("validation"), test: of("test"), microbatches: perUpdate, identity: o.data?.identity ?? "overfit-fixture",
+    config,
+    tokenizer,
+    train,
+    validation: of("validation"),
+    test: of("test"),
+    microbatches: perUpdate,
+    identity: o.data?.identity ?? "overfit-fixture",
     describe: `train: ${source}, ${train.length} training documents (${targets} targets) in ${microbatches.length} microbatches, ${perUpdate} per update${o.shuffle ? ", shuffled each epoch" : ""}`,
     source: (batches) => new EpochSource(microbatches, perUpdate, o.shuffle ? batches : undefined),
   };
@@ -62,7 +80,9 @@ function bpeOf(texts: string[], vocab: number, progress?: ProgressStream) {
   } catch (err) {
     if (!(err instanceof BpeVocabError)) throw err;
     bar?.clear();
-    throw new Error(`--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`);
+    throw new Error(
+      `--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`,
+    );
   }
 }
 
@@ -75,11 +95,25 @@ export function textData(o: TrainRunOptions): TrainData {
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
   const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split, o.progress);
   // a large train split is sampled for BPE (bpe.ts BPE_SAMPLE_CHARS), seeded by --seed: the split has its own seed
-  const sample = t.tokenizer === "bpe" ? bpeSample(bySplit.train.map((d) => d.text), Rng.fromSeed(o.seed).child("bpe-sample")) : undefined;
+  const sample =
+    t.tokenizer === "bpe"
+      ? bpeSample(
+          bySplit.train.map((d) => d.text),
+          Rng.fromSeed(o.seed).child("bpe-sample"),
+        )
+      : undefined;
   const tokenizer = sample ? bpeOf(sample.texts, vocab, o.progress) : new ByteTokenizer(vocab);
-  const sampled = sample && sample.chars < sample.of ? `, BPE learned on a sample of ${sample.chars} of its ${sample.of} characters (seed ${o.seed})` : "";
+  const sampled =
+    sample && sample.chars < sample.of
+      ? `, BPE learned on a sample of ${sample.chars} of its ${sample.of} characters (seed ${o.seed})`
+      : "";
   const tokenizing = phase(o.progress, "tokenize", bySplit.train.length + bySplit.validation.length + bySplit.test.length, "documents");
-  const enc = (s: Split) => bySplit[s].map((d) => { const e = encodeDocument(tokenizer, d); tokenizing?.tick(); return e; });
+  const enc = (s: Split) =>
+    bySplit[s].map((d) => {
+      const e = encodeDocument(tokenizer, d);
+      tokenizing?.tick();
+      return e;
+    });
   const [train, validation, test] = [enc("train"), enc("validation"), enc("test")];
   tokenizing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
@@ -87,12 +121,20 @@ export function textData(o: TrainRunOptions): TrainData {
   const count = (s: Split) => bySplit[s].length; // the manifest's documents of that split, already apart
   const parts = o.microbatches ?? textMicrobatches(config, o.batchRows);
   return {
-    config, tokenizer, train, validation, test, microbatches: parts,
+    config,
+    tokenizer,
+    train,
+    validation,
+    test,
+    microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
     identity: `text manifest sha256:${jsonSha256(manifest, 0)} tokenizer ${t.tokenizer}`,
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}${sampled}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
     source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
-    split: { manifest: o.out.where(MANIFEST_FILE), documents: { train: count("train"), validation: count("validation"), test: count("test") } },
+    split: {
+      manifest: o.out.where(MANIFEST_FILE),
+      documents: { train: count("train"), validation: count("validation"), test: count("test") },
+    },
     trainedOn: textDataProvenance(manifest, manifestSha256),
   };
 }
@@ -105,8 +147,11 @@ export function smallSplitWarnings(d: TrainData, split: TextSplitOptions): strin
   if (!d.split) return [];
   const flags = { validation: ["--validation-fraction", split.validation], test: ["--test-fraction", split.test] } as const;
   return (["validation", "test"] as const).flatMap((s) => {
-    const [flag, fraction] = flags[s], n = d.split!.documents[s];
+    const [flag, fraction] = flags[s],
+      n = d.split!.documents[s];
     if (fraction === 0 || n >= MIN_INTERVAL_DOCUMENTS) return [];
-    return [`warning: the ${s} split has ${n} document${n === 1 ? "" : "s"}, fewer than ${MIN_INTERVAL_DOCUMENTS} (MIN_INTERVAL_DOCUMENTS): its NLL is ${n === 1 ? "one document's" : `${n} documents'`}, too few for an interval; raise ${flag} (now ${fraction}) or give more documents`];
+    return [
+      `warning: the ${s} split has ${n} document${n === 1 ? "" : "s"}, fewer than ${MIN_INTERVAL_DOCUMENTS} (MIN_INTERVAL_DOCUMENTS): its NLL is ${n === 1 ? "one document's" : `${n} documents'`}, too few for an interval; raise ${flag} (now ${fraction}) or give more documents`,
+    ];
   });
 }

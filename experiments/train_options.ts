@@ -18,7 +18,23 @@ import { BROWN_DEFAULTS as B, BROWN_SHAPE } from "./brown_options.ts";
  * history as an event file into `out`; workers, absent 1, are capped by the microbatches), and what a run needs beside.
  */
 export interface TrainRunOptions
-  extends OptionsOf<"seed" | "updates" | "lr" | "warmup" | "cosine-steps" | "min-lr" | "clip" | "weight-decay" | "batch-rows" | "shuffle" | "model-config" | "resume" | "log-every" | "on-divergence">,
+  extends
+    OptionsOf<
+      | "seed"
+      | "updates"
+      | "lr"
+      | "warmup"
+      | "cosine-steps"
+      | "min-lr"
+      | "clip"
+      | "weight-decay"
+      | "batch-rows"
+      | "shuffle"
+      | "model-config"
+      | "resume"
+      | "log-every"
+      | "on-divergence"
+    >,
     Partial<OptionsOf<"microbatches" | "eval-every" | "save-every" | "patience" | "tensorboard" | "workers">> {
   /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
   data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
@@ -43,9 +59,21 @@ export interface TextInput {
 }
 
 export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
-  seed: OVERFIT_DEFAULTS.seeds[0], updates: OVERFIT_DEFAULTS.updates, lr: OVERFIT_DEFAULTS.lr, warmup: defaultOf("warmup", "train"), cosineSteps: defaultOf("cosine-steps", "train"), minLr: OVERFIT_DEFAULTS.lr,
-  clipNorm: OVERFIT_DEFAULTS.clipNorm, weightDecay: defaultOf("weight-decay", "train"), microbatches: defaultOf("microbatches", "train"), batchRows: defaultOf("batch-rows", "train"),
-  shuffle: false, modelConfig: {}, resume: false, logEvery: defaultOf("log-every", "train"), onDivergence: defaultOf("on-divergence", "train"),
+  seed: OVERFIT_DEFAULTS.seeds[0],
+  updates: OVERFIT_DEFAULTS.updates,
+  lr: OVERFIT_DEFAULTS.lr,
+  warmup: defaultOf("warmup", "train"),
+  cosineSteps: defaultOf("cosine-steps", "train"),
+  minLr: OVERFIT_DEFAULTS.lr,
+  clipNorm: OVERFIT_DEFAULTS.clipNorm,
+  weightDecay: defaultOf("weight-decay", "train"),
+  microbatches: defaultOf("microbatches", "train"),
+  batchRows: defaultOf("batch-rows", "train"),
+  shuffle: false,
+  modelConfig: {},
+  resume: false,
+  logEvery: defaultOf("log-every", "train"),
+  onDivergence: defaultOf("on-divergence", "train"),
 };
 
 /**
@@ -55,10 +83,22 @@ export const TRAIN_DEFAULTS: TrainRunOptions & { microbatches: number } = {
  * textMicrobatches), cosine over --updates, BPE learned on train.
  */
 export const TEXT_DEFAULTS = {
-  updates: defaultOf("updates", "text"), lr: B.lr, warmup: B.warmup, minLr: B.minLr, weightDecay: B.weightDecay, batchRows: defaultOf("batch-rows", "text"),
-  microbatches: defaultOf("microbatches", "text"), evalEvery: defaultOf("eval-every", "text"), saveEvery: defaultOf("save-every", "text"), logEvery: defaultOf("log-every", "text"),
-  tokenizer: defaultOf("tokenizer", "text"), vocab: B.vocab, splitSeed: defaultOf("split-seed", "text"), validationFraction: defaultOf("validation-fraction", "text"),
-  testFraction: defaultOf("test-fraction", "text"), out: defaultOf("out", "text"),
+  updates: defaultOf("updates", "text"),
+  lr: B.lr,
+  warmup: B.warmup,
+  minLr: B.minLr,
+  weightDecay: B.weightDecay,
+  batchRows: defaultOf("batch-rows", "text"),
+  microbatches: defaultOf("microbatches", "text"),
+  evalEvery: defaultOf("eval-every", "text"),
+  saveEvery: defaultOf("save-every", "text"),
+  logEvery: defaultOf("log-every", "text"),
+  tokenizer: defaultOf("tokenizer", "text"),
+  vocab: B.vocab,
+  splitSeed: defaultOf("split-seed", "text"),
+  validationFraction: defaultOf("validation-fraction", "text"),
+  testFraction: defaultOf("test-fraction", "text"),
+  out: defaultOf("out", "text"),
   model: BROWN_SHAPE,
 };
 
@@ -71,7 +111,24 @@ export const textMicrobatches = (config: ModelConfig, batchRows: number): number
   paysForThreads(config) && batchRows % TEXT_DEFAULTS.microbatches === 0 ? TEXT_DEFAULTS.microbatches : 1;
 
 /** The settings train's two default sets decide; each the user leaves out is taken from one of them. */
-export type TrainChoices = Partial<OptionsOf<"updates" | "lr" | "warmup" | "cosine-steps" | "min-lr" | "weight-decay" | "batch-rows" | "eval-every" | "save-every" | "log-every" | "tokenizer" | "out" | "patience" | "microbatches">>;
+export type TrainChoices = Partial<
+  OptionsOf<
+    | "updates"
+    | "lr"
+    | "warmup"
+    | "cosine-steps"
+    | "min-lr"
+    | "weight-decay"
+    | "batch-rows"
+    | "eval-every"
+    | "save-every"
+    | "log-every"
+    | "tokenizer"
+    | "out"
+    | "patience"
+    | "microbatches"
+  >
+>;
 
 /**
  * train's settings, each left out taken from the overfit fixture's defaults or, with `--text`, the text recipe's
@@ -79,18 +136,27 @@ export type TrainChoices = Partial<OptionsOf<"updates" | "lr" | "warmup" | "cosi
  * refused here, before any work, when they contradict each other.
  */
 export function trainSettings(given: TrainChoices, text: boolean) {
-  const pick = <K extends keyof TrainChoices>(k: K, fixture: TrainChoices[K], forText: TrainChoices[K]) => given[k] ?? (text ? forText : fixture);
+  const pick = <K extends keyof TrainChoices>(k: K, fixture: TrainChoices[K], forText: TrainChoices[K]) =>
+    given[k] ?? (text ? forText : fixture);
   const updates = pick("updates", TRAIN_DEFAULTS.updates, TEXT_DEFAULTS.updates)!;
   const lr = pick("lr", TRAIN_DEFAULTS.lr, TEXT_DEFAULTS.lr)!;
   const s = {
-    updates, lr, warmup: pick("warmup", TRAIN_DEFAULTS.warmup, TEXT_DEFAULTS.warmup)!, cosineSteps: pick("cosineSteps", TRAIN_DEFAULTS.cosineSteps, updates)!,
-    minLr: pick("minLr", lr, TEXT_DEFAULTS.minLr)!, weightDecay: pick("weightDecay", TRAIN_DEFAULTS.weightDecay, TEXT_DEFAULTS.weightDecay)!,
-    batchRows: pick("batchRows", TRAIN_DEFAULTS.batchRows, TEXT_DEFAULTS.batchRows)!, evalEvery: pick("evalEvery", undefined, TEXT_DEFAULTS.evalEvery),
-    saveEvery: pick("saveEvery", undefined, TEXT_DEFAULTS.saveEvery), logEvery: pick("logEvery", TRAIN_DEFAULTS.logEvery, TEXT_DEFAULTS.logEvery)!,
-    tokenizer: pick("tokenizer", TEXT_DEFAULTS.tokenizer, TEXT_DEFAULTS.tokenizer)!, out: pick("out", undefined, TEXT_DEFAULTS.out),
+    updates,
+    lr,
+    warmup: pick("warmup", TRAIN_DEFAULTS.warmup, TEXT_DEFAULTS.warmup)!,
+    cosineSteps: pick("cosineSteps", TRAIN_DEFAULTS.cosineSteps, updates)!,
+    minLr: pick("minLr", lr, TEXT_DEFAULTS.minLr)!,
+    weightDecay: pick("weightDecay", TRAIN_DEFAULTS.weightDecay, TEXT_DEFAULTS.weightDecay)!,
+    batchRows: pick("batchRows", TRAIN_DEFAULTS.batchRows, TEXT_DEFAULTS.batchRows)!,
+    evalEvery: pick("evalEvery", undefined, TEXT_DEFAULTS.evalEvery),
+    saveEvery: pick("saveEvery", undefined, TEXT_DEFAULTS.saveEvery),
+    logEvery: pick("logEvery", TRAIN_DEFAULTS.logEvery, TEXT_DEFAULTS.logEvery)!,
+    tokenizer: pick("tokenizer", TEXT_DEFAULTS.tokenizer, TEXT_DEFAULTS.tokenizer)!,
+    out: pick("out", undefined, TEXT_DEFAULTS.out),
   };
   checkMinLr(s.minLr, s.lr, given.minLr === undefined ? " (its default with --text)" : "");
-  if (given.patience !== undefined && s.evalEvery === undefined) throw new Error("--patience counts validation scorings: it needs --eval-every");
+  if (given.patience !== undefined && s.evalEvery === undefined)
+    throw new Error("--patience counts validation scorings: it needs --eval-every");
   // an explicit count must divide the rows; the default (textMicrobatches) always does
   if (text && given.microbatches !== undefined) checkMicrobatchRows(given.microbatches, s.batchRows);
   return s;
@@ -98,10 +164,14 @@ export function trainSettings(given: TrainChoices, text: boolean) {
 
 /** The cosine's floor above its peak would make the rate rise as it "decays": refused naming both flags. */
 export function checkMinLr(minLr: number, lr: number, minLrNote = ""): void {
-  if (minLr > lr) throw new Error(`--min-lr ${minLr}${minLrNote} must be ≤ --lr ${lr} (the floor of the cosine decay cannot be above its peak)`);
+  if (minLr > lr)
+    throw new Error(`--min-lr ${minLr}${minLrNote} must be ≤ --lr ${lr} (the floor of the cosine decay cannot be above its peak)`);
 }
 
 /** --microbatches cuts an update's --batch-rows rows into equal blocks: refused by name, before any work, when it does not divide them. */
 export function checkMicrobatchRows(microbatches: number, batchRows: number): void {
-  if (batchRows % microbatches !== 0) throw new Error(`--microbatches ${microbatches} must divide --batch-rows ${batchRows} (an update's rows are cut into equal microbatches)`);
+  if (batchRows % microbatches !== 0)
+    throw new Error(
+      `--microbatches ${microbatches} must divide --batch-rows ${batchRows} (an update's rows are cut into equal microbatches)`,
+    );
 }

@@ -43,11 +43,19 @@ export const randomArray = (rng: Rng, size: number): Float32Array => Float32Arra
  * whose logits are nearly flat and whose greedy choices nearly tie), vectors 0.1·N(0, 1), gains 1 + that.
  */
 export function randomWeights(config: ModelConfig, rng: Rng): ParamArrays {
-  return new Map(parameterShapes(config).map(([name, shape]) => {
-    const a = randomArray(rng.child(name), shape.reduce((x, y) => x * y, 1)).map((v) => v * (shape.length > 1 ? 0.3 : 0.1));
-    if (name.endsWith(".g")) a.forEach((v, i) => { a[i] = 1 + v; });
-    return [name, a];
-  }));
+  return new Map(
+    parameterShapes(config).map(([name, shape]) => {
+      const a = randomArray(
+        rng.child(name),
+        shape.reduce((x, y) => x * y, 1),
+      ).map((v) => v * (shape.length > 1 ? 0.3 : 0.1));
+      if (name.endsWith(".g"))
+        a.forEach((v, i) => {
+          a[i] = 1 + v;
+        });
+      return [name, a];
+    }),
+  );
 }
 
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {

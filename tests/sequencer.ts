@@ -8,13 +8,25 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * among the later ones ran with the other worker idle, so they all start beside the doctest; tests/cli runs the
  * CLI; the rest mostly does not.
  */
-const RANK: [RegExp, number][] = [[/\/tests\/docs\/doctest\.test\.ts$/, 0], [/\/tests\/cli\//, 2], [/\/tests\/(experiments|node|browser|tools|bin)\//, 3]];
-const rank = (f: TestSpecification) => RANK.find(([re]) => re.test(f.moduleId))?.[1] === 0 ? 0 : f.project.name === "alone" ? 1 : (RANK.find(([re]) => re.test(f.moduleId))?.[1] ?? 4);
+const RANK: [RegExp, number][] = [
+  [/\/tests\/docs\/doctest\.test\.ts$/, 0],
+  [/\/tests\/cli\//, 2],
+  [/\/tests\/(experiments|node|browser|tools|bin)\//, 3],
+];
+const rank = (f: TestSpecification) =>
+  RANK.find(([re]) => re.test(f.moduleId))?.[1] === 0
+    ? 0
+    : f.project.name === "alone"
+      ? 1
+      : (RANK.find(([re]) => re.test(f.moduleId))?.[1] ?? 4);
 
 export class LongestFirst extends BaseSequencer {
   // within a rank vitest's own order: by recorded duration when it has one, else larger files first
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const base = await super.sort(files);
-    return base.map((f, i) => [f, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([f]) => f);
+    return base
+      .map((f, i) => [f, i] as const)
+      .sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j)
+      .map(([f]) => f);
   }
 }

@@ -14,15 +14,29 @@ export function missingChromium(): string | undefined {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }
 
 /** A page that records console errors and uncaught exceptions, for a check after loading. */
-export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport });
   const errors: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(url, { waitUntil: "load" });
   return { page, errors };
@@ -53,7 +67,9 @@ export async function svgLayouts(page: Page, slack = 0.5): Promise<SvgLayout[]> 
       const problems: string[] = [];
       for (const { s, r } of rects) {
         if (r.left < box.left - slack || r.right > box.right + slack || r.top < box.top - slack || r.bottom > box.bottom + slack) {
-          problems.push(`"${s}" clipped: [${r.left.toFixed(1)}, ${r.right.toFixed(1)}] × [${r.top.toFixed(1)}, ${r.bottom.toFixed(1)}] outside the SVG [${box.left.toFixed(1)}, ${box.right.toFixed(1)}] × [${box.top.toFixed(1)}, ${box.bottom.toFixed(1)}]`);
+          problems.push(
+            `"${s}" clipped: [${r.left.toFixed(1)}, ${r.right.toFixed(1)}] × [${r.top.toFixed(1)}, ${r.bottom.toFixed(1)}] outside the SVG [${box.left.toFixed(1)}, ${box.right.toFixed(1)}] × [${box.top.toFixed(1)}, ${box.bottom.toFixed(1)}]`,
+          );
         }
       }
       for (let i = 0; i < rects.length; i++) {

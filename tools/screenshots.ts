@@ -29,8 +29,13 @@ async function main(): Promise<void> {
   try {
     // an SVG document cannot be screenshot as a page here: wrap it in HTML and shoot the element
     const figure = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await figure.setContent(`<!DOCTYPE html><html><body style="margin:0">${readFileSync(join(results, "overfit.svg"), "utf8")}</body></html>`);
-    await figure.locator("svg").first().screenshot({ path: join(shots, "overfit.png") });
+    await figure.setContent(
+      `<!DOCTYPE html><html><body style="margin:0">${readFileSync(join(results, "overfit.svg"), "utf8")}</body></html>`,
+    );
+    await figure
+      .locator("svg")
+      .first()
+      .screenshot({ path: join(shots, "overfit.png") });
     const { page, errors } = await openPage(browser, pathToFileURL(join(results, "report/report.html")).href, { width: 1280, height: 900 });
     await page.screenshot({ path: join(shots, "report-first-screen.png") });
     const problems = (await svgLayouts(page)).flatMap((l) => l.problems.map((p) => `${l.title}: ${p}`));

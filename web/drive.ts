@@ -17,13 +17,18 @@ export async function openLab(browser: Browser, url: string): Promise<{ page: Pa
 /** Every shown number of the page by its data-metric key: the 6-decimal text and the full double. */
 export async function shownNumbers(page: Page): Promise<Record<string, { text: string; exact: number }>> {
   return page.$$eval("[data-metric][data-exact]", (els) =>
-    Object.fromEntries(els.map((e) => [e.getAttribute("data-metric")!, { text: e.textContent!.trim(), exact: Number(e.getAttribute("data-exact")) }])));
+    Object.fromEntries(
+      els.map((e) => [e.getAttribute("data-metric")!, { text: e.textContent!.trim(), exact: Number(e.getAttribute("data-exact")) }]),
+    ),
+  );
 }
 
 /** Press Run with the form as it is and wait for the result; returns the worker's compute seconds. */
 export async function runOverfit(page: Page, timeoutMs = 300_000): Promise<number> {
   await page.waitForSelector("#run-overfit:not([disabled])");
-  await page.evaluate(() => { delete document.getElementById("overfit-status")!.dataset.done; });
+  await page.evaluate(() => {
+    delete document.getElementById("overfit-status")!.dataset.done;
+  });
   await page.click("#run-overfit");
   await page.waitForSelector("#overfit-status[data-done], #overfit-status.error", { timeout: timeoutMs });
   const status = await page.$eval("#overfit-status", (e) => ({ text: e.textContent ?? "", seconds: (e as HTMLElement).dataset.seconds }));
@@ -33,5 +38,9 @@ export async function runOverfit(page: Page, timeoutMs = 300_000): Promise<numbe
 
 /** The engine the page reports: backend and wasm thread count. */
 export async function pageEngine(page: Page): Promise<{ backend: string; threads: number; text: string }> {
-  return page.$eval("#engine", (e) => ({ backend: (e as HTMLElement).dataset.backend!, threads: Number((e as HTMLElement).dataset.threads), text: e.textContent ?? "" }));
+  return page.$eval("#engine", (e) => ({
+    backend: (e as HTMLElement).dataset.backend!,
+    threads: Number((e as HTMLElement).dataset.threads),
+    text: e.textContent ?? "",
+  }));
 }

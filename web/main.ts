@@ -22,7 +22,8 @@ const f6 = (x: number) => round6(x).toFixed(6);
 /** A shown number: 6 decimals on the page, the full double in data-exact (the browser test compares both). */
 const num = (metric: string, x: number) => `<td class="n" data-metric="${escapeHtml(metric)}" data-exact="${x}">${f6(x)}</td>`;
 const cell = (s: string | number) => `<td>${escapeHtml(String(s))}</td>`;
-const table = (head: string[], rows: string[]) => `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+const table = (head: string[], rows: string[]) =>
+  `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 
 // ---- the worker: one per engine choice, restarted when the choice changes ----
 let worker: Worker | undefined;
@@ -51,7 +52,12 @@ function call(req: Ask, onProgress?: (p: OverfitProgress, figure?: string) => vo
 function engineRequest(): EngineRequest {
   const backend = $<HTMLSelectElement>("backend").value as EngineRequest["backend"];
   const n = Number(new URLSearchParams(location.search).get("nthreads"));
-  return { backend, threads: $<HTMLInputElement>("threads").checked, ...(Number.isInteger(n) && n > 0 ? { threadsCount: n } : {}), wasmBase: new URL("wasm/", document.baseURI).href };
+  return {
+    backend,
+    threads: $<HTMLInputElement>("threads").checked,
+    ...(Number.isInteger(n) && n > 0 ? { threadsCount: n } : {}),
+    wasmBase: new URL("wasm/", document.baseURI).href,
+  };
 }
 
 async function startWorker(): Promise<void> {
@@ -71,7 +77,11 @@ async function startWorker(): Promise<void> {
     const e = $("engine");
     e.dataset.backend = engine.backend;
     e.dataset.threads = String(engine.threads);
-    e.textContent = `engine: ${engine.backend}` + (engine.backend === "wasm" ? `, ${engine.threads} thread${engine.threads === 1 ? "" : "s"}, SIMD ${engine.simd ? "on" : "off"}` : "") +
+    e.textContent =
+      `engine: ${engine.backend}` +
+      (engine.backend === "wasm"
+        ? `, ${engine.threads} thread${engine.threads === 1 ? "" : "s"}, SIMD ${engine.simd ? "on" : "off"}`
+        : "") +
       `; cross-origin isolated: ${engine.cross_origin_isolated ? "yes" : "no (wasm threads need it: serve with tinylab lab)"}; tfjs ${engine.tfjs}`;
     setBusy(false);
   } catch (err) {
@@ -80,7 +90,8 @@ async function startWorker(): Promise<void> {
 }
 
 function setBusy(busy: boolean) {
-  for (const id of ["run-overfit", "run-gradcheck", "rescore"]) $<HTMLButtonElement>(id).disabled = busy || (id === "rescore" && !modelFile);
+  for (const id of ["run-overfit", "run-gradcheck", "rescore"])
+    $<HTMLButtonElement>(id).disabled = busy || (id === "rescore" && !modelFile);
   document.body.dataset.busy = String(busy);
 }
 
@@ -98,43 +109,85 @@ function overfitOptions(): Partial<OverfitOptions> {
   return Object.fromEntries(OVERFIT_FORM.map((name) => [optionKey(name), parseOptionText(name, $<HTMLInputElement>(name).value)]));
 }
 
-type Live = { setup?: Extract<OverfitProgress, { kind: "setup" }>; runs: Map<number, { checkpoints: OverfitResult["runs"][number]["checkpoints"]; losses: number[] }> };
+type Live = {
+  setup?: Extract<OverfitProgress, { kind: "setup" }>;
+  runs: Map<number, { checkpoints: OverfitResult["runs"][number]["checkpoints"]; losses: number[] }>;
+};
 
 function drawLive(live: Live, figure: string | undefined) {
   if (figure !== undefined) $("curves").innerHTML = figure;
-  const series = [...live.runs].map(([seed, r], i) => ({ name: `seed ${seed}`, points: r.losses.map((l, k) => [k + 1, l] as [number, number]), color: PALETTE[i % PALETTE.length] }));
+  const series = [...live.runs].map(([seed, r], i) => ({
+    name: `seed ${seed}`,
+    points: r.losses.map((l, k) => [k + 1, l] as [number, number]),
+    color: PALETTE[i % PALETTE.length],
+  }));
   $("loss-curves").innerHTML = series.some((s) => s.points.length > 1)
-    ? lineChart({ title: "Training loss of each update (the update's own forward pass, before it is applied)", xLabel: "update", yLabel: "loss (nats per target)", series })
+    ? lineChart({
+        title: "Training loss of each update (the update's own forward pass, before it is applied)",
+        xLabel: "update",
+        yLabel: "loss (nats per target)",
+        series,
+      })
     : "";
 }
 
 function showSetup(s: Extract<OverfitProgress, { kind: "setup" }>) {
   const w = s.weighting_probe;
-  $("probe").innerHTML = table(["quantity", "value"], [
-    `<tr>${cell("correct: merged mean NLL over " + w.correct.targets + " targets")}${num("probe:correct:mean_nll", w.correct.mean_nll)}</tr>`,
-    `<tr>${cell("correct: perplexity of the merged mean")}${num("probe:correct:perplexity", w.correct.perplexity)}</tr>`,
-    `<tr>${cell("wrong: unweighted mean of the two batch means")}${num("probe:wrong:mean_nll", w.wrong_unweighted_mean_nll)}</tr>`,
-    `<tr>${cell("wrong: mean of the two batch perplexities")}${num("probe:wrong:perplexity", w.wrong_mean_perplexity)}</tr>`,
-  ]);
+  $("probe").innerHTML = table(
+    ["quantity", "value"],
+    [
+      `<tr>${cell("correct: merged mean NLL over " + w.correct.targets + " targets")}${num("probe:correct:mean_nll", w.correct.mean_nll)}</tr>`,
+      `<tr>${cell("correct: perplexity of the merged mean")}${num("probe:correct:perplexity", w.correct.perplexity)}</tr>`,
+      `<tr>${cell("wrong: unweighted mean of the two batch means")}${num("probe:wrong:mean_nll", w.wrong_unweighted_mean_nll)}</tr>`,
+      `<tr>${cell("wrong: mean of the two batch perplexities")}${num("probe:wrong:perplexity", w.wrong_mean_perplexity)}</tr>`,
+    ],
+  );
   const l = s.layout_comparison;
-  $("layouts").innerHTML = table(["layout", "batches", "rows", "targets", "validation NLL", "recorded graphs"],
-    l.rows.map((r) => `<tr>${cell(r.layout)}${cell(r.batches)}${cell(r.rows)}${cell(r.targets)}${num(`layout:${r.layout}:nll`, r.nll)}${cell(r.recorded_graphs)}</tr>`)) +
+  $("layouts").innerHTML =
+    table(
+      ["layout", "batches", "rows", "targets", "validation NLL", "recorded graphs"],
+      l.rows.map(
+        (r) =>
+          `<tr>${cell(r.layout)}${cell(r.batches)}${cell(r.rows)}${cell(r.targets)}${num(`layout:${r.layout}:nll`, r.nll)}${cell(r.recorded_graphs)}</tr>`,
+      ),
+    ) +
     `<p>largest NLL difference <span data-metric="layout:largest_difference" data-exact="${l.largest_nll_difference}">${l.largest_nll_difference.toExponential(3)}</span></p>`;
-  $("baselines").innerHTML = table(["baseline (fitted on train)", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets"],
-    s.baselines.map((b) => `<tr>${cell(b.name)}${num(`baseline:${b.name}:train:nll`, b.train.nll)}${num(`baseline:${b.name}:train:perplexity`, b.train.perplexity)}${num(`baseline:${b.name}:validation:nll`, b.validation.nll)}${num(`baseline:${b.name}:validation:perplexity`, b.validation.perplexity)}${cell(`${b.train.targets}/${b.validation.targets}`)}</tr>`));
+  $("baselines").innerHTML = table(
+    ["baseline (fitted on train)", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets"],
+    s.baselines.map(
+      (b) =>
+        `<tr>${cell(b.name)}${num(`baseline:${b.name}:train:nll`, b.train.nll)}${num(`baseline:${b.name}:train:perplexity`, b.train.perplexity)}${num(`baseline:${b.name}:validation:nll`, b.validation.nll)}${num(`baseline:${b.name}:validation:perplexity`, b.validation.perplexity)}${cell(`${b.train.targets}/${b.validation.targets}`)}</tr>`,
+    ),
+  );
 }
 
 function showRuns(r: OverfitResult) {
-  $("seeds-tables").innerHTML = r.runs.map((run) =>
-    `<h4>seed ${run.seed}</h4>` + table(["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
-      run.checkpoints.map((c) => `<tr>${cell(c.update)}${num(`run:${run.seed}:${c.update}:train:nll`, c.train.nll)}${num(`run:${run.seed}:${c.update}:train:perplexity`, c.train.perplexity)}${num(`run:${run.seed}:${c.update}:validation:nll`, c.validation.nll)}${num(`run:${run.seed}:${c.update}:validation:perplexity`, c.validation.perplexity)}</tr>`)) +
-    `<ul>${run.intervals.map((i) => `<li>${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}</li>`).join("")}<li>lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}</li></ul>`).join("");
+  $("seeds-tables").innerHTML = r.runs
+    .map(
+      (run) =>
+        `<h4>seed ${run.seed}</h4>` +
+        table(
+          ["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
+          run.checkpoints.map(
+            (c) =>
+              `<tr>${cell(c.update)}${num(`run:${run.seed}:${c.update}:train:nll`, c.train.nll)}${num(`run:${run.seed}:${c.update}:train:perplexity`, c.train.perplexity)}${num(`run:${run.seed}:${c.update}:validation:nll`, c.validation.nll)}${num(`run:${run.seed}:${c.update}:validation:perplexity`, c.validation.perplexity)}</tr>`,
+          ),
+        ) +
+        `<ul>${run.intervals.map((i) => `<li>${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}</li>`).join("")}<li>lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}</li></ul>`,
+    )
+    .join("");
   const s = r.final_validation_seed_summary;
-  $("summary").innerHTML = table(["final validation NLL over seeds", "value"], [
-    `<tr>${cell("count")}${cell(s.count)}</tr>`, `<tr>${cell("mean")}${num("summary:mean", s.mean)}</tr>`,
-    `<tr>${cell("sample SD (K − 1)")}${s.sample_sd === null ? cell(`n/a (${s.sample_sd_reason})`) : num("summary:sd", s.sample_sd)}</tr>`,
-    `<tr>${cell("min")}${num("summary:min", s.min)}</tr>`, `<tr>${cell("max")}${num("summary:max", s.max)}</tr>`,
-  ]) + `<p>${escapeHtml(s.interpretation)}</p>`;
+  $("summary").innerHTML =
+    table(
+      ["final validation NLL over seeds", "value"],
+      [
+        `<tr>${cell("count")}${cell(s.count)}</tr>`,
+        `<tr>${cell("mean")}${num("summary:mean", s.mean)}</tr>`,
+        `<tr>${cell("sample SD (K − 1)")}${s.sample_sd === null ? cell(`n/a (${s.sample_sd_reason})`) : num("summary:sd", s.sample_sd)}</tr>`,
+        `<tr>${cell("min")}${num("summary:min", s.min)}</tr>`,
+        `<tr>${cell("max")}${num("summary:max", s.max)}</tr>`,
+      ],
+    ) + `<p>${escapeHtml(s.interpretation)}</p>`;
 }
 
 async function runOverfitClicked() {
@@ -153,11 +206,21 @@ async function runOverfitClicked() {
   status.textContent = "running…";
   try {
     const r = await call({ type: "overfit", options }, (p, figure) => {
-      if (p.kind === "setup") { live.setup = p; showSetup(p); return; }
+      if (p.kind === "setup") {
+        live.setup = p;
+        showSetup(p);
+        return;
+      }
       if (!live.runs.has(p.seed)) live.runs.set(p.seed, { checkpoints: [], losses: [] });
       const run = live.runs.get(p.seed)!;
       if (p.kind === "update") run.losses.push(p.loss);
-      else run.checkpoints.push({ update: p.update, train: p.train, validation: p.validation, validation_by_document: p.validation_by_document });
+      else
+        run.checkpoints.push({
+          update: p.update,
+          train: p.train,
+          validation: p.validation,
+          validation_by_document: p.validation_by_document,
+        });
       status.textContent = `seed ${p.seed}: update ${p.update} of ${options.updates}`;
       drawLive(live, figure);
     });
@@ -193,8 +256,13 @@ async function runGradcheckClicked() {
     if (r.type !== "gradcheck") throw new Error(`unexpected reply ${r.type}`);
     const g: GradcheckReport = r.report;
     const e = (x: number) => x.toExponential(2);
-    $("gradcheck").innerHTML = table(["tensor", "size", "max abs", "max rel", "worst coordinate (index: analytic vs numeric)", ""],
-      g.tensors.map((t) => `<tr>${cell(t.name)}${cell(t.size)}${cell(e(t.maxAbsError))}${cell(e(t.maxRelError))}${cell(`${t.worst.index}: ${t.worst.analytic.toExponential(6)} vs ${t.worst.numeric.toExponential(6)}`)}<td data-metric="gradcheck:${t.name}">${t.passed ? "ok" : "FAIL"}</td></tr>`));
+    $("gradcheck").innerHTML = table(
+      ["tensor", "size", "max abs", "max rel", "worst coordinate (index: analytic vs numeric)", ""],
+      g.tensors.map(
+        (t) =>
+          `<tr>${cell(t.name)}${cell(t.size)}${cell(e(t.maxAbsError))}${cell(e(t.maxRelError))}${cell(`${t.worst.index}: ${t.worst.analytic.toExponential(6)} vs ${t.worst.numeric.toExponential(6)}`)}<td data-metric="gradcheck:${t.name}">${t.passed ? "ok" : "FAIL"}</td></tr>`,
+      ),
+    );
     const tol = r.tolerances;
     status.textContent = `${g.passed ? "PASSED" : "FAILED"}: ${g.coordinates} coordinates, loss ${g.loss.toFixed(6)}, pass if |Δ| ≤ ${tol.atol} + ${tol.rtol}·|numeric| (eps ${tol.eps}), ${g.seconds.toFixed(2)} s on ${r.provenance.backend}`;
     status.dataset.passed = String(g.passed);
@@ -218,7 +286,9 @@ function chooseFiles(files: FileList | File[]) {
     else if (file.name.endsWith(".txt")) textFiles = [...textFiles.filter((f) => f.name !== file.name), file];
     else modelFile = file;
   }
-  const data = manifestFile ? `the run's split (manifest.json over ${textFiles.map((f) => f.name).join(", ") || "no text file yet"})` : docsFile?.name ?? "the overfit fixture (4 documents)";
+  const data = manifestFile
+    ? `the run's split (manifest.json over ${textFiles.map((f) => f.name).join(", ") || "no text file yet"})`
+    : (docsFile?.name ?? "the overfit fixture (4 documents)");
   $("chosen").textContent = `model: ${modelFile?.name ?? "none"}; documents: ${data}`;
   setBusy(engine === undefined);
 }
@@ -235,7 +305,11 @@ async function runText(): Promise<ScoringText | undefined> {
     return { text, path: name };
   };
   const r = rebuildRunSplit(await manifestFile.text(), "manifest.json", read);
-  return { source: `the run's manifest.json over ${textFiles.map((f) => f.name).join(", ")}`, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
+  return {
+    source: `the run's manifest.json over ${textFiles.map((f) => f.name).join(", ")}`,
+    manifestSha256: r.manifestSha256,
+    docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test],
+  };
 }
 
 async function rescoreClicked() {
@@ -252,15 +326,29 @@ async function rescoreClicked() {
     const modelBytes = new Uint8Array(await modelFile.arrayBuffer());
     const text = await runText();
     const dataBytes = docsFile && !text ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
-    const r = await call({ type: "rescore", model: modelFile.name, modelBytes, data: text ? undefined : docsFile?.name, dataBytes, text, stride, batchRows: EVALUATE_DEFAULTS.batchRows });
+    const r = await call({
+      type: "rescore",
+      model: modelFile.name,
+      modelBytes,
+      data: text ? undefined : docsFile?.name,
+      dataBytes,
+      text,
+      stride,
+      batchRows: EVALUATE_DEFAULTS.batchRows,
+    });
     if (r.type !== "rescore") throw new Error(`unexpected reply ${r.type}`);
     const rep: EvaluateReport = r.report;
     $("rescore-result").innerHTML =
       `<p>model_sha256 <code id="model-sha256">${escapeHtml(rep.model_sha256)}</code> (integrity ${escapeHtml(rep.integrity)})</p>` +
       `<p>trained: ${escapeHtml(JSON.stringify(rep.trained))}; data: ${escapeHtml(rep.data.source)} (${rep.data.documents} documents), ${rep.batch_rows} row per batch, ${rep.layout}, <span id="rescore-stride">${escapeHtml(strideLabel(rep.stride, rep.context_length))}</span></p>` +
       (rep.data.note ? `<p class="note">${escapeHtml(rep.data.note)}</p>` : "") +
-      table(["split", "NLL", "perplexity", "targets", "batches", "recorded graphs"],
-        Object.entries(rep.splits).map(([split, s]) => `<tr>${cell(split)}${num(`rescore:${split}:nll`, s!.nll)}${num(`rescore:${split}:perplexity`, s!.perplexity)}${cell(s!.targets)}${cell(s!.batches)}${cell(s!.recorded_graphs)}</tr>`));
+      table(
+        ["split", "NLL", "perplexity", "targets", "batches", "recorded graphs"],
+        Object.entries(rep.splits).map(
+          ([split, s]) =>
+            `<tr>${cell(split)}${num(`rescore:${split}:nll`, s!.nll)}${num(`rescore:${split}:perplexity`, s!.perplexity)}${cell(s!.targets)}${cell(s!.batches)}${cell(s!.recorded_graphs)}</tr>`,
+        ),
+      );
     status.textContent = `scored on ${rep.provenance.backend}, no training`;
     status.dataset.done = "true";
     setBusy(false);
@@ -275,7 +363,8 @@ async function showReport(file: File) {
   status.classList.remove("error");
   try {
     const r = JSON.parse(await file.text()) as Report;
-    if (typeof r !== "object" || r === null || !("identities" in r) || !("perplexity" in r)) throw new Error(`${file.name} is not a report.json from tinylab report (no "identities" or "perplexity")`);
+    if (typeof r !== "object" || r === null || !("identities" in r) || !("perplexity" in r))
+      throw new Error(`${file.name} is not a report.json from tinylab report (no "identities" or "perplexity")`);
     $<HTMLIFrameElement>("report-frame").srcdoc = reportHtml(r);
     $("report-frame").hidden = false;
     status.textContent = `${file.name}: drawn by src/eval/render/report_page.ts, as report.html is`;
@@ -286,7 +375,10 @@ async function showReport(file: File) {
 
 function dropZone(id: string, onFiles: (files: FileList) => void) {
   const zone = $(id);
-  zone.addEventListener("dragover", (ev) => { ev.preventDefault(); zone.classList.add("over"); });
+  zone.addEventListener("dragover", (ev) => {
+    ev.preventDefault();
+    zone.classList.add("over");
+  });
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
   zone.addEventListener("drop", (ev) => {
     ev.preventDefault();
@@ -315,7 +407,10 @@ function init() {
   $("rescore").addEventListener("click", rescoreClicked);
   $<HTMLInputElement>("model-file").addEventListener("change", (ev) => chooseFiles((ev.target as HTMLInputElement).files!));
   dropZone("drop", chooseFiles);
-  $<HTMLInputElement>("report-file").addEventListener("change", (ev) => { const f = (ev.target as HTMLInputElement).files?.[0]; if (f) void showReport(f); });
+  $<HTMLInputElement>("report-file").addEventListener("change", (ev) => {
+    const f = (ev.target as HTMLInputElement).files?.[0];
+    if (f) void showReport(f);
+  });
   dropZone("report-drop", (files) => void showReport(files[0]));
   void startWorker();
 }

@@ -10,7 +10,8 @@ import { optionKey, type OptionName } from "../experiments/option_catalogue.ts";
 export const OVERFIT_FORM = ["seeds", "updates", "checkpoints", "lr"] as const satisfies readonly OptionName[];
 
 /** The form's value of an option, by recipe key (seeds, updates, checkpoints, lr). */
-export const formValue = (o: Partial<OverfitOptions>, name: (typeof OVERFIT_FORM)[number]): unknown => o[optionKey(name) as keyof OverfitOptions];
+export const formValue = (o: Partial<OverfitOptions>, name: (typeof OVERFIT_FORM)[number]): unknown =>
+  o[optionKey(name) as keyof OverfitOptions];
 
 /** A value as typed on the command line: a list comma-separated. */
 export const asTyped = (v: unknown): string => (Array.isArray(v) ? v.join(",") : String(v));
@@ -43,13 +44,29 @@ export type Request =
   | { id: number; type: "overfit"; options: Partial<OverfitOptions> }
   | { id: number; type: "gradcheck" }
   /** `text`: a run's split rebuilt from its dropped manifest.json and text (src/data/text_split.ts rebuildRunSplit); `stride` absent: the context. */
-  | { id: number; type: "rescore"; model: string; modelBytes: Uint8Array; data?: string; dataBytes?: Uint8Array; text?: ScoringText; stride?: number; batchRows: number };
+  | {
+      id: number;
+      type: "rescore";
+      model: string;
+      modelBytes: Uint8Array;
+      data?: string;
+      dataBytes?: Uint8Array;
+      text?: ScoringText;
+      stride?: number;
+      batchRows: number;
+    };
 
 export type Reply =
   | { id: number; type: "ready"; engine: BrowserEngine }
   /** `figure`: the CLI's overfit SVG drawn from the checkpoints so far, sent when a checkpoint arrives. */
   | { id: number; type: "progress"; progress: OverfitProgress; figure?: string }
   | { id: number; type: "overfit"; result: OverfitResult; seconds: number }
-  | { id: number; type: "gradcheck"; report: GradcheckReport; tolerances: { eps: number; atol: number; rtol: number }; provenance: OverfitResult["provenance"] }
+  | {
+      id: number;
+      type: "gradcheck";
+      report: GradcheckReport;
+      tolerances: { eps: number; atol: number; rtol: number };
+      provenance: OverfitResult["provenance"];
+    }
   | { id: number; type: "rescore"; report: EvaluateReport }
   | { id: number; type: "error"; message: string };

@@ -16,7 +16,9 @@ function wasmBinaries(): Plugin {
   return {
     name: "tinylab-wasm-binaries",
     generateBundle() {
-      for (const name of readdirSync(dist).filter((n) => n.endsWith(".wasm")).sort()) {
+      for (const name of readdirSync(dist)
+        .filter((n) => n.endsWith(".wasm"))
+        .sort()) {
         this.emitFile({ type: "asset", fileName: `wasm/${name}`, source: readFileSync(join(dist, name)) });
       }
     },
@@ -31,7 +33,12 @@ export default defineConfig({
   worker: { format: "es" },
   // not minified: tfjs-wasm starts its pthreads from the source text of its own factory function
   build: {
-    outDir: join(WEB, "../results/lab"), emptyOutDir: true, target: "es2022", minify: false, chunkSizeWarningLimit: 8000, reportCompressedSize: false,
+    outDir: join(WEB, "../results/lab"),
+    emptyOutDir: true,
+    target: "es2022",
+    minify: false,
+    chunkSizeWarningLimit: 8000,
+    reportCompressedSize: false,
     rolldownOptions: { checks: { pluginTimings: false } },
   },
   server: { headers: ISOLATION_HEADERS },

@@ -25,7 +25,8 @@ async function start(req: EngineRequest): Promise<BrowserEngine> {
     else {
       // tfjs-wasm 4.22 caps XNNPACK at hardwareConcurrency / 2 threads (1 on a 2-core machine); an explicit count
       // (the page's ?nthreads=N) lifts the cap by reporting 2N cores to it, and the page shows the count it got
-      if (req.threadsCount !== undefined) Object.defineProperty(navigator, "hardwareConcurrency", { value: 2 * req.threadsCount, configurable: true });
+      if (req.threadsCount !== undefined)
+        Object.defineProperty(navigator, "hardwareConcurrency", { value: 2 * req.threadsCount, configurable: true });
       setThreadsCount(req.threadsCount ?? navigator.hardwareConcurrency);
     }
     await initBackend("wasm");
@@ -36,15 +37,28 @@ async function start(req: EngineRequest): Promise<BrowserEngine> {
   }
   const simd = req.backend === "wasm" && (await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT")) === true;
   return {
-    backend: tf.getBackend(), tfjs: tf.version_core, threads: req.backend === "wasm" ? getThreadsCount() : 0, simd,
-    cross_origin_isolated: isolated, user_agent: navigator.userAgent,
+    backend: tf.getBackend(),
+    tfjs: tf.version_core,
+    threads: req.backend === "wasm" ? getThreadsCount() : 0,
+    simd,
+    cross_origin_isolated: isolated,
+    user_agent: navigator.userAgent,
   };
 }
 
 /** The CLI's provenance with what only a browser run has: where it ran, the thread count, SIMD, isolation. */
 function browserProvenance(p: Provenance, command: string): Provenance & { runtime: "browser" } & Omit<BrowserEngine, "backend" | "tfjs"> {
   const e = engine!;
-  return { ...p, node: NO_NODE, command, runtime: "browser", threads: e.threads, simd: e.simd, cross_origin_isolated: e.cross_origin_isolated, user_agent: e.user_agent };
+  return {
+    ...p,
+    node: NO_NODE,
+    command,
+    runtime: "browser",
+    threads: e.threads,
+    simd: e.simd,
+    cross_origin_isolated: e.cross_origin_isolated,
+    user_agent: e.user_agent,
+  };
 }
 
 /** The command line that reruns these options in Node, so the downloaded JSON says how to reproduce it. */
@@ -72,16 +86,42 @@ function handle(req: Request): void {
   if (req.type === "overfit") {
     const t0 = performance.now();
     const figure = liveFigure();
-    const result = runOverfit(req.options, { onProgress: (progress) => post({ id: req.id, type: "progress", progress, figure: figure(progress) }) });
+    const result = runOverfit(req.options, {
+      onProgress: (progress) => post({ id: req.id, type: "progress", progress, figure: figure(progress) }),
+    });
     const seconds = (performance.now() - t0) / 1000;
-    post({ id: req.id, type: "overfit", result: { ...result, provenance: browserProvenance(result.provenance, overfitCommand(req.options)) }, seconds });
+    post({
+      id: req.id,
+      type: "overfit",
+      result: { ...result, provenance: browserProvenance(result.provenance, overfitCommand(req.options)) },
+      seconds,
+    });
   } else if (req.type === "gradcheck") {
     const report = runGradcheck("overfit");
-    post({ id: req.id, type: "gradcheck", report, tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL }, provenance: browserProvenance(provenance(tfjsOnly()), "tinylab gradcheck (in the browser: tinylab lab)") });
+    post({
+      id: req.id,
+      type: "gradcheck",
+      report,
+      tolerances: { eps: GRADCHECK_EPS, atol: GRADCHECK_ATOL, rtol: GRADCHECK_RTOL },
+      provenance: browserProvenance(provenance(tfjsOnly()), "tinylab gradcheck (in the browser: tinylab lab)"),
+    });
   } else if (req.type === "rescore") {
-    const report = evaluateModel({ model: req.model, batchRows: req.batchRows, split: EVALUATE_DEFAULTS.split, data: req.data, stride: req.stride }, { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text });
+    const report = evaluateModel(
+      { model: req.model, batchRows: req.batchRows, split: EVALUATE_DEFAULTS.split, data: req.data, stride: req.stride },
+      { modelBytes: req.modelBytes, dataBytes: req.dataBytes, text: req.text },
+    );
     const flags = `${req.data ? ` --data ${req.data}` : ""}${req.text ? " --run DIR" : ""}${req.stride ? ` --stride ${req.stride}` : ""}`;
-    post({ id: req.id, type: "rescore", report: { ...report, provenance: browserProvenance(report.provenance, `tinylab evaluate --model ${req.model} --batch-rows ${req.batchRows}${flags} (in the browser: tinylab lab)`) } });
+    post({
+      id: req.id,
+      type: "rescore",
+      report: {
+        ...report,
+        provenance: browserProvenance(
+          report.provenance,
+          `tinylab evaluate --model ${req.model} --batch-rows ${req.batchRows}${flags} (in the browser: tinylab lab)`,
+        ),
+      },
+    });
   }
 }
 

@@ -25,10 +25,17 @@ export function baselineBar(report: Report) {
   const model = overall(report.perplexity.groups)!.nll;
   const base = "groups" in report.baselines ? report.baselines.groups : [];
   const of = (prefix: string) => overall(base.filter((g) => g.baseline.startsWith(prefix)))!.nll;
-  const uniform = of("uniform"), unigram = of("unigram (add"), bigram = of("bigram (add"), prior = of("unigram-prior");
+  const uniform = of("uniform"),
+    unigram = of("unigram (add"),
+    bigram = of("bigram (add"),
+    prior = of("unigram-prior");
   return {
     stride: report.perplexity.stride,
-    model, uniform, unigram, bigram_add_one: bigram, unigram_prior_bigram: prior,
+    model,
+    uniform,
+    unigram,
+    bigram_add_one: bigram,
+    unigram_prior_bigram: prior,
     margin_vs_unigram_prior_bigram: prior - model,
     model_beats_prior_bigram_by_0_3: model < prior - 0.3,
     bigram_below_unigram_below_uniform: bigram < unigram && unigram < uniform,

@@ -13,12 +13,20 @@ export type SeedCheckpoints = { seed: number; checkpoints: { update: number; val
  * The validation NLL at each checkpoint with Multi-Bootstrap intervals over seeds × validation documents (both
  * resampled), and, beside it, seeds only and documents only, from the "bootstrap" stream of `bootstrapSeed`.
  */
-export function checkpointBootstrap(runs: readonly SeedCheckpoints[], o: { checkpoints: readonly number[]; replicates: number; bootstrapSeed: number }, note: string) {
+export function checkpointBootstrap(
+  runs: readonly SeedCheckpoints[],
+  o: { checkpoints: readonly number[]; replicates: number; bootstrapSeed: number },
+  note: string,
+) {
   const rng = Rng.fromSeed(o.bootstrapSeed).child("bootstrap");
   const opts = { replicates: o.replicates };
   const checkpoints = o.checkpoints.map((update) => {
     const cells = runs.map((r) => r.checkpoints.find((c) => c.update === update)!.validation_by_document);
-    const arm: Arm = { seeds: runs.map((r) => r.seed), nll: cells.map((row) => row.map((c) => c.total_nll)), targets: cells.map((row) => row.map((c) => c.targets)) };
+    const arm: Arm = {
+      seeds: runs.map((r) => r.seed),
+      nll: cells.map((row) => row.map((c) => c.total_nll)),
+      targets: cells.map((row) => row.map((c) => c.targets)),
+    };
     // under MIN_INTERVAL_DOCUMENTS validation documents each is the estimate alone, with the reason
     return {
       update,
@@ -29,7 +37,11 @@ export function checkpointBootstrap(runs: readonly SeedCheckpoints[], o: { check
   });
   return {
     statistic: "validation NLL, token-weighted over the resampled seeds × documents (Σ NLL / Σ targets)",
-    level: 0.95, replicates: o.replicates, bootstrap_seed: o.bootstrapSeed, seeds: runs.length, documents: runs[0].checkpoints[0].validation_by_document.length,
+    level: 0.95,
+    replicates: o.replicates,
+    bootstrap_seed: o.bootstrapSeed,
+    seeds: runs.length,
+    documents: runs[0].checkpoints[0].validation_by_document.length,
     note,
     checkpoints,
   };

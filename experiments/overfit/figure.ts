@@ -22,7 +22,8 @@ export function overfitTitle(r: Pick<OverfitFigureData, "runs">): string {
     const [a, b] = run.checkpoints.slice(-2);
     return b !== undefined && b.train.nll < a.train.nll && b.validation.nll > a.validation.nll;
   }).length;
-  const lowest = (run: OverfitFigureData["runs"][number]) => run.checkpoints.reduce((m, c) => (c.validation.nll < m.validation.nll ? c : m)).update;
+  const lowest = (run: OverfitFigureData["runs"][number]) =>
+    run.checkpoints.reduce((m, c) => (c.validation.nll < m.validation.nll ? c : m)).update;
   const lows = [...new Set(r.runs.filter((run) => run.checkpoints.length > 0).map(lowest))];
   const seeds = `${n} ${n === 1 ? "seed" : "seeds"}`;
   if (rose === 0) return `Training and validation NLL by update (${seeds}): validation NLL did not rise in the last interval`;
@@ -34,14 +35,37 @@ export function overfitTitle(r: Pick<OverfitFigureData, "runs">): string {
 export function overfitFigure(r: OverfitFigureData): string {
   const k = r.runs.length;
   const series = r.runs.flatMap((run, i) => [
-    { name: `seed ${run.seed}, train`, points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]), color: paletteColor(i), marker: true },
-    { name: `seed ${run.seed}, validation`, points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]), color: paletteColor(i), dash: dashFor(1), marker: true },
+    {
+      name: `seed ${run.seed}, train`,
+      points: run.checkpoints.map((c) => [c.update, c.train.nll] as [number, number]),
+      color: paletteColor(i),
+      marker: true,
+    },
+    {
+      name: `seed ${run.seed}, validation`,
+      points: run.checkpoints.map((c) => [c.update, c.validation.nll] as [number, number]),
+      color: paletteColor(i),
+      dash: dashFor(1),
+      marker: true,
+    },
   ]);
   // baselines take the palette after the seeds' colours and their own dash patterns: no two lines look alike
-  const refLines = r.baselines.map((b, i) => ({ name: `${b.name}, validation`, y: b.validation.nll, color: paletteColor(k + i), dash: dashFor(2 + i) }));
+  const refLines = r.baselines.map((b, i) => ({
+    name: `${b.name}, validation`,
+    y: b.validation.nll,
+    color: paletteColor(k + i),
+    dash: dashFor(2 + i),
+  }));
   const updates = r.runs[0]?.checkpoints.map((c) => c.update) ?? [];
   return lineChart({
-    title: overfitTitle(r), xLabel: "optimizer updates", yLabel: "NLL (nats per target)", series, refLines, xTicks: updates, width: 960, height: 460,
+    title: overfitTitle(r),
+    xLabel: "optimizer updates",
+    yLabel: "NLL (nats per target)",
+    series,
+    refLines,
+    xTicks: updates,
+    width: 960,
+    height: 460,
     notes: [
       `Dots are the checkpoints scored (updates ${updates.join(", ")}); straight segments join them, no update in between was scored.`,
       `Horizontal lines: count baselines fitted on the ${r.targets.train} training targets, scored on the ${r.targets.validation} validation targets.`,

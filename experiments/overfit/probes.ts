@@ -25,10 +25,21 @@ export function weightingProbe() {
 /** Separate, padded and packed storage scoring the same validation targets with the same weights. */
 export function layoutComparison(model: GPT, docs: Document[], binding: Binding) {
   const adapter = decoderAdapter(model);
-  const layouts = { separate: separateBatches(docs, binding), padded: paddedBatches(docs, binding, docs.length), packed: packedBatches(docs, binding, docs.length) };
+  const layouts = {
+    separate: separateBatches(docs, binding),
+    padded: paddedBatches(docs, binding, docs.length),
+    packed: packedBatches(docs, binding, docs.length),
+  };
   const rows = Object.entries(layouts).map(([layout, batches]) => {
     const e = evaluateLikelihood(adapter, "validation", batches);
-    return { layout, batches: e.batches, rows: batches.reduce((n, b) => n + b.input.rows, 0), targets: e.metrics.targets, nll: meanNll(e.metrics), recorded_graphs: e.recordedGraphs };
+    return {
+      layout,
+      batches: e.batches,
+      rows: batches.reduce((n, b) => n + b.input.rows, 0),
+      targets: e.metrics.targets,
+      nll: meanNll(e.metrics),
+      recorded_graphs: e.recordedGraphs,
+    };
   });
   const nlls = rows.map((r) => r.nll);
   return { rows, largest_nll_difference: Math.max(...nlls) - Math.min(...nlls) };
@@ -38,7 +49,10 @@ export type Split2 = { train: ReturnType<typeof record>; validation: ReturnType<
 
 /** Scores of one adapter on both splits (packed layout; the layout comparison shows it does not matter). */
 export function scoreSplits(model: ScoringModel, data: Record<"train" | "validation", Batch[]>): Split2 {
-  return { train: record(evaluateLikelihood(model, "train", data.train).metrics), validation: record(evaluateLikelihood(model, "validation", data.validation).metrics) };
+  return {
+    train: record(evaluateLikelihood(model, "train", data.train).metrics),
+    validation: record(evaluateLikelihood(model, "validation", data.validation).metrics),
+  };
 }
 
 /** Each validation document's (NLL sum, targets), one document per batch: the cells of the Multi-Bootstrap. */
@@ -52,10 +66,16 @@ export function byDocument(model: ScoringModel, docs: readonly Document[], bindi
 /** Between checkpoints 20→40 and 40→80 (where scored): did train fall while validation rose; and the lowest validation. */
 export function overfittingSignals(checkpoints: readonly ({ update: number } & Split2)[]) {
   const at = (u: number) => checkpoints.find((c) => c.update === u);
-  const intervals = [[20, 40], [40, 80]].filter(([a, b]) => at(a) && at(b)).map(([a, b]) => {
-    const trainFell = at(b)!.train.nll < at(a)!.train.nll, validationRose = at(b)!.validation.nll > at(a)!.validation.nll;
-    return { from: a, to: b, train_fell: trainFell, validation_rose: validationRose, overfitting_signal: trainFell && validationRose };
-  });
+  const intervals = [
+    [20, 40],
+    [40, 80],
+  ]
+    .filter(([a, b]) => at(a) && at(b))
+    .map(([a, b]) => {
+      const trainFell = at(b)!.train.nll < at(a)!.train.nll,
+        validationRose = at(b)!.validation.nll > at(a)!.validation.nll;
+      return { from: a, to: b, train_fell: trainFell, validation_rose: validationRose, overfitting_signal: trainFell && validationRose };
+    });
   const best = checkpoints.reduce((b, c) => (c.validation.nll < b.validation.nll ? c : b));
   return { intervals, lowest_validation_checkpoint: best.update };
 }

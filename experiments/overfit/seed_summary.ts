@@ -14,6 +14,7 @@ export function seedSummary(values: readonly number[]) {
     ...reasoned("sample_sd", sample_sd, "one seed: a sample SD needs at least two"),
     min: Math.min(...values),
     max: Math.max(...values),
-    interpretation: "Spread across initialization seeds on this one fixed split and training policy only; not a confidence interval over documents or a population.",
+    interpretation:
+      "Spread across initialization seeds on this one fixed split and training policy only; not a confidence interval over documents or a population.",
   };
 }

@@ -21,14 +21,20 @@ export interface Counts {
 export const MAX_BASELINE_TABLE = 2 ** 26;
 
 export function fitCounts(docs: readonly Document[], vocab: number): Counts {
-  const unigram = new Float64Array(vocab), bigram = new Float64Array(vocab * vocab), context = new Float64Array(vocab);
+  const unigram = new Float64Array(vocab),
+    bigram = new Float64Array(vocab * vocab),
+    context = new Float64Array(vocab);
   let targets = 0;
   for (const d of docs) {
     if (d.split !== "train") throw new Error(`baselines are fitted on training documents only; "${d.id}" is ${d.split}`);
     for (let t = 0; t + 1 < d.ids.length; t++) {
-      const u = d.ids[t], v = d.ids[t + 1];
+      const u = d.ids[t],
+        v = d.ids[t + 1];
       if (u >= vocab || v >= vocab || u < 0 || v < 0) throw new Error(`document "${d.id}" has id outside [0, ${vocab})`);
-      unigram[v] += 1; bigram[u * vocab + v] += 1; context[u] += 1; targets += 1;
+      unigram[v] += 1;
+      bigram[u * vocab + v] += 1;
+      context[u] += 1;
+      targets += 1;
     }
   }
   return { vocab, unigram, bigram, context, targets };
@@ -37,7 +43,10 @@ export function fitCounts(docs: readonly Document[], vocab: number): Counts {
 /** A conditional distribution over the next token given only the previous one. */
 export type BigramProb = (u: number, v: number) => number;
 
-export const uniform = (vocab: number): BigramProb => () => 1 / vocab;
+export const uniform =
+  (vocab: number): BigramProb =>
+  () =>
+    1 / vocab;
 
 /** Add-one unigram: (C_v + 1)/(N + V). */
 export function unigram(c: Counts): BigramProb {
@@ -55,7 +64,8 @@ export function addKBigram(c: Counts, k = 1): BigramProb {
  * per-context weight C_u/(C_u + kV). With `lam`: lam·add-k + (1 − lam)·p_uni (lam 0 the unigram, 1 plain add-k).
  */
 export function unigramPriorBigram(c: Counts, k = 1, lam?: number): BigramProb {
-  const uni = unigram(c), addK = addKBigram(c, k);
+  const uni = unigram(c),
+    addK = addKBigram(c, k);
   if (lam !== undefined) {
     if (!(lam >= 0 && lam <= 1)) throw new Error(`lam must be in [0, 1], got ${lam}`);
     return (u, v) => lam * addK(u, v) + (1 - lam) * uni(u, v);

@@ -46,7 +46,10 @@ export async function scoringText(v: ScoringDataValues): Promise<import("../../e
   const { run, text } = v;
   // the split options make a split of --text; a run's manifest already fixes its split, so one given with it would be ignored
   const splitFlag = SPLIT_FLAGS.find((f) => v[optionKey(f) as keyof ScoringDataValues] !== undefined);
-  if (splitFlag && run !== undefined) throw new Error(`--run and --${splitFlag}: the run's manifest.json fixes the split; drop --${splitFlag}, or give --text without --run to split the text afresh`);
+  if (splitFlag && run !== undefined)
+    throw new Error(
+      `--run and --${splitFlag}: the run's manifest.json fixes the split; drop --${splitFlag}, or give --text without --run to split the text afresh`,
+    );
   if (splitFlag && text === undefined) throw new Error(`--${splitFlag} needs --text (the text to split)`);
   if (run === undefined && text === undefined) {
     if (v.onePerLine) throw new Error("--one-per-line needs --text or --run");
@@ -54,7 +57,11 @@ export async function scoringText(v: ScoringDataValues): Promise<import("../../e
   }
   if (v.data !== undefined) throw new Error("give one of --run/--text (a run's text) and --data (a JSONL documents file)");
   const { readRunText } = await import("../node/text_files.ts");
-  const split = { seed: v.splitSeed ?? t.splitSeed, validation: v.validationFraction ?? t.validationFraction, test: v.testFraction ?? t.testFraction };
+  const split = {
+    seed: v.splitSeed ?? t.splitSeed,
+    validation: v.validationFraction ?? t.validationFraction,
+    test: v.testFraction ?? t.testFraction,
+  };
   const r = readRunText({ run, text, onePerLine: v.onePerLine ? true : undefined, split });
   return { source: r.source, manifestSha256: r.manifestSha256, docs: [...r.bySplit.train, ...r.bySplit.validation, ...r.bySplit.test] };
 }

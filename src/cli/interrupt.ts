@@ -19,7 +19,13 @@ export function onInterrupt(notice: (line: string) => void = (line) => process.s
     notice("tinylab: interrupt: stopping after the current update (Ctrl-C again to quit at once)");
   };
   process.on("SIGINT", handler);
-  return { requested: () => requested, dispose: () => { process.removeListener("SIGINT", handler); process.removeListener("SIGINT", now); } };
+  return {
+    requested: () => requested,
+    dispose: () => {
+      process.removeListener("SIGINT", handler);
+      process.removeListener("SIGINT", now);
+    },
+  };
 }
 
 /** The process exit code after an interrupt, as shells report a SIGINT death. */
@@ -27,6 +33,8 @@ export const INTERRUPTED_EXIT_CODE = 130;
 
 /** Say in one line where an interrupted run stopped and where its state went, and set the exit code. */
 export function reportInterrupted(at: number, state: string | undefined): void {
-  console.error(`tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --out)"}`);
+  console.error(
+    `tinylab: interrupted at update ${at}; ${state ? `training state saved → ${state} (continue with --resume)` : "nothing saved (no --out)"}`,
+  );
   process.exitCode = INTERRUPTED_EXIT_CODE;
 }

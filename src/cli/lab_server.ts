@@ -1,6 +1,19 @@
 // The lab page's build and its server: Vite builds web/ into a directory, and a small node:http static server
 // hands it out on localhost with the headers that make it cross-origin isolated (wasm threads). It computes nothing.
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,8 +37,13 @@ export const ISOLATION_HEADERS = {
 } as const;
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".json": "application/json",
-  ".wasm": "application/wasm", ".svg": "image/svg+xml", ".png": "image/png",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
 };
 
 /** The list of files a build holds, written into it last: what a rebuild may replace, and nothing else. */
@@ -35,11 +53,14 @@ const UNLISTED_BUILD = ["index.html", "assets", "wasm"];
 
 /** Every entry under `dir`, relative ("wasm/x.wasm"; a directory as "wasm/"), links not followed, sorted; its lock and temp files left out. */
 function entriesUnder(dir: string, rel = ""): string[] {
-  return readdirSync(join(dir, rel)).filter((e) => rel !== "" || !isBookkeeping(e)).sort().flatMap((e) => {
-    const r = rel ? `${rel}/${e}` : e;
-    const st = lstatSync(join(dir, r));
-    return st.isDirectory() && !st.isSymbolicLink() ? [`${r}/`, ...entriesUnder(dir, r)] : [r];
-  });
+  return readdirSync(join(dir, rel))
+    .filter((e) => rel !== "" || !isBookkeeping(e))
+    .sort()
+    .flatMap((e) => {
+      const r = rel ? `${rel}/${e}` : e;
+      const st = lstatSync(join(dir, r));
+      return st.isDirectory() && !st.isSymbolicLink() ? [`${r}/`, ...entriesUnder(dir, r)] : [r];
+    });
 }
 
 /**
@@ -55,7 +76,9 @@ export function checkLabOut(dir: string): void {
   if (entries.length === 0) return;
   const index = join(dir, "index.html");
   if (!existsSync(index) || !readFileSync(index, "utf8").includes(MARKER)) {
-    throw new Error(`--out ${dir} holds files that are not a lab page build, and building empties it: choose a new or empty directory (default ${LAB_DEFAULTS.out})`);
+    throw new Error(
+      `--out ${dir} holds files that are not a lab page build, and building empties it: choose a new or empty directory (default ${LAB_DEFAULTS.out})`,
+    );
   }
   let listed: (e: string) => boolean;
   try {
@@ -67,8 +90,14 @@ export function checkLabOut(dir: string): void {
   // a directory whose every file is foreign is named once, not file by file
   const foreign = entries.filter((e) => !listed(e)).filter((e, _, all) => !all.some((d) => d !== e && d.endsWith("/") && e.startsWith(d)));
   if (foreign.length > 0) {
-    const shown = foreign.slice(0, 3).map((e) => `"${e}"`).join(", ") + (foreign.length > 3 ? ` and ${foreign.length - 3} more` : "");
-    throw new Error(`--out ${dir} holds ${shown} beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default ${LAB_DEFAULTS.out})`);
+    const shown =
+      foreign
+        .slice(0, 3)
+        .map((e) => `"${e}"`)
+        .join(", ") + (foreign.length > 3 ? ` and ${foreign.length - 3} more` : "");
+    throw new Error(
+      `--out ${dir} holds ${shown} beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default ${LAB_DEFAULTS.out})`,
+    );
   }
 }
 
@@ -127,9 +156,17 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild, 
   const lock = held ?? holdLabOut(outDir);
   try {
     await builder(temp);
-    if (!existsSync(join(temp, "index.html")) || !readFileSync(join(temp, "index.html"), "utf8").includes(MARKER)) throw new Error("the build wrote no index.html");
+    if (!existsSync(join(temp, "index.html")) || !readFileSync(join(temp, "index.html"), "utf8").includes(MARKER))
+      throw new Error("the build wrote no index.html");
     if (!existsSync(join(temp, "wasm", "tfjs-backend-wasm-simd.wasm"))) throw new Error("the build has no wasm binaries");
-    writeFileSync(join(temp, BUILD_LIST), JSON.stringify(entriesUnder(temp).filter((e) => !e.endsWith("/")), null, 1) + "\n");
+    writeFileSync(
+      join(temp, BUILD_LIST),
+      JSON.stringify(
+        entriesUnder(temp).filter((e) => !e.endsWith("/")),
+        null,
+        1,
+      ) + "\n",
+    );
     checkLabOut(outDir); // again, at the last moment: a file put there during the build is kept
     linkSync(lock.path, join(temp, DIRECTORY_LOCK)); // the lock (the same file) goes with the new build
     rmSync(out, { recursive: true, force: true }); // an earlier lab build (checkLabOut refused anything else)
@@ -138,9 +175,15 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild, 
     rmSync(temp, { recursive: true, force: true });
     if (!held) lock.release();
     // the bundler's message runs to many lines (a backtrace); the line naming the OS error says what went wrong
-    const lines = String((err as Error)?.message ?? err).replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    const lines = String((err as Error)?.message ?? err)
+      .replace(/\x1b\[[0-9;]*m/g, "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0);
     const why = lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines.find((l) => !l.endsWith(":")) ?? lines[0] ?? "unknown error";
-    throw new Error(`could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`);
+    throw new Error(
+      `could not build the lab page into ${outDir} (${why.length > 200 ? `${why.slice(0, 200)}…` : why}; ${freeSpace(parent)}); nothing was left there but what was before`,
+    );
   }
   if (!held) lock.release();
 }
@@ -149,7 +192,13 @@ export async function buildLab(outDir: string, builder: LabBuilder = viteBuild, 
  * `tinylab lab` whole: --out held from before the build until the process ends, built, and (unless `buildOnly`)
  * served until SIGINT or SIGTERM, which end the process through process.exit, whose hooks release the lock.
  */
-export async function runLab(outDir: string, port: number, buildOnly: boolean, log: (line: string) => void, builder: LabBuilder = viteBuild): Promise<LabServer | undefined> {
+export async function runLab(
+  outDir: string,
+  port: number,
+  buildOnly: boolean,
+  log: (line: string) => void,
+  builder: LabBuilder = viteBuild,
+): Promise<LabServer | undefined> {
   const held = holdLabOut(outDir);
   let server: LabServer;
   try {
@@ -168,7 +217,9 @@ export async function runLab(outDir: string, port: number, buildOnly: boolean, l
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   log(`serving ${outDir} at ${server.url}`);
-  log("  cross-origin isolated (COOP same-origin, COEP require-corp): wasm threads on where the browser allows; everything is computed in the page");
+  log(
+    "  cross-origin isolated (COOP same-origin, COEP require-corp): wasm threads on where the browser allows; everything is computed in the page",
+  );
   log(`  --out ${outDir} is locked while it is served; Ctrl-C stops the server`);
   return server;
 }
@@ -224,35 +275,52 @@ export interface LabServer {
 }
 
 /** Serve `dir` on 127.0.0.1:`port` (0: any free port) with the isolation headers; GET and HEAD only. */
-export function serveLab(dir: string, port: number, timeouts: { headers: number; request: number; idle: number } = LAB_TIMEOUTS_MS): Promise<LabServer> {
-  if (!existsSync(join(resolve(dir), "index.html"))) throw new Error(`${dir} has no index.html: build the page first (tinylab lab --build-only --out ${dir})`);
+export function serveLab(
+  dir: string,
+  port: number,
+  timeouts: { headers: number; request: number; idle: number } = LAB_TIMEOUTS_MS,
+): Promise<LabServer> {
+  if (!existsSync(join(resolve(dir), "index.html")))
+    throw new Error(`${dir} has no index.html: build the page first (tinylab lab --build-only --out ${dir})`);
   const root = realpathSync(resolve(dir));
   // a stalled client is dropped: headers and requests have deadlines, checked every second
-  const server: Server = createServer({ headersTimeout: timeouts.headers, requestTimeout: timeouts.request, connectionsCheckingInterval: Math.min(1000, timeouts.headers) }, (req, res) => {
-    const headers = { ...ISOLATION_HEADERS, "Cache-Control": "no-store" };
-    const text = { ...headers, "Content-Type": "text/plain; charset=utf-8" };
-    if (!isLocalHost(req.headers.host)) {
-      res.writeHead(421, text).end(`Host ${JSON.stringify(req.headers.host ?? "")} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`);
-      return;
-    }
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { ...text, Allow: "GET, HEAD" }).end(`method ${req.method} not allowed (GET and HEAD only)\n`);
-      return;
-    }
-    const file = fileFor(root, req.url ?? "/");
-    if (!file) {
-      res.writeHead(404, text).end("not found\n");
-      return;
-    }
-    const body = readFileSync(file);
-    res.writeHead(200, { ...headers, "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", "Content-Length": body.length });
-    res.end(req.method === "HEAD" ? undefined : body);
-  });
+  const server: Server = createServer(
+    { headersTimeout: timeouts.headers, requestTimeout: timeouts.request, connectionsCheckingInterval: Math.min(1000, timeouts.headers) },
+    (req, res) => {
+      const headers = { ...ISOLATION_HEADERS, "Cache-Control": "no-store" };
+      const text = { ...headers, "Content-Type": "text/plain; charset=utf-8" };
+      if (!isLocalHost(req.headers.host)) {
+        res
+          .writeHead(421, text)
+          .end(`Host ${JSON.stringify(req.headers.host ?? "")} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`);
+        return;
+      }
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        res.writeHead(405, { ...text, Allow: "GET, HEAD" }).end(`method ${req.method} not allowed (GET and HEAD only)\n`);
+        return;
+      }
+      const file = fileFor(root, req.url ?? "/");
+      if (!file) {
+        res.writeHead(404, text).end("not found\n");
+        return;
+      }
+      const body = readFileSync(file);
+      res.writeHead(200, { ...headers, "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", "Content-Length": body.length });
+      res.end(req.method === "HEAD" ? undefined : body);
+    },
+  );
   server.setTimeout(timeouts.idle, (socket) => socket.destroy());
   server.keepAliveTimeout = 5000;
   return new Promise((ok, fail) => {
     server.once("error", (err: NodeJS.ErrnoException) =>
-      fail(new Error(err.code === "EADDRINUSE" ? `--port ${port} is in use; pass another, or --port 0 for any free port` : `cannot serve on port ${port}: ${err.message}`)));
+      fail(
+        new Error(
+          err.code === "EADDRINUSE"
+            ? `--port ${port} is in use; pass another, or --port 0 for any free port`
+            : `cannot serve on port ${port}: ${err.message}`,
+        ),
+      ),
+    );
     server.listen(port, "127.0.0.1", () => {
       const addr = server.address();
       const bound = typeof addr === "object" && addr ? addr.port : port;

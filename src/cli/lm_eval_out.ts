@@ -11,15 +11,31 @@ import { isModelDir } from "../node/model_dir.ts";
  * file's: seed, update, parameters), and a directory no command may write into.
  */
 export function checkLmEvalOut(dir: string, model: string): void {
-  if (isModelDir(model)) throw new Error(`--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`);
+  if (isModelDir(model))
+    throw new Error(
+      `--lm-eval-out: not available for a model directory (${model}) yet; it writes the harness's record of a tinylab model file`,
+    );
   checkOutputDir(dir, "--lm-eval-out");
 }
 
 /** Write the files into `dir` (the evaluation started at `start`, read `inputs`); one "wrote PATH" line per file. */
-export function writeLmEvalOut(dir: string, tasks: readonly LmEvalTask[], model: LmEvalModel, run: { batchSize: number; device: string; start: Date; inputs: readonly string[] }): string[] {
-  const files = lmEvalFiles(tasks, {
-    model, batchSize: run.batchSize, device: run.device, gitHash: gitState()?.commit ?? null,
-    start: run.start.getTime() / 1000, seconds: (Date.now() - run.start.getTime()) / 1000,
-  }, lmEvalDateId(run.start));
+export function writeLmEvalOut(
+  dir: string,
+  tasks: readonly LmEvalTask[],
+  model: LmEvalModel,
+  run: { batchSize: number; device: string; start: Date; inputs: readonly string[] },
+): string[] {
+  const files = lmEvalFiles(
+    tasks,
+    {
+      model,
+      batchSize: run.batchSize,
+      device: run.device,
+      gitHash: gitState()?.commit ?? null,
+      start: run.start.getTime() / 1000,
+      seconds: (Date.now() - run.start.getTime()) / 1000,
+    },
+    lmEvalDateId(run.start),
+  );
   return writeLmEvalFiles(dir, files, run.inputs).map((p) => `wrote ${p}`);
 }

@@ -6,7 +6,14 @@ import type { Argv, Options } from "yargs";
 import type { FieldNames } from "../model/config.ts";
 import { TEXT_DEFAULTS } from "../../experiments/train_options.ts";
 import { MODEL_DIR_DEFAULTS } from "../../experiments/options.ts";
-import { findOption, optionKey, OPTION_GROUPS, type OptionKey, type OptionName, type OptionValue } from "../../experiments/option_catalogue.ts";
+import {
+  findOption,
+  optionKey,
+  OPTION_GROUPS,
+  type OptionKey,
+  type OptionName,
+  type OptionValue,
+} from "../../experiments/option_catalogue.ts";
 import { fail, oneOf, type Spec } from "../../experiments/option_checks.ts";
 
 export { isOptionName, optionKey, OPTION_GROUPS, type OptionName } from "../../experiments/option_catalogue.ts";
@@ -27,7 +34,15 @@ export const REQUIRED = Symbol("required");
  * may be absent; a boolean is false unless given.
  */
 export type OptionValues<D extends OptionTable> = {
-  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean ? boolean : D[N] extends typeof REQUIRED ? OptionValue<N> : undefined extends D[N] ? OptionValue<N> | undefined : D[N] extends TextDefault ? OptionValue<N> | undefined : OptionValue<N>;
+  [N in keyof D & OptionName as OptionKey<N>]: OptionValue<N> extends boolean
+    ? boolean
+    : D[N] extends typeof REQUIRED
+      ? OptionValue<N>
+      : undefined extends D[N]
+        ? OptionValue<N> | undefined
+        : D[N] extends TextDefault
+          ? OptionValue<N> | undefined
+          : OptionValue<N>;
 };
 
 /** The values of a command's options, by recipe key (parsing has checked each one's type and range). */
@@ -50,7 +65,12 @@ export function positional(argv: Record<string, unknown>, name: string, demanded
  * Add options from the catalogue with this command's defaults (`undefined`: no default; REQUIRED: demanded). `extra` replaces a
  * description where the command needs to say more (e.g. what --out holds).
  */
-export function withOptions<T>(y: Argv<T>, defaults: OptionTable, extra: Partial<Record<OptionName, string>> = {}, narrowed: Partial<Record<OptionName, readonly string[]>> = {}): Argv<T> {
+export function withOptions<T>(
+  y: Argv<T>,
+  defaults: OptionTable,
+  extra: Partial<Record<OptionName, string>> = {},
+  narrowed: Partial<Record<OptionName, readonly string[]>> = {},
+): Argv<T> {
   const byGroup = new Map<string, string[]>();
   for (const [name, given] of Object.entries(defaults)) {
     const def = isEnvDefault(given) ? envValue(given) : isTextDefault(given) ? undefined : given;
@@ -92,7 +112,14 @@ export const RENAMED_OPTIONS = { "checkpoint-dir": "out", "checkpoint-every": "s
 export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAMED_OPTIONS)[]): Argv<T> {
   for (const name of names) {
     const now = RENAMED_OPTIONS[name];
-    y = y.option(name, { type: "string", hidden: true, requiresArg: true, coerce: () => { throw new Error(`--${name} is now --${now}: pass --${now} instead`); } }) as Argv<T>;
+    y = y.option(name, {
+      type: "string",
+      hidden: true,
+      requiresArg: true,
+      coerce: () => {
+        throw new Error(`--${name} is now --${now}: pass --${now} instead`);
+      },
+    }) as Argv<T>;
   }
   return y;
 }
@@ -103,7 +130,13 @@ export function refuseRenamed<T>(y: Argv<T>, names: readonly (keyof typeof RENAM
  * src/cli/common.ts scoringText reads them.
  */
 export const SCORING_DATA = {
-  run: undefined, text: undefined, "one-per-line": false, "split-seed": undefined, "validation-fraction": undefined, "test-fraction": undefined, data: undefined,
+  run: undefined,
+  text: undefined,
+  "one-per-line": false,
+  "split-seed": undefined,
+  "validation-fraction": undefined,
+  "test-fraction": undefined,
+  data: undefined,
 } satisfies OptionTable;
 /** What scoringText reads: the scoring-data options by recipe key. */
 export type ScoringDataValues = OptionValues<typeof SCORING_DATA>;
@@ -117,8 +150,11 @@ export const SCORING_DATA_HELP: Partial<Record<OptionName, string>> = {
 };
 
 /** What a command that scores or samples with --model adds for a model directory (docs/any-model.md); ignored for a model file. */
-export const MODEL_DIR = { convention: MODEL_DIR_DEFAULTS.convention, graph: undefined, "allow-non-float32": MODEL_DIR_DEFAULTS.allowNonFloat32 } satisfies OptionTable;
-
+export const MODEL_DIR = {
+  convention: MODEL_DIR_DEFAULTS.convention,
+  graph: undefined,
+  "allow-non-float32": MODEL_DIR_DEFAULTS.allowNonFloat32,
+} satisfies OptionTable;
 
 /**
  * Who computes the products, by what a command computes, the one rule (docs/native-kernels.md "Which engine"):
@@ -133,12 +169,18 @@ export const KERNELS_BY_USE = { data: "auto", teaching: "tfjs" } as const;
  * A default that depends on --text (train's two default sets, experiments/train_options.ts trainSettings): --help
  * states both after the option's description; the option itself has no yargs default, so the recipe sees it unset.
  */
-export interface TextDefault { readonly fixture: unknown; readonly text: unknown }
+export interface TextDefault {
+  readonly fixture: unknown;
+  readonly text: unknown;
+}
 const isTextDefault = (v: unknown): v is TextDefault => typeof v === "object" && v !== null && "fixture" in v && "text" in v;
 export const byText = (fixture: unknown, text: unknown): TextDefault => ({ fixture, text });
 
 /** A default the environment may replace: read (envValue) each time a command's options are built, so an explicit flag wins over it. */
-export interface EnvDefault { readonly variable: "TINYLAB_BACKEND" | "TINYLAB_KERNELS"; readonly value: string }
+export interface EnvDefault {
+  readonly variable: "TINYLAB_BACKEND" | "TINYLAB_KERNELS";
+  readonly value: string;
+}
 const isEnvDefault = (v: unknown): v is EnvDefault => typeof v === "object" && v !== null && "variable" in v;
 /** The one place an environment default is read. */
 export const envValue = (d: EnvDefault): string => process.env[d.variable] ?? d.value;
@@ -152,7 +194,11 @@ export const BACKEND_DEFAULT: EnvDefault = { variable: "TINYLAB_BACKEND", value:
  * (src/cli/common.ts startEngine) and the workers' count.
  */
 export const engineOptions = (use: keyof typeof KERNELS_BY_USE) =>
-  ({ backend: BACKEND_DEFAULT, kernels: { variable: "TINYLAB_KERNELS", value: KERNELS_BY_USE[use] } as EnvDefault, workers: undefined }) satisfies OptionTable;
+  ({
+    backend: BACKEND_DEFAULT,
+    kernels: { variable: "TINYLAB_KERNELS", value: KERNELS_BY_USE[use] } as EnvDefault,
+    workers: undefined,
+  }) satisfies OptionTable;
 
 /** The engine group of a command that computes on one thread: --backend and --kernels. */
 export function oneThreadEngineOptions(use: keyof typeof KERNELS_BY_USE) {
@@ -160,14 +206,25 @@ export function oneThreadEngineOptions(use: keyof typeof KERNELS_BY_USE) {
   return group;
 }
 
-
 /** Model-shape flags and their config keys; --model-config may set any other key, never one of these. */
-const SHAPE_FLAGS = { vocab: "vocabSize", context: "contextLength", layers: "nLayers", "d-model": "dModel", heads: "nHeads", "d-ff": "dFF", dropout: "dropout" } as const;
+const SHAPE_FLAGS = {
+  vocab: "vocabSize",
+  context: "contextLength",
+  layers: "nLayers",
+  "d-model": "dModel",
+  heads: "nHeads",
+  "d-ff": "dFF",
+  dropout: "dropout",
+} as const;
 type ShapeValues = OptionValues<{ [F in keyof typeof SHAPE_FLAGS]: undefined } & { "model-config": undefined }>;
 
 /** How a shape refusal names each field: by its flag, or by its key where --model-config set it (as typed there). */
 export function shapeNames(modelConfig: Record<string, unknown> | undefined): FieldNames {
-  return Object.fromEntries(Object.entries(SHAPE_FLAGS).filter(([, key]) => !Object.hasOwn(modelConfig ?? {}, key)).map(([flag, key]) => [key, `--${flag}`]));
+  return Object.fromEntries(
+    Object.entries(SHAPE_FLAGS)
+      .filter(([, key]) => !Object.hasOwn(modelConfig ?? {}, key))
+      .map(([flag, key]) => [key, `--${flag}`]),
+  );
 }
 
 /** The model-config overrides the shape flags and --model-config give (checked against the config's keys later). */

@@ -18,7 +18,23 @@ import { labCommand } from "./commands/lab.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { refuseRepeatedOptions } from "./options.ts";
 
-const commands = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, sweepCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand];
+const commands = [
+  overfitCommand,
+  trainCommand,
+  evaluateCommand,
+  gradcheckCommand,
+  cyclicCommand,
+  baselinesCommand,
+  reportCommand,
+  brownCommand,
+  exportCommand,
+  sweepCommand,
+  compareCommand,
+  sampleCommand,
+  choiceCommand,
+  canaryCommand,
+  labCommand,
+];
 
 /** A command line yargs refused (unknown option, missing value): exit status 2, as for any usage error. */
 class UsageError extends Error {}
@@ -37,7 +53,10 @@ export async function main(argv: string[]): Promise<void> {
     .fail((msg, err) => {
       if (err) throw err;
       // a sweep's recipe options (e.g. --text) belong after --, where the sweep passes them on unread
-      const hint = argv[0] === "sweep" && /^Unknown arguments?:/.test(msg) ? "; a recipe's own options go after --, e.g. tinylab sweep train --grid lr=1e-3,3e-3 -- --text FILE" : "";
+      const hint =
+        argv[0] === "sweep" && /^Unknown arguments?:/.test(msg)
+          ? "; a recipe's own options go after --, e.g. tinylab sweep train --grid lr=1e-3,3e-3 -- --text FILE"
+          : "";
       throw new UsageError(`${msg}${hint} (run tinylab --help for usage)`);
     });
   for (const c of commands) cli.command(c);

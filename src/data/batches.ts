@@ -41,10 +41,13 @@ export const PAD_DOC = -1;
 function checkFits(doc: Document, binding: Binding): void {
   const n = targetCount(doc);
   if (n > binding.contextLength) {
-    throw new Error(`document "${doc.id}" has ${n} positions, more than the context length ${binding.contextLength}; use strided windows for long documents`);
+    throw new Error(
+      `document "${doc.id}" has ${n} positions, more than the context length ${binding.contextLength}; use strided windows for long documents`,
+    );
   }
   for (const id of doc.ids) {
-    if (!Number.isInteger(id) || id < 0 || id >= binding.vocabSize) throw new Error(`document "${doc.id}" holds id ${id} outside [0, ${binding.vocabSize})`);
+    if (!Number.isInteger(id) || id < 0 || id >= binding.vocabSize)
+      throw new Error(`document "${doc.id}" holds id ${id} outside [0, ${binding.vocabSize})`);
   }
 }
 
@@ -71,7 +74,16 @@ function buildBatch(rows: Document[][], split: Split, binding: Binding, layout: 
     }
   });
   const count = rows.flat().reduce((n, d) => n + targetCount(d), 0);
-  return { split, binding, layout, input: { rows: rows.length, cols, ids, docIds: docs }, targets, mask, targetCount: count, docIds: names };
+  return {
+    split,
+    binding,
+    layout,
+    input: { rows: rows.length, cols, ids, docIds: docs },
+    targets,
+    mask,
+    targetCount: count,
+    docIds: names,
+  };
 }
 
 function prepare(docs: readonly Document[], binding: Binding): Split {
@@ -79,7 +91,8 @@ function prepare(docs: readonly Document[], binding: Binding): Split {
   checkDocuments(docs);
   const split = docs[0].split;
   for (const d of docs) {
-    if (d.split !== split) throw new Error(`documents from two splits in one batch list: "${docs[0].id}" is ${split}, "${d.id}" is ${d.split}`);
+    if (d.split !== split)
+      throw new Error(`documents from two splits in one batch list: "${docs[0].id}" is ${split}, "${d.id}" is ${d.split}`);
     checkFits(d, binding);
   }
   return split;
@@ -101,7 +114,10 @@ export function separateBatches(docs: readonly Document[], binding: Binding): Ba
 /** One document per row, `rowsPerBatch` rows per batch, padded to the longest row. */
 export function paddedBatches(docs: readonly Document[], binding: Binding, rowsPerBatch: number): Batch[] {
   const split = prepare(docs, binding);
-  return chunk(docs.map((d) => [d]), rowsPerBatch).map((rows) => buildBatch(rows, split, binding, "padded"));
+  return chunk(
+    docs.map((d) => [d]),
+    rowsPerBatch,
+  ).map((rows) => buildBatch(rows, split, binding, "padded"));
 }
 
 /** Whole documents packed greedily in order into rows of `contextLength` positions; attention stays document-local. */
@@ -111,7 +127,10 @@ export function packedBatches(docs: readonly Document[], binding: Binding, rowsP
   let fill = binding.contextLength + 1;
   for (const d of docs) {
     const n = targetCount(d);
-    if (fill + n > binding.contextLength) { rows.push([]); fill = 0; }
+    if (fill + n > binding.contextLength) {
+      rows.push([]);
+      fill = 0;
+    }
     rows[rows.length - 1].push(d);
     fill += n;
   }
@@ -120,7 +139,8 @@ export function packedBatches(docs: readonly Document[], binding: Binding, rowsP
 
 /** Training microbatches: refuses any document whose split is not train. */
 export function trainingBatches(docs: readonly Document[], binding: Binding, layout: Layout, rowsPerBatch = 1): Batch[] {
-  for (const d of docs) if (d.split !== "train") throw new Error(`training batch refused document "${d.id}": its split is ${d.split}, not train`);
+  for (const d of docs)
+    if (d.split !== "train") throw new Error(`training batch refused document "${d.id}": its split is ${d.split}, not train`);
   if (layout === "separate") return separateBatches(docs, binding);
   return layout === "padded" ? paddedBatches(docs, binding, rowsPerBatch) : packedBatches(docs, binding, rowsPerBatch);
 }

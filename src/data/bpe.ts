@@ -74,13 +74,21 @@ function checkExpansion(merges: readonly (readonly [number, number])[]): void {
     if (!Array.isArray(m) || m.length !== 2) throw new Error(`bpe merge ${r}: expected a pair [a, b], got ${JSON.stringify(m)}`);
     for (const x of m) {
       if (!Number.isInteger(x) || x < BYTE_OFFSET || x >= id) {
-        throw new Error(`bpe merge ${r} (${JSON.stringify(m)}): id ${x} is not a byte or an earlier merge (need ${BYTE_OFFSET} ≤ id < ${id})`);
+        throw new Error(
+          `bpe merge ${r} (${JSON.stringify(m)}): id ${x} is not a byte or an earlier merge (need ${BYTE_OFFSET} ≤ id < ${id})`,
+        );
       }
     }
     const n = length(m[0]) + length(m[1]);
-    if (n > MAX_TOKEN_BYTES) throw new Error(`bpe merge ${r} (${JSON.stringify(m)}) expands to ${n} bytes, more than the ${MAX_TOKEN_BYTES} a token may (MAX_TOKEN_BYTES)`);
+    if (n > MAX_TOKEN_BYTES)
+      throw new Error(
+        `bpe merge ${r} (${JSON.stringify(m)}) expands to ${n} bytes, more than the ${MAX_TOKEN_BYTES} a token may (MAX_TOKEN_BYTES)`,
+      );
     total += n;
-    if (total > MAX_TOKENIZER_BYTES) throw new Error(`bpe merges 0..${r} expand to ${total} bytes in all, more than the ${MAX_TOKENIZER_BYTES} (64 MiB) a tokenizer may (MAX_TOKENIZER_BYTES)`);
+    if (total > MAX_TOKENIZER_BYTES)
+      throw new Error(
+        `bpe merges 0..${r} expand to ${total} bytes in all, more than the ${MAX_TOKENIZER_BYTES} (64 MiB) a tokenizer may (MAX_TOKENIZER_BYTES)`,
+      );
     lengths.push(n);
   });
 }
@@ -125,7 +133,9 @@ export class BpeTokenizer implements Tokenizer {
     checkVocabSize(vocabSize as number);
     if (!Array.isArray(merges)) throw new Error("bpe tokenizer JSON: merges must be an array of [a, b] pairs");
     if (merges.length !== (vocabSize as number) - BYTE_VOCAB) {
-      throw new Error(`bpe tokenizer JSON: vocabSize ${vocabSize} needs ${(vocabSize as number) - BYTE_VOCAB} merges, got ${merges.length}`);
+      throw new Error(
+        `bpe tokenizer JSON: vocabSize ${vocabSize} needs ${(vocabSize as number) - BYTE_VOCAB} merges, got ${merges.length}`,
+      );
     }
     return new BpeTokenizer(merges as [number, number][]);
   }
@@ -239,7 +249,7 @@ class PairHeap {
   push(count: number, key: number): void {
     this.counts.push(count);
     this.keys.push(key);
-    for (let i = this.keys.length - 1; i > 0; ) {
+    for (let i = this.keys.length - 1; i > 0;) {
       const p = (i - 1) >> 1;
       if (!this.above(i, p)) break;
       this.swap(i, p);
@@ -252,7 +262,7 @@ class PairHeap {
     this.swap(0, last);
     this.counts.pop();
     this.keys.pop();
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const [l, r] = [2 * i + 1, 2 * i + 2];
       let m = i;
       if (l < last && this.above(l, m)) m = l;
@@ -267,7 +277,10 @@ class PairHeap {
 
 /** The training text cannot fill the asked vocabulary: `atMost` ids is what it supports (a caller names its own flag). */
 export class BpeVocabError extends Error {
-  constructor(message: string, readonly atMost: number) {
+  constructor(
+    message: string,
+    readonly atMost: number,
+  ) {
     super(message);
   }
 }

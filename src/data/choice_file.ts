@@ -31,17 +31,30 @@ export function parseChoiceJsonl(text: string, tokenizer: Pick<Tokenizer, "bos" 
     try {
       row = JSON.parse(line);
     } catch (err) {
-      throw new Error(`${at}: not JSON (${(err as Error).message}); a choice file has one {"question", "candidates", "answer"} object per line`);
+      throw new Error(
+        `${at}: not JSON (${(err as Error).message}); a choice file has one {"question", "candidates", "answer"} object per line`,
+      );
     }
     if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error(`${at}: must be a JSON object`);
     const r = row as Record<string, unknown>;
     const extra = Object.keys(r).find((k) => !KEYS.has(k));
     if (extra !== undefined) throw new Error(`${at}: unknown key "${extra}" (keys: id, question, candidates, answer)`);
     if (typeof r.question !== "string") throw new Error(`${at}: "question" must be a string`);
-    if (!Array.isArray(r.candidates) || r.candidates.length < 2 || !r.candidates.every((c) => typeof c === "string")) throw new Error(`${at}: "candidates" must be an array of at least 2 strings`);
+    if (!Array.isArray(r.candidates) || r.candidates.length < 2 || !r.candidates.every((c) => typeof c === "string"))
+      throw new Error(`${at}: "candidates" must be an array of at least 2 strings`);
     const k = r.candidates.length;
-    if (!Number.isInteger(r.answer) || (r.answer as number) < 0 || (r.answer as number) >= k) throw new Error(`${at}: "answer" must be an integer in [0, ${k - 1}] (the index of the correct candidate), got ${JSON.stringify(r.answer)}`);
-    const id = r.id === undefined ? `line ${i + 1}` : typeof r.id === "string" && r.id.length > 0 ? r.id : (() => { throw new Error(`${at}: "id" must be a non-empty string`); })();
+    if (!Number.isInteger(r.answer) || (r.answer as number) < 0 || (r.answer as number) >= k)
+      throw new Error(
+        `${at}: "answer" must be an integer in [0, ${k - 1}] (the index of the correct candidate), got ${JSON.stringify(r.answer)}`,
+      );
+    const id =
+      r.id === undefined
+        ? `line ${i + 1}`
+        : typeof r.id === "string" && r.id.length > 0
+          ? r.id
+          : (() => {
+              throw new Error(`${at}: "id" must be a non-empty string`);
+            })();
     if (ids.has(id)) throw new Error(`${at}: id "${id}" appears twice`);
     ids.add(id);
     const candidates = (r.candidates as string[]).map((c, j) => {
@@ -49,7 +62,13 @@ export function parseChoiceJsonl(text: string, tokenizer: Pick<Tokenizer, "bos" 
       if (enc.length === 0) throw new Error(`${at}: candidate ${j} (${JSON.stringify(c)}) encodes to no tokens`);
       return enc;
     });
-    out.push({ id, prompt: [tokenizer.bos, ...tokenizer.encode(r.question)], candidates, gold: r.answer as number, text: { question: r.question, candidates: r.candidates as string[] } });
+    out.push({
+      id,
+      prompt: [tokenizer.bos, ...tokenizer.encode(r.question)],
+      candidates,
+      gold: r.answer as number,
+      text: { question: r.question, candidates: r.candidates as string[] },
+    });
   });
   if (out.length === 0) throw new Error(`${where}: no questions`);
   return out;

@@ -43,12 +43,18 @@ export function splitCyclicRows(splitSeed: number): SplitRows {
   if (!Number.isInteger(splitSeed)) throw new Error(`split seed must be an integer, got ${splitSeed}`);
   const shuffled = Rng.fromSeed(splitSeed).child("cyclic-split").shuffle(cyclicRows());
   const { train, validation } = CYCLIC_SPLIT_SIZES;
-  return { train: shuffled.slice(0, train), validation: shuffled.slice(train, train + validation), test: shuffled.slice(train + validation) };
+  return {
+    train: shuffled.slice(0, train),
+    validation: shuffled.slice(train, train + validation),
+    test: shuffled.slice(train + validation),
+  };
 }
 
 /** One Document per row, ids exactly the 9 tokens; the id names the cycle, which is unique. */
 export function cyclicDocuments(rows: SplitRows): Document[] {
-  return SPLITS.flatMap((split) => rows[split].map((ids) => ({ id: `cycle-${ids.slice(0, CYCLE_LENGTH).join("")}`, split, source: "cyclic", ids: ids.slice() })));
+  return SPLITS.flatMap((split) =>
+    rows[split].map((ids) => ({ id: `cycle-${ids.slice(0, CYCLE_LENGTH).join("")}`, split, source: "cyclic", ids: ids.slice() })),
+  );
 }
 
 /**

@@ -24,8 +24,13 @@ export interface TextEncoding {
   encodeText(text: string): number[];
 }
 
-const encodeRow = (tokenizer: Tokenizer | TextEncoding, d: { id: string; split: Document["split"]; source: string; text: string }): Document =>
-  "encodeText" in tokenizer ? { id: d.id, split: d.split, source: d.source, ids: tokenizer.encodeText(d.text) } : encodeDocument(tokenizer, d);
+const encodeRow = (
+  tokenizer: Tokenizer | TextEncoding,
+  d: { id: string; split: Document["split"]; source: string; text: string },
+): Document =>
+  "encodeText" in tokenizer
+    ? { id: d.id, split: d.split, source: d.source, ids: tokenizer.encodeText(d.text) }
+    : encodeDocument(tokenizer, d);
 
 /**
  * Longest line, in bytes (and in UTF-16 units for text already in memory), checked before it is parsed: parsing
@@ -34,7 +39,8 @@ const encodeRow = (tokenizer: Tokenizer | TextEncoding, d: { id: string; split: 
  */
 export const MAX_LINE_BYTES = 8 * 2 ** 20;
 /** One line of the format, shown when a file is not JSONL at all (e.g. plain text). */
-const FORMAT_HINT = 'a documents file has one JSON object per line: {"id": "...", "split": "train|validation|test", "source": "...", "text": "..."}';
+const FORMAT_HINT =
+  'a documents file has one JSON object per line: {"id": "...", "split": "train|validation|test", "source": "...", "text": "..."}';
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Parse one line into a Document; `at` names the file and line in every error. */
@@ -46,20 +52,26 @@ function parseLine(line: string, at: string, tokenizer: Tokenizer | TextEncoding
   } catch (err) {
     throw new Error(`${at}: not valid JSON (${(err as Error).message})${hint}`);
   }
-  if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error(`${at}: expected a JSON object {"id", "split", "source", "text" or "ids"}${hint}`);
+  if (typeof row !== "object" || row === null || Array.isArray(row))
+    throw new Error(`${at}: expected a JSON object {"id", "split", "source", "text" or "ids"}${hint}`);
   const r = row as Record<string, unknown>;
   for (const key of ["id", "source", "text"]) {
     const v = r[key];
     const m = typeof v === "string" ? LONE_SURROGATE.exec(v) : null;
-    if (m) throw new Error(`${at}: "${key}" holds a lone surrogate U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at index ${m.index} (a "\\u${m[0].charCodeAt(0).toString(16)}" escape?), which is not text`);
+    if (m)
+      throw new Error(
+        `${at}: "${key}" holds a lone surrogate U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at index ${m.index} (a "\\u${m[0].charCodeAt(0).toString(16)}" escape?), which is not text`,
+      );
   }
   const unknown = Object.keys(r).filter((k) => !KEYS.has(k));
-  if (unknown.length > 0) throw new Error(`${at}: unknown key ${unknown.map((k) => JSON.stringify(k)).join(", ")} (keys are id, split, source, text or ids)`);
+  if (unknown.length > 0)
+    throw new Error(`${at}: unknown key ${unknown.map((k) => JSON.stringify(k)).join(", ")} (keys are id, split, source, text or ids)`);
   if (typeof r.id !== "string" || r.id.length === 0) throw new Error(`${at}: "id" must be a non-empty string`);
   const split = checkSplit(r.split, at);
   const source = r.source ?? defaultSource;
   if (typeof source !== "string") throw new Error(`${at}: "source" must be a string`);
-  const hasText = Object.hasOwn(r, "text"), hasIds = Object.hasOwn(r, "ids");
+  const hasText = Object.hasOwn(r, "text"),
+    hasIds = Object.hasOwn(r, "ids");
   if (hasText === hasIds) throw new Error(`${at}: give exactly one of "text" and "ids"`);
   if (hasText) {
     if (typeof r.text !== "string") throw new Error(`${at}: "text" must be a string`);
@@ -79,17 +91,21 @@ export function parseDocumentsJsonl(text: string, tokenizer: Tokenizer | TextEnc
   const docs: Document[] = [];
   const lineOf = new Map<string, number>();
   const source = baseName(where);
-  text.replace(/^\ufeff/, "").split("\n").forEach((raw, i) => {
-    const at = `${where} line ${i + 1}`;
-    if (raw.length > MAX_LINE_BYTES) throw new Error(`${at}: ${raw.length} characters, more than the ${MAX_LINE_BYTES} (8 MiB) a line may hold`);
-    const line = raw.trim();
-    if (line === "") return;
-    const doc = parseLine(line, at, tokenizer, source, docs.length === 0);
-    const first = lineOf.get(doc.id);
-    if (first !== undefined) throw new Error(`${at}: document id "${doc.id}" already used on line ${first}`);
-    lineOf.set(doc.id, i + 1);
-    docs.push(doc);
-  });
+  text
+    .replace(/^\ufeff/, "")
+    .split("\n")
+    .forEach((raw, i) => {
+      const at = `${where} line ${i + 1}`;
+      if (raw.length > MAX_LINE_BYTES)
+        throw new Error(`${at}: ${raw.length} characters, more than the ${MAX_LINE_BYTES} (8 MiB) a line may hold`);
+      const line = raw.trim();
+      if (line === "") return;
+      const doc = parseLine(line, at, tokenizer, source, docs.length === 0);
+      const first = lineOf.get(doc.id);
+      if (first !== undefined) throw new Error(`${at}: document id "${doc.id}" already used on line ${first}`);
+      lineOf.set(doc.id, i + 1);
+      docs.push(doc);
+    });
   if (docs.length === 0) throw new Error(`${where}: no documents (expected one JSON object per line)`);
   return docs;
 }
@@ -99,7 +115,8 @@ export function parseDocumentsBytes(bytes: Uint8Array, tokenizer: Tokenizer | Te
   const lines = lineStarts(bytes);
   lines.forEach((start, i) => {
     const length = (lines[i + 1] ?? bytes.length + 1) - 1 - start;
-    if (length > MAX_LINE_BYTES) throw new Error(`${where} line ${i + 1}: ${length} bytes, more than the ${MAX_LINE_BYTES} (8 MiB) a line may hold`);
+    if (length > MAX_LINE_BYTES)
+      throw new Error(`${where} line ${i + 1}: ${length} bytes, more than the ${MAX_LINE_BYTES} (8 MiB) a line may hold`);
   });
   const fatal = new TextDecoder("utf-8", { fatal: true });
   let text: string;
@@ -128,5 +145,10 @@ function lineStarts(bytes: Uint8Array): number[] {
 
 /** The last path segment, as node:path basename gives it for the paths used here (no node: import in the core). */
 function baseName(where: string): string {
-  return where.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? where;
+  return (
+    where
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop() ?? where
+  );
 }

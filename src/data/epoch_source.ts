@@ -20,9 +20,14 @@ export class EpochSource<B> implements DataSource<B, EpochCursor> {
   private position = 0;
   private order: number[];
 
-  constructor(private readonly items: readonly B[], readonly perUpdate: number, private readonly rng?: Rng) {
+  constructor(
+    private readonly items: readonly B[],
+    readonly perUpdate: number,
+    private readonly rng?: Rng,
+  ) {
     if (items.length === 0) throw new Error("a data source needs at least one microbatch");
-    if (!Number.isInteger(perUpdate) || perUpdate < 1) throw new Error(`microbatches per update must be a positive integer, got ${perUpdate}`);
+    if (!Number.isInteger(perUpdate) || perUpdate < 1)
+      throw new Error(`microbatches per update must be a positive integer, got ${perUpdate}`);
     this.order = this.newOrder();
   }
 
@@ -50,11 +55,19 @@ export class EpochSource<B> implements DataSource<B, EpochCursor> {
 
   restore(c: EpochCursor): void {
     const n = this.items.length;
-    const isPermutation = Array.isArray(c?.order) && c.order.length === n && new Set(c.order).size === n && c.order.every((i) => Number.isInteger(i) && i >= 0 && i < n);
+    const isPermutation =
+      Array.isArray(c?.order) &&
+      c.order.length === n &&
+      new Set(c.order).size === n &&
+      c.order.every((i) => Number.isInteger(i) && i >= 0 && i < n);
     if (!isPermutation) throw new Error(`data cursor order is not a permutation of this source's ${n} microbatches`);
-    if (!Number.isInteger(c.position) || c.position < 0 || c.position > n) throw new Error(`data cursor position ${c.position} is outside [0, ${n}]`);
+    if (!Number.isInteger(c.position) || c.position < 0 || c.position > n)
+      throw new Error(`data cursor position ${c.position} is outside [0, ${n}]`);
     if (!Number.isInteger(c.epoch) || c.epoch < 0) throw new Error(`data cursor epoch must be a non-negative integer, got ${c.epoch}`);
-    if ((c.rng === null) !== (this.rng === undefined)) throw new Error(`data cursor ${c.rng ? "has" : "lacks"} a shuffling stream but this source ${this.rng ? "shuffles" : "does not shuffle"}`);
+    if ((c.rng === null) !== (this.rng === undefined))
+      throw new Error(
+        `data cursor ${c.rng ? "has" : "lacks"} a shuffling stream but this source ${this.rng ? "shuffles" : "does not shuffle"}`,
+      );
     if (this.rng && c.rng) this.rng.load(c.rng);
     this.epoch = c.epoch;
     this.position = c.position;

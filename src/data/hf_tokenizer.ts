@@ -13,10 +13,17 @@ export function bytesToUnicode(): string[] {
 /** The GPT-2 pre-split (openai/gpt-2's encoder.py), as the ByteLevel pre-tokenizer applies it with use_regex. */
 const GPT2_SPLIT = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
-interface AddedToken { id: number; content: string; special: boolean }
+interface AddedToken {
+  id: number;
+  content: string;
+  special: boolean;
+}
 
 /** What a post-processor puts around the text's ids: ids before and after (TemplateProcessing's single form, or none). */
-export interface Template { before: number[]; after: number[] }
+export interface Template {
+  before: number[];
+  after: number[];
+}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
@@ -24,7 +31,8 @@ const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 /** Why tokenizer.json cannot be read as byte-level BPE, in one line naming the file and the field. */
 export class TokenizerRefusal extends Error {}
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /** Byte-level BPE read from tokenizer.json; `encode` is the text's ids without what the post-processor adds. */
 export class HfTokenizer {
@@ -44,18 +52,34 @@ export class HfTokenizer {
   readonly template: Template;
   readonly vocabSize: number;
 
-  constructor(json: unknown, private readonly where = "tokenizer.json") {
+  constructor(
+    json: unknown,
+    private readonly where = "tokenizer.json",
+  ) {
     const t = obj(json);
     if (!t) throw this.refuse("is not a JSON object");
-    if (t.normalizer !== null && t.normalizer !== undefined) throw this.refuse(`normalizer ${JSON.stringify(obj(t.normalizer)?.type ?? t.normalizer)} is not implemented (byte-level BPE of the GPT-2 family has none)`);
+    if (t.normalizer !== null && t.normalizer !== undefined)
+      throw this.refuse(
+        `normalizer ${JSON.stringify(obj(t.normalizer)?.type ?? t.normalizer)} is not implemented (byte-level BPE of the GPT-2 family has none)`,
+      );
     const model = obj(t.model);
-    if (model?.type !== "BPE") throw this.refuse(`model type ${JSON.stringify(model?.type)} is not implemented; tinylab reads byte-level BPE (the GPT-2 family)`);
-    for (const [k, ok] of [["dropout", null], ["byte_fallback", false], ["ignore_merges", false], ["continuing_subword_prefix", ""], ["end_of_word_suffix", ""]] as const) {
+    if (model?.type !== "BPE")
+      throw this.refuse(`model type ${JSON.stringify(model?.type)} is not implemented; tinylab reads byte-level BPE (the GPT-2 family)`);
+    for (const [k, ok] of [
+      ["dropout", null],
+      ["byte_fallback", false],
+      ["ignore_merges", false],
+      ["continuing_subword_prefix", ""],
+      ["end_of_word_suffix", ""],
+    ] as const) {
       const v = model[k];
       if (v !== undefined && v !== null && v !== ok) throw this.refuse(`model.${k} ${JSON.stringify(v)} is not implemented`);
     }
     const pre = obj(t.pre_tokenizer);
-    if (pre?.type !== "ByteLevel") throw this.refuse(`pre-tokenizer ${JSON.stringify(pre?.type ?? null)} is not implemented; tinylab reads the ByteLevel pre-tokenizer (the GPT-2 family)`);
+    if (pre?.type !== "ByteLevel")
+      throw this.refuse(
+        `pre-tokenizer ${JSON.stringify(pre?.type ?? null)} is not implemented; tinylab reads the ByteLevel pre-tokenizer (the GPT-2 family)`,
+      );
     // the small parts first, so a refusal comes before the vocabulary and merges are read
     this.added = this.addedTokens(t.added_tokens);
     for (const a of this.added) this.addedBy.set(a.content, a);
@@ -65,17 +89,22 @@ export class HfTokenizer {
     const vocab = obj(model.vocab);
     if (!vocab) throw this.refuse("model.vocab is not an object");
     for (const [s, id] of Object.entries(vocab)) {
-      if (!Number.isInteger(id) || (id as number) < 0) throw this.refuse(`model.vocab[${JSON.stringify(s)}] is not a non-negative integer id`);
+      if (!Number.isInteger(id) || (id as number) < 0)
+        throw this.refuse(`model.vocab[${JSON.stringify(s)}] is not a non-negative integer id`);
       this.vocab.set(s, id as number);
       this.tokens[id as number] = s;
     }
     this.chars.forEach((c, b) => this.byteOf.set(c, b));
     const missing = this.chars.findIndex((c) => !this.vocab.has(c));
-    if (missing >= 0) throw this.refuse(`model.vocab has no entry for byte ${missing} (${JSON.stringify(this.chars[missing])}), so some text has no ids (byte-level BPE covers all 256)`);
+    if (missing >= 0)
+      throw this.refuse(
+        `model.vocab has no entry for byte ${missing} (${JSON.stringify(this.chars[missing])}), so some text has no ids (byte-level BPE covers all 256)`,
+      );
     if (!Array.isArray(model.merges)) throw this.refuse("model.merges is not an array");
     model.merges.forEach((m: unknown, rank) => {
       const pair = typeof m === "string" ? m.split(" ", 2) : m;
-      if (!Array.isArray(pair) || pair.length !== 2 || pair.some((p) => typeof p !== "string")) throw this.refuse(`model.merges[${rank}] is not a pair of strings`);
+      if (!Array.isArray(pair) || pair.length !== 2 || pair.some((p) => typeof p !== "string"))
+        throw this.refuse(`model.merges[${rank}] is not a pair of strings`);
       const key = `${pair[0]} ${pair[1]}`;
       if (!this.ranks.has(key)) this.ranks.set(key, rank);
     });
@@ -91,8 +120,10 @@ export class HfTokenizer {
     if (!Array.isArray(list)) throw this.refuse("added_tokens is not an array");
     return list.map((x, i) => {
       const a = obj(x);
-      if (!a || typeof a.content !== "string" || a.content === "" || !Number.isInteger(a.id)) throw this.refuse(`added_tokens[${i}] needs a non-empty "content" and an integer "id"`);
-      for (const k of ["lstrip", "rstrip", "single_word"]) if (a[k] === true) throw this.refuse(`added_tokens[${i}] (${JSON.stringify(a.content)}) sets ${k}, which is not implemented`);
+      if (!a || typeof a.content !== "string" || a.content === "" || !Number.isInteger(a.id))
+        throw this.refuse(`added_tokens[${i}] needs a non-empty "content" and an integer "id"`);
+      for (const k of ["lstrip", "rstrip", "single_word"])
+        if (a[k] === true) throw this.refuse(`added_tokens[${i}] (${JSON.stringify(a.content)}) sets ${k}, which is not implemented`);
       return { id: a.id as number, content: a.content, special: a.special === true };
     });
   }
@@ -101,19 +132,22 @@ export class HfTokenizer {
   private postProcessor(p: unknown): Template {
     const pp = obj(p);
     if (!pp || pp.type === "ByteLevel") return { before: [], after: [] };
-    if (pp.type !== "TemplateProcessing" || !Array.isArray(pp.single)) throw this.refuse(`post-processor ${JSON.stringify(pp.type)} is not implemented (TemplateProcessing and ByteLevel are)`);
+    if (pp.type !== "TemplateProcessing" || !Array.isArray(pp.single))
+      throw this.refuse(`post-processor ${JSON.stringify(pp.type)} is not implemented (TemplateProcessing and ByteLevel are)`);
     const specials = obj(pp.special_tokens) ?? {};
     const out: Template = { before: [], after: [] };
     let seen = false;
     for (const piece of pp.single) {
-      const sp = obj(obj(piece)?.SpecialToken), seq = obj(obj(piece)?.Sequence);
+      const sp = obj(obj(piece)?.SpecialToken),
+        seq = obj(obj(piece)?.Sequence);
       if (seq) {
         if (seen || seq.id !== "A") throw this.refuse("post-processor's single template must hold sequence A once");
         seen = true;
         continue;
       }
       const ids = obj(specials[String(sp?.id)])?.ids;
-      if (!sp || !Array.isArray(ids) || ids.some((x) => !Number.isInteger(x))) throw this.refuse(`post-processor's special token ${JSON.stringify(sp?.id)} has no ids in special_tokens`);
+      if (!sp || !Array.isArray(ids) || ids.some((x) => !Number.isInteger(x)))
+        throw this.refuse(`post-processor's special token ${JSON.stringify(sp?.id)} has no ids in special_tokens`);
       (seen ? out.after : out.before).push(...(ids as number[]));
     }
     return out;
@@ -134,7 +168,7 @@ export class HfTokenizer {
         continue;
       }
       const prefixed = this.addPrefixSpace && !section.startsWith(" ") ? " " + section : section;
-      const words = this.useRegex ? prefixed.match(GPT2_SPLIT) ?? [] : [prefixed];
+      const words = this.useRegex ? (prefixed.match(GPT2_SPLIT) ?? []) : [prefixed];
       for (const w of words) {
         for (const piece of this.bpe(Array.from(utf8.encode(w), (b) => this.chars[b]).join(""))) out.push(this.idOf(piece)!);
       }
@@ -155,7 +189,10 @@ export class HfTokenizer {
     for (let i = 0; i < text.length;) {
       let match: string | undefined;
       for (const a of this.added) if (text.startsWith(a.content, i) && (!match || a.content.length > match.length)) match = a.content;
-      if (!match) { i++; continue; }
+      if (!match) {
+        i++;
+        continue;
+      }
       if (i > start) sections.push(text.slice(start, i));
       sections.push(match);
       i += match.length;
@@ -171,15 +208,21 @@ export class HfTokenizer {
     if (hit) return hit;
     let parts = Array.from(word);
     for (;;) {
-      let best = -1, bestRank = Infinity;
+      let best = -1,
+        bestRank = Infinity;
       for (let i = 0; i + 1 < parts.length; i++) {
         const r = this.ranks.get(`${parts[i]} ${parts[i + 1]}`);
-        if (r !== undefined && r < bestRank) { bestRank = r; best = i; }
+        if (r !== undefined && r < bestRank) {
+          bestRank = r;
+          best = i;
+        }
       }
       if (best < 0) break;
       parts = [...parts.slice(0, best), parts[best] + parts[best + 1], ...parts.slice(best + 2)];
     }
-    for (const p of parts) if (this.idOf(p) === undefined) throw this.refuse(`BPE produced ${JSON.stringify(p)}, which is not in model.vocab (a merge without its result)`);
+    for (const p of parts)
+      if (this.idOf(p) === undefined)
+        throw this.refuse(`BPE produced ${JSON.stringify(p)}, which is not in model.vocab (a merge without its result)`);
     if (word.length < 256) this.cache.set(word, parts);
     return parts;
   }

@@ -7,7 +7,9 @@ import { BOS, BYTE_OFFSET, BYTE_VOCAB, ByteTokenizer, EOS, type Tokenizer } from
 /** Tokenizer for `json` (`{kind: "byte" | "bpe", ...}`); throws a clear error on anything else. */
 export function tokenizerFromJSON(json: unknown): Tokenizer {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new Error(`tokenizer JSON must be an object with a "kind", got ${json === null ? "null" : Array.isArray(json) ? "an array" : typeof json}`);
+    throw new Error(
+      `tokenizer JSON must be an object with a "kind", got ${json === null ? "null" : Array.isArray(json) ? "an array" : typeof json}`,
+    );
   }
   const { kind, vocabSize } = json as Record<string, unknown>;
   switch (kind) {

@@ -11,10 +11,17 @@ export class RandomWindows implements DataSource<Batch, RngState> {
   private readonly total: number;
 
   /** `parts` splits each update's rows into that many microbatches (the same windows, drawn in the same order), so a worker pool can share an update. */
-  constructor(private readonly docs: readonly Document[], private readonly binding: Binding, private readonly rows: number, private readonly rng: Rng, private readonly parts = 1) {
+  constructor(
+    private readonly docs: readonly Document[],
+    private readonly binding: Binding,
+    private readonly rows: number,
+    private readonly rng: Rng,
+    private readonly parts = 1,
+  ) {
     if (docs.length === 0) throw new Error("random windows need at least one document");
     if (!Number.isInteger(rows) || rows < 1) throw new Error(`rows per batch must be a positive integer, got ${rows}`);
-    if (!Number.isInteger(parts) || parts < 1 || rows % parts !== 0) throw new Error(`microbatches per update must be a positive integer dividing the ${rows} rows, got ${parts}`);
+    if (!Number.isInteger(parts) || parts < 1 || rows % parts !== 0)
+      throw new Error(`microbatches per update must be a positive integer dividing the ${rows} rows, got ${parts}`);
     let sum = 0;
     for (const d of docs) {
       if (d.split !== "train") throw new Error(`training windows refused document "${d.id}": its split is ${d.split}, not train`);
@@ -27,17 +34,23 @@ export class RandomWindows implements DataSource<Batch, RngState> {
 
   /** The document holding target number `t` (0-based over all documents), by binary search. */
   private docAt(t: number): Document {
-    let lo = 0, hi = this.cumulative.length - 1;
+    let lo = 0,
+      hi = this.cumulative.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.cumulative[mid] > t) hi = mid; else lo = mid + 1;
+      if (this.cumulative[mid] > t) hi = mid;
+      else lo = mid + 1;
     }
     return this.docs[lo];
   }
 
   next(): Batch[] {
-    const T = this.binding.contextLength, n = this.rows * T;
-    const ids = new Int32Array(n).fill(PAD_ID), docIds = new Int32Array(n).fill(PAD_DOC), targets = new Int32Array(n), mask = new Float32Array(n);
+    const T = this.binding.contextLength,
+      n = this.rows * T;
+    const ids = new Int32Array(n).fill(PAD_ID),
+      docIds = new Int32Array(n).fill(PAD_DOC),
+      targets = new Int32Array(n),
+      mask = new Float32Array(n);
     let count = 0;
     for (let r = 0; r < this.rows; r++) {
       const doc = this.docAt(this.rng.int(this.total));
@@ -52,13 +65,35 @@ export class RandomWindows implements DataSource<Batch, RngState> {
       }
       count += span;
     }
-    if (this.parts === 1) return [{ split: "train", binding: this.binding, layout: "packed", input: { rows: this.rows, cols: T, ids, docIds }, targets, mask, targetCount: count, docIds: [] }];
+    if (this.parts === 1)
+      return [
+        {
+          split: "train",
+          binding: this.binding,
+          layout: "packed",
+          input: { rows: this.rows, cols: T, ids, docIds },
+          targets,
+          mask,
+          targetCount: count,
+          docIds: [],
+        },
+      ];
     // the same rows, `parts` consecutive blocks of rows/parts rows each (row r keeps its own document id)
-    const per = this.rows / this.parts, w = per * T;
+    const per = this.rows / this.parts,
+      w = per * T;
     return Array.from({ length: this.parts }, (_, p) => {
       const cut = <A extends Int32Array | Float32Array>(a: A) => a.slice(p * w, (p + 1) * w) as A;
       const m = cut(mask);
-      return { split: "train" as const, binding: this.binding, layout: "packed" as const, input: { rows: per, cols: T, ids: cut(ids), docIds: cut(docIds) }, targets: cut(targets), mask: m, targetCount: m.reduce((n, x) => n + x, 0), docIds: [] };
+      return {
+        split: "train" as const,
+        binding: this.binding,
+        layout: "packed" as const,
+        input: { rows: per, cols: T, ids: cut(ids), docIds: cut(docIds) },
+        targets: cut(targets),
+        mask: m,
+        targetCount: m.reduce((n, x) => n + x, 0),
+        docIds: [],
+      };
     });
   }
 
@@ -80,7 +115,12 @@ export class RandomWindows implements DataSource<Batch, RngState> {
  * `rows` training rows per update, drawn with replacement from a seeded stream; its state is the stream's.
  */
 export class ReplacementSource implements DataSource<Batch, RngState> {
-  constructor(private readonly docs: readonly Document[], readonly rows: number, private readonly binding: Binding, readonly rng: Rng) {
+  constructor(
+    private readonly docs: readonly Document[],
+    readonly rows: number,
+    private readonly binding: Binding,
+    readonly rng: Rng,
+  ) {
     if (docs.length === 0) throw new Error("no training rows to draw from");
   }
 

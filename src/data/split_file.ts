@@ -18,13 +18,15 @@ export interface SplitFileRules {
 /** Check parsed JSON against the format; every error names the file, the split and the row. */
 export function checkSplitRows(value: unknown, rules: SplitFileRules, where = "split file"): SplitRows {
   const { vocabSize, rowLength, uniqueWithinSplit = false } = rules;
-  if (!Number.isInteger(vocabSize) || vocabSize <= 0) throw new Error(`${where}: vocabulary size must be a positive integer, got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize <= 0)
+    throw new Error(`${where}: vocabulary size must be a positive integer, got ${vocabSize}`);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new Error(`${where}: expected a JSON object {"train": [...], "validation": [...], "test": [...]}`);
   }
   const obj = value as Record<string, unknown>;
   const unknown = Object.keys(obj).filter((k) => !(SPLITS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new Error(`${where}: unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(", ")}; the keys are ${SPLITS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`${where}: unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(", ")}; the keys are ${SPLITS.join(", ")}`);
   if (!("train" in obj)) throw new Error(`${where}: no "train" split`);
   const out = { train: [], validation: [], test: [] } as SplitRows;
   // a row's first location, so a duplicate's error can name both places
@@ -39,13 +41,16 @@ export function checkSplitRows(value: unknown, rules: SplitFileRules, where = "s
       if (rowLength !== undefined && row.length !== rowLength) throw new Error(`${at} has ${row.length} ids, expected ${rowLength}`);
       if (row.length < 2) throw new Error(`${at} has ${row.length} id(s): a row needs at least 2 (one context, one target)`);
       row.forEach((id: unknown, i) => {
-        if (typeof id !== "number" || !Number.isInteger(id)) throw new Error(`${at}, position ${i}: token id must be an integer, got ${JSON.stringify(id)}`);
+        if (typeof id !== "number" || !Number.isInteger(id))
+          throw new Error(`${at}, position ${i}: token id must be an integer, got ${JSON.stringify(id)}`);
         if (id < 0 || id >= vocabSize) throw new Error(`${at}, position ${i}: token id ${id} is outside [0, ${vocabSize})`);
       });
       const key = row.join(",");
       const first = seen.get(key);
       if (first && (first.split !== split || uniqueWithinSplit)) {
-        throw new Error(`${at} [${key}] duplicates ${first.split} row ${first.index}${first.split === split ? "" : ": a row may appear in one split only"}`);
+        throw new Error(
+          `${at} [${key}] duplicates ${first.split} row ${first.index}${first.split === split ? "" : ": a row may appear in one split only"}`,
+        );
       }
       if (!first) seen.set(key, { split, index: r });
       out[split].push(row as number[]);

@@ -86,10 +86,16 @@ export const sourceStreams: SplitStreams = (source) => `source:${source}`;
 
 /** Refuse fractions that are not two numbers in [0, 1) leaving something to train on. */
 export function checkFractions(o: TextSplitOptions): void {
-  for (const [name, f] of [["--validation-fraction", o.validation], ["--test-fraction", o.test]] as const) {
+  for (const [name, f] of [
+    ["--validation-fraction", o.validation],
+    ["--test-fraction", o.test],
+  ] as const) {
     if (!(f >= 0 && f < 1)) throw new Error(`${name} must be a number in [0, 1), got ${f}`);
   }
-  if (o.validation + o.test >= 1) throw new Error(`--validation-fraction ${o.validation} + --test-fraction ${o.test} leave no training documents (their sum must be < 1)`);
+  if (o.validation + o.test >= 1)
+    throw new Error(
+      `--validation-fraction ${o.validation} + --test-fraction ${o.test} leave no training documents (their sum must be < 1)`,
+    );
 }
 
 /**
@@ -98,16 +104,29 @@ export function checkFractions(o: TextSplitOptions): void {
  * validation, the next round(n·test) to test, the rest to train (a source of ≥ 3 documents gives each held-out
  * split with a fraction > 0 at least one, and keeps one for train).
  */
-export function splitTexts(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[] = docs.map((d) => sha256Hex(d.text)), streams: SplitStreams = sourceStreams): TextManifest {
+export function splitTexts(
+  docs: readonly TextSource[],
+  o: TextSplitOptions,
+  sha: readonly string[] = docs.map((d) => sha256Hex(d.text)),
+  streams: SplitStreams = sourceStreams,
+): TextManifest {
   return splitInOrder(docs, o, sha, streams).manifest;
 }
 
 /** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. */
-function splitInOrder(docs: readonly TextSource[], o: TextSplitOptions, sha: readonly string[], streams: SplitStreams = sourceStreams): { manifest: TextManifest; order: number[] } {
+function splitInOrder(
+  docs: readonly TextSource[],
+  o: TextSplitOptions,
+  sha: readonly string[],
+  streams: SplitStreams = sourceStreams,
+): { manifest: TextManifest; order: number[] } {
   checkFractions(o);
   const order = sortedOrder(docs.map((d) => d.id));
   // positions in the sorted order, by source; a shuffle's permutation does not depend on what it shuffles
-  const bySource = groupBy(order.map((_, at) => at), (at) => docs[order[at]].source);
+  const bySource = groupBy(
+    order.map((_, at) => at),
+    (at) => docs[order[at]].source,
+  );
   const rng = Rng.fromSeed(o.seed);
   const split: Split[] = new Array(order.length);
   for (const source of [...bySource.keys()].sort()) {
@@ -116,10 +135,15 @@ function splitInOrder(docs: readonly TextSource[], o: TextSplitOptions, sha: rea
     const take = (f: number) => (n >= 3 && f > 0 ? Math.max(1, Math.round(n * f)) : Math.round(n * f));
     const nVal = Math.min(take(o.validation), Math.max(0, n - 1));
     const nTest = Math.min(take(o.test), Math.max(0, n - 1 - nVal));
-    rng.child(streams(source)).shuffle(members).forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
+    rng
+      .child(streams(source))
+      .shuffle(members)
+      .forEach((at, i) => (split[at] = i < nVal ? "validation" : i < nVal + nTest ? "test" : "train"));
   }
   const manifest: TextManifest = {
-    format: TEXT_MANIFEST_FORMAT, seed: o.seed, fractions: { validation: o.validation, test: o.test },
+    format: TEXT_MANIFEST_FORMAT,
+    seed: o.seed,
+    fractions: { validation: o.validation, test: o.test },
     documents: order.map((i, at) => {
       const d = docs[i];
       return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: utf8Length(d.text) };
@@ -154,16 +178,21 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 }
 
 const MANIFEST_DOC = obj({
-  id: str({ nonEmpty: true }), source: str(), file: str(), split: oneOf(SPLITS),
-  sha256: str({ pattern: /^[0-9a-f]{64}$/, says: "a sha256 in 64 lowercase hex digits" }), bytes: int({ min: 0 }),
+  id: str({ nonEmpty: true }),
+  source: str(),
+  file: str(),
+  split: oneOf(SPLITS),
+  sha256: str({ pattern: /^[0-9a-f]{64}$/, says: "a sha256 in 64 lowercase hex digits" }),
+  bytes: int({ min: 0 }),
 });
 
 /** manifest.json: the split's own seed and fractions, and every document once (by id). */
 export const MANIFEST_SCHEMA: Schema<TextManifest> = obj({
   format: oneOf([TEXT_MANIFEST_FORMAT] as const),
   seed: int(),
-  fractions: refine(obj({ validation: num({ min: 0, below: 1 }), test: num({ min: 0, below: 1 }) }),
-    (f) => (f.validation + f.test >= 1 ? ["", "must leave documents to train on (validation + test < 1)", f] : undefined)),
+  fractions: refine(obj({ validation: num({ min: 0, below: 1 }), test: num({ min: 0, below: 1 }) }), (f) =>
+    f.validation + f.test >= 1 ? ["", "must leave documents to train on (validation + test < 1)", f] : undefined,
+  ),
   documents: arr(MANIFEST_DOC, { unique: "id" }),
 });
 
@@ -176,7 +205,13 @@ export function parseTextManifest(json: string, where: string): TextManifest {
  * A saved manifest must be the split its own rule gives: splitTexts of these documents with its seed and
  * fractions. An edited one (a test document moved to train) would otherwise be trained on as it says.
  */
-export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], where: string, sha?: readonly string[], streams?: SplitStreams): void {
+export function checkSplitRule(
+  m: TextManifest,
+  docs: readonly TextSource[],
+  where: string,
+  sha?: readonly string[],
+  streams?: SplitStreams,
+): void {
   const rule = splitTexts(docs, { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test }, sha, streams).documents;
   const says = `not what --split-seed ${m.seed} --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test} gives`;
   m.documents.forEach((d, i) => {
@@ -190,7 +225,13 @@ export function checkSplitRule(m: TextManifest, docs: readonly TextSource[], whe
  * The documents of each split in manifest order, after checking every one against `docs`: present, same sha256;
  * and no document the manifest does not list. A difference is refused naming the file and the manifest.
  */
-export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[], where: string, remedy = "restore the file or start a new run in another directory", shaOf: readonly string[] = docs.map((d) => sha256Hex(d.text))): Record<Split, TextDocument[]> {
+export function verifyTextManifest(
+  m: TextManifest,
+  docs: readonly TextSource[],
+  where: string,
+  remedy = "restore the file or start a new run in another directory",
+  shaOf: readonly string[] = docs.map((d) => sha256Hex(d.text)),
+): Record<Split, TextDocument[]> {
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
   const fix = `(the split in ${where} was made from other text; ${remedy})`;
   const found = new Uint8Array(docs.length); // 1 once a manifest entry has claimed the document
@@ -198,8 +239,12 @@ export function verifyTextManifest(m: TextManifest, docs: readonly TextSource[],
   m.documents.forEach((e, k) => {
     const i = at(e.id, k);
     if (i === undefined) throw new Error(`${e.file}: document ${e.id} of the split is missing ${fix}`);
-    const d = docs[i], sha = shaOf[i];
-    if (sha !== e.sha256) throw new Error(`${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`);
+    const d = docs[i],
+      sha = shaOf[i];
+    if (sha !== e.sha256)
+      throw new Error(
+        `${d.file} changed: document ${e.id} has sha256 ${sha.slice(0, 12)}…, the manifest says ${e.sha256.slice(0, 12)}… ${fix}`,
+      );
     out[e.split].push({ id: d.id, split: e.split, source: d.source, text: d.text });
     found[i] = 1;
   });
@@ -244,7 +289,8 @@ const manifestJson = (m: TextManifest) => JSON.stringify(m, null, 1) + "\n";
  */
 export function jsonSha256(m: TextManifest, indent: number, tail = ""): string {
   const h = new Sha256();
-  let batch: string[] = [], size = 0;
+  let batch: string[] = [],
+    size = 0;
   // pieces are hashed some 64 KB at a time: one update per document would allocate its bytes each time
   for (const piece of manifestJsonPieces(m, indent)) {
     batch.push(piece);
@@ -296,8 +342,11 @@ export interface TextDataProvenance {
 export function textDataProvenance(m: TextManifest, sha256 = manifestSha256(m)): TextDataProvenance {
   const count = (s: Split) => m.documents.filter((d) => d.split === s).length;
   return {
-    kind: "text", manifest_sha256: sha256, split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
-    documents: { train: count("train"), validation: count("validation"), test: count("test") }, files: [...new Set(m.documents.map((d) => d.file))],
+    kind: "text",
+    manifest_sha256: sha256,
+    split: { seed: m.seed, validation: m.fractions.validation, test: m.fractions.test },
+    documents: { train: count("train"), validation: count("validation"), test: count("test") },
+    files: [...new Set(m.documents.map((d) => d.file))],
   };
 }
 
@@ -308,7 +357,11 @@ export function textDataProvenance(m: TextManifest, sha256 = manifestSha256(m)):
  * whole .txt file of a directory. `read` gives the text and the path it was read from (named if it changed);
  * verifyTextManifest then checks every sha256.
  */
-export function sourcesOfManifest(m: TextManifest, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean): TextSource[] {
+export function sourcesOfManifest(
+  m: TextManifest,
+  read: (file: string, id: string) => { text: string; path: string },
+  onePerLine?: boolean,
+): TextSource[] {
   const byFile = groupBy(m.documents, (d) => d.file);
   const out: TextSource[] = [];
   for (const [file, entries] of byFile) {
@@ -333,9 +386,19 @@ export function sourcesOfManifest(m: TextManifest, read: (file: string, id: stri
  * A run's split rebuilt for scoring from its manifest's JSON and its text (`read`, see sourcesOfManifest), every
  * document's sha256 checked: the one rule the CLI (text_files.ts readRunText) and the lab page share.
  */
-export function rebuildRunSplit(json: string, where: string, read: (file: string, id: string) => { text: string; path: string }, onePerLine?: boolean) {
+export function rebuildRunSplit(
+  json: string,
+  where: string,
+  read: (file: string, id: string) => { text: string; path: string },
+  onePerLine?: boolean,
+) {
   const manifest = parseTextManifest(json, where);
-  const bySplit = verifyTextManifest(manifest, sourcesOfManifest(manifest, read, onePerLine), where, "restore it, or score other documents with --data");
+  const bySplit = verifyTextManifest(
+    manifest,
+    sourcesOfManifest(manifest, read, onePerLine),
+    where,
+    "restore it, or score other documents with --data",
+  );
   return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
 }
 
@@ -343,7 +406,13 @@ export function rebuildRunSplit(json: string, where: string, read: (file: string
  * The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. Progress
  * (`progress`, as phase() shows it) counts the documents hashed; the manifest is written after the last.
  */
-export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, progress?: ProgressStream, streams?: SplitStreams): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
+export function textSplit(
+  docs: readonly TextSource[],
+  store: ManifestStore,
+  o: TextSplitOptions,
+  progress?: ProgressStream,
+  streams?: SplitStreams,
+): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
   const bar = phase(progress, "split", docs.length, "documents");
@@ -363,20 +432,34 @@ export function textSplit(docs: readonly TextSource[], store: ManifestStore, o: 
   }
 }
 
-function splitOf(docs: readonly TextSource[], store: ManifestStore, o: TextSplitOptions, sha: readonly string[], where: string, saved: Uint8Array | undefined, streams?: SplitStreams) {
+function splitOf(
+  docs: readonly TextSource[],
+  store: ManifestStore,
+  o: TextSplitOptions,
+  sha: readonly string[],
+  where: string,
+  saved: Uint8Array | undefined,
+  streams?: SplitStreams,
+) {
   let m: TextManifest;
   let json: string | undefined;
   let order: number[] | undefined; // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
   if (saved) {
     m = parseTextManifest(new TextDecoder().decode(saved), where);
-    if (m.seed !== o.seed) throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
+    if (m.seed !== o.seed)
+      throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
     if (m.fractions.validation !== o.validation || m.fractions.test !== o.test) {
-      throw new Error(`${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`);
+      throw new Error(
+        `${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`,
+      );
     }
   } else {
     ({ manifest: m, order } = splitInOrder(docs, o, sha, streams));
     const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
-    if (counts("validation") === 0) throw new Error(`the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`);
+    if (counts("validation") === 0)
+      throw new Error(
+        `the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`,
+      );
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
     store.write(MANIFEST_FILE, (json = manifestJson(m)));
   }

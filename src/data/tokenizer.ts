@@ -5,9 +5,7 @@
 export const TOKENIZER_KINDS = ["byte", "bpe"] as const satisfies readonly TokenizerJSON["kind"][];
 
 /** JSON form of any tokenizer; `kind` selects the constructor in `tokenizerFromJSON`. */
-export type TokenizerJSON =
-  | { kind: "byte"; vocabSize: number }
-  | { kind: "bpe"; vocabSize: number; merges: [number, number][] };
+export type TokenizerJSON = { kind: "byte"; vocabSize: number } | { kind: "bpe"; vocabSize: number; merges: [number, number][] };
 
 /** What the lab needs from a tokenizer. Ids 0 and 1 are always BOS and EOS. */
 export interface Tokenizer {

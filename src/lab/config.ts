@@ -20,8 +20,9 @@ export interface TrainOptions {
 /** TrainOptions as a state file stores them: each field's type and range, and a floor no higher than the peak. */
 export const TRAIN_OPTIONS: Schema<TrainOptions> = obj({
   seed: int(),
-  schedule: refine(obj({ lr: num({ above: 0 }), warmup: int({ min: 0 }), cosineSteps: int({ min: 0 }), minLr: num({ min: 0 }) }),
-    (s) => (s.minLr > s.lr ? ["minLr", `must be ≤ lr (${s.lr})`, s.minLr] : undefined)),
+  schedule: refine(obj({ lr: num({ above: 0 }), warmup: int({ min: 0 }), cosineSteps: int({ min: 0 }), minLr: num({ min: 0 }) }), (s) =>
+    s.minLr > s.lr ? ["minLr", `must be ≤ lr (${s.lr})`, s.minLr] : undefined,
+  ),
   clipNorm: num({ above: 0 }),
   adamw: obj({ beta1: num({ min: 0, below: 1 }), beta2: num({ min: 0, below: 1 }), eps: num({ above: 0 }), weightDecay: num({ min: 0 }) }),
   microbatchesPerUpdate: int({ min: 1 }),

@@ -24,4 +24,5 @@ export function divergence(vocab: number, step: number, loss: number): string | 
 
 /** The line a "warn" policy prints, and the error a "stop" policy raises. */
 export const divergenceWarning = (what: string): string => `warning: ${what}; lower --lr, or pass --on-divergence stop`;
-export const divergenceStop = (what: string): DivergenceError => new DivergenceError(`${what}; stopped (--on-divergence stop) before this update was checkpointed; earlier checkpoints are kept`);
+export const divergenceStop = (what: string): DivergenceError =>
+  new DivergenceError(`${what}; stopped (--on-divergence stop) before this update was checkpointed; earlier checkpoints are kept`);

@@ -52,9 +52,12 @@ export function signed<M extends Record<string, string>>(tensors: Record<string,
 /** Refuse a file whose digest is absent or does not match its decoded tensors and metadata. */
 export function checkIntegrity(contents: SafetensorsContents, where: string): void {
   const { metadata, tensors } = contents;
-  if (!Object.hasOwn(metadata, INTEGRITY)) throw new ModelFileError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
+  if (!Object.hasOwn(metadata, INTEGRITY))
+    throw new ModelFileError(`${where}: format "${metadata.format}" needs metadata "${INTEGRITY}", which is missing`);
   if (metadata[INTEGRITY] !== integrityDigest(tensors, metadata)) {
-    throw new ModelFileError(`${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`);
+    throw new ModelFileError(
+      `${where}: integrity digest does not match the file's tensors and metadata: it was changed after it was written`,
+    );
   }
 }
 
@@ -79,7 +82,9 @@ function checkPadding(bytes: Uint8Array, path: string): void {
   let i = 8 + Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
   while (bytes[i - 1] === 0x20) i--;
   if (bytes[i - 1] !== 0x7d) {
-    throw new ModelFileError(`${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`);
+    throw new ModelFileError(
+      `${path}: header byte ${i - 1} is 0x${bytes[i - 1].toString(16).padStart(2, "0")} after the JSON, where the writer pads with spaces only: the file was changed after it was written`,
+    );
   }
 }
 
@@ -107,7 +112,8 @@ export function metaField<T>(metadata: Record<string, string>, key: string, sche
 /** Refuse a file of another kind or version (`expected`: the formats read) before reading anything else from it. */
 export function checkFormat(metadata: Record<string, string>, expected: readonly string[], where: string): void {
   const wanted = expected.map((f) => `"${f}"`).join(" or ");
-  if (!Object.hasOwn(metadata, "format")) throw new ModelFileError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
+  if (!Object.hasOwn(metadata, "format"))
+    throw new ModelFileError(`${where}: metadata has no "format" (expected ${wanted}): not a tinylab file`);
   if (!expected.includes(metadata.format)) throw new ModelFileError(`${where}: format is "${metadata.format}", expected ${wanted}`);
 }
 

@@ -42,5 +42,7 @@ export function refuseNonFiniteForward(model: GPT, where: string, Refusal: new (
   const bad = firstNonFiniteLogit(model);
   if (bad === null) return;
   const [row, pos, token, value] = bad;
-  throw new Refusal(`${where}: the weights are finite but the model's forward is not (logit ${value} for token ${token} at position ${pos} of probe row ${row}, past ±${MAX_ABS_LOGIT}, MAX_ABS_LOGIT): its losses overflow float32, so nothing it scores or samples would mean anything`);
+  throw new Refusal(
+    `${where}: the weights are finite but the model's forward is not (logit ${value} for token ${token} at position ${pos} of probe row ${row}, past ±${MAX_ABS_LOGIT}, MAX_ABS_LOGIT): its losses overflow float32, so nothing it scores or samples would mean anything`,
+  );
 }

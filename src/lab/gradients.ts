@@ -12,8 +12,16 @@ import { microbatchGradient, type MicrobatchGradient } from "../train/trainer.ts
  * Σ-NLL gradients of one microbatch at the model's current weights (or at `weights`, on the graph path only), in
  * training mode with this dropout stream.
  */
-export function modelGradient(model: GPT, batch: ScoredBatch, dropoutRng: Rng, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient {
-  return graphGradient(model, batch, weights) ?? microbatchGradient([...model.params.values()], batchLoss(model, { train: true, dropoutRng }), batch);
+export function modelGradient(
+  model: GPT,
+  batch: ScoredBatch,
+  dropoutRng: Rng,
+  weights?: ReadonlyMap<string, Float32Array>,
+): MicrobatchGradient {
+  return (
+    graphGradient(model, batch, weights) ??
+    microbatchGradient([...model.params.values()], batchLoss(model, { train: true, dropoutRng }), batch)
+  );
 }
 
 /**

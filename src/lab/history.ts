@@ -30,11 +30,22 @@ export interface History {
 export const emptyHistory = (): History => ({ format: HISTORY_FORMAT, initial_validation_nll: null, entries: [] });
 
 /** One entry as the file holds it: every quantity finite and of its sign; a validation score with its target count or neither. */
-const ENTRY: Schema<HistoryEntry> = refine(obj({
-  update: int({ min: 1 }), train_loss: num({ min: 0 }), lr: num({ min: 0 }), grad_norm: num({ min: 0 }),
-  validation_nll: nullable(num({ min: 0 })), validation_targets: nullable(int({ min: 1 })),
-  tokens_per_second: num({ min: 0 }), wall_seconds: num({ min: 0 }),
-}), (e) => ((e.validation_nll === null) !== (e.validation_targets === null) ? ["validation_targets", "must be null exactly when validation_nll is", e.validation_targets] : undefined));
+const ENTRY: Schema<HistoryEntry> = refine(
+  obj({
+    update: int({ min: 1 }),
+    train_loss: num({ min: 0 }),
+    lr: num({ min: 0 }),
+    grad_norm: num({ min: 0 }),
+    validation_nll: nullable(num({ min: 0 })),
+    validation_targets: nullable(int({ min: 1 })),
+    tokens_per_second: num({ min: 0 }),
+    wall_seconds: num({ min: 0 }),
+  }),
+  (e) =>
+    (e.validation_nll === null) !== (e.validation_targets === null)
+      ? ["validation_targets", "must be null exactly when validation_nll is", e.validation_targets]
+      : undefined,
+);
 
 /** history.json: the format, the score before training, and one entry per update (no update twice). */
 export const HISTORY_SCHEMA: Schema<History> = obj({
@@ -60,7 +71,9 @@ export function parseHistory(bytes: Uint8Array, where: string): History {
 export function resumeHistory(saved: Uint8Array | undefined, from: number, where: string, warn?: (line: string) => void): History {
   if (from === 0) return emptyHistory();
   if (!saved) {
-    warn?.(`${where}: not found while the training state is at update ${from}: the history starts again at update ${from + 1} (updates 1-${from} have no record)`);
+    warn?.(
+      `${where}: not found while the training state is at update ${from}: the history starts again at update ${from + 1} (updates 1-${from} have no record)`,
+    );
     return emptyHistory();
   }
   const h = parseHistory(saved, where);
@@ -68,7 +81,9 @@ export function resumeHistory(saved: Uint8Array | undefined, from: number, where
   // contiguous up to the state's update; it may start later, when --eval-every was first given on a resume
   const first = kept[0]?.update ?? from + 1;
   if (kept.some((e, i) => e.update !== first + i) || (kept.length > 0 && kept[kept.length - 1].update !== from)) {
-    throw new Error(`${where}: does not hold every update up to ${from}, where the training state is (delete it to start the history afresh)`);
+    throw new Error(
+      `${where}: does not hold every update up to ${from}, where the training state is (delete it to start the history afresh)`,
+    );
   }
   return { ...h, entries: kept };
 }

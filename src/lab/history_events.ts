@@ -11,11 +11,19 @@ export const HISTORY_CSV_FILE = "history.csv";
 
 /** The scalar tags, one per history column; validation only at the updates it was scored. */
 export const SCALAR_TAGS = {
-  train_loss: "train/loss", lr: "train/learning_rate", grad_norm: "train/grad_norm", validation_nll: "validation/nll", tokens_per_second: "train/tokens_per_second",
+  train_loss: "train/loss",
+  lr: "train/learning_rate",
+  grad_norm: "train/grad_norm",
+  validation_nll: "validation/nll",
+  tokens_per_second: "train/tokens_per_second",
 } as const;
 
 export function entryScalars(e: HistoryEntry): [string, number][] {
-  const out: [string, number][] = [[SCALAR_TAGS.train_loss, e.train_loss], [SCALAR_TAGS.lr, e.lr], [SCALAR_TAGS.grad_norm, e.grad_norm]];
+  const out: [string, number][] = [
+    [SCALAR_TAGS.train_loss, e.train_loss],
+    [SCALAR_TAGS.lr, e.lr],
+    [SCALAR_TAGS.grad_norm, e.grad_norm],
+  ];
   if (e.validation_nll !== null) out.push([SCALAR_TAGS.validation_nll, e.validation_nll]);
   out.push([SCALAR_TAGS.tokens_per_second, e.tokens_per_second]);
   return out;
@@ -31,7 +39,11 @@ export class HistoryEvents {
   private readonly chunks: Uint8Array[] = [];
   private lastStep: number;
 
-  constructor(saved: Uint8Array | undefined, from: number, private readonly wallTime: (step: number) => number) {
+  constructor(
+    saved: Uint8Array | undefined,
+    from: number,
+    private readonly wallTime: (step: number) => number,
+  ) {
     const kept = saved ? recordsUpTo(saved, from) : { bytes: new Uint8Array(), lastStep: -1, records: 0 };
     if (kept.records === 0) {
       this.chunks.push(fileVersionEvent(wallTime(0)));
@@ -80,7 +92,16 @@ export function writeHistoryCsv(store: Store): string | undefined {
 
 /** history.json's entries as a spreadsheet table: one row per update, empty cells where validation was not scored. */
 export function historyCsv(h: History): string {
-  const columns = ["update", "train_loss", "lr", "grad_norm", "validation_nll", "validation_targets", "tokens_per_second", "wall_seconds"] as const;
+  const columns = [
+    "update",
+    "train_loss",
+    "lr",
+    "grad_norm",
+    "validation_nll",
+    "validation_targets",
+    "tokens_per_second",
+    "wall_seconds",
+  ] as const;
   const initial = h.initial_validation_nll === null ? [] : [[0, null, null, null, h.initial_validation_nll, null, null, null]];
   return csvTable(columns, [...initial, ...h.entries.map((e) => columns.map((c) => e[c]))]);
 }
@@ -104,8 +125,14 @@ export function historyRecorder(lr: (step: number) => number) {
       tokens += r.targets;
       const seconds = (performance.now() - t0) / 1000;
       history.entries.push({
-        update: step, train_loss: r.loss, lr: lr(step), grad_norm: r.gradNorm, validation_nll: validation?.nll ?? null, validation_targets: validation?.targets ?? null,
-        tokens_per_second: tokens / Math.max(seconds, 1e-9), wall_seconds: seconds,
+        update: step,
+        train_loss: r.loss,
+        lr: lr(step),
+        grad_norm: r.gradNorm,
+        validation_nll: validation?.nll ?? null,
+        validation_targets: validation?.targets ?? null,
+        tokens_per_second: tokens / Math.max(seconds, 1e-9),
+        wall_seconds: seconds,
       });
       finishedAt.set(step, Date.now() / 1000);
     },

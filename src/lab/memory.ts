@@ -33,7 +33,9 @@ export function trainingMemory(c: ModelConfig, batchRows: number): TrainingMemor
 }
 
 const gib = (bytes: number): string =>
-  bytes < 2 ** 30 ? `${(bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 2 : 0)} MiB` : `${(bytes / 2 ** 30).toFixed(bytes < 10 * 2 ** 30 ? 2 : 0)} GiB`;
+  bytes < 2 ** 30
+    ? `${(bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 2 : 0)} MiB`
+    : `${(bytes / 2 ** 30).toFixed(bytes < 10 * 2 ** 30 ? 2 : 0)} GiB`;
 
 /**
  * Refuse a run whose estimate passes MAX_TRAINING_BYTES, in one line naming --batch-rows and the shape option
@@ -44,18 +46,30 @@ export function checkTrainingMemory(c: ModelConfig, batchRows: number): void {
   if (m.total <= MAX_TRAINING_BYTES) return;
   const { attention, logits, widths } = m.perRow;
   const row = attention + logits + widths;
-  const by = attention >= logits && attention >= widths
-    ? { what: `attention scores grow with the context squared: ${c.nLayers} layers × ${c.nHeads} heads × ${c.contextLength}² a row`, lower: "--context" }
-    : logits >= widths
-      ? { what: `the logits grow with the vocabulary: ${c.contextLength} positions × --vocab ${c.vocabSize} a row`, lower: "--vocab" }
-      : { what: `activations grow with the widths: --d-model ${c.dModel}, --d-ff ${c.dFF} at ${c.contextLength} positions a row`, lower: "--d-model or --d-ff" };
+  const by =
+    attention >= logits && attention >= widths
+      ? {
+          what: `attention scores grow with the context squared: ${c.nLayers} layers × ${c.nHeads} heads × ${c.contextLength}² a row`,
+          lower: "--context",
+        }
+      : logits >= widths
+        ? { what: `the logits grow with the vocabulary: ${c.contextLength} positions × --vocab ${c.vocabSize} a row`, lower: "--vocab" }
+        : {
+            what: `activations grow with the widths: --d-model ${c.dModel}, --d-ff ${c.dFF} at ${c.contextLength} positions a row`,
+            lower: "--d-model or --d-ff",
+          };
   const fits = Math.floor((MAX_TRAINING_BYTES - m.weights) / row);
   // a row that costs a small share of the limit makes the row count the runaway; a costly one, the shape option
   const costly = row > MAX_TRAINING_BYTES / 64;
-  const advice = fits < 1 ? `lower ${by.lower} (not even one row fits)` : costly ? `give --batch-rows ${fits} or fewer, or lower ${by.lower}` : `give --batch-rows ${fits} or fewer`;
+  const advice =
+    fits < 1
+      ? `lower ${by.lower} (not even one row fits)`
+      : costly
+        ? `give --batch-rows ${fits} or fewer, or lower ${by.lower}`
+        : `give --batch-rows ${fits} or fewer`;
   throw new Error(
     `--batch-rows ${batchRows} at --context ${c.contextLength} needs an estimated ${gib(m.total)} to train (${gib(row)} a row${costly ? `; ${by.what}` : ""}), ` +
-    `more than the ${gib(MAX_TRAINING_BYTES)} limit (MAX_TRAINING_BYTES); ${advice}`,
+      `more than the ${gib(MAX_TRAINING_BYTES)} limit (MAX_TRAINING_BYTES); ${advice}`,
   );
 }
 
@@ -91,6 +105,6 @@ export function checkScoringMemory(c: ScoringShape, weightBytes: number, batchRo
   const fits = Math.floor((MAX_SCORING_BYTES - m.weights) / row);
   throw new Error(
     `--batch-rows ${batchRows} at the model's context ${c.contextLength} and vocabulary ${c.vocabSize} needs an estimated ${gib(m.total)} to score (${gib(row)} a row), ` +
-    `more than the ${gib(MAX_SCORING_BYTES)} limit (MAX_SCORING_BYTES); ${fits < 1 ? "not even one row of this model fits" : `give --batch-rows ${fits} or fewer`}`,
+      `more than the ${gib(MAX_SCORING_BYTES)} limit (MAX_SCORING_BYTES); ${fits < 1 ? "not even one row of this model fits" : `give --batch-rows ${fits} or fewer`}`,
   );
 }

@@ -13,7 +13,14 @@ import type { TextDataProvenance } from "../data/text_split.ts";
 import type { Engine, EngineRecord } from "../util/engine.ts";
 import { provenance } from "../util/runtime/provenance.ts";
 import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
-import { decodeSafetensors, encodeSafetensors, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import {
+  decodeSafetensors,
+  encodeSafetensors,
+  SafetensorsError,
+  type HeaderLayout,
+  type SafetensorsContents,
+  type TensorEntry,
+} from "../util/formats/safetensors.ts";
 import { parseStrictJson } from "../util/formats/json_strict.ts";
 import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/formats/schema.ts";
 import { checkFormat, checkIntegrity, decodeCheckpoint, INTEGRITY, metaField, metaJSON, ModelFileError, signed } from "./file_checks.ts";
@@ -125,14 +132,19 @@ const CONFIG_SCHEMA = obj(MODEL_CONFIG_FIELDS);
 const TOKENIZER_SCHEMA: Schema<unknown> = (v, path, cx) => {
   const kind = obj({ kind: oneOf(["byte", "bpe"]) }, { open: true })(v, path, cx).kind;
   const id = int({ min: 0 });
-  return kind === "byte" ? obj({ kind: oneOf(["byte"]), vocabSize: int() })(v, path, cx) : obj({ kind: oneOf(["bpe"]), vocabSize: int(), merges: arr(arr(id, { min: 2, max: 2 })) })(v, path, cx);
+  return kind === "byte"
+    ? obj({ kind: oneOf(["byte"]), vocabSize: int() })(v, path, cx)
+    : obj({ kind: oneOf(["bpe"]), vocabSize: int(), merges: arr(arr(id, { min: 2, max: 2 })) })(v, path, cx);
 };
 
 /**
  * Provenance is printed beside every score, so its strings are one line each (a newline would forge an output
  * line). Open: fields added by later writers (e.g. the data trained on) are checked by their readers.
  */
-const PROVENANCE_SCHEMA = obj({ seed: int(), update: int({ min: 0 }), backend: str({ oneLine: true }), tfjs: str({ oneLine: true }), tinylab: str({ oneLine: true }) }, { open: true });
+const PROVENANCE_SCHEMA = obj(
+  { seed: int(), update: int({ min: 0 }), backend: str({ oneLine: true }), tfjs: str({ oneLine: true }), tinylab: str({ oneLine: true }) },
+  { open: true },
+);
 
 export function parseConfig(metadata: Record<string, string>, where: string): ModelConfig {
   const raw = metaField(metadata, "config", CONFIG_SCHEMA, where);
@@ -150,15 +162,22 @@ export function parseConfig(metadata: Record<string, string>, where: string): Mo
  */
 export function checkDeclared(metadata: Record<string, string>, key: string, implemented: object, where: string): void {
   const raw = metaJSON(metadata, key, where);
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ModelFileError(`${where}: metadata "${key}" is not a JSON object`);
-  const want = implemented as Record<string, unknown>, got = raw as Record<string, unknown>;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new ModelFileError(`${where}: metadata "${key}" is not a JSON object`);
+  const want = implemented as Record<string, unknown>,
+    got = raw as Record<string, unknown>;
   const missing = Object.keys(want).filter((k) => !Object.hasOwn(got, k));
   if (missing.length > 0) throw new ModelFileError(`${where}: metadata "${key}" lacks ${missing.join(", ")}`);
   const unknown = Object.keys(got).filter((k) => !Object.hasOwn(want, k));
-  if (unknown.length > 0) throw new ModelFileError(`${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`);
+  if (unknown.length > 0)
+    throw new ModelFileError(
+      `${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`,
+    );
   for (const k of Object.keys(want)) {
     if (JSON.stringify(got[k]) !== JSON.stringify(want[k])) {
-      throw new ModelFileError(`${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`);
+      throw new ModelFileError(
+        `${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`,
+      );
     }
   }
 }
@@ -182,8 +201,17 @@ export function parseProvenance(metadata: Record<string, string>, where: string)
   metaField(metadata, "provenance", PROVENANCE_SCHEMA, where);
   const p = metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
   const d = p.data as Partial<TextDataProvenance> | undefined;
-  if (d !== undefined && (typeof d !== "object" || d === null || d.kind !== "text" || !/^[0-9a-f]{64}$/.test(String(d.manifest_sha256)) || !Array.isArray(d.files))) {
-    throw new ModelFileError(`${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`);
+  if (
+    d !== undefined &&
+    (typeof d !== "object" ||
+      d === null ||
+      d.kind !== "text" ||
+      !/^[0-9a-f]{64}$/.test(String(d.manifest_sha256)) ||
+      !Array.isArray(d.files))
+  ) {
+    throw new ModelFileError(
+      `${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`,
+    );
   }
   return p;
 }
@@ -192,13 +220,23 @@ export function parseProvenance(metadata: Record<string, string>, where: string)
  * Take exactly the tensors `expected` names (with `prefix`), each F32 of the expected shape; refuse a
  * missing, extra, mistyped or misshapen tensor by name. Returns arrays keyed by the unprefixed name.
  */
-export function takeTensors(tensors: Record<string, TensorEntry>, expected: [string, number[]][], prefix: string, where: string): ParamArrays {
+export function takeTensors(
+  tensors: Record<string, TensorEntry>,
+  expected: [string, number[]][],
+  prefix: string,
+  where: string,
+): ParamArrays {
   checkLayout(tensors, expected, prefix, where);
   return new Map(expected.map(([name]) => [name, tensors[prefix + name].data as Float32Array]));
 }
 
 /** Refuse a missing, mistyped or misshapen tensor of `expected` by name, from its declared dtype and shape alone. */
-function checkLayout(tensors: Record<string, { dtype: string; shape: number[] }>, expected: [string, number[]][], prefix: string, where: string): void {
+function checkLayout(
+  tensors: Record<string, { dtype: string; shape: number[] }>,
+  expected: [string, number[]][],
+  prefix: string,
+  where: string,
+): void {
   for (const [name, shape] of expected) {
     const key = prefix + name;
     if (!Object.hasOwn(tensors, key)) throw new ModelFileError(`${where}: tensor "${key}" is missing`);
@@ -228,7 +266,9 @@ export function judgeModelHeader(layout: HeaderLayout, path: string): void {
 
 function refuseStateFile(metadata: Record<string, string>, where: string): void {
   if (metadata.format?.startsWith("tinylab-train-state/")) {
-    throw new ModelFileError(`${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`);
+    throw new ModelFileError(
+      `${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`,
+    );
   }
 }
 
@@ -256,7 +296,10 @@ export function refuseBadValues(arrays: ParamArrays, prefix: string, where: stri
 /** Refuse any tensor not in `known`, naming it. */
 export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<string>, where: string): void {
   const extra = Object.keys(tensors).filter((k) => !known.has(k));
-  if (extra.length > 0) throw new ModelFileError(`${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`);
+  if (extra.length > 0)
+    throw new ModelFileError(
+      `${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`,
+    );
 }
 
 /** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */
@@ -266,7 +309,12 @@ export type ModelFileParts = Omit<LoadedModel, "model"> & { weights: ParamArrays
  * Restore model and tokenizer from a model file's bytes alone (`path` names it in errors), the model on `engine`
  * (absent: tfjs's own kernels). The caller owns (and disposes) the model.
  */
-export function decodeModelFile(bytes: Uint8Array, path: string, engine?: Engine, beforeBuild?: (config: ModelConfig) => void): LoadedModel {
+export function decodeModelFile(
+  bytes: Uint8Array,
+  path: string,
+  engine?: Engine,
+  beforeBuild?: (config: ModelConfig) => void,
+): LoadedModel {
   const { weights, ...parts } = decodeModelParts(bytes, path);
   beforeBuild?.(parts.config); // e.g. a memory estimate of the work asked of it, before the engine holds anything
   const model = new GPT(parts.config, weights, engine);
@@ -296,7 +344,8 @@ export function decodeModelParts(bytes: Uint8Array, path: string): ModelFilePart
   } else {
     // /1 and /2 have no declarations: the code that wrote them computed exactly this code's architecture and scheme
     for (const key of ["architecture", "tokenizer_scheme"]) {
-      if (Object.hasOwn(metadata, key)) throw new ModelFileError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
+      if (Object.hasOwn(metadata, key))
+        throw new ModelFileError(`${where}: format "${metadata.format}" has no "${key}", yet the file carries one`);
     }
   }
   const tokenizer = parseTokenizer(metadata, config, where);
@@ -314,6 +363,7 @@ function modelIntegrity(contents: SafetensorsContents, where: string): Integrity
     checkIntegrity(contents, where);
     return "verified";
   }
-  if (Object.hasOwn(contents.metadata, INTEGRITY)) throw new ModelFileError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
+  if (Object.hasOwn(contents.metadata, INTEGRITY))
+    throw new ModelFileError(`${where}: format "${MODEL_FORMAT_V1}" has no integrity digest, yet the file carries one`);
   return `unverified (format ${MODEL_FORMAT_V1} has no digest)`;
 }

@@ -26,7 +26,12 @@ export function resumeCheck(run: Run) {
   return {
     at_update: before.optimizer.step,
     replayed_update: after.optimizer.step,
-    compared: { parameter_tensors: after.weights.size, parameter_values: values, adam_moments: 2 * after.optimizer.m.size, rng_streams: SAVED_STREAMS },
+    compared: {
+      parameter_tensors: after.weights.size,
+      parameter_values: values,
+      adam_moments: 2 * after.optimizer.m.size,
+      rng_streams: SAVED_STREAMS,
+    },
     losses: [first.loss, second.loss],
     restore_differences: restored,
     replay_differences: replay,
@@ -40,12 +45,25 @@ export const SAVED_STREAMS = [STREAMS.batches, STREAMS.dropout];
 
 /** Names of the entries whose bytes differ between two snapshots (empty: bit-identical). */
 export function snapshotDifferences(a: TrainSnapshot, b: TrainSnapshot): string[] {
-  const same = (x: Float32Array, y: Float32Array | undefined) => y !== undefined && x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+  const same = (x: Float32Array, y: Float32Array | undefined) =>
+    y !== undefined && x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
   const out: string[] = [];
-  const maps: [string, ParamArrays, ParamArrays][] = [["param", a.weights, b.weights], ["adam.m", a.optimizer.m, b.optimizer.m], ["adam.v", a.optimizer.v, b.optimizer.v]];
+  const maps: [string, ParamArrays, ParamArrays][] = [
+    ["param", a.weights, b.weights],
+    ["adam.m", a.optimizer.m, b.optimizer.m],
+    ["adam.v", a.optimizer.v, b.optimizer.v],
+  ];
   for (const [what, x, y] of maps) for (const [k, v] of x) if (!same(v, y.get(k))) out.push(`${what} ${k}`);
   if (a.optimizer.step !== b.optimizer.step) out.push("adam.step");
-  if ((a.best === undefined) !== (b.best === undefined) || (a.best && b.best && (a.best.update !== b.best.update || !Object.is(a.best.validationNll, b.best.validationNll) || a.best.scoringsSince !== b.best.scoringsSince))) out.push("best");
+  if (
+    (a.best === undefined) !== (b.best === undefined) ||
+    (a.best &&
+      b.best &&
+      (a.best.update !== b.best.update ||
+        !Object.is(a.best.validationNll, b.best.validationNll) ||
+        a.best.scoringsSince !== b.best.scoringsSince))
+  )
+    out.push("best");
   else if (a.best && b.best) for (const [k, v] of a.best.weights) if (!same(v, b.best.weights.get(k))) out.push(`best ${k}`);
   if (JSON.stringify(a.cursor) !== JSON.stringify(b.cursor)) out.push(`rng ${STREAMS.batches}`);
   for (const k of Object.keys(a.rngs)) if (JSON.stringify(a.rngs[k]) !== JSON.stringify(b.rngs[k])) out.push(`rng ${k}`);

@@ -67,7 +67,8 @@ export interface Trained extends Omit<LoopResult, "earlyStop"> {
 /** Refuse a plan the run cannot follow from `from`, before anything is printed or scored. */
 export function checkPlan<E>(from: number, plan: Pick<TrainPlan<E>, "updates" | "patience" | "evaluateAt" | "select">): void {
   if (from > plan.updates) throw new Error(`the training state is at update ${from}, past --updates ${plan.updates}`);
-  if (plan.patience !== undefined && (plan.evaluateAt === undefined || plan.select === undefined)) throw new Error("--patience counts validation scorings: it needs --eval-every");
+  if (plan.patience !== undefined && (plan.evaluateAt === undefined || plan.select === undefined))
+    throw new Error("--patience counts validation scorings: it needs --eval-every");
 }
 
 export class Run {
@@ -135,20 +136,30 @@ export class Run {
     const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
     const o = this.spec.options;
     const args: LoopArgs<Batch> = {
-      params: this.model.params, lossFn, data: this.data, optimizer: this.optimizer, schedule: o.schedule, clipNorm: o.clipNorm,
-      gradients: this.pool && this.pool.size > 1 ? this.poolGradients(this.pool) : (microbatches) => {
-        const weights = graphWeights(this.model, this.currentWeights());
-        return microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights));
-      },
+      params: this.model.params,
+      lossFn,
+      data: this.data,
+      optimizer: this.optimizer,
+      schedule: o.schedule,
+      clipNorm: o.clipNorm,
+      gradients:
+        this.pool && this.pool.size > 1
+          ? this.poolGradients(this.pool)
+          : (microbatches) => {
+              const weights = graphWeights(this.model, this.currentWeights());
+              return microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights));
+            },
     };
     const { patience, select } = plan;
     const loopHooks: LoopHooks<E> = {
       ...hooks,
-      onEvaluate: hooks.onEvaluate && ((step) => {
-        const e = hooks.onEvaluate!(step);
-        if (select) this.considerForBest(select(e));
-        return e;
-      }),
+      onEvaluate:
+        hooks.onEvaluate &&
+        ((step) => {
+          const e = hooks.onEvaluate!(step);
+          if (select) this.considerForBest(select(e));
+          return e;
+        }),
       onUpdate: (step, r, e) => {
         const what = divergence(this.spec.config.vocabSize, step, r.loss);
         if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
@@ -198,7 +209,8 @@ export class Run {
         this.dropout.skip(dropoutDraws(config, batch.input));
         return { batch, dropout };
       });
-      const current = this.currentWeights(), weights = graphWeights(this.model, current);
+      const current = this.currentWeights(),
+        weights = graphWeights(this.model, current);
       const local = (item: GradientItem) => {
         const dropoutRng = item.dropout ? Rng.restore(item.dropout) : this.dropout; // dropout 0 draws nothing
         return modelGradient(this.model, item.batch, dropoutRng, weights);
@@ -210,17 +222,28 @@ export class Run {
   /** One more update; returns its result. */
   update(): StepResult {
     let result: StepResult | undefined;
-    this.train({ updates: this.step + 1 }, { onUpdate: (_step, r) => { result = r; } });
+    this.train(
+      { updates: this.step + 1 },
+      {
+        onUpdate: (_step, r) => {
+          result = r;
+        },
+      },
+    );
     return result!;
   }
 
   /** The whole state as copies (later updates do not change it): what a state file stores. */
   snapshot(): TrainSnapshot {
     return {
-      config: this.spec.config, tokenizer: this.spec.tokenizer, options: this.spec.options,
+      config: this.spec.config,
+      tokenizer: this.spec.tokenizer,
+      options: this.spec.options,
       // both already copy: GPT.read() out of the variables, AdamW.state() out of its moment arrays
-      weights: this.model.read(), optimizer: this.optimizer.state(),
-      rngs: { [STREAMS.dropout]: this.dropout.state() }, cursor: structuredClone(this.data.state()),
+      weights: this.model.read(),
+      optimizer: this.optimizer.state(),
+      rngs: { [STREAMS.dropout]: this.dropout.state() },
+      cursor: structuredClone(this.data.state()),
       provenance: this.provenance(),
       ...(this.best ? { best: { ...this.best, weights: copyArrays(this.best.weights) } } : {}),
     };
@@ -228,7 +251,8 @@ export class Run {
 
   /** Score a validation NLL of the current weights: they become the selected ones when strictly lower than the best so far. */
   considerForBest(validationNll: number): void {
-    if (this.best === undefined || validationNll < this.best.validationNll) this.best = { update: this.step, validationNll, scoringsSince: 0, weights: this.model.read() };
+    if (this.best === undefined || validationNll < this.best.validationNll)
+      this.best = { update: this.step, validationNll, scoringsSince: 0, weights: this.model.read() };
     else this.best = { ...this.best, scoringsSince: this.best.scoringsSince + 1 };
   }
 
@@ -275,7 +299,10 @@ export class Run {
     if (this.spec.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its model file could not encode text");
     const b = this.best;
     if (!b) return undefined;
-    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, { ...modelProvenance(this.model.engine, this.spec.options.seed, b.update, this.spec.trainedOn), selection: selectionOf(b) });
+    return encodeModel(b.weights, this.spec.config, this.spec.tokenizer, {
+      ...modelProvenance(this.model.engine, this.spec.options.seed, b.update, this.spec.trainedOn),
+      selection: selectionOf(b),
+    });
   }
 
   dispose(): void {
@@ -296,7 +323,9 @@ function checkCursor(spec: RunSpec, state: TrainSnapshot, where: string): void {
   else for (let i = 0; i < state.optimizer.step; i++) fresh.next();
   const d = differencesOf(state.cursor, fresh.state(), "cursor")[0];
   if (d !== undefined) {
-    throw new Error(`${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${d.path}: saved ${d.saved ?? "(absent)"}, replayed ${d.run ?? "(absent)"})`);
+    throw new Error(
+      `${where}: cursor: is not where ${state.optimizer.step} updates of this run's data leave it (${d.path}: saved ${d.saved ?? "(absent)"}, replayed ${d.run ?? "(absent)"})`,
+    );
   }
 }
 
@@ -304,6 +333,8 @@ const copyArrays = (a: ParamArrays): ParamArrays => new Map([...a].map(([k, v]) 
 
 /** How the selected weights were chosen, in words a reader of the model file needs: its validation number is optimistic. */
 export const selectionOf = (b: Pick<SelectedWeights, "update" | "validationNll">): ModelSelection => ({
-  on: "validation", update: b.update, validation_nll: b.validationNll,
+  on: "validation",
+  update: b.update,
+  validation_nll: b.validationNll,
   note: "the update with the lowest whole-split validation NLL: chosen on validation, so that number is optimistic; only the test split (--final-test) is unbiased",
 });

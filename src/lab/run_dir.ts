@@ -18,7 +18,17 @@ export const SUMMARY_FILES = ["train.json", "brown.json", "report.html"] as cons
  * Every file a run writes, in the order an overwrite removes them: the state first (what is left is never an old
  * run to resume), the split manifest last (everything else was made from it).
  */
-export const RUN_FILES = [STATE_FILE, ...SUMMARY_FILES, MODEL_FILE, BEST_MODEL_FILE, CURVE_FILE, EVENTS_FILE, HISTORY_CSV_FILE, HISTORY_FILE, MANIFEST_FILE] as const;
+export const RUN_FILES = [
+  STATE_FILE,
+  ...SUMMARY_FILES,
+  MODEL_FILE,
+  BEST_MODEL_FILE,
+  CURVE_FILE,
+  EVENTS_FILE,
+  HISTORY_CSV_FILE,
+  HISTORY_FILE,
+  MANIFEST_FILE,
+] as const;
 
 /** What a run writes of its history at each point: history.json, the curve drawn from it and (--tensorboard) its event file. */
 export interface HistoryFiles {
@@ -53,7 +63,9 @@ export function claimRunDir(store: Store, how: Claim, label: string): { removed:
   const held = RUN_FILES.filter((name) => store.read(name) !== undefined);
   if (held.length === 0 || how.resume) return { removed: [] };
   if (!how.overwrite) {
-    throw new RunDirectoryError(`${label} holds a run (${held.join(", ")}); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
+    throw new RunDirectoryError(
+      `${label} holds a run (${held.join(", ")}); pass --resume to continue it, or --overwrite to remove its files and start afresh`,
+    );
   }
   for (const name of held) store.remove(name);
   return { removed: held };

@@ -12,8 +12,17 @@ import { encodeSafetensors } from "../util/formats/safetensors.ts";
 import { tfjsOnly } from "../util/backend.ts";
 import type { EngineRecord } from "../util/engine.ts";
 import {
-  configJSON, parseConfig, parseProvenance, parseTokenizer,
-  modelProvenance, refuseBadValues, refuseExtraTensors, takeTensors, weightTensors, type ModelProvenance, type ValueRule,
+  configJSON,
+  parseConfig,
+  parseProvenance,
+  parseTokenizer,
+  modelProvenance,
+  refuseBadValues,
+  refuseExtraTensors,
+  takeTensors,
+  weightTensors,
+  type ModelProvenance,
+  type ValueRule,
 } from "./model_file.ts";
 import { ModelFileError, checkFormat, checkIntegrity, decodeCheckpoint, metaField, signed } from "./file_checks.ts";
 
@@ -61,7 +70,8 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
   refuseBadValues(s.weights, "", where);
   refuseBadValues(s.optimizer.m, "m.", where);
   refuseBadValues(s.optimizer.v, "v.", where, SECOND_MOMENT);
-  if (s.optimizer.step !== s.provenance.update) throw new ModelFileError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
+  if (s.optimizer.step !== s.provenance.update)
+    throw new ModelFileError(`${where}: step ${s.optimizer.step} but provenance says update ${s.provenance.update}`);
   const tensors = {
     ...weightTensors(s.weights, s.config),
     ...weightTensors(s.optimizer.m, s.config, "m."),
@@ -78,7 +88,9 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
     step: String(s.optimizer.step),
     rngs: JSON.stringify(s.rngs),
     cursor: JSON.stringify(s.cursor),
-    ...(s.best ? { best: JSON.stringify({ update: s.best.update, validation_nll: s.best.validationNll, scorings_since: s.best.scoringsSince }) } : {}),
+    ...(s.best
+      ? { best: JSON.stringify({ update: s.best.update, validation_nll: s.best.validationNll, scorings_since: s.best.scoringsSince }) }
+      : {}),
   };
   return encodeSafetensors(tensors, signed(tensors, metadata));
 }
@@ -87,7 +99,12 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
 const RNGS = obj({ dropout: RNG_STATE });
 
 /** An EpochSource's position (src/data/epoch_source.ts): its order a list of distinct indices (the source checks it covers its items). */
-const EPOCH_CURSOR = obj({ epoch: int({ min: 0 }), position: int({ min: 0 }), order: arr(int({ min: 0 }), { unique: "" }), rng: nullable(RNG_STATE) });
+const EPOCH_CURSOR = obj({
+  epoch: int({ min: 0 }),
+  position: int({ min: 0 }),
+  order: arr(int({ min: 0 }), { unique: "" }),
+  rng: nullable(RNG_STATE),
+});
 
 /** The data cursor is one of the two shapes the sources save: a stream's state (random windows, draws) or an epoch cursor. */
 const DATA_CURSOR: Schema<unknown> = (v, path, cx) => {
@@ -103,7 +120,9 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const where = `training-state file ${path}`;
   const { metadata, tensors } = contents;
   if (metadata.format === "tinylab-train-state/1") {
-    throw new ModelFileError(`${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`);
+    throw new ModelFileError(
+      `${where}: format "tinylab-train-state/1" was written by an older tinylab and has no integrity digest; start the run afresh, or finish it with the tinylab that wrote it`,
+    );
   }
   checkFormat(metadata, [TRAIN_STATE_FORMAT], where);
   checkIntegrity(contents, where);
@@ -112,7 +131,8 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   const provenance = parseProvenance(metadata, where);
   const options = metaField(metadata, "options", TRAIN_OPTIONS, where);
   const step = metaField(metadata, "step", int({ min: 0 }), where);
-  if (step !== provenance.update) throw new ModelFileError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
+  if (step !== provenance.update)
+    throw new ModelFileError(`${where}: metadata "step" is ${step} but "provenance" says update ${provenance.update}`);
   const rngs = metaField(metadata, "rngs", RNGS, where);
   const cursor = metaField(metadata, "cursor", DATA_CURSOR, where);
   const shapes = parameterShapes(config);
@@ -127,7 +147,17 @@ export function decodeTrainState(bytes: Uint8Array, path: string): TrainSnapshot
   refuseBadValues(v, "v.", where, SECOND_MOMENT);
   const selected = best && { ...best, weights: takeTensors(tensors, shapes, BEST, where) };
   if (selected) refuseBadValues(selected.weights, BEST, where);
-  return { config, tokenizer, options, weights, optimizer: { step, m, v }, rngs, cursor, provenance, ...(selected ? { best: selected } : {}) };
+  return {
+    config,
+    tokenizer,
+    options,
+    weights,
+    optimizer: { step, m, v },
+    rngs,
+    cursor,
+    provenance,
+    ...(selected ? { best: selected } : {}),
+  };
 }
 
 /** The "best" metadata: an update no later than the state's, a finite NLL, a non-negative count. */
@@ -135,7 +165,8 @@ const BEST_META = obj({ update: int({ min: 0 }), validation_nll: num(), scorings
 
 function parseBest(metadata: Record<string, string>, step: number, where: string): Omit<SelectedWeights, "weights"> {
   const b = metaField(metadata, "best", BEST_META, where);
-  if (b.update > step) throw new ModelFileError(`${where}: metadata "best": update: must be at most the state's step ${step} (got ${b.update})`);
+  if (b.update > step)
+    throw new ModelFileError(`${where}: metadata "best": update: must be at most the state's step ${step} (got ${b.update})`);
   return { update: b.update, validationNll: b.validation_nll, scoringsSince: b.scorings_since };
 }
 
@@ -168,13 +199,21 @@ export function differences(saved: unknown, wanted: unknown, path: string): stri
 /** A resume refused because the run differs from its saved state; `differences` says where, for a caller to explain. */
 export class ResumeMismatchError extends ModelFileError {
   override name = "ResumeMismatchError";
-  constructor(readonly where: string, readonly differences: Difference[], message?: string) {
+  constructor(
+    readonly where: string,
+    readonly differences: Difference[],
+    message?: string,
+  ) {
     super(message ?? `cannot resume from ${where}: this run differs from it in ${differences.map(said).join("; ")}`);
   }
 }
 
 /** Refuse to resume a run whose config, tokenizer or options differ from the saved state's, naming each difference. */
-export function checkResume(saved: TrainSnapshot, run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions; engine?: EngineRecord }, where: string): void {
+export function checkResume(
+  saved: TrainSnapshot,
+  run: { config: ModelConfig; tokenizer: TokenizerJSON | null; options: TrainOptions; engine?: EngineRecord },
+  where: string,
+): void {
   const diffs = [
     ...differencesOf(JSON.parse(configJSON(saved.config)), JSON.parse(configJSON(run.config)), "config"),
     ...differencesOf(saved.tokenizer, run.tokenizer, "tokenizer"),
@@ -192,11 +231,18 @@ const engineOf = (p: Pick<ModelProvenance, "backend" | "kernels">) => ({ backend
  * own order, so the resumed updates would match neither engine's run, while the model's provenance named only the
  * last. The refusal names the flags that would resume it.
  */
-export function checkEngine(saved: Pick<ModelProvenance, "backend" | "kernels">, now: Pick<ModelProvenance, "backend" | "kernels">, where: string): void {
+export function checkEngine(
+  saved: Pick<ModelProvenance, "backend" | "kernels">,
+  now: Pick<ModelProvenance, "backend" | "kernels">,
+  where: string,
+): void {
   const [a, b] = [engineOf(saved), engineOf(now)];
   const flags = (["backend", "kernels"] as const).filter((k) => a[k] !== b[k]);
   if (flags.length === 0) return;
   const said = (e: typeof a) => `backend ${e.backend}, kernels ${e.kernels}`;
-  throw new ResumeMismatchError(where, flags.map((k) => ({ path: `engine.${k}`, saved: a[k], run: b[k] })),
-    `cannot resume from ${where}: it was trained on ${said(a)}, this run is on ${said(b)}; resume with ${flags.map((k) => `--${k} ${a[k]}`).join(" ")} (a run stays on one engine: another rounds differently, and the result would match neither)`);
+  throw new ResumeMismatchError(
+    where,
+    flags.map((k) => ({ path: `engine.${k}`, saved: a[k], run: b[k] })),
+    `cannot resume from ${where}: it was trained on ${said(a)}, this run is on ${said(b)}; resume with ${flags.map((k) => `--${k} ${a[k]}`).join(" ")} (a run stays on one engine: another rounds differently, and the result would match neither)`,
+  );
 }

@@ -24,8 +24,12 @@ export function memoryStore(): Store & { files: Map<string, Uint8Array> } {
   return {
     files,
     read: (name) => files.get(name)?.slice(),
-    write: (name, data) => { files.set(name, typeof data === "string" ? new TextEncoder().encode(data) : data.slice()); },
-    remove: (name) => { files.delete(name); },
+    write: (name, data) => {
+      files.set(name, typeof data === "string" ? new TextEncoder().encode(data) : data.slice());
+    },
+    remove: (name) => {
+      files.delete(name);
+    },
     where: (name) => `memory:${name}`,
   };
 }

@@ -88,7 +88,8 @@ export interface ValidatedRunResult extends Pick<Trained, "from" | "stopped" | "
 export function validationNll(model: ScoringModel, docs: readonly Document[], progress?: ProgressStream): { nll: number; targets: number } {
   let bar: Progress | undefined;
   const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength), {
-    onBatches: (n) => (bar = phase(progress, "validation", n, "batches")), onBatch: () => bar?.tick(),
+    onBatches: (n) => (bar = phase(progress, "validation", n, "batches")),
+    onBatch: () => bar?.tick(),
   });
   bar?.done();
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
@@ -96,16 +97,32 @@ export function validationNll(model: ScoringModel, docs: readonly Document[], pr
 
 /** Options whose default a resume can move (it follows --updates, or the model), named as the flag to give with the run's value. */
 const KEEP: Record<string, (was: unknown, now: unknown) => string> = {
-  "options.schedule.cosineSteps": (was, now) => `The schedule's length is --cosine-steps: it was ${was} and is now ${now}; to extend the run, raise --updates and pass --cosine-steps ${was}`,
-  "options.microbatchesPerUpdate": (was, now) => `The microbatches per update are --microbatches: it was ${was} and is now ${now}; to resume the run, pass --microbatches ${was}`,
+  "options.schedule.cosineSteps": (was, now) =>
+    `The schedule's length is --cosine-steps: it was ${was} and is now ${now}; to extend the run, raise --updates and pass --cosine-steps ${was}`,
+  "options.microbatchesPerUpdate": (was, now) =>
+    `The microbatches per update are --microbatches: it was ${was} and is now ${now}; to resume the run, pass --microbatches ${was}`,
 };
 
 /** openRun, with each option to keep named when a resume changes it. */
 function open(spec: ValidatedRunSpec) {
   try {
-    return openRun({ config: spec.config, options: spec.options, tokenizer: spec.tokenizer, data: spec.data, trainedOn: spec.trainedOn, engine: spec.engine }, spec.store, spec.resume, spec.pool, true);
+    return openRun(
+      {
+        config: spec.config,
+        options: spec.options,
+        tokenizer: spec.tokenizer,
+        data: spec.data,
+        trainedOn: spec.trainedOn,
+        engine: spec.engine,
+      },
+      spec.store,
+      spec.resume,
+      spec.pool,
+      true,
+    );
   } catch (err) {
-    const hints = err instanceof ResumeMismatchError ? err.differences.flatMap((d) => (KEEP[d.path] ? [KEEP[d.path](d.saved, d.run)] : [])) : [];
+    const hints =
+      err instanceof ResumeMismatchError ? err.differences.flatMap((d) => (KEEP[d.path] ? [KEEP[d.path](d.saved, d.run)] : [])) : [];
     if (hints.length === 0) throw err;
     throw new Error(`${(err as Error).message}. ${hints.join(". ")}`);
   }
@@ -126,20 +143,36 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     const store = spec.store;
     const validate = spec.evalEvery !== undefined && spec.validation.length > 0;
     const plan: TrainPlan<{ nll: number; targets: number }> = {
-      updates: spec.updates, stopAt: spec.stopAt, saveEvery: spec.saveEvery, patience: spec.patience, onDivergence: spec.onDivergence, warn: spec.warn,
+      updates: spec.updates,
+      stopAt: spec.stopAt,
+      saveEvery: spec.saveEvery,
+      patience: spec.patience,
+      onDivergence: spec.onDivergence,
+      warn: spec.warn,
       // a split with no documents has nothing to score: --eval-every then writes the history without validation
       evaluateAt: spec.evalEvery === undefined ? undefined : validate ? everyAndLast(spec.evalEvery, spec.updates) : () => false,
       select: (s) => s.nll,
     };
     checkPlan(from, plan); // before the plan is printed
-    const history = resumeHistory(spec.resume ? store?.read(HISTORY_FILE) : undefined, from, store?.where(HISTORY_FILE) ?? HISTORY_FILE, store && spec.evalEvery !== undefined ? spec.warn : undefined);
+    const history = resumeHistory(
+      spec.resume ? store?.read(HISTORY_FILE) : undefined,
+      from,
+      store?.where(HISTORY_FILE) ?? HISTORY_FILE,
+      store && spec.evalEvery !== undefined ? spec.warn : undefined,
+    );
     const finishedAt = new Map<number, number>(); // update → wall-clock seconds, for the event file
-    if (spec.tensorboard && (spec.evalEvery === undefined || !store)) throw new Error("--tensorboard writes the history's event file into --out: it needs --out and --eval-every");
-    const events = spec.tensorboard && store ? new HistoryEvents(spec.resume ? store.read(EVENTS_FILE) : undefined, from, (step) => finishedAt.get(step) ?? Date.now() / 1000) : undefined;
+    if (spec.tensorboard && (spec.evalEvery === undefined || !store))
+      throw new Error("--tensorboard writes the history's event file into --out: it needs --out and --eval-every");
+    const events =
+      spec.tensorboard && store
+        ? new HistoryEvents(spec.resume ? store.read(EVENTS_FILE) : undefined, from, (step) => finishedAt.get(step) ?? Date.now() / 1000)
+        : undefined;
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
-    const baselines = validate ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll })) : [];
+    const baselines = validate
+      ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll }))
+      : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
     // history.json and the curve are what --eval-every asks for
     const historyFiles = (): HistoryFiles | undefined => {
@@ -147,7 +180,12 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
       events?.sync(history);
       return {
         json: finite(history, store?.where(HISTORY_FILE) ?? HISTORY_FILE),
-        curve: lossCurve(lossPoints(history), spec.curve.title, spec.curve.note, baselines.map((b) => ({ name: b.name, y: b.validation_nll }))),
+        curve: lossCurve(
+          lossPoints(history),
+          spec.curve.title,
+          spec.curve.note,
+          baselines.map((b) => ({ name: b.name, y: b.validation_nll })),
+        ),
         events: events?.bytes(),
       };
     };
@@ -167,9 +205,14 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
         tokensSeen += r.targets;
         const seconds = (performance.now() - t0) / 1000;
         const entry: HistoryEntry = {
-          update: step, train_loss: r.loss, lr: learningRate(spec.options.schedule, step), grad_norm: r.gradNorm,
-          validation_nll: scored?.nll ?? null, validation_targets: scored?.targets ?? null,
-          tokens_per_second: tokensSeen / Math.max(seconds, 1e-9), wall_seconds: seconds,
+          update: step,
+          train_loss: r.loss,
+          lr: learningRate(spec.options.schedule, step),
+          grad_norm: r.gradNorm,
+          validation_nll: scored?.nll ?? null,
+          validation_targets: scored?.targets ?? null,
+          tokens_per_second: tokensSeen / Math.max(seconds, 1e-9),
+          wall_seconds: seconds,
         };
         history.entries.push(entry);
         if (events) finishedAt.set(step, Date.now() / 1000);
@@ -177,14 +220,25 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
         spec.onUpdate?.(entry, r);
       },
       // the protocol of src/lab/run_dir.ts: the history, then the state that points at it
-      onSave: store && ((step, stopping) => {
-        commitState(store, run.stateBytes(), historyFiles());
-        if (!stopping) spec.onSave?.(step, store.where(STATE_FILE));
-      }),
+      onSave:
+        store &&
+        ((step, stopping) => {
+          commitState(store, run.stateBytes(), historyFiles());
+          if (!stopping) spec.onSave?.(step, store.where(STATE_FILE));
+        }),
       shouldStop: spec.shouldStop,
     });
     writeHistory();
-    return { run, from, stopped: driven.stopped, earlyStop: driven.earlyStop, history, baselines, trainSeconds: (performance.now() - t0) / 1000, tokensSeen };
+    return {
+      run,
+      from,
+      stopped: driven.stopped,
+      earlyStop: driven.earlyStop,
+      history,
+      baselines,
+      trainSeconds: (performance.now() - t0) / 1000,
+      tokensSeen,
+    };
   } catch (err) {
     run.dispose();
     throw err;

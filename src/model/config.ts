@@ -34,7 +34,11 @@ export const PRESETS: Record<string, ModelConfig> = {
 };
 
 /** Merge overrides onto a base config: unknown keys and wrong types are refused, then the result is validated. */
-export function resolveModelConfig(overrides: Record<string, unknown> = {}, base: ModelConfig = DEFAULT_MODEL_CONFIG, names: FieldNames = {}): ModelConfig {
+export function resolveModelConfig(
+  overrides: Record<string, unknown> = {},
+  base: ModelConfig = DEFAULT_MODEL_CONFIG,
+  names: FieldNames = {},
+): ModelConfig {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
     // own keys only: `in` also finds Object.prototype's ("constructor", "__proto__"), which would pass as fields
@@ -81,12 +85,15 @@ export function validateModelConfig(c: ModelConfig, names: FieldNames = {}): Mod
   const positiveInts: (keyof ModelConfig)[] = ["vocabSize", "contextLength", "nLayers", "dModel", "nHeads", "dFF"];
   for (const k of positiveInts) {
     const v = c[k];
-    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error(`${field(k)} must be a positive integer, got ${JSON.stringify(v)}`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0)
+      throw new Error(`${field(k)} must be a positive integer, got ${JSON.stringify(v)}`);
   }
   if (c.vocabSize > MAX_VOCAB_SIZE) throw new Error(`${field("vocabSize")} must be ≤ ${MAX_VOCAB_SIZE} (2^20), got ${c.vocabSize}`);
-  if (c.contextLength > MAX_CONTEXT_LENGTH) throw new Error(`${field("contextLength")} must be ≤ ${MAX_CONTEXT_LENGTH}, got ${c.contextLength}`);
+  if (c.contextLength > MAX_CONTEXT_LENGTH)
+    throw new Error(`${field("contextLength")} must be ≤ ${MAX_CONTEXT_LENGTH}, got ${c.contextLength}`);
   // closed form through the shapes of a 0- and a 1-block model, so a huge nLayers is never looped over
-  const base = parameterCount({ ...c, nLayers: 0 }), perBlock = parameterCount({ ...c, nLayers: 1 }) - base;
+  const base = parameterCount({ ...c, nLayers: 0 }),
+    perBlock = parameterCount({ ...c, nLayers: 1 }) - base;
   const count = base + c.nLayers * perBlock;
   if (count > MAX_PARAMETERS) {
     const shape = `${key("vocabSize")} ${c.vocabSize}, ${key("contextLength")} ${c.contextLength}, ${key("nLayers")} ${c.nLayers}, ${key("dModel")} ${c.dModel}, ${key("dFF")} ${c.dFF}${c.tiedHead ? "" : ", untied head"}`;
@@ -108,12 +115,18 @@ export function parameterShapes(c: ModelConfig): [string, number[]][] {
   for (let l = 0; l < c.nLayers; l++) {
     const p = `h${l}.`;
     shapes.push(
-      [p + "ln1.g", [C]], [p + "ln1.b", [C]],
-      [p + "attn.wqkv", [C, 3 * C]], [p + "attn.bqkv", [3 * C]],
-      [p + "attn.wo", [C, C]], [p + "attn.bo", [C]],
-      [p + "ln2.g", [C]], [p + "ln2.b", [C]],
-      [p + "mlp.w1", [C, F]], [p + "mlp.b1", [F]],
-      [p + "mlp.w2", [F, C]], [p + "mlp.b2", [C]],
+      [p + "ln1.g", [C]],
+      [p + "ln1.b", [C]],
+      [p + "attn.wqkv", [C, 3 * C]],
+      [p + "attn.bqkv", [3 * C]],
+      [p + "attn.wo", [C, C]],
+      [p + "attn.bo", [C]],
+      [p + "ln2.g", [C]],
+      [p + "ln2.b", [C]],
+      [p + "mlp.w1", [C, F]],
+      [p + "mlp.b1", [F]],
+      [p + "mlp.w2", [F, C]],
+      [p + "mlp.b2", [C]],
     );
   }
   shapes.push(["lnf.g", [C]], ["lnf.b", [C]]);

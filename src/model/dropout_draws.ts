@@ -8,7 +8,10 @@ import type { ModelInput } from "./input.ts";
  * attention probabilities [B, H, S, S], the attention output [B, S, C] and the MLP output [B, S, C]; none
  * when the rate is 0. tests/model/dropout_draws.test.ts counts the real draws against this.
  */
-export function dropoutDraws(config: Pick<ModelConfig, "dropout" | "dModel" | "nHeads" | "nLayers">, input: Pick<ModelInput, "rows" | "cols">): number {
+export function dropoutDraws(
+  config: Pick<ModelConfig, "dropout" | "dModel" | "nHeads" | "nLayers">,
+  input: Pick<ModelInput, "rows" | "cols">,
+): number {
   if (config.dropout === 0) return 0;
   const { rows: B, cols: S } = input;
   const bsc = B * S * config.dModel;

@@ -19,7 +19,11 @@ export type ForwardMode = { train: false } | { train: true; dropoutRng: Rng };
  */
 export class GPT {
   readonly params: Map<string, tf.Variable>;
-  constructor(readonly config: ModelConfig, arrays: ParamArrays, readonly engine: Engine = tfjsOnly()) {
+  constructor(
+    readonly config: ModelConfig,
+    arrays: ParamArrays,
+    readonly engine: Engine = tfjsOnly(),
+  ) {
     validateModelConfig(config);
     this.params = new Map();
     for (const [name, shape] of parameterShapes(config)) {
@@ -83,8 +87,10 @@ export class GPT {
   }
 
   private attention(x: T, mask: T, l: number, mode: ForwardMode): T {
-    const w = this.p(`h${l}.attn.wqkv`), b = this.p(`h${l}.attn.bqkv`); // [C, 3C], [3C]
-    const wo = this.p(`h${l}.attn.wo`), bo = this.p(`h${l}.attn.bo`);
+    const w = this.p(`h${l}.attn.wqkv`),
+      b = this.p(`h${l}.attn.bqkv`); // [C, 3C], [3C]
+    const wo = this.p(`h${l}.attn.wo`),
+      bo = this.p(`h${l}.attn.bo`);
     if (mode.train && this.config.dropout > 0) return linear(this.attentionWithDropout(linear(x, w, b), mask, mode), wo, bo);
     return linear(attend(x, w, b, mask, this.config.nHeads), wo, bo); // [B, S, C]
   }

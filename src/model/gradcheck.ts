@@ -54,14 +54,18 @@ export function gradcheckParameters(config: ModelConfig, rng: Rng): ParamArrays 
     const stream = rng.child(name);
     const size = shape.reduce((a, b) => a * b, 1);
     const base = name.endsWith(".g") ? 1 : 0;
-    out.set(name, Float32Array.from({ length: size }, () => base + 0.3 * stream.normal()));
+    out.set(
+      name,
+      Float32Array.from({ length: size }, () => base + 0.3 * stream.normal()),
+    );
   }
   return out;
 }
 
 /** Σ mask·NLL / Σ mask over batches, in float64 via the reference. */
 export function referenceMeanNll(config: ModelConfig, params: Params64, batches: readonly ScoredBatch[]): number {
-  let sum = 0, count = 0;
+  let sum = 0,
+    count = 0;
   for (const b of batches) {
     const nll = referenceNll(referenceLogits(config, params, b.input), b.targets, config.vocabSize);
     for (let i = 0; i < nll.length; i++) sum += b.mask[i] * nll[i];
@@ -82,7 +86,9 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
   const tensors: TensorGradReport[] = [];
   for (const [name, values] of p64) {
     const g = analytic.get(name)!;
-    let maxAbs = 0, maxRel = 0, worstRatio = -1;
+    let maxAbs = 0,
+      maxRel = 0,
+      worstRatio = -1;
     let worst = { index: 0, analytic: 0, numeric: 0 };
     let maxRelAt = worst;
     for (let i = 0; i < values.length; i++) {
@@ -96,11 +102,26 @@ export function gradcheck(config: ModelConfig, params: ParamArrays, batches: rea
       const abs = Math.abs(g[i] - numeric);
       maxAbs = Math.max(maxAbs, abs);
       const rel = abs / Math.max(Math.abs(numeric), Math.abs(g[i]), Number.MIN_VALUE);
-      if (rel > maxRel || i === 0) { maxRel = rel; maxRelAt = { index: i, analytic: g[i], numeric }; }
+      if (rel > maxRel || i === 0) {
+        maxRel = rel;
+        maxRelAt = { index: i, analytic: g[i], numeric };
+      }
       const ratio = abs / (GRADCHECK_ATOL + GRADCHECK_RTOL * Math.abs(numeric));
-      if (ratio > worstRatio) { worstRatio = ratio; worst = { index: i, analytic: g[i], numeric }; }
+      if (ratio > worstRatio) {
+        worstRatio = ratio;
+        worst = { index: i, analytic: g[i], numeric };
+      }
     }
-    tensors.push({ name, size: values.length, maxAbsError: maxAbs, maxRelError: maxRel, worst, worstBoundRatio: worstRatio, maxRelAt, passed: worstRatio <= 1 });
+    tensors.push({
+      name,
+      size: values.length,
+      maxAbsError: maxAbs,
+      maxRelError: maxRel,
+      worst,
+      worstBoundRatio: worstRatio,
+      maxRelAt,
+      passed: worstRatio <= 1,
+    });
   }
   return {
     loss,
@@ -133,6 +154,11 @@ function tfjsMeanGradient(model: GPT, batches: readonly ScoredBatch[]): Map<stri
 function graphMeanGradient(model: GPT, batches: readonly ScoredBatch[]): Map<string, ArrayLike<number>> {
   const count = countOf(batches);
   const sums = [...model.params.values()].map((v) => new Float64Array(v.size));
-  for (const b of batches) graphGradient(model, b)!.grads.forEach((g, i) => g.forEach((x, j) => { sums[i][j] += x; }));
+  for (const b of batches)
+    graphGradient(model, b)!.grads.forEach((g, i) =>
+      g.forEach((x, j) => {
+        sums[i][j] += x;
+      }),
+    );
   return new Map([...model.params.keys()].map((n, i) => [n, sums[i].map((x) => x / count)]));
 }

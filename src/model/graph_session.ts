@@ -31,12 +31,18 @@ const int64 = (xs: Int32Array, dims: number[]): GraphFeed => ({ type: "int64", d
  * so it builds no tensors only to read them back), else the model's current weights (dataSync copies them out).
  */
 export function weightFeeds(model: GPT, weights?: ReadonlyMap<string, Float32Array>): Record<string, GraphFeed> {
-  return Object.fromEntries([...model.params].map(([name, v]) => [name, { type: "float32", data: weights ? sized(weights, name, v.size) : v.dataSync() as Float32Array, dims: v.shape }]));
+  return Object.fromEntries(
+    [...model.params].map(([name, v]) => [
+      name,
+      { type: "float32", data: weights ? sized(weights, name, v.size) : (v.dataSync() as Float32Array), dims: v.shape },
+    ]),
+  );
 }
 
 function sized(weights: ReadonlyMap<string, Float32Array>, name: string, size: number): Float32Array {
   const w = weights.get(name);
-  if (!w || w.length !== size) throw new Error(`weights for parameter "${name}": ${w ? `${w.length} values, ${size} expected` : "missing"}`);
+  if (!w || w.length !== size)
+    throw new Error(`weights for parameter "${name}": ${w ? `${w.length} values, ${size} expected` : "missing"}`);
   return w;
 }
 

@@ -14,7 +14,8 @@ export type GradientPath = "onnxruntime-graph" | "tfjs";
  * The graph has no dropout: a model with dropout keeps tfjs's autograd (its products still native under
  * onnxruntime kernels), whose masks come from the run's dropout stream.
  */
-export const gradientPath = (model: GPT): GradientPath => (model.engine.graphs && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs");
+export const gradientPath = (model: GPT): GradientPath =>
+  model.engine.graphs && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs";
 
 let runs = 0;
 /** Training-graph runs in this thread so far (benches and tests check the graph path ran). */
@@ -27,17 +28,25 @@ export const graphGradientRuns = (): number => runs;
 export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient | undefined {
   const load = model.engine.graphs;
   if (!load || gradientPath(model) !== "onnxruntime-graph") {
-    if (weights) throw new Error("graphGradient: weights apart from the model's need the onnxruntime graph and no dropout (tfjs computes with the model's variables)");
+    if (weights)
+      throw new Error(
+        "graphGradient: weights apart from the model's need the onnxruntime graph and no dropout (tfjs computes with the model's variables)",
+      );
     return undefined;
   }
   requireTargets(batch.targetCount);
   const names = [...model.params.keys()];
   const run = cachedSession(load, "training", model, () => trainingModel(model.config));
-  const feeds = { ...batchFeeds(model, batch), [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] }, ...weightFeeds(model, weights) };
+  const feeds = {
+    ...batchFeeds(model, batch),
+    [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] },
+    ...weightFeeds(model, weights),
+  };
   const [loss, ...grads] = run(feeds, [LOSS_SUM, ...names.map(gradName)]);
   runs++;
   return { lossSum: loss[0], grads: grads.map(ownBuffer), count: batch.targetCount };
 }
 
 /** The array itself when it is the whole of its own ArrayBuffer (a worker transfers each gradient's buffer), else a copy. */
-const ownBuffer = (g: Float32Array): Float32Array => (g.byteOffset === 0 && g.byteLength === g.buffer.byteLength && g.buffer instanceof ArrayBuffer ? g : g.slice());
+const ownBuffer = (g: Float32Array): Float32Array =>
+  g.byteOffset === 0 && g.byteLength === g.buffer.byteLength && g.buffer instanceof ArrayBuffer ? g : g.slice();

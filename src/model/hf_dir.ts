@@ -12,7 +12,16 @@ export const KNOWN_ARCHITECTURES = ["gpt2"] as const;
 export const USE_CACHE_BRANCH = "use_cache_branch";
 const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
 /** Operators that make a graph compute in other than float32 (a quantized or half-precision export). */
-const NON_FLOAT32_OPS = new Set(["DequantizeLinear", "QuantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "MatMulNBits", "DynamicQuantizeMatMul", "GatherBlockQuantized"]);
+const NON_FLOAT32_OPS = new Set([
+  "DequantizeLinear",
+  "QuantizeLinear",
+  "DynamicQuantizeLinear",
+  "MatMulInteger",
+  "QLinearMatMul",
+  "MatMulNBits",
+  "DynamicQuantizeMatMul",
+  "GatherBlockQuantized",
+]);
 
 export class ModelDirRefusal extends Error {}
 
@@ -39,10 +48,14 @@ export function parseHfConfig(json: unknown, where: string): HfModelConfig {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new ModelDirRefusal(`${where}: is not a JSON object`);
   const c = json as Record<string, unknown>;
   const arch = c.model_type;
-  if (!(KNOWN_ARCHITECTURES as readonly unknown[]).includes(arch)) throw new ModelDirRefusal(`${where}: model_type ${JSON.stringify(arch)} is not an architecture tinylab runs (known: ${KNOWN_ARCHITECTURES.join(", ")})`);
+  if (!(KNOWN_ARCHITECTURES as readonly unknown[]).includes(arch))
+    throw new ModelDirRefusal(
+      `${where}: model_type ${JSON.stringify(arch)} is not an architecture tinylab runs (known: ${KNOWN_ARCHITECTURES.join(", ")})`,
+    );
   const need = (keys: readonly string[], what: string): number => {
     const got = firstInt(c, keys);
-    if (!got || !Number.isInteger(got[1]) || got[1] < 1) throw new ModelDirRefusal(`${where}: ${what} (${keys.join(" / ")}) must be a positive integer, got ${JSON.stringify(got?.[1])}`);
+    if (!got || !Number.isInteger(got[1]) || got[1] < 1)
+      throw new ModelDirRefusal(`${where}: ${what} (${keys.join(" / ")}) must be a positive integer, got ${JSON.stringify(got?.[1])}`);
     return got[1];
   };
   const vocabSize = need(["vocab_size"], "the vocabulary size");
@@ -51,12 +64,25 @@ export function parseHfConfig(json: unknown, where: string): HfModelConfig {
   const nHeads = need(["n_head", "num_attention_heads"], "the head count");
   const width = need(["n_embd", "hidden_size"], "the width");
   if (width % nHeads !== 0) throw new ModelDirRefusal(`${where}: the width ${width} is not a multiple of the head count ${nHeads}`);
-  const id = (k: string) => (Number.isInteger(c[k]) && (c[k] as number) >= 0 ? c[k] as number : undefined);
-  return { architecture: arch as string, vocabSize, contextLength, nLayers, nHeads, headDim: width / nHeads, bosTokenId: id("bos_token_id"), eosTokenId: id("eos_token_id") };
+  const id = (k: string) => (Number.isInteger(c[k]) && (c[k] as number) >= 0 ? (c[k] as number) : undefined);
+  return {
+    architecture: arch as string,
+    vocabSize,
+    contextLength,
+    nLayers,
+    nHeads,
+    headDim: width / nHeads,
+    bosTokenId: id("bos_token_id"),
+    eosTokenId: id("eos_token_id"),
+  };
 }
 
 /** One declared graph input or output: ONNX element type's name and each dimension (a number, or its symbolic name). */
-export interface GraphValue { name: string; dtype: string; dims: (number | string)[] }
+export interface GraphValue {
+  name: string;
+  dtype: string;
+  dims: (number | string)[];
+}
 
 /** What the graph is, as provenance records it and the adapter feeds it. */
 export interface GraphInfo {
@@ -73,11 +99,17 @@ export interface GraphInfo {
   merged: boolean;
 }
 
-const typeName = (t: number): string => (DataType[t] ?? `type ${t}`).toLowerCase().replace(/^float$/, "float32").replace(/^double$/, "float64");
+const typeName = (t: number): string =>
+  (DataType[t] ?? `type ${t}`)
+    .toLowerCase()
+    .replace(/^float$/, "float32")
+    .replace(/^double$/, "float64");
 
 function graphValue(v: ValueInfoProto): GraphValue {
   const t = v.type?.value.case === "tensorType" ? v.type.value.value : undefined;
-  const dims = (t?.shape?.dim ?? []).map((d) => (d.value.case === "dimValue" ? Number(d.value.value) : d.value.case === "dimParam" ? d.value.value : "?"));
+  const dims = (t?.shape?.dim ?? []).map((d) =>
+    d.value.case === "dimValue" ? Number(d.value.value) : d.value.case === "dimParam" ? d.value.value : "?",
+  );
   return { name: v.name, dtype: t ? typeName(t.elemType) : "not a tensor", dims };
 }
 
@@ -92,15 +124,30 @@ export function describeGraph(bytes: Uint8Array, where: string, config: HfModelC
   const g = model.graph;
   if (!g) throw new ModelDirRefusal(`${where}: the ONNX model has no graph`);
   const inits = new Set(g.initializer.map((t) => t.name));
-  if (g.initializer.some((t) => t.dataLocation === 1)) throw new ModelDirRefusal(`${where}: its weights are in external data files, which tinylab does not read`);
+  if (g.initializer.some((t) => t.dataLocation === 1))
+    throw new ModelDirRefusal(`${where}: its weights are in external data files, which tinylab does not read`);
   const inputs = g.input.filter((v) => !inits.has(v.name)).map(graphValue);
   const outputs = g.output.map(graphValue);
   const opset = Number(model.opsetImport.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version ?? 0);
   const weightTypes = new Set(g.initializer.filter((t) => t.dims.reduce((a, b) => a * Number(b), 1) > 1).map((t) => t.dataType));
   const badWeights = [...weightTypes].filter((t) => t !== DataType.FLOAT && t !== DataType.INT64 && t !== DataType.INT32);
   const badOps = [...new Set(g.node.map((n) => n.opType).filter((op) => NON_FLOAT32_OPS.has(op)))];
-  const dtype = badWeights.length > 0 ? `${badWeights.map(typeName).join(", ")} weights` : badOps.length > 0 ? `quantized (${badOps.join(", ")})` : "float32";
-  const info: GraphInfo = { opset, irVersion: Number(model.irVersion), producer: model.producerName, inputs, outputs, dtype, cacheLayers: 0, merged: false };
+  const dtype =
+    badWeights.length > 0
+      ? `${badWeights.map(typeName).join(", ")} weights`
+      : badOps.length > 0
+        ? `quantized (${badOps.join(", ")})`
+        : "float32";
+  const info: GraphInfo = {
+    opset,
+    irVersion: Number(model.irVersion),
+    producer: model.producerName,
+    inputs,
+    outputs,
+    dtype,
+    cacheLayers: 0,
+    merged: false,
+  };
   checkContract(info, where, config);
   return info;
 }
@@ -114,13 +161,21 @@ function checkContract(info: GraphInfo, where: string, config: HfModelConfig): v
     if (past) {
       layers.add(Number(past[1]));
       const [b, h, , d] = v.dims;
-      if (v.dims.length !== 4 || (typeof h === "number" && h !== config.nHeads) || (typeof d === "number" && d !== config.headDim) || typeof b === "number" && b !== 1) {
-        throw new ModelDirRefusal(`${where}: input "${v.name}" is declared [${v.dims.join(", ")}], not [batch, ${config.nHeads} heads, past, ${config.headDim}] as config.json's shape gives`);
+      if (
+        v.dims.length !== 4 ||
+        (typeof h === "number" && h !== config.nHeads) ||
+        (typeof d === "number" && d !== config.headDim) ||
+        (typeof b === "number" && b !== 1)
+      ) {
+        throw new ModelDirRefusal(
+          `${where}: input "${v.name}" is declared [${v.dims.join(", ")}], not [batch, ${config.nHeads} heads, past, ${config.headDim}] as config.json's shape gives`,
+        );
       }
       if (v.dtype !== "float32") throw new ModelDirRefusal(`${where}: input "${v.name}" is ${v.dtype}, not float32`);
       continue;
     }
-    if (!known.includes(v.name)) throw new ModelDirRefusal(`${where}: input "${v.name}" is not one tinylab knows how to feed (known: ${known.join(", ")})`);
+    if (!known.includes(v.name))
+      throw new ModelDirRefusal(`${where}: input "${v.name}" is not one tinylab knows how to feed (known: ${known.join(", ")})`);
     const want = v.name === USE_CACHE_BRANCH ? "bool" : "int64";
     if (v.dtype !== want) throw new ModelDirRefusal(`${where}: input "${v.name}" is ${v.dtype}, expected ${want}`);
   }
@@ -128,13 +183,20 @@ function checkContract(info: GraphInfo, where: string, config: HfModelConfig): v
   const logits = info.outputs.find((v) => v.name === LOGITS);
   if (!logits) throw new ModelDirRefusal(`${where}: the graph has no "${LOGITS}" output`);
   if (logits.dtype !== "float32") throw new ModelDirRefusal(`${where}: output "${LOGITS}" is ${logits.dtype}, not float32`);
-  if (typeof logits.dims[2] === "number" && logits.dims[2] !== config.vocabSize) throw new ModelDirRefusal(`${where}: output "${LOGITS}" has ${logits.dims[2]} entries per position, config.json's vocab_size is ${config.vocabSize}`);
+  if (typeof logits.dims[2] === "number" && logits.dims[2] !== config.vocabSize)
+    throw new ModelDirRefusal(
+      `${where}: output "${LOGITS}" has ${logits.dims[2]} entries per position, config.json's vocab_size is ${config.vocabSize}`,
+    );
   info.cacheLayers = layers.size;
   if (layers.size > 0 && (layers.size !== config.nLayers || [...layers].some((l) => l >= config.nLayers))) {
-    throw new ModelDirRefusal(`${where}: past_key_values inputs cover layers ${[...layers].sort((a, b) => a - b).join(", ")}, config.json has ${config.nLayers}`);
+    throw new ModelDirRefusal(
+      `${where}: past_key_values inputs cover layers ${[...layers].sort((a, b) => a - b).join(", ")}, config.json has ${config.nLayers}`,
+    );
   }
-  for (const l of layers) for (const kv of ["key", "value"]) {
-    if (!info.inputs.some((v) => v.name === `past_key_values.${l}.${kv}`)) throw new ModelDirRefusal(`${where}: input "past_key_values.${l}.${kv}" is missing beside its pair`);
-  }
+  for (const l of layers)
+    for (const kv of ["key", "value"]) {
+      if (!info.inputs.some((v) => v.name === `past_key_values.${l}.${kv}`))
+        throw new ModelDirRefusal(`${where}: input "past_key_values.${l}.${kv}" is missing beside its pair`);
+    }
   info.merged = info.inputs.some((v) => v.name === USE_CACHE_BRANCH);
 }

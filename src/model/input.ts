@@ -41,10 +41,15 @@ export function toModelInput(ids: unknown, docIds: unknown, config: ModelConfig)
   idRows.forEach((row, r) => {
     if (row.length !== cols) throw new Error(`ragged batch: row ${r} has ${row.length} positions, row 0 has ${cols}`);
     if (docRows[r].length !== cols) throw new Error(`document ids row ${r} has ${docRows[r].length} positions, token ids have ${cols}`);
-    row.forEach((v, c) => { flatIds[r * cols + c] = v; flatDocs[r * cols + c] = docRows[r][c]; });
+    row.forEach((v, c) => {
+      flatIds[r * cols + c] = v;
+      flatDocs[r * cols + c] = docRows[r][c];
+    });
     // validate on the original numbers: Int32Array would silently truncate 1.5 or wrap 2**40
     row.forEach((v, c) => checkId(v, r, c, config.vocabSize));
-    docRows[r].forEach((v, c) => { if (!Number.isInteger(v)) throw new Error(`document id at row ${r}, position ${c} is not an integer: ${v}`); });
+    docRows[r].forEach((v, c) => {
+      if (!Number.isInteger(v)) throw new Error(`document id at row ${r}, position ${c} is not an integer: ${v}`);
+    });
   });
   return checkModelInput({ rows: idRows.length, cols, ids: flatIds, docIds: flatDocs }, config);
 }
@@ -61,7 +66,8 @@ export function checkModelInput(input: ModelInput, config: Pick<ModelConfig, "vo
   if (rows <= 0 || cols <= 0) throw new Error(`empty batch: ${rows} rows × ${cols} positions`);
   if (cols > config.contextLength) throw new Error(`row length ${cols} exceeds the context length ${config.contextLength}`);
   if (ids.length !== rows * cols) throw new Error(`token ids hold ${ids.length} values, expected ${rows}×${cols}`);
-  if (docIds.length !== ids.length) throw new Error(`document ids hold ${docIds.length} values, token ids ${ids.length}: shapes must match`);
+  if (docIds.length !== ids.length)
+    throw new Error(`document ids hold ${docIds.length} values, token ids ${ids.length}: shapes must match`);
   for (let i = 0; i < ids.length; i++) checkId(ids[i], Math.floor(i / cols), i % cols, config.vocabSize);
   return input;
 }

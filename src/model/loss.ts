@@ -15,7 +15,8 @@ export function positionNll(logits: tf.Tensor3D, targets: Int32Array): tf.Tensor
     save([flat, lse, onehot]);
     return {
       value: tf.reshape(tf.sub(lse, tf.sum(tf.mul(flat, onehot), -1, true)), [B * S]),
-      gradFunc: (dy: tf.Tensor, [fl, l, oh]: tf.Tensor[]) => tf.reshape(tf.mul(tf.sub(tf.exp(tf.sub(fl, l)), oh), tf.reshape(dy, [B * S, 1])), [B, S, V]),
+      gradFunc: (dy: tf.Tensor, [fl, l, oh]: tf.Tensor[]) =>
+        tf.reshape(tf.mul(tf.sub(tf.exp(tf.sub(fl, l)), oh), tf.reshape(dy, [B * S, 1])), [B, S, V]),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(logits) as tf.Tensor1D;

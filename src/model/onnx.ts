@@ -10,10 +10,24 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 export { TensorProto_DataType as DataType } from "onnx-buf";
 import {
-  AttributeProto_AttributeType as AttrType, AttributeProtoSchema, GraphProtoSchema, ModelProtoSchema, NodeProtoSchema,
-  OperatorSetIdProtoSchema, StringStringEntryProtoSchema, TensorProto_DataType as DataType, TensorProtoSchema,
-  TensorShapeProto_DimensionSchema, TensorShapeProtoSchema, TypeProto_TensorSchema, TypeProtoSchema, ValueInfoProtoSchema,
-  type AttributeProto, type NodeProto, type TensorProto, type ValueInfoProto,
+  AttributeProto_AttributeType as AttrType,
+  AttributeProtoSchema,
+  GraphProtoSchema,
+  ModelProtoSchema,
+  NodeProtoSchema,
+  OperatorSetIdProtoSchema,
+  StringStringEntryProtoSchema,
+  TensorProto_DataType as DataType,
+  TensorProtoSchema,
+  TensorShapeProto_DimensionSchema,
+  TensorShapeProtoSchema,
+  TypeProto_TensorSchema,
+  TypeProtoSchema,
+  ValueInfoProtoSchema,
+  type AttributeProto,
+  type NodeProto,
+  type TensorProto,
+  type ValueInfoProto,
 } from "onnx-buf";
 import { parameterShapes, type ModelConfig } from "./config.ts";
 import type { ParamArrays } from "./init.ts";
@@ -27,9 +41,14 @@ export const ONNX_IR_VERSION = 8;
 /** The batch axis's name; transformers.js builds its empty cache from input metadata and looks for exactly this. */
 export const BATCH_AXIS = "batch_size";
 
-export const INPUT_IDS = "input_ids", ATTENTION_MASK = "attention_mask", POSITION_IDS = "position_ids", LOGITS = "logits";
+export const INPUT_IDS = "input_ids",
+  ATTENTION_MASK = "attention_mask",
+  POSITION_IDS = "position_ids",
+  LOGITS = "logits";
 /** The scoring form's extra names: the additive mask input.ts builds (segments included), the targets, −ln p(target). */
-export const ATTENTION_BIAS = "attention_bias", TARGETS = "targets", NLL = "nll";
+export const ATTENTION_BIAS = "attention_bias",
+  TARGETS = "targets",
+  NLL = "nll";
 /** Names of layer l's cache tensors, [batch_size, heads, past | total, head_dim]: transformers.js's names for a decoder. */
 export const pastName = (l: number, kv: "key" | "value") => `past_key_values.${l}.${kv}`;
 export const presentName = (l: number, kv: "key" | "value") => `present.${l}.${kv}`;
@@ -82,24 +101,44 @@ export class Graph {
 
   /** Add a node with several named outputs. */
   multi(opType: string, inputs: string[], outputs: string[], attrs: Record<string, Attr> = {}): void {
-    this.nodes.push(create(NodeProtoSchema, { opType, input: inputs, output: outputs, name: outputs[0], attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)) }));
+    this.nodes.push(
+      create(NodeProtoSchema, {
+        opType,
+        input: inputs,
+        output: outputs,
+        name: outputs[0],
+        attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)),
+      }),
+    );
   }
 
   /** Add one node; returns its (first) output's name. `out` names it, else `<scope><op>_<n>`. */
   op(opType: string, inputs: string[], scope: string, attrs: Record<string, Attr> = {}, out?: string): string {
     const output = out ?? `${scope}${opType}_${this.count++}`;
-    this.nodes.push(create(NodeProtoSchema, { opType, input: inputs, output: [output], name: output, attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)) }));
+    this.nodes.push(
+      create(NodeProtoSchema, {
+        opType,
+        input: inputs,
+        output: [output],
+        name: output,
+        attribute: Object.entries(attrs).map(([n, v]) => attribute(n, v)),
+      }),
+    );
     return output;
   }
 
   weight(name: string, shape: number[], data: Float32Array): string {
-    this.initializers.push(create(TensorProtoSchema, { name, dims: shape.map(BigInt), dataType: DataType.FLOAT, rawData: littleEndian(data) }));
+    this.initializers.push(
+      create(TensorProtoSchema, { name, dims: shape.map(BigInt), dataType: DataType.FLOAT, rawData: littleEndian(data) }),
+    );
     return name;
   }
 
   int64(name: string, values: number[]): string {
     if (this.initializers.some((t) => t.name === name)) return name;
-    this.initializers.push(create(TensorProtoSchema, { name, dims: [BigInt(values.length)], dataType: DataType.INT64, int64Data: values.map(BigInt) }));
+    this.initializers.push(
+      create(TensorProtoSchema, { name, dims: [BigInt(values.length)], dataType: DataType.INT64, int64Data: values.map(BigInt) }),
+    );
     return name;
   }
 
@@ -113,7 +152,9 @@ export class Graph {
 function attribute(name: string, v: Attr): AttributeProto {
   if (typeof v === "string") return create(AttributeProtoSchema, { name, type: AttrType.STRING, s: new TextEncoder().encode(v) });
   if (Array.isArray(v)) return create(AttributeProtoSchema, { name, type: AttrType.INTS, ints: v.map(BigInt) });
-  return Number.isInteger(v) ? create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(v) }) : create(AttributeProtoSchema, { name, type: AttrType.FLOAT, f: v });
+  return Number.isInteger(v)
+    ? create(AttributeProtoSchema, { name, type: AttrType.INT, i: BigInt(v) })
+    : create(AttributeProtoSchema, { name, type: AttrType.FLOAT, f: v });
 }
 
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -121,20 +162,31 @@ const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 function littleEndian(data: Float32Array): Uint8Array<ArrayBuffer> {
   // the host's own bytes where they are already ONNX's order (a whole model's weights in one copy, not per float)
   if (HOST_LITTLE_ENDIAN) return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
-  const out = new Uint8Array(data.length * 4), view = new DataView(out.buffer);
+  const out = new Uint8Array(data.length * 4),
+    view = new DataView(out.buffer);
   for (let i = 0; i < data.length; i++) view.setFloat32(i * 4, data[i], true);
   return out;
 }
 
 export function valueInfo(name: string, elemType: DataType, dims: Dim[]): ValueInfoProto {
-  const dim = dims.map((d) => create(TensorShapeProto_DimensionSchema, { value: typeof d === "number" ? { case: "dimValue", value: BigInt(d) } : { case: "dimParam", value: d } }));
+  const dim = dims.map((d) =>
+    create(TensorShapeProto_DimensionSchema, {
+      value: typeof d === "number" ? { case: "dimValue", value: BigInt(d) } : { case: "dimParam", value: d },
+    }),
+  );
   const tensorType = create(TypeProto_TensorSchema, { elemType, shape: create(TensorShapeProtoSchema, { dim }) });
   return create(ValueInfoProtoSchema, { name, type: create(TypeProtoSchema, { value: { case: "tensorType", value: tensorType } }) });
 }
 
 /** h = wte[input_ids] + wpe[position_ids]. */
 export function embeddings(g: Graph): string {
-  return g.op("Add", [g.op("Gather", ["wte", INPUT_IDS], "embed/"), g.op("Gather", ["wpe", POSITION_IDS], "embed/")], "embed/", {}, "embed/h"); // [B, S, C]
+  return g.op(
+    "Add",
+    [g.op("Gather", ["wte", INPUT_IDS], "embed/"), g.op("Gather", ["wpe", POSITION_IDS], "embed/")],
+    "embed/",
+    {},
+    "embed/h",
+  ); // [B, S, C]
 }
 
 /**
@@ -143,7 +195,8 @@ export function embeddings(g: Graph): string {
  */
 function attentionBias(g: Graph): string {
   const s = "mask/";
-  const scalarDim = (x: string, axis: number) => g.op("Gather", [g.op("Shape", [x], s), g.int64(`${s}axis${axis}`, [axis])], s, { axis: 0 });
+  const scalarDim = (x: string, axis: number) =>
+    g.op("Gather", [g.op("Shape", [x], s), g.int64(`${s}axis${axis}`, [axis])], s, { axis: 0 });
   const total = g.op("Squeeze", [scalarDim(ATTENTION_MASK, 1)], s, {}, `${s}total`);
   const seq = g.op("Squeeze", [scalarDim(INPUT_IDS, 1)], s, {}, `${s}seq`);
   const zero = g.op("Constant", [], s, { value_int: 0 }, `${s}zero`);
@@ -159,24 +212,53 @@ function attentionBias(g: Graph): string {
 
 /** Causal multi-head self-attention of block l with its output projection; the cache extends k and v when present. */
 function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string, kvCache: boolean): string {
-  const s = `h${l}.attn/`, H = c.nHeads, D = c.dModel / c.nHeads;
+  const s = `h${l}.attn/`,
+    H = c.nHeads,
+    D = c.dModel / c.nHeads;
   const qkv = g.op("Add", [g.op("MatMul", [x, `h${l}.attn.wqkv`], s), `h${l}.attn.bqkv`], s, {}, `${s}qkv`); // [B, S, 3C]
   const parts = [`${s}q`, `${s}k`, `${s}v`];
-  g.nodes.push(create(NodeProtoSchema, { opType: "Split", name: `${s}split`, input: [qkv, g.int64(`${s}split_sizes`, [c.dModel, c.dModel, c.dModel])], output: parts, attribute: [attribute("axis", 2)] }));
+  g.nodes.push(
+    create(NodeProtoSchema, {
+      opType: "Split",
+      name: `${s}split`,
+      input: [qkv, g.int64(`${s}split_sizes`, [c.dModel, c.dModel, c.dModel])],
+      output: parts,
+      attribute: [attribute("axis", 2)],
+    }),
+  );
   const heads = g.int64(`${s}heads_shape`, [0, 0, H, D]);
-  const [q, kNew, vNew] = parts.map((p) => g.keep(`${p}_heads`, g.op("Transpose", [g.op("Reshape", [p, heads], s)], s, { perm: [0, 2, 1, 3] }, `${p}_heads`))); // each [B, H, S, D]
-  const withPast = (now: string, kv: "key" | "value") => kvCache ? g.op("Concat", [pastName(l, kv), now], s, { axis: 2 }, presentName(l, kv)) : now; // [B, H, P + S, D]
+  const [q, kNew, vNew] = parts.map((p) =>
+    g.keep(`${p}_heads`, g.op("Transpose", [g.op("Reshape", [p, heads], s)], s, { perm: [0, 2, 1, 3] }, `${p}_heads`)),
+  ); // each [B, H, S, D]
+  const withPast = (now: string, kv: "key" | "value") =>
+    kvCache ? g.op("Concat", [pastName(l, kv), now], s, { axis: 2 }, presentName(l, kv)) : now; // [B, H, P + S, D]
   const [k, v] = [withPast(kNew, "key"), withPast(vNew, "value")];
-  const scores = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [k], s, { perm: [0, 1, 3, 2] })], s), g.scalar(`${s}scale`, 1 / Math.sqrt(D))], s, {}, `${s}scores`); // [B, H, S, P + S]
+  const scores = g.op(
+    "Mul",
+    [g.op("MatMul", [q, g.op("Transpose", [k], s, { perm: [0, 1, 3, 2] })], s), g.scalar(`${s}scale`, 1 / Math.sqrt(D))],
+    s,
+    {},
+    `${s}scores`,
+  ); // [B, H, S, P + S]
   const att = g.op("Softmax", [g.op("Add", [scores, bias], s)], s, { axis: -1 }, `${s}weights`);
-  const y = g.op("Reshape", [g.op("Transpose", [g.op("MatMul", [att, v], s)], s, { perm: [0, 2, 1, 3] }), g.int64(`${s}merge_shape`, [0, 0, c.dModel])], s, {}, `${s}y`); // [B, S, C]
+  const y = g.op(
+    "Reshape",
+    [g.op("Transpose", [g.op("MatMul", [att, v], s)], s, { perm: [0, 2, 1, 3] }), g.int64(`${s}merge_shape`, [0, 0, c.dModel])],
+    s,
+    {},
+    `${s}y`,
+  ); // [B, S, C]
   return g.op("Add", [g.op("MatMul", [y, `h${l}.attn.wo`], s), `h${l}.attn.bo`], s, {}, `${s}out`);
 }
 
 /** GELU in GPT-2's tanh form 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), as ops.ts computes it (Gelu is opset 20). */
 function gelu(g: Graph, x: string, s: string): string {
   const cube = g.op("Mul", [g.op("Mul", [x, x], s), x], s);
-  const inner = g.op("Mul", [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))], s);
+  const inner = g.op(
+    "Mul",
+    [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))],
+    s,
+  );
   const t = g.keep(`${s}tanh`, g.op("Tanh", [inner], s));
   return g.op("Mul", [g.op("Mul", [x, g.scalar(`${s}half`, 0.5)], s), g.op("Add", [t, g.scalar(`${s}one`, 1)], s)], s, {}, `${s}gelu`);
 }
@@ -189,10 +271,16 @@ function mlp(g: Graph, l: number, x: string): string {
 
 /** LayerNorm `prefix` of x, named `<scope><ln1|ln2|lnf>`; for training also its input, mean and 1/std, kept as `<name>/x|mean|rstd`. */
 function layerNorm(g: Graph, x: string, prefix: string, scope: string): string {
-  const y = `${scope}${prefix.split(".").pop()}`, attrs = { axis: -1, epsilon: LN_EPS };
+  const y = `${scope}${prefix.split(".").pop()}`,
+    attrs = { axis: -1, epsilon: LN_EPS };
   if (!g.training) return g.op("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], scope, attrs, y);
   g.keep(`${y}/x`, x);
-  g.multi("LayerNormalization", [x, `${prefix}.g`, `${prefix}.b`], [y, g.keep(`${y}/mean`, `${y}_mean`), g.keep(`${y}/rstd`, `${y}_rstd`)], attrs); // stats [B, S, 1]
+  g.multi(
+    "LayerNormalization",
+    [x, `${prefix}.g`, `${prefix}.b`],
+    [y, g.keep(`${y}/mean`, `${y}_mean`), g.keep(`${y}/rstd`, `${y}_rstd`)],
+    attrs,
+  ); // stats [B, S, 1]
   return y;
 }
 
@@ -205,7 +293,8 @@ export function block(g: Graph, c: ModelConfig, l: number, h: string, bias: stri
 
 /** logits = LN_f(h)·wteᵀ (tied) or ·head (untied); scoring: nll (and `head/logp`) in their place. */
 export function head(g: Graph, c: ModelConfig, h: string, scoring: boolean): string {
-  const s = "head/", z = layerNorm(g, h, "lnf", s);
+  const s = "head/",
+    z = layerNorm(g, h, "lnf", s);
   const w = c.tiedHead ? g.op("Transpose", ["wte"], s, { perm: [1, 0] }, `${s}wte_t`) : "head"; // [C, V]
   const logits = g.op("MatMul", [z, w], s, {}, scoring ? `${s}logits` : LOGITS); // [B, S, V]
   if (!scoring) return logits;
@@ -230,23 +319,37 @@ export function onnxModel(config: ModelConfig, weights: ParamArrays | null, opti
   for (let l = 0; l < config.nLayers; l++) h = block(g, config, l, h, bias, kvCache);
   head(g, config, h, scoring);
 
-  const H = config.nHeads, D = config.dModel / config.nHeads;
+  const H = config.nHeads,
+    D = config.dModel / config.nHeads;
   const cache = (names: (l: number, kv: "key" | "value") => string, len: string) =>
-    Array.from({ length: config.nLayers }, (_, l) => (["key", "value"] as const).map((kv) => valueInfo(names(l, kv), DataType.FLOAT, [BATCH_AXIS, H, len, D]))).flat();
+    Array.from({ length: config.nLayers }, (_, l) =>
+      (["key", "value"] as const).map((kv) => valueInfo(names(l, kv), DataType.FLOAT, [BATCH_AXIS, H, len, D])),
+    ).flat();
   const inputs = [
-    ...(scoring ? scoringInputs() : [valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]), valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]), valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"])]),
+    ...(scoring
+      ? scoringInputs()
+      : [
+          valueInfo(INPUT_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+          valueInfo(ATTENTION_MASK, DataType.INT64, [BATCH_AXIS, "total_sequence_length"]),
+          valueInfo(POSITION_IDS, DataType.INT64, [BATCH_AXIS, "sequence_length"]),
+        ]),
     ...(kvCache ? cache(pastName, "past_sequence_length") : []),
     ...(asInputs ? weightInputs(config) : []),
   ];
-  const outputs = scoring ? [valueInfo(NLL, DataType.FLOAT, [BATCH_AXIS, "sequence_length"])]
-    : [valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]), ...(kvCache ? cache(presentName, "total_sequence_length") : [])];
+  const outputs = scoring
+    ? [valueInfo(NLL, DataType.FLOAT, [BATCH_AXIS, "sequence_length"])]
+    : [
+        valueInfo(LOGITS, DataType.FLOAT, [BATCH_AXIS, "sequence_length", config.vocabSize]),
+        ...(kvCache ? cache(presentName, "total_sequence_length") : []),
+      ];
   return encodeGraph(g, inputs, outputs, options.metadata);
 }
 
 function addWeights(g: Graph, config: ModelConfig, weights: ParamArrays | null): void {
   for (const [name, shape] of parameterShapes(config)) {
     const data = weights?.get(name);
-    if (!data || data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
+    if (!data || data.length !== shape.reduce((a, b) => a * b, 1))
+      throw new Error(`onnx: weight "${name}" is missing or not of shape [${shape}]`);
     g.weight(name, shape, data);
   }
 }
@@ -267,10 +370,17 @@ export function weightInputs(config: ModelConfig): ValueInfoProto[] {
 }
 
 /** ModelProto bytes of a built graph (opset 17, IR 8) with these inputs, outputs and metadata. */
-export function encodeGraph(g: Graph, inputs: ValueInfoProto[], outputs: ValueInfoProto[], metadata: Record<string, string> = {}): Uint8Array {
+export function encodeGraph(
+  g: Graph,
+  inputs: ValueInfoProto[],
+  outputs: ValueInfoProto[],
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const graph = create(GraphProtoSchema, { name: "tinylab", node: g.nodes, initializer: g.initializers, input: inputs, output: outputs });
   const model = create(ModelProtoSchema, {
-    irVersion: BigInt(ONNX_IR_VERSION), producerName: "tinylab", graph,
+    irVersion: BigInt(ONNX_IR_VERSION),
+    producerName: "tinylab",
+    graph,
     opsetImport: [create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) })],
     metadataProps: Object.entries(metadata).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   });

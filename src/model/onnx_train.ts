@@ -6,17 +6,37 @@
 //                            → loss_sum (a scalar) and grad.<parameter> per parameter, in parameterShapes order
 import type { ValueInfoProto } from "onnx-buf";
 import { parameterShapes, type ModelConfig } from "./config.ts";
-import { BATCH_AXIS, block, DataType, embeddings, encodeGraph, Graph, head, INPUT_IDS, POSITION_IDS, scoringInputs, TARGETS, valueInfo, weightInputs, ATTENTION_BIAS } from "./onnx.ts";
+import {
+  BATCH_AXIS,
+  block,
+  DataType,
+  embeddings,
+  encodeGraph,
+  Graph,
+  head,
+  INPUT_IDS,
+  POSITION_IDS,
+  scoringInputs,
+  TARGETS,
+  valueInfo,
+  weightInputs,
+  ATTENTION_BIAS,
+} from "./onnx.ts";
 
 /** The training form's extra input (float32 [B, S]: 1 where a target counts) and its outputs. */
-export const TARGET_MASK = "target_mask", LOSS_SUM = "loss_sum";
+export const TARGET_MASK = "target_mask",
+  LOSS_SUM = "loss_sum";
 export const gradName = (param: string) => `grad.${param}`;
 
-const GELU_K = Math.sqrt(2 / Math.PI), GELU_C = 0.044715;
+const GELU_K = Math.sqrt(2 / Math.PI),
+  GELU_C = 0.044715;
 
 /** The graph's helpers for a backward: names under scope `s`. */
 class Backward {
-  constructor(readonly g: Graph, readonly c: ModelConfig) {}
+  constructor(
+    readonly g: Graph,
+    readonly c: ModelConfig,
+  ) {}
 
   op(type: string, inputs: string[], s: string, attrs: Record<string, number | number[] | string> = {}, out?: string): string {
     return this.g.op(type, inputs, s, attrs, out);
@@ -56,13 +76,25 @@ class Backward {
 
   /** d of y = LayerNorm(x)·g + b kept as `name`: returns dx; writes grads of `<prefix>.g` and `.b`. */
   layerNorm(dy: string, name: string, prefix: string): string {
-    const s = `${name}/bw/`, g = this.g;
+    const s = `${name}/bw/`,
+      g = this.g;
     const [x, mean, rstd] = ["x", "mean", "rstd"].map((r) => g.get(`${name}/${r}`));
     const xhat = this.op("Mul", [this.op("Sub", [x, mean], s), rstd], s);
     const dxhat = this.op("Mul", [dy, `${prefix}.g`], s);
     const meanLast = (t: string) => this.op("ReduceMean", [t], s, { axes: [-1], keepdims: 1 });
     // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), the LayerNorm backward over the normalised axis
-    const dx = this.op("Mul", [rstd, this.op("Sub", [this.op("Sub", [dxhat, meanLast(dxhat)], s), this.op("Mul", [xhat, meanLast(this.op("Mul", [dxhat, xhat], s))], s)], s)], s);
+    const dx = this.op(
+      "Mul",
+      [
+        rstd,
+        this.op(
+          "Sub",
+          [this.op("Sub", [dxhat, meanLast(dxhat)], s), this.op("Mul", [xhat, meanLast(this.op("Mul", [dxhat, xhat], s))], s)],
+          s,
+        ),
+      ],
+      s,
+    );
     this.columnSum(this.op("Mul", [dy, xhat], s), s, gradName(`${prefix}.g`));
     this.columnSum(dy, s, gradName(`${prefix}.b`));
     return dx;
@@ -70,16 +102,30 @@ class Backward {
 
   /** Block l's MLP backward from d(out); returns d(its input, the LN2 output). */
   mlp(dOut: string, l: number): string {
-    const s = `h${l}.mlp/bw/`, { dModel: C, dFF: F } = this.c, g = this.g;
+    const s = `h${l}.mlp/bw/`,
+      { dModel: C, dFF: F } = this.c,
+      g = this.g;
     const [pre, t, act] = [g.get(`h${l}.mlp/pre`), g.get(`h${l}.mlp/tanh`), `h${l}.mlp/gelu`];
     this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`));
     this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`));
     const dAct = this.inputGrad(dOut, `h${l}.mlp.w2`, s); // [B, S, F]
     // gelu'(x) = 0.5(1 + t) + 0.5·x·(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³))
     const k = (name: string, v: number) => g.scalar(`bw/${name}`, v);
-    const slope = this.op("Add", [this.op("Mul", [this.op("Mul", [pre, pre], s), k("gelu_3ck", 3 * GELU_C * GELU_K)], s), k("gelu_k", GELU_K)], s);
-    const dt = this.op("Mul", [this.op("Mul", [this.op("Sub", [k("one", 1), this.op("Mul", [t, t], s)], s), slope], s), this.op("Mul", [pre, k("half", 0.5)], s)], s);
-    const dPre = this.op("Mul", [dAct, this.op("Add", [this.op("Mul", [this.op("Add", [t, k("one", 1)], s), k("half", 0.5)], s), dt], s)], s);
+    const slope = this.op(
+      "Add",
+      [this.op("Mul", [this.op("Mul", [pre, pre], s), k("gelu_3ck", 3 * GELU_C * GELU_K)], s), k("gelu_k", GELU_K)],
+      s,
+    );
+    const dt = this.op(
+      "Mul",
+      [this.op("Mul", [this.op("Sub", [k("one", 1), this.op("Mul", [t, t], s)], s), slope], s), this.op("Mul", [pre, k("half", 0.5)], s)],
+      s,
+    );
+    const dPre = this.op(
+      "Mul",
+      [dAct, this.op("Add", [this.op("Mul", [this.op("Add", [t, k("one", 1)], s), k("half", 0.5)], s), dt], s)],
+      s,
+    );
     this.weightGrad(`h${l}/ln2`, dPre, C, F, s, gradName(`h${l}.mlp.w1`));
     this.columnSum(dPre, s, gradName(`h${l}.mlp.b1`));
     return this.inputGrad(dPre, `h${l}.mlp.w1`, s);
@@ -87,12 +133,18 @@ class Backward {
 
   /** Block l's attention backward from d(out); returns d(its input, the LN1 output). */
   attention(dOut: string, l: number): string {
-    const s = `h${l}.attn/bw/`, a = `h${l}.attn/`, g = this.g, { dModel: C, nHeads: H } = this.c, D = C / H;
+    const s = `h${l}.attn/bw/`,
+      a = `h${l}.attn/`,
+      g = this.g,
+      { dModel: C, nHeads: H } = this.c,
+      D = C / H;
     this.weightGrad(`${a}y`, dOut, C, C, s, gradName(`h${l}.attn.wo`));
     this.columnSum(dOut, s, gradName(`h${l}.attn.bo`));
     const swap = (t: string) => this.op("Transpose", [t], s, { perm: [0, 1, 3, 2] });
-    const toHeads = (t: string) => this.op("Transpose", [this.op("Reshape", [t, g.int64(`${a}heads_shape`, [0, 0, H, D])], s)], s, { perm: [0, 2, 1, 3] }); // [B, H, S, D]
-    const fromHeads = (t: string) => this.op("Reshape", [this.op("Transpose", [t], s, { perm: [0, 2, 1, 3] }), g.int64(`${a}merge_shape`, [0, 0, C])], s); // [B, S, C]
+    const toHeads = (t: string) =>
+      this.op("Transpose", [this.op("Reshape", [t, g.int64(`${a}heads_shape`, [0, 0, H, D])], s)], s, { perm: [0, 2, 1, 3] }); // [B, H, S, D]
+    const fromHeads = (t: string) =>
+      this.op("Reshape", [this.op("Transpose", [t], s, { perm: [0, 2, 1, 3] }), g.int64(`${a}merge_shape`, [0, 0, C])], s); // [B, S, C]
     const [q, k, v, att] = [g.get(`${a}q_heads`), g.get(`${a}k_heads`), g.get(`${a}v_heads`), `${a}weights`];
     const dy4 = toHeads(this.inputGrad(dOut, `h${l}.attn.wo`, s));
     const dv = fromHeads(this.op("MatMul", [swap(att), dy4], s));
@@ -100,7 +152,8 @@ class Backward {
     // softmax backward: ds = att ⊙ (datt − Σ_j datt·att), then the score scale; masked entries have att = 0
     const rowDot = this.op("ReduceSum", [this.op("Mul", [datt, att], s), g.int64("bw/axes_last", [-1])], s, { keepdims: 1 });
     const ds = this.op("Mul", [this.op("Mul", [att, this.op("Sub", [datt, rowDot], s)], s), `${a}scale`], s);
-    const dq = fromHeads(this.op("MatMul", [ds, k], s)), dk = fromHeads(this.op("MatMul", [swap(ds), q], s));
+    const dq = fromHeads(this.op("MatMul", [ds, k], s)),
+      dk = fromHeads(this.op("MatMul", [swap(ds), q], s));
     const dqkv = this.op("Concat", [dq, dk, dv], s, { axis: 2 }); // [B, S, 3C]
     this.weightGrad(`h${l}/ln1`, dqkv, C, 3 * C, s, gradName(`h${l}.attn.wqkv`));
     this.columnSum(dqkv, s, gradName(`h${l}.attn.bqkv`));
@@ -110,7 +163,10 @@ class Backward {
 
 /** The training graph of a decoder config (no dropout: the graph has none), weights as inputs. */
 export function trainingModel(c: ModelConfig): Uint8Array {
-  const g = new Graph(true), bw = new Backward(g, c), C = c.dModel, V = c.vocabSize;
+  const g = new Graph(true),
+    bw = new Backward(g, c),
+    C = c.dModel,
+    V = c.vocabSize;
   let h = embeddings(g);
   for (let l = 0; l < c.nLayers; l++) h = block(g, c, l, h, ATTENTION_BIAS, false);
   const nll = head(g, c, h, true); // [B, S]
@@ -119,7 +175,10 @@ export function trainingModel(c: ModelConfig): Uint8Array {
   // d(Σ mask·nll)/d logits = mask·softmax − mask at the target (the mask is 0 or 1: the same bits as mask·(softmax − onehot))
   const mask3 = g.op("Unsqueeze", [TARGET_MASK, g.int64("head/axes_last", [2])], s); // [B, S, 1]
   const at = g.op("Unsqueeze", [TARGETS, g.int64("head/axes_last", [2])], s);
-  const dLogits = g.op("ScatterElements", [g.op("Mul", [g.op("Exp", ["head/logp"], s), mask3], s), at, g.op("Neg", [mask3], s)], s, { axis: 2, reduction: "add" }); // [B, S, V]
+  const dLogits = g.op("ScatterElements", [g.op("Mul", [g.op("Exp", ["head/logp"], s), mask3], s), at, g.op("Neg", [mask3], s)], s, {
+    axis: 2,
+    reduction: "add",
+  }); // [B, S, V]
   let dz: string;
   if (c.tiedHead) {
     g.op("Gemm", [bw.rows(dLogits, V, s), bw.rows("head/lnf", C, s)], s, { transA: 1 }, "bw/wte_head");
@@ -139,7 +198,14 @@ export function trainingModel(c: ModelConfig): Uint8Array {
   if (c.tiedHead) g.op("Add", [wteEmbed, "bw/wte_head"], e, {}, gradName("wte"));
   bw.rowGrad(POSITION_IDS, dh, c.contextLength, e, gradName("wpe"));
 
-  const inputs: ValueInfoProto[] = [...scoringInputs(), valueInfo(TARGET_MASK, DataType.FLOAT, [BATCH_AXIS, "sequence_length"]), ...weightInputs(c)];
-  const outputs = [valueInfo(LOSS_SUM, DataType.FLOAT, []), ...parameterShapes(c).map(([n, shape]) => valueInfo(gradName(n), DataType.FLOAT, shape))];
+  const inputs: ValueInfoProto[] = [
+    ...scoringInputs(),
+    valueInfo(TARGET_MASK, DataType.FLOAT, [BATCH_AXIS, "sequence_length"]),
+    ...weightInputs(c),
+  ];
+  const outputs = [
+    valueInfo(LOSS_SUM, DataType.FLOAT, []),
+    ...parameterShapes(c).map(([n, shape]) => valueInfo(gradName(n), DataType.FLOAT, shape)),
+  ];
   return encodeGraph(g, inputs, outputs);
 }

@@ -33,7 +33,10 @@ export const matmul: (a: T, b: T) => T = tf.customGrad(((a: T, b: T, save: tf.Gr
   save([a, b]);
   return {
     value: batchMatMul(a, b),
-    gradFunc: (dy: T, saved: T[]) => [batchMatMul(dy, swapLastNoGrad(saved[1])), a.rank === 2 ? weightGrad(saved[0], dy) : batchMatMul(swapLastNoGrad(saved[0]), dy)],
+    gradFunc: (dy: T, saved: T[]) => [
+      batchMatMul(dy, swapLastNoGrad(saved[1])),
+      a.rank === 2 ? weightGrad(saved[0], dy) : batchMatMul(swapLastNoGrad(saved[0]), dy),
+    ],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: T, b: T) => T;
 
@@ -155,7 +158,8 @@ export const ATTENTION_SCALE = "1/sqrt(d_head)";
  */
 export function attend(x: T, wqkv: T, bqkv: T, mask: T, nHeads: number): T {
   const [B, S, C] = x.shape;
-  const D = C / nHeads, scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
+  const D = C / nHeads,
+    scale = 1 / Math.sqrt(D); // ATTENTION_SCALE
   // 4-D transposes only (JS row copies on wasm): tfjs-wasm's 5-D transpose (and a SplitV of packed qkv) is far slower per element
   const fromHeads = (h: T) => tf.reshape(swapMiddle(h as tf.Tensor4D), [B * S, C]); // [B·S, C]
   const f = fused((xIn: T, w: T, b: T, save?: T) => {

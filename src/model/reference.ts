@@ -27,9 +27,11 @@ export function referenceLogits(config: ModelConfig, params: Params64, input: Mo
   for (let r = 0; r < rows; r++) {
     // x: [cols, C] for this row
     let x: Float64Array = new Float64Array(cols * C);
-    const wte = P("wte"), wpe = P("wpe");
+    const wte = P("wte"),
+      wpe = P("wpe");
     for (let t = 0; t < cols; t++) {
-      const id = input.ids[r * cols + t], p = pos[r * cols + t];
+      const id = input.ids[r * cols + t],
+        p = pos[r * cols + t];
       for (let c = 0; c < C; c++) x[t * C + c] = wte[id * C + c] + wpe[p * C + c];
     }
     const rowMask = mask.subarray(r * cols * cols, (r + 1) * cols * cols);
@@ -37,7 +39,14 @@ export function referenceLogits(config: ModelConfig, params: Params64, input: Mo
       const pre = `h${l}.`;
       const a = attention(layerNorm(x, cols, C, P(pre + "ln1.g"), P(pre + "ln1.b")), cols, config, params, pre, rowMask);
       x = add(x, a);
-      const h = linear(layerNorm(x, cols, C, P(pre + "ln2.g"), P(pre + "ln2.b")), cols, C, config.dFF, P(pre + "mlp.w1"), P(pre + "mlp.b1"));
+      const h = linear(
+        layerNorm(x, cols, C, P(pre + "ln2.g"), P(pre + "ln2.b")),
+        cols,
+        C,
+        config.dFF,
+        P(pre + "mlp.w1"),
+        P(pre + "mlp.b1"),
+      );
       for (let i = 0; i < h.length; i++) h[i] = gelu(h[i]);
       x = add(x, linear(h, cols, config.dFF, C, P(pre + "mlp.w2"), P(pre + "mlp.b2")));
     }
@@ -120,7 +129,10 @@ function attention(x: Float64Array, n: number, config: ModelConfig, params: Para
         max = Math.max(max, scores[j]);
       }
       let z = 0;
-      for (let j = 0; j < n; j++) { scores[j] = Math.exp(scores[j] - max); z += scores[j]; }
+      for (let j = 0; j < n; j++) {
+        scores[j] = Math.exp(scores[j] - max);
+        z += scores[j];
+      }
       for (let d = 0; d < D; d++) {
         let s = 0;
         for (let j = 0; j < n; j++) s += (scores[j] / z) * qkv[j * 3 * C + 2 * C + h * D + d];

@@ -26,7 +26,17 @@ export function notRegular(path: string): string | undefined {
     throw err;
   }
   if (st.isFile()) return undefined;
-  return st.isDirectory() ? "a directory" : st.isCharacterDevice() ? "a character device" : st.isBlockDevice() ? "a block device" : st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : "not a regular file";
+  return st.isDirectory()
+    ? "a directory"
+    : st.isCharacterDevice()
+      ? "a character device"
+      : st.isBlockDevice()
+        ? "a block device"
+        : st.isFIFO()
+          ? "a FIFO"
+          : st.isSocket()
+            ? "a socket"
+            : "not a regular file";
 }
 
 /** Raised before anything is written when the target exists and is not a regular file (rename would replace it). */

@@ -112,7 +112,9 @@ export function detag(raw: string): string {
 
 /** All 500 corpus files (sorted by id) as documents. */
 export function loadBrown(dir: string = brownDir()): BrownDoc[] {
-  const ids = readdirSync(dir).filter((f) => FILE_RE.test(f)).sort();
+  const ids = readdirSync(dir)
+    .filter((f) => FILE_RE.test(f))
+    .sort();
   if (ids.length === 0) throw new Error(`brown: no corpus files (like ca01) in ${dir}`);
   return ids.map((id) => {
     const genre = FILE_RE.exec(id)![1];
@@ -136,7 +138,8 @@ export const genreStreams: SplitStreams = (source) => {
 };
 
 /** The corpus files as the text split's documents: the genre is the source, the file its own. */
-export const brownSources = (docs: readonly BrownDoc[]): TextSource[] => docs.map((d) => ({ id: d.id, source: d.source, file: d.id, text: d.text }));
+export const brownSources = (docs: readonly BrownDoc[]): TextSource[] =>
+  docs.map((d) => ({ id: d.id, source: d.source, file: d.id, text: d.text }));
 
 /** Held-out fractions of the Brown split: about 80/10/10 by genre. */
 export const BROWN_FRACTIONS = { validation: 0.1, test: 0.1 } as const;
@@ -152,10 +155,11 @@ export function brownSplit(docs: readonly BrownDoc[], store: ManifestStore, spli
 /** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */
 export function sliceBrown(docs: readonly BrownDoc[], s: { filesPerGenre: number; chars: number }): BrownDoc[] {
   const seen = new Map<string, number>();
-  return docs.filter((d) => {
-    const n = seen.get(d.genre) ?? 0;
-    seen.set(d.genre, n + 1);
-    return n < s.filesPerGenre;
-  }).map((d) => ({ ...d, text: d.text.length <= s.chars ? d.text : d.text.slice(0, d.text.lastIndexOf(" ", s.chars)) }));
+  return docs
+    .filter((d) => {
+      const n = seen.get(d.genre) ?? 0;
+      seen.set(d.genre, n + 1);
+      return n < s.filesPerGenre;
+    })
+    .map((d) => ({ ...d, text: d.text.length <= s.chars ? d.text : d.text.slice(0, d.text.lastIndexOf(" ", s.chars)) }));
 }
-

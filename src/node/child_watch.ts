@@ -60,7 +60,9 @@ export function startAsSweepChild(env: NodeJS.ProcessEnv = process.env): void {
   // of the task) may come before the command has its own handler, or to one that has none: then exit through the
   // exit hooks, which a signal death never runs (its locks would be left). A command with a handler of its own (training)
   // stops after its update; while this thread is busy in a synchronous loop the watch ends the run once the task is gone.
-  process.on("SIGINT", () => { if (!ownHandler()) process.exit(130); });
+  process.on("SIGINT", () => {
+    if (!ownHandler()) process.exit(130);
+  });
   process.on("SIGTERM", () => (ownHandler() ? process.kill(process.pid, "SIGINT") : process.exit(143)));
   watcher.unref(); // after the listener, which would hold the process open: a finished run exits as it would alone
 }

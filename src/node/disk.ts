@@ -2,11 +2,34 @@
 // directory store that writes atomically and sweeps the temp files of killed writers. Not a format (that is
 // src/util/formats/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
 import { constants } from "node:buffer";
-import { accessSync, closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, statSync, type Stats } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants as fsConstants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
 import { isAlive } from "../util/runtime/process.ts";
-import { checkHeader, decodeSafetensors, encodeSafetensors, headerLength, SafetensorsError, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import {
+  checkHeader,
+  decodeSafetensors,
+  encodeSafetensors,
+  headerLength,
+  SafetensorsError,
+  type HeaderLayout,
+  type SafetensorsContents,
+  type TensorEntry,
+} from "../util/formats/safetensors.ts";
 import { judgeModelHeader, parseConfig } from "../lab/model_file.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { ModelFileError } from "../lab/file_checks.ts";
@@ -36,11 +59,16 @@ function kindOf(st: Stats): string {
 /** Why a path names no file, or undefined for any other error: one wording for every reader and every command. */
 export function notFoundReason(err: unknown): string | undefined {
   switch ((err as NodeJS.ErrnoException).code) {
-    case "ENOENT": return "";
-    case "ENOTDIR": return " (a part of the path is not a directory)";
-    case "ELOOP": return " (a loop of symbolic links)";
-    case "ENAMETOOLONG": return " (the name is too long)";
-    default: return undefined;
+    case "ENOENT":
+      return "";
+    case "ENOTDIR":
+      return " (a part of the path is not a directory)";
+    case "ELOOP":
+      return " (a loop of symbolic links)";
+    case "ENAMETOOLONG":
+      return " (the name is too long)";
+    default:
+      return undefined;
   }
 }
 
@@ -55,7 +83,12 @@ export function notFound(what: string, path: string, err: unknown, Refusal: new 
  * Open `path` for reading, refusing (as `Refusal`, naming `what`) a missing path, anything but a regular file
  * and a file over `limit`, all before a byte is read. O_NONBLOCK: opening a FIFO must not wait for a writer.
  */
-function openRegular(path: string, what: string, limit: SizeLimit | null, Refusal: new (message: string) => Error): { fd: number; size: number } {
+function openRegular(
+  path: string,
+  what: string,
+  limit: SizeLimit | null,
+  Refusal: new (message: string) => Error,
+): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
@@ -75,7 +108,10 @@ function openRegular(path: string, what: string, limit: SizeLimit | null, Refusa
 
 function checkSize(size: number, path: string, what: string, limit: SizeLimit, Refusal: new (message: string) => Error): void {
   const cap = Math.min(limit.bytes, MAX_LENGTH);
-  if (size > cap) throw new Refusal(`${what} ${path} has ${size} bytes, more than the ${cap} (${cap === limit.bytes ? limit.label : BUFFER_LIMIT.label}) limit`);
+  if (size > cap)
+    throw new Refusal(
+      `${what} ${path} has ${size} bytes, more than the ${cap} (${cap === limit.bytes ? limit.label : BUFFER_LIMIT.label}) limit`,
+    );
 }
 
 /**
@@ -83,7 +119,12 @@ function checkSize(size: number, path: string, what: string, limit: SizeLimit, R
  * A missing path, anything but a regular file (directory, FIFO, device) and a file over `limit` are refused as
  * `Refusal` (e.g. the lab's ModelFileError), naming `what`, before anything is read.
  */
-export function readFileBytes(path: string, what: string, Refusal: new (message: string) => Error = Error, limit: SizeLimit = BUFFER_LIMIT): Uint8Array {
+export function readFileBytes(
+  path: string,
+  what: string,
+  Refusal: new (message: string) => Error = Error,
+  limit: SizeLimit = BUFFER_LIMIT,
+): Uint8Array {
   const { fd, size } = openRegular(path, what, limit, Refusal);
   try {
     return readOpen(fd, size, path);
@@ -111,7 +152,11 @@ function readOpen(fd: number, size: number, path: string, into = new Uint8Array(
  * describe exactly its bytes (say a valid model followed by a GiB of zeros) is refused having read only its header.
  */
 export function readSafetensorsBytes(
-  path: string, what: string, Refusal: new (message: string) => Error = Error, says = "not a valid safetensors file: ", judge?: (layout: HeaderLayout) => void,
+  path: string,
+  what: string,
+  Refusal: new (message: string) => Error = Error,
+  says = "not a valid safetensors file: ",
+  judge?: (layout: HeaderLayout) => void,
 ): Uint8Array {
   const { fd, size } = openRegular(path, what, null, Refusal);
   try {
@@ -235,10 +280,12 @@ function checkDir(abs: string, label: string, probe: FsProbe): void {
   };
   const pseudo = (p: string, shown: string) => {
     const root = PSEUDO.find((r) => p === r || p.startsWith(r + "/"));
-    if (root) refuse(`${shown === root ? root : `${shown} is on ${root}, which`} is a kernel pseudo-filesystem; nothing can be written there`);
+    if (root)
+      refuse(`${shown === root ? root : `${shown} is on ${root}, which`} is a kernel pseudo-filesystem; nothing can be written there`);
   };
   pseudo(abs, abs.split("/").slice(0, 2).join("/"));
-  let p = abs, isDir: boolean | undefined;
+  let p = abs,
+    isDir: boolean | undefined;
   try {
     while ((isDir = probe.isDirectory(p)) === undefined && dirname(p) !== p) p = dirname(p);
   } catch (err) {
@@ -299,7 +346,6 @@ export function removeStaleTemps(dir: string): void {
     if (m && !isAlive(Number(m[1]))) rmSync(join(dir, f), { force: true });
   }
 }
-
 
 /** Refuse a path that must be an existing regular file, naming what it is for (the wording of readFileBytes). */
 export function requireFile(path: string, what: string): string {

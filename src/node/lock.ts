@@ -49,7 +49,8 @@ export type LockJudge = (seen: { text: string; pid: number | undefined }) => str
  */
 export function takeLock(path: string, mine: string, what: string, judge: LockJudge): Lock {
   const ours = held.get(path);
-  if (ours !== undefined) throw new LockedError(judge({ text: ours, pid: process.pid }) ?? `${what} is already locked by this process (lock file ${path})`);
+  if (ours !== undefined)
+    throw new LockedError(judge({ text: ours, pid: process.pid }) ?? `${what} is already locked by this process (lock file ${path})`);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (createWhole(path, mine)) {
       if (held.size === 0) process.on("exit", releaseAll);
@@ -113,7 +114,9 @@ const UNREADABLE_PAUSE_MS = 50;
 const BUSY_PAUSE_MS = 2;
 
 /** Block this thread for `ms` (a lock is taken before any work, so nothing else is waiting on it). */
-const pause = (ms: number): void => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); };
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
 
 /** The lock file's text and the pid it names; undefined when there is no file. An unreadable one is read again after a pause. */
 function holder(path: string): { text: string; pid: number | undefined } | undefined {
@@ -206,7 +209,8 @@ export const DIRECTORY_LOCK = ".tinylab.lock";
 export const lockDirectory = (dir: string, what: string, shown = dir): Lock => acquireLock(join(dir, DIRECTORY_LOCK), `${what} ${shown}`);
 
 /** Lock a file path the run will write (a model file): the lock file sits beside it as .tinylab.NAME.lock. */
-export const lockPath = (path: string, what: string): Lock => acquireLock(join(dirname(path), `.tinylab.${basename(path)}.lock`), `${what} ${path}`);
+export const lockPath = (path: string, what: string): Lock =>
+  acquireLock(join(dirname(path), `.tinylab.${basename(path)}.lock`), `${what} ${path}`);
 
 /**
  * Refuse, as acquireLock would, while a live process other than this one holds the lock file `path`, without

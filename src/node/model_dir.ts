@@ -75,16 +75,22 @@ export function openModelDir(dir: string, o: ModelDirOptions = {}): ModelDir {
   };
   const optional = (name: string): Uint8Array | undefined => (existsSync(join(dir, name)) ? read(name) : undefined);
   // every file read and checked against the seal first: an edited file is named as changed, whatever it now says
-  const configBytes = read("config.json"), tokenizerBytes = read("tokenizer.json");
+  const configBytes = read("config.json"),
+    tokenizerBytes = read("tokenizer.json");
   const tokConfig = optional("tokenizer_config.json");
   optional("generation_config.json");
   const graphFile = o.graph ?? GRAPH_FILES.find((g) => existsSync(join(dir, g)));
-  if (graphFile === undefined) throw new ModelDirRefusal(`model directory ${dir}: has none of ${GRAPH_FILES.join(", ")}; name the graph with --graph`);
-  if (graphFile.split(/[\\/]/).includes("..")) throw new ModelDirRefusal(`--graph ${graphFile}: must name a file inside the model directory`);
+  if (graphFile === undefined)
+    throw new ModelDirRefusal(`model directory ${dir}: has none of ${GRAPH_FILES.join(", ")}; name the graph with --graph`);
+  if (graphFile.split(/[\\/]/).includes(".."))
+    throw new ModelDirRefusal(`--graph ${graphFile}: must name a file inside the model directory`);
   const graphBytes = read(graphFile, { bytes: 2 ** 31 - 1, label: "2 GiB (a graph without external data)" });
   const manifest = existsSync(join(dir, MANIFEST_FILE));
   if (manifest) {
-    const sealed = parseManifest(new TextDecoder().decode(readFileBytes(join(dir, MANIFEST_FILE), MANIFEST_FILE, ModelDirRefusal, FILE_LIMIT)), `${dir}/${MANIFEST_FILE}`);
+    const sealed = parseManifest(
+      new TextDecoder().decode(readFileBytes(join(dir, MANIFEST_FILE), MANIFEST_FILE, ModelDirRefusal, FILE_LIMIT)),
+      `${dir}/${MANIFEST_FILE}`,
+    );
     try {
       checkSealed(sealed, new Map(files.map((f) => [f.name, f.sha256])), (name) => existsSync(join(dir, name)), dir);
     } catch (err) {
@@ -98,29 +104,60 @@ export function openModelDir(dir: string, o: ModelDirOptions = {}): ModelDir {
   } catch (err) {
     throw err instanceof TokenizerRefusal ? new ModelDirRefusal(err.message) : err;
   }
-  const tc = tokConfig ? jsonOf(tokConfig, `${dir}/tokenizer_config.json`) as Record<string, unknown> : {};
+  const tc = tokConfig ? (jsonOf(tokConfig, `${dir}/tokenizer_config.json`) as Record<string, unknown>) : {};
   for (const k of ["do_lower_case", "do_lowercase_and_remove_accent", "remove_space"]) {
-    if (tc[k] === true) throw new ModelDirRefusal(`${dir}/tokenizer_config.json: ${k} is true, which tinylab's tokenizer does not implement`);
+    if (tc[k] === true)
+      throw new ModelDirRefusal(`${dir}/tokenizer_config.json: ${k} is true, which tinylab's tokenizer does not implement`);
   }
   const graph = describeGraph(graphBytes, `${dir}/${graphFile}`, config);
-  if (graph.dtype !== "float32" && !o.allowNonFloat32) throw new ModelDirRefusal(`${dir}/${graphFile}: the graph is ${graph.dtype}, not float32; scoring it would not measure the float32 model (add --allow-non-float32 to score it as it is)`);
-  if (tokenizer.vocabSize > config.vocabSize) throw new ModelDirRefusal(`${dir}/tokenizer.json: ids reach ${tokenizer.vocabSize - 1}, past config.json's vocab_size ${config.vocabSize}`);
-  const named = ["bos_token", "eos_token", "unk_token", "pad_token"].map((k) => tc[k]).concat(Array.isArray(tc.additional_special_tokens) ? tc.additional_special_tokens : []);
+  if (graph.dtype !== "float32" && !o.allowNonFloat32)
+    throw new ModelDirRefusal(
+      `${dir}/${graphFile}: the graph is ${graph.dtype}, not float32; scoring it would not measure the float32 model (add --allow-non-float32 to score it as it is)`,
+    );
+  if (tokenizer.vocabSize > config.vocabSize)
+    throw new ModelDirRefusal(
+      `${dir}/tokenizer.json: ids reach ${tokenizer.vocabSize - 1}, past config.json's vocab_size ${config.vocabSize}`,
+    );
+  const named = ["bos_token", "eos_token", "unk_token", "pad_token"]
+    .map((k) => tc[k])
+    .concat(Array.isArray(tc.additional_special_tokens) ? tc.additional_special_tokens : []);
   tokenizer.markSpecial(named.map((t) => tokenizer.specialId(t)).filter((id): id is number => id !== undefined));
   const special: SpecialIds = {
     bos: tokenizer.specialId(tc.bos_token) ?? config.bosTokenId,
     eos: tokenizer.specialId(tc.eos_token) ?? config.eosTokenId,
   };
-  const sha256 = sha256Hex([...files].sort((a, b) => (a.name < b.name ? -1 : 1)).map((f) => `${f.name} ${f.sha256}\n`).join(""));
+  const sha256 = sha256Hex(
+    [...files]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((f) => `${f.name} ${f.sha256}\n`)
+      .join(""),
+  );
   const sessions = graphSessions();
-  if (typeof sessions === "string") throw new ModelDirRefusal(`model directory ${dir}: its graph runs on onnxruntime-node, and ${sessions}`);
+  if (typeof sessions === "string")
+    throw new ModelDirRefusal(`model directory ${dir}: its graph runs on onnxruntime-node, and ${sessions}`);
   const model = graphAdapter(sessions(graphBytes), graph, config, dir, sha256);
   return {
-    config, tokenizer, special, graph, model,
+    config,
+    tokenizer,
+    special,
+    graph,
+    model,
     provenance: {
-      directory: dir, sha256, files,
-      graph: { file: graphFile, opset: graph.opset, ir_version: graph.irVersion, producer: graph.producer, dtype: graph.dtype, inputs: graph.inputs.map((v) => v.name), outputs: graph.outputs.map((v) => v.name) },
-      architecture: config.architecture, context_length: config.contextLength, vocab_size: config.vocabSize,
+      directory: dir,
+      sha256,
+      files,
+      graph: {
+        file: graphFile,
+        opset: graph.opset,
+        ir_version: graph.irVersion,
+        producer: graph.producer,
+        dtype: graph.dtype,
+        inputs: graph.inputs.map((v) => v.name),
+        outputs: graph.outputs.map((v) => v.name),
+      },
+      architecture: config.architecture,
+      context_length: config.contextLength,
+      vocab_size: config.vocabSize,
       manifest: manifest ? `verified against ${MANIFEST_FILE}` : "no manifest (not a tinylab export)",
     },
   };

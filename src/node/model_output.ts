@@ -60,12 +60,16 @@ export function checkModelOutput(path: string, o: OutputFileOptions): void {
     if (!existsSync(p)) continue;
     const real = realpathSync(p);
     if (target === real || (lstatSync(real).isDirectory() && inside(target, real))) {
-      throw new Error(`${label}: is ${target === real ? "" : "inside "}the command's input ${option} ${p}; refusing to write over its input: choose another path`);
+      throw new Error(
+        `${label}: is ${target === real ? "" : "inside "}the command's input ${option} ${p}; refusing to write over its input: choose another path`,
+      );
     }
   }
   const ownDir = o.ownDir === undefined ? undefined : realish(o.ownDir);
   if (realDir !== ownDir && [STATE_FILE, MANIFEST_FILE].some((f) => existsSync(join(realDir, f)))) {
-    throw new Error(`${label}: ${dirname(path)} holds another run (${STATE_FILE} or ${MANIFEST_FILE}); its files are that run's: save the model elsewhere`);
+    throw new Error(
+      `${label}: ${dirname(path)} holds another run (${STATE_FILE} or ${MANIFEST_FILE}); its files are that run's: save the model elsewhere`,
+    );
   }
   const st = lstatSync(abs, { throwIfNoEntry: false });
   if (!st) return;

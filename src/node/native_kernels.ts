@@ -33,13 +33,22 @@ export const NATIVE_MIN_MACS = 131072;
 const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs`;
 
 type Info = tf.TensorInfo;
-interface OrtTensor { data: Float32Array }
-type TensorCtor = new (type: "float32" | "int64" | "bool", data: Float32Array | BigInt64Array | Uint8Array, dims: readonly number[]) => OrtTensor;
+interface OrtTensor {
+  data: Float32Array;
+}
+type TensorCtor = new (
+  type: "float32" | "int64" | "bool",
+  data: Float32Array | BigInt64Array | Uint8Array,
+  dims: readonly number[],
+) => OrtTensor;
 interface Session {
   loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
 }
-interface Ort { newSession: () => Session; Tensor: TensorCtor }
+interface Ort {
+  newSession: () => Session;
+  Tensor: TensorCtor;
+}
 
 /** The parts of tfjs-wasm 4.22's BackendWasm these kernels rely on (as wasm_kernels.ts). */
 interface WasmHeapBackend {
@@ -56,12 +65,22 @@ function loadOrt(): Ort | string {
   } catch {
     return "onnxruntime-node is not installed";
   }
-  if (version !== ONNXRUNTIME_VERSION) return `onnxruntime-node ${version} is installed, ${ONNXRUNTIME_VERSION} expected (its binding's synchronous run is an internal)`;
+  if (version !== ONNXRUNTIME_VERSION)
+    return `onnxruntime-node ${version} is installed, ${ONNXRUNTIME_VERSION} expected (its binding's synchronous run is an internal)`;
   try {
-    const { binding, initOrt } = require("onnxruntime-node/dist/binding.js") as { binding?: { InferenceSession?: new () => Session }; initOrt?: () => void };
+    const { binding, initOrt } = require("onnxruntime-node/dist/binding.js") as {
+      binding?: { InferenceSession?: new () => Session };
+      initOrt?: () => void;
+    };
     const { Tensor } = require("onnxruntime-common") as { Tensor?: TensorCtor };
     const Ctor = binding?.InferenceSession;
-    if (typeof initOrt !== "function" || typeof Ctor !== "function" || typeof Ctor.prototype.run !== "function" || typeof Ctor.prototype.loadModel !== "function" || typeof Tensor !== "function") {
+    if (
+      typeof initOrt !== "function" ||
+      typeof Ctor !== "function" ||
+      typeof Ctor.prototype.run !== "function" ||
+      typeof Ctor.prototype.loadModel !== "function" ||
+      typeof Tensor !== "function"
+    ) {
       return `onnxruntime-node ${version}'s binding does not expose a synchronous InferenceSession (loadModel, run)`;
     }
     initOrt();
@@ -71,7 +90,13 @@ function loadOrt(): Ort | string {
   }
 }
 
-const SESSION_OPTIONS = { intraOpNumThreads: INTRA_OP_THREADS, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "disabled", enableCpuMemArena: false };
+const SESSION_OPTIONS = {
+  intraOpNumThreads: INTRA_OP_THREADS,
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "disabled",
+  enableCpuMemArena: false,
+};
 
 /** Sessions by rank and transposition (their dimensions are symbolic, so one session serves every shape). */
 class Products {
@@ -91,9 +116,22 @@ class Products {
   }
 
   /** out ← a @ b (operands optionally transposed), all three float32 arrays of the given shapes. */
-  run(a: Float32Array, aShape: number[], b: Float32Array, bShape: number[], out: Float32Array, outShape: number[], ta: boolean, tb: boolean): void {
+  run(
+    a: Float32Array,
+    aShape: number[],
+    b: Float32Array,
+    bShape: number[],
+    out: Float32Array,
+    outShape: number[],
+    ta: boolean,
+    tb: boolean,
+  ): void {
     const { Tensor } = this.ort;
-    this.session(aShape.length, ta, tb).run({ a: new Tensor("float32", a, aShape), b: new Tensor("float32", b, bShape) }, { y: new Tensor("float32", out, outShape) }, {});
+    this.session(aShape.length, ta, tb).run(
+      { a: new Tensor("float32", a, aShape), b: new Tensor("float32", b, bShape) },
+      { y: new Tensor("float32", out, outShape) },
+      {},
+    );
   }
 }
 
@@ -130,7 +168,13 @@ export function graphSessions(): GraphLoader | string {
 }
 
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
-export function nativeShapes(aShape: number[], bShape: number[], ta: boolean, tb: boolean, minMacs = NATIVE_MIN_MACS): number[] | undefined {
+export function nativeShapes(
+  aShape: number[],
+  bShape: number[],
+  ta: boolean,
+  tb: boolean,
+  minMacs = NATIVE_MIN_MACS,
+): number[] | undefined {
   const r = aShape.length;
   if (r < 2 || r > 4 || bShape.length !== r || aShape.slice(0, -2).some((d, i) => d !== bShape[i])) return undefined;
   const [M, K] = ta ? [aShape[r - 1], aShape[r - 2]] : [aShape[r - 2], aShape[r - 1]];
@@ -143,7 +187,10 @@ export function nativeShapes(aShape: number[], bShape: number[], ta: boolean, tb
 type KernelArgs = { inputs: { a: Info; b: Info }; backend: unknown; attrs?: { transposeA?: boolean; transposeB?: boolean } };
 
 function isHeapBackend(b: unknown): b is WasmHeapBackend {
-  return typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" && typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function";
+  return (
+    typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" &&
+    typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function"
+  );
 }
 
 /**
@@ -153,15 +200,30 @@ function isHeapBackend(b: unknown): b is WasmHeapBackend {
  */
 function wrap(products: Products, original: tf.KernelFunc): tf.KernelFunc {
   return ((args: KernelArgs) => {
-    const { inputs: { a, b }, backend, attrs } = args;
+    const {
+      inputs: { a, b },
+      backend,
+      attrs,
+    } = args;
     const [ta, tb] = [!!attrs?.transposeA, !!attrs?.transposeB];
-    const outShape = minMacs !== undefined && a.dtype === "float32" && b.dtype === "float32" && isHeapBackend(backend)
-      ? nativeShapes(a.shape, b.shape, ta, tb, minMacs) : undefined;
+    const outShape =
+      minMacs !== undefined && a.dtype === "float32" && b.dtype === "float32" && isHeapBackend(backend)
+        ? nativeShapes(a.shape, b.shape, ta, tb, minMacs)
+        : undefined;
     if (!outShape || !isHeapBackend(backend)) return original(args as unknown as Parameters<tf.KernelFunc>[0]);
     const out = backend.makeOutput(outShape, "float32");
     calls++;
     // views after makeOutput: allocating may grow the heap, which detaches earlier views
-    products.run(backend.typedArrayFromHeap(a), a.shape, backend.typedArrayFromHeap(b), b.shape, backend.typedArrayFromHeap(out), outShape, ta, tb);
+    products.run(
+      backend.typedArrayFromHeap(a),
+      a.shape,
+      backend.typedArrayFromHeap(b),
+      b.shape,
+      backend.typedArrayFromHeap(out),
+      outShape,
+      ta,
+      tb,
+    );
     return out;
   }) as unknown as tf.KernelFunc;
 }
@@ -177,12 +239,16 @@ export const nativeCalls = (): number => calls;
 
 /** Check the binding on a product whose exact value is known, so a broken install fails here, not mid-run. */
 function selfTest(p: Products): string | undefined {
-  const a = Float32Array.from([1, 2, 3, 4, 5, 6]), b = Float32Array.from([1, 2, 3, 4, 5, 6]), y = new Float32Array(4);
+  const a = Float32Array.from([1, 2, 3, 4, 5, 6]),
+    b = Float32Array.from([1, 2, 3, 4, 5, 6]),
+    y = new Float32Array(4);
   p.run(a, [2, 3], b, [3, 2], y, [2, 2], false, false); // [[1,2,3],[4,5,6]] @ [[1,2],[3,4],[5,6]]
   const t = new Float32Array(4);
   p.run(a, [1, 3, 2], b, [1, 2, 3], t, [1, 2, 2], true, true); // ([[1,2],[3,4],[5,6]])ᵀ @ ([[1,2,3],[4,5,6]])ᵀ
-  const want = [22, 28, 49, 64], wantT = [22, 49, 28, 64];
-  if (want.some((v, i) => y[i] !== v) || wantT.some((v, i) => t[i] !== v)) return `onnxruntime-node's MatMul gave [${y}] and [${t}], expected [${want}] and [${wantT}]`;
+  const want = [22, 28, 49, 64],
+    wantT = [22, 49, 28, 64];
+  if (want.some((v, i) => y[i] !== v) || wantT.some((v, i) => t[i] !== v))
+    return `onnxruntime-node's MatMul gave [${y}] and [${t}], expected [${want}] and [${wantT}]`;
   return undefined;
 }
 

@@ -34,14 +34,19 @@ export function matmulModel(rank: number, transA: boolean, transB: boolean): Uin
   const attr = (name: string, v: boolean) => bytesField(5, [...stringField(1, name), ...intField(3, +v), ...intField(20, ATTRIBUTE_INT)]);
   // NodeProto { input, input, output, op_type, domain, attribute* }
   const node = [
-    ...stringField(1, "a"), ...stringField(1, "b"), ...stringField(2, "y"), ...stringField(4, fused ? "FusedMatMul" : "MatMul"),
+    ...stringField(1, "a"),
+    ...stringField(1, "b"),
+    ...stringField(2, "y"),
+    ...stringField(4, fused ? "FusedMatMul" : "MatMul"),
     ...(fused ? [...stringField(7, "com.microsoft"), ...attr("transA", transA), ...attr("transB", transB)] : []),
   ];
   const [a, b] = [transA ? ["k", "m"] : ["m", "k"], transB ? ["n", "k"] : ["k", "n"]];
   // GraphProto { node, name, input (11), output (12) }
   const graph = [
-    ...bytesField(1, node), ...stringField(2, "matmul"),
-    ...bytesField(11, floatInput("a", [...lead, ...a])), ...bytesField(11, floatInput("b", [...lead, ...b])),
+    ...bytesField(1, node),
+    ...stringField(2, "matmul"),
+    ...bytesField(11, floatInput("a", [...lead, ...a])),
+    ...bytesField(11, floatInput("b", [...lead, ...b])),
     ...bytesField(12, floatInput("y", [...lead, "m", "n"])),
   ];
   // ModelProto { ir_version 8, opset_import { domain, version }*, graph (7) }

@@ -32,10 +32,32 @@ export const SHARED_KINDS = {
 const SHARED_FILES: readonly string[] = Object.values(SHARED_KINDS).flatMap((k) => k.files);
 
 /** Files tinylab keeps beside what it writes: locks, takeover guards and the temp files of writers (swept when dead). */
-export const isBookkeeping = (name: string) => /^\.tinylab[^/]*\.lock(\.break-[0-9a-f]+)?$/.test(name) || /^\..+\.\d+\.[0-9a-f]+\.tmp$/.test(name);
+export const isBookkeeping = (name: string) =>
+  /^\.tinylab[^/]*\.lock(\.break-[0-9a-f]+)?$/.test(name) || /^\..+\.\d+\.[0-9a-f]+\.tmp$/.test(name);
 
 /** Directories no command may own, nor any directory inside them (the second list). */
-const SYSTEM_DIRS = ["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/var/tmp"];
+const SYSTEM_DIRS = [
+  "/",
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/opt",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/srv",
+  "/sys",
+  "/tmp",
+  "/usr",
+  "/var",
+  "/var/tmp",
+];
 const SYSTEM_TREES = ["/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/sbin", "/sys", "/usr"];
 
 /**
@@ -51,7 +73,8 @@ export function systemDir(abs: string, forFile = false): string | undefined {
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest (a path not made yet). */
 export function realish(p: string): string {
   const abs = resolve(p);
-  let head = abs, tail = "";
+  let head = abs,
+    tail = "";
   while (!existsSync(head) && dirname(head) !== head) {
     tail = join(basename(head), tail);
     head = dirname(head);
@@ -75,7 +98,9 @@ function checkClearOfInputs(realOut: string, label: string, inputs: Inputs): voi
     // a text directory is read whole, so nothing may be written inside it; beside a lone input file is fine
     const isDir = lstatSync(real).isDirectory();
     if (isDir ? inside(realOut, real) : realOut === dirname(real)) {
-      throw new Error(`${label}: is ${realOut === real || realOut === dirname(real) ? "" : "inside "}the ${isDir ? "" : "directory of "}${option} ${p}; a command never writes among its inputs: choose another directory`);
+      throw new Error(
+        `${label}: is ${realOut === real || realOut === dirname(real) ? "" : "inside "}the ${isDir ? "" : "directory of "}${option} ${p}; a command never writes among its inputs: choose another directory`,
+      );
     }
   }
 }
@@ -175,22 +200,33 @@ export function removeEmpty(abs: string, top: string): void {
 
 /** Entries of `abs` (and of the kind's subdirectories) by the rule: foreign ones refused, the kind's own only with `replace`. */
 function checkEntries(abs: string, label: string, o: OutputDirOptions & { shown: string }): void {
-  const own: string[] = [], foreign: string[] = [];
+  const own: string[] = [],
+    foreign: string[] = [];
   const subdirs = o.kind.files.filter((f) => f.endsWith("/"));
   for (const name of readdirSync(abs).sort()) {
     if (isBookkeeping(name)) continue;
     const st = lstatSync(join(abs, name));
-    if (st.isSymbolicLink()) throw new Error(`${label}: ${join(o.shown, name)} is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link`);
+    if (st.isSymbolicLink())
+      throw new Error(
+        `${label}: ${join(o.shown, name)} is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link`,
+      );
     if (subdirs.includes(`${name}/`) && st.isDirectory()) {
       if (readdirSync(join(abs, name)).some((f) => !isBookkeeping(f))) own.push(`${name}/`);
     } else if (o.kind.files.includes(name) && st.isFile()) own.push(name);
     else if (o.kind.accepts?.(name, st.isDirectory())) continue;
-    else if (o.kind.shared && (st.isDirectory() || (st.isFile() && (SHARED_FILES.includes(name) || name.endsWith(".safetensors"))))) continue;
+    else if (o.kind.shared && (st.isDirectory() || (st.isFile() && (SHARED_FILES.includes(name) || name.endsWith(".safetensors")))))
+      continue;
     else foreign.push(name);
   }
   if (foreign.length > 0) {
-    const shown = foreign.slice(0, 5).map((f) => `"${f}"`).join(", ") + (foreign.length > 5 ? ` and ${foreign.length - 5} more` : "");
-    throw new Error(`${label}: holds ${shown}, which this command does not write; it writes only into a new or empty directory or one holding ${o.kind.noun}: choose another directory`);
+    const shown =
+      foreign
+        .slice(0, 5)
+        .map((f) => `"${f}"`)
+        .join(", ") + (foreign.length > 5 ? ` and ${foreign.length - 5} more` : "");
+    throw new Error(
+      `${label}: holds ${shown}, which this command does not write; it writes only into a new or empty directory or one holding ${o.kind.noun}: choose another directory`,
+    );
   }
   if (own.length > 0 && !o.replace) {
     throw new Error(`${label}: holds ${o.kind.noun} (${own.join(", ")}); pass --overwrite to replace it, or choose another directory`);
@@ -203,13 +239,17 @@ function checkEntries(abs: string, label: string, o: OutputDirOptions & { shown:
  */
 function confined(abs: string, dir: string, name: string, label: string): string {
   const parts = name.split("/");
-  if (isAbsolute(name) || parts.some((p) => p === "" || p === "." || p === "..")) throw new Error(`${label}: refusing to write ${JSON.stringify(name)}, which is not a plain name inside it`);
+  if (isAbsolute(name) || parts.some((p) => p === "" || p === "." || p === ".."))
+    throw new Error(`${label}: refusing to write ${JSON.stringify(name)}, which is not a plain name inside it`);
   let p = abs;
   for (const [i, part] of parts.entries()) {
     p = join(p, part);
     const st: Stats | undefined = lstatSync(p, { throwIfNoEntry: false });
     const shown = join(dir, ...parts.slice(0, i + 1));
-    if (st?.isSymbolicLink()) throw new Error(`${label}: ${shown} is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link`);
+    if (st?.isSymbolicLink())
+      throw new Error(
+        `${label}: ${shown} is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link`,
+      );
     if (i < parts.length - 1) {
       if (!st) mkdirSync(p);
       else if (!st.isDirectory()) throw new Error(`${label}: ${shown} is in the way and is not a directory`);

@@ -10,17 +10,25 @@ import { isBookkeeping } from "./output_dir.ts";
 export function entriesOneDeep(dir: string): string[] {
   if (!existsSync(dir)) return [];
   removeStaleTemps(dir);
-  return readdirSync(dir).filter((e) => !isBookkeeping(e)).sort().flatMap((e) => {
-    const sub = join(dir, e);
-    if (!statSync(sub).isDirectory()) return [e];
-    removeStaleTemps(sub);
-    const inner = readdirSync(sub).sort().map((f) => `${e}/${f}`);
-    return inner.length > 0 ? inner : [`${e}/`];
-  });
+  return readdirSync(dir)
+    .filter((e) => !isBookkeeping(e))
+    .sort()
+    .flatMap((e) => {
+      const sub = join(dir, e);
+      if (!statSync(sub).isDirectory()) return [e];
+      removeStaleTemps(sub);
+      const inner = readdirSync(sub)
+        .sort()
+        .map((f) => `${e}/${f}`);
+      return inner.length > 0 ? inner : [`${e}/`];
+    });
 }
 
 /** Write each [name, content] through `out` (names may hold one "/"), each atomically; the files' sizes and sha256s. */
-export function writeFilesAtomic(out: { write(name: string, data: string | Uint8Array): unknown }, contents: readonly [string, string | Uint8Array][]): { name: string; bytes: number; sha256: string }[] {
+export function writeFilesAtomic(
+  out: { write(name: string, data: string | Uint8Array): unknown },
+  contents: readonly [string, string | Uint8Array][],
+): { name: string; bytes: number; sha256: string }[] {
   return contents.map(([name, data]) => {
     out.write(name, data);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;

@@ -43,7 +43,11 @@ class ThreadReplicas implements Replicas {
   private readonly threads: { worker: Worker; port: MessagePort }[] = [];
   private closed = false;
 
-  constructor(readonly count: number, config: ModelConfig, engine: EngineRecord) {
+  constructor(
+    readonly count: number,
+    config: ModelConfig,
+    engine: EngineRecord,
+  ) {
     this.layout = weightLayout(parameterShapes(config).map(([n, shape]) => [n, shape.reduce((a, b) => a * b, 1)] as const));
     const shared = new SharedArrayBuffer(4 * this.layout.total);
     this.weights = new Float32Array(shared);
@@ -51,7 +55,11 @@ class ThreadReplicas implements Replicas {
     const init: WorkerInit = { config, layout: this.layout, weights: shared, engine: engineRecord(engine) };
     for (let w = 1; w <= count; w++) {
       const { port1, port2 } = new MessageChannel();
-      const worker = new Worker(BOOT, { eval: true, workerData: { init, port: port2, signal: this.signal, index: w }, transferList: [port2] });
+      const worker = new Worker(BOOT, {
+        eval: true,
+        workerData: { init, port: port2, signal: this.signal, index: w },
+        transferList: [port2],
+      });
       worker.unref(); // a pool left open never keeps the process alive
       this.threads.push({ worker, port: port1 });
     }
@@ -92,13 +100,15 @@ class ThreadReplicas implements Replicas {
  * each replica started and checked ready before this returns. Close it when the run ends (also on error).
  */
 export function startPool(workers: number, config: ModelConfig, engine: EngineRecord): WorkerPool {
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new Error(`--workers must be an integer in [1, ${MAX_WORKERS}] (MAX_WORKERS), got ${workers}`);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
+    throw new Error(`--workers must be an integer in [1, ${MAX_WORKERS}] (MAX_WORKERS), got ${workers}`);
   if (workers === 1) return new WorkerPool(null);
   const replicas = new ThreadReplicas(workers - 1, config, engine);
   try {
     for (let w = 1; w < workers; w++) {
       const r = replicas.receive(w);
-      if (r.kind !== "ready") throw new Error(`worker ${w}: ${r.kind === "error" ? r.message : `answered "${r.kind}" before it was ready`}`);
+      if (r.kind !== "ready")
+        throw new Error(`worker ${w}: ${r.kind === "error" ? r.message : `answered "${r.kind}" before it was ready`}`);
     }
   } catch (err) {
     replicas.close();

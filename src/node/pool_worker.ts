@@ -27,7 +27,9 @@ const model = new GPT(init.config, readWeights(view, init.layout), engine);
 // onnxruntime-node's binding rejects shared buffers, and one copy here replaces assign's tensors and the dataSync
 // copies that fed them back out. tfjs's paths compute with the model's variables, so those jobs assign first.
 const own = new Float32Array(init.layout.total);
-const ownWeights = new Map(init.layout.names.map((n, i) => [n, own.subarray(init.layout.offsets[i], init.layout.offsets[i] + init.layout.sizes[i])]));
+const ownWeights = new Map(
+  init.layout.names.map((n, i) => [n, own.subarray(init.layout.offsets[i], init.layout.offsets[i] + init.layout.sizes[i])]),
+);
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
 const noDropout = Rng.fromSeed("pool worker: no dropout");
 

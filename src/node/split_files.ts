@@ -23,7 +23,10 @@ export function readCyclicSplitFile(path: string): SplitRows {
   const rows = readSplitFile(path, { vocabSize: CYCLIC_VOCAB, rowLength: ROW_LENGTH, uniqueWithinSplit: true });
   for (const split of SPLITS) {
     rows[split].forEach((row, r) => {
-      if (!isCyclicRow(row)) throw new Error(`split file ${path}: ${split} row ${r} [${row.join(",")}] is not a cyclic row c0 c1 c2 c3 c0 c1 c2 c3 c0 with four distinct symbols`);
+      if (!isCyclicRow(row))
+        throw new Error(
+          `split file ${path}: ${split} row ${r} [${row.join(",")}] is not a cyclic row c0 c1 c2 c3 c0 c1 c2 c3 c0 with four distinct symbols`,
+        );
     });
   }
   if (rows.validation.length === 0) throw new Error(`split file ${path}: the "validation" split is empty`);

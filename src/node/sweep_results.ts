@@ -11,12 +11,22 @@ import { readFileText } from "./disk.ts";
 export interface ResultReader {
   result: string;
   schema: Schema<unknown>;
-  read(json: any): { seed: number; train_nll: number | null; train_nll_reason?: string; validation_nll: number | null; validation_nll_reason?: string };
+  read(json: any): {
+    seed: number;
+    train_nll: number | null;
+    train_nll_reason?: string;
+    validation_nll: number | null;
+    validation_nll_reason?: string;
+  };
 }
 export type ResultReaders = Readonly<Record<string, ResultReader>>;
 
 /** "a, b or c": the result files a run folder may hold. */
-const resultFiles = (recipes: ResultReaders) => Object.values(recipes).map((r) => r.result).join(", ").replace(/, ([^,]*)$/, " or $1");
+const resultFiles = (recipes: ResultReaders) =>
+  Object.values(recipes)
+    .map((r) => r.result)
+    .join(", ")
+    .replace(/, ([^,]*)$/, " or $1");
 
 export interface SweepRow {
   name: string;
@@ -56,7 +66,8 @@ export function readRow(dir: string, name: string, recipes: ResultReaders, recip
   const row: SweepRow = { name, recipe, grid, ...reader.read(json), result: file };
   const named = seedOfName(name);
   // a result moved or copied into another run's folder would be reported under that folder's seed
-  if (named !== undefined && row.seed !== named) throw new Error(`${file}: the result is of seed ${row.seed}, but its folder ${name} is seed ${named}`);
+  if (named !== undefined && row.seed !== named)
+    throw new Error(`${file}: the result is of seed ${row.seed}, but its folder ${name} is seed ${named}`);
   return row;
 }
 
@@ -68,14 +79,16 @@ export function collectSweep(dir: string, recipes: ResultReaders, progress?: Pro
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--collect: not a directory: ${dir}`);
   const rows: SweepRow[] = [];
   const unfinished: string[] = [];
-  if (lstatSync(dir).isSymbolicLink()) throw new Error(`--collect ${dir}: is a symbolic link; give the directory itself (sweep.json is written into it)`);
+  if (lstatSync(dir).isSymbolicLink())
+    throw new Error(`--collect ${dir}: is a symbolic link; give the directory itself (sweep.json is written into it)`);
   const names = readdirSync(dir).sort();
   const bar = phase(progress, "collect", names.length, "entries");
   for (const name of names) {
     bar?.tick();
     const sub = join(dir, name);
     // a linked folder is another place's runs: reading it would report them as this sweep's
-    if (lstatSync(sub).isSymbolicLink()) throw new Error(`--collect ${dir}: ${sub} is a symbolic link; a sweep's run folders are its own directories: remove the link`);
+    if (lstatSync(sub).isSymbolicLink())
+      throw new Error(`--collect ${dir}: ${sub} is a symbolic link; a sweep's run folders are its own directories: remove the link`);
     if (!statSync(sub).isDirectory()) continue;
     const recipe = Object.keys(recipes).find((r) => existsSync(join(sub, recipes[r].result)));
     if (!recipe) {
@@ -83,11 +96,20 @@ export function collectSweep(dir: string, recipes: ResultReaders, progress?: Pro
       if (existsSync(doneFile(dir, name))) unfinished.push(name);
       continue;
     }
-    const grid = Object.fromEntries(name.split(",").map((p) => p.split("=")).filter((kv) => kv.length === 2 && kv[0] !== "seed").map(([k, v]) => [k, decodeNamePart(v)]));
+    const grid = Object.fromEntries(
+      name
+        .split(",")
+        .map((p) => p.split("="))
+        .filter((kv) => kv.length === 2 && kv[0] !== "seed")
+        .map(([k, v]) => [k, decodeNamePart(v)]),
+    );
     rows.push(readRow(sub, name, recipes, recipe, grid));
   }
   bar?.done();
-  if (unfinished.length > 0) throw new Error(`--collect: ${unfinished.length} run folder(s) under ${dir} hold no result (${unfinished.join(", ")}): each needs ${resultFiles(recipes)}; re-run the sweep to finish them`);
+  if (unfinished.length > 0)
+    throw new Error(
+      `--collect: ${unfinished.length} run folder(s) under ${dir} hold no result (${unfinished.join(", ")}): each needs ${resultFiles(recipes)}; re-run the sweep to finish them`,
+    );
   if (rows.length === 0) throw new Error(`--collect: no finished run directories under ${dir} (each holds ${resultFiles(recipes)})`);
   return rows;
 }

@@ -27,7 +27,8 @@ export const BIN = resolve(import.meta.dirname, import.meta.url.endsWith(".ts") 
 /** The folder a run's name gives under `out`, refused unless it is a direct child of it. */
 export function runDir(out: string, name: string): string {
   const dir = join(out, name);
-  if (dirname(resolve(dir)) !== resolve(out) || basename(dir) !== name) throw new Error(`sweep: run name ${JSON.stringify(name)} is not a folder directly under ${out}`);
+  if (dirname(resolve(dir)) !== resolve(out) || basename(dir) !== name)
+    throw new Error(`sweep: run name ${JSON.stringify(name)} is not a folder directly under ${out}`);
   return dir;
 }
 
@@ -38,7 +39,13 @@ export function runDir(out: string, name: string): string {
 export const SWEEP_KIND: OutputKind = {
   noun: "a sweep",
   files: ["sweep.json", "sweep.csv"],
-  accepts: (name, isDir) => isDir || name.endsWith(".log") || name.endsWith(".done.json") || name.endsWith(".lock") || /\.lock\.break-[0-9a-f]+$/.test(name) || /^slurm-\d+_\d+\.out$/.test(name),
+  accepts: (name, isDir) =>
+    isDir ||
+    name.endsWith(".log") ||
+    name.endsWith(".done.json") ||
+    name.endsWith(".lock") ||
+    /\.lock\.break-[0-9a-f]+$/.test(name) ||
+    /^slurm-\d+_\d+\.out$/.test(name),
 };
 
 export interface SweepOptions {
@@ -103,7 +110,8 @@ export const logFile = (out: string, name: string) => join(out, `${name}.log`);
 function clearRunDir(out: string, dir: string, name: string): void {
   if (!existsSync(dir)) return;
   if (!lstatSync(dir).isDirectory()) throw new Error(`sweep: ${dir} is in the way of run ${name} and is not a directory; move it away`);
-  if (readdirSync(dir).length > 0 && !existsSync(logFile(out, name))) throw new Error(`sweep: ${dir} was not made by a sweep (there is no ${name}.log beside it); move it away or choose another --out`);
+  if (readdirSync(dir).length > 0 && !existsSync(logFile(out, name)))
+    throw new Error(`sweep: ${dir} was not made by a sweep (there is no ${name}.log beside it); move it away or choose another --out`);
   // taking each lock refuses a live holder (the run's own process, or a train in it) and takes a dead one's over
   const locks: Lock[] = [];
   try {
@@ -114,7 +122,11 @@ function clearRunDir(out: string, dir: string, name: string): void {
   }
 }
 
-async function sweepIn(o: SweepOptions, running: Set<ChildProcess>, claims: Map<string, { release(): void }>): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
+async function sweepIn(
+  o: SweepOptions,
+  running: Set<ChildProcess>,
+  claims: Map<string, { release(): void }>,
+): Promise<{ rows: SweepRow[]; ran: number; kept: number; interrupted: boolean }> {
   for (const r of o.runs) runDir(o.out, r.name);
   const todo = o.runs.filter((r) => !existsSync(doneFile(o.out, r.name)));
   const kept = o.runs.length - todo.length;
@@ -144,7 +156,12 @@ async function sweepIn(o: SweepOptions, running: Set<ChildProcess>, claims: Map<
   await Promise.all(Array.from({ length: Math.min(o.jobs, Math.max(1, todo.length)) }, worker));
   if (interrupted) return { rows: [], ran: todo.length, kept, interrupted };
   if (failures.length > 0) throw new Error(`sweep: ${failures.length} run(s) failed: ${failures.join(", ")}`);
-  return { rows: o.runs.map((r) => readRow(runDir(o.out, r.name), r.name, o.recipes, o.recipe, r.grid)), ran: todo.length, kept, interrupted };
+  return {
+    rows: o.runs.map((r) => readRow(runDir(o.out, r.name), r.name, o.recipes, o.recipe, r.grid)),
+    ran: todo.length,
+    kept,
+    interrupted,
+  };
 }
 
 /** The last line a run wrote to its log (its error, when it failed). */
@@ -154,16 +171,26 @@ const lastLine = (logPath: string): string => readFileText(logPath, "run log").t
  * Run one planned run as its own process in its folder (cleared beforehand), its output in `<name>.log`; on exit 0
  * write its `<name>.done.json`. The local sweep's workers and a scheduler's task (runTask) both run a run through this.
  */
-async function runOne(out: string, run: SweepRun, running: Set<ChildProcess>): Promise<{ code: number | null; seconds: number; logPath: string }> {
+async function runOne(
+  out: string,
+  run: SweepRun,
+  running: Set<ChildProcess>,
+): Promise<{ code: number | null; seconds: number; logPath: string }> {
   const dir = runDir(out, run.name);
   const t0 = performance.now();
   const logPath = logFile(out, run.name);
-  if (existsSync(logPath) && !lstatSync(logPath).isFile()) throw new Error(`sweep: ${logPath} is in the way of run ${run.name}'s log and is not a regular file; move it away`);
+  if (existsSync(logPath) && !lstatSync(logPath).isFile())
+    throw new Error(`sweep: ${logPath} is in the way of run ${run.name}'s log and is not a regular file; move it away`);
   const fd = openSync(logPath, "w"); // before the folder: a folder with no log beside it is not the sweep's
   ensureDir(dir);
   // its own process group: a Ctrl-C at the terminal reaches the sweep only, which passes it on once; the
   // child watches this process (SWEEP_PARENT_ENV) and stops when it is gone, so it never outlives the sweep
-  const child = spawn(process.execPath, [BIN, ...run.args], { cwd: dir, env: { ...process.env, [SWEEP_PARENT_ENV]: String(process.pid) }, stdio: ["ignore", fd, fd], detached: true });
+  const child = spawn(process.execPath, [BIN, ...run.args], {
+    cwd: dir,
+    env: { ...process.env, [SWEEP_PARENT_ENV]: String(process.pid) },
+    stdio: ["ignore", fd, fd],
+    detached: true,
+  });
   running.add(child);
   const code = await new Promise<number | null>((res) => child.on("close", (c) => res(c)));
   running.delete(child);
@@ -191,7 +218,8 @@ export interface TaskOptions {
  */
 export async function runTask(o: TaskOptions): Promise<{ name: string; code: number; interrupted: boolean }> {
   const run = o.runs[o.index];
-  if (run === undefined) throw new Error(`--task ${o.index}: the plan has ${o.runs.length} runs, numbered 0 to ${o.runs.length - 1} (sweep --plan lists them)`);
+  if (run === undefined)
+    throw new Error(`--task ${o.index}: the plan has ${o.runs.length} runs, numbered 0 to ${o.runs.length - 1} (sweep --plan lists them)`);
   runDir(o.out, run.name);
   ensureDir(o.out);
   const finished = () => existsSync(doneFile(o.out, run.name));
@@ -218,7 +246,7 @@ export async function runTask(o: TaskOptions): Promise<{ name: string; code: num
     const { code, seconds, logPath } = await runOne(o.out, run, running);
     if (code === 0) o.log(`sweep: ${run.name} done in ${seconds.toFixed(1)} s`);
     else if (!interrupted) o.log(`sweep: ${run.name} FAILED with exit ${code} (log ${logPath}): ${lastLine(logPath)}`);
-    return { name: run.name, code: interrupted ? 130 : code ?? 1, interrupted };
+    return { name: run.name, code: interrupted ? 130 : (code ?? 1), interrupted };
   } finally {
     process.removeListener("exit", killAll);
     killAll();

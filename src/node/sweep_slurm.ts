@@ -44,9 +44,12 @@ export const slurmLog = (out: string, job: string | number, task: string | numbe
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** "exit code 3", "signal 9" or "no exit code" for a finished task. */
-const exitOf = (s: TaskState | undefined) => (s?.exitCode !== undefined ? `exit code ${s.exitCode}` : s?.signal !== undefined ? `signal ${s.signal}` : "no exit code");
+const exitOf = (s: TaskState | undefined) =>
+  s?.exitCode !== undefined ? `exit code ${s.exitCode}` : s?.signal !== undefined ? `signal ${s.signal}` : "no exit code";
 
-export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: SweepRow[]; submitted: number; kept: number; interrupted: boolean; job?: string }> {
+export async function runSlurmSweep(
+  o: SlurmSweepOptions,
+): Promise<{ rows: SweepRow[]; submitted: number; kept: number; interrupted: boolean; job?: string }> {
   // one sweep at a time in a folder; the tasks do not take this lock (they claim their runs), the submitter holds it
   const outLock = claimOutputDir(o.out, { option: "--out", what: "sweep output directory", kind: SWEEP_KIND, replace: true });
   try {
@@ -59,13 +62,29 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
       return { rows: rows(), submitted: 0, kept, interrupted: false };
     }
     if (kept > 0) o.log(`sweep: ${kept} of ${o.runs.length} runs already finished in ${o.out}; submitting the other ${todo.length}`);
-    const held = todo.flatMap(([, r]) => { const h = claimHolder(o.out, r.name); return h ? [`${r.name} by ${h}`] : []; });
-    if (held.length > 0) throw new Error(`sweep: ${held.length} run(s) are held by a running task: ${held.join("; ")}; wait for it, or remove its .lock file if that task is gone`);
+    const held = todo.flatMap(([, r]) => {
+      const h = claimHolder(o.out, r.name);
+      return h ? [`${r.name} by ${h}`] : [];
+    });
+    if (held.length > 0)
+      throw new Error(
+        `sweep: ${held.length} run(s) are held by a running task: ${held.join("; ")}; wait for it, or remove its .lock file if that task is gone`,
+      );
     const indices = todo.map(([i]) => i);
     const out = resolve(o.out);
     const script = `#!/bin/sh\n# tinylab sweep ${o.recipe}: array task I runs entry I of the plan (tinylab sweep --plan lists them)\nexec ${o.taskCommand.map(shellWord).join(" ")}\n`;
-    const job = submitArray({ script, indices, throttle: o.throttle, name: `tinylab-sweep-${o.recipe}`, output: join(out, "slurm-%A_%a.out"), chdir: process.cwd(), site: o.site });
-    o.log(`sweep: submitted ${todo.length} runs as Slurm job ${job} (array ${arraySpec(indices, o.throttle)}); each task's output in ${slurmLog(o.out, job, "I")}`);
+    const job = submitArray({
+      script,
+      indices,
+      throttle: o.throttle,
+      name: `tinylab-sweep-${o.recipe}`,
+      output: join(out, "slurm-%A_%a.out"),
+      chdir: process.cwd(),
+      site: o.site,
+    });
+    o.log(
+      `sweep: submitted ${todo.length} runs as Slurm job ${job} (array ${arraySpec(indices, o.throttle)}); each task's output in ${slurmLog(o.out, job, "I")}`,
+    );
     let interrupted = false;
     let cancelledAt = 0;
     o.onInterrupt?.(() => {
@@ -85,12 +104,18 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
         answered = Date.now();
       } catch (err) {
         // a busy controller may miss a poll; the job runs on regardless, and the same command later collects it
-        if (Date.now() - answered > UNANSWERED_MS) throw new Error(`${(err as Error).message} (no answer for ${UNANSWERED_MS / 1000} s; Slurm job ${job} goes on: the same command collects its runs, or scancel ${job})`);
+        if (Date.now() - answered > UNANSWERED_MS)
+          throw new Error(
+            `${(err as Error).message} (no answer for ${UNANSWERED_MS / 1000} s; Slurm job ${job} goes on: the same command collects its runs, or scancel ${job})`,
+          );
         await sleep(POLL_MS);
         continue;
       }
       // a task squeue no longer lists has ended (its record aged out after MinJobAge)
-      const ended = (i: number) => { const s = states.get(i); return s === undefined ? states.size > 0 || Date.now() - t0 > 10 * POLL_MS : isFinal(s); };
+      const ended = (i: number) => {
+        const s = states.get(i);
+        return s === undefined ? states.size > 0 || Date.now() - t0 > 10 * POLL_MS : isFinal(s);
+      };
       const count = (state: string) => indices.filter((i) => states.get(i)?.state === state).length;
       const done = indices.filter(ended).length;
       const line = `sweep: Slurm job ${job}: ${done} of ${indices.length} ended (${count("COMPLETED")} completed), ${count("RUNNING")} running, ${count("PENDING")} pending`;
@@ -116,10 +141,18 @@ export async function runSlurmSweep(o: SlurmSweepOptions): Promise<{ rows: Sweep
     const failures = todo.filter(([, r]) => !existsSync(doneFile(o.out, r.name)));
     for (const [i, r] of failures) {
       const s = states.get(i);
-      const how = s?.state === "COMPLETED" ? "COMPLETED but its .done.json is not there (a shared filesystem's cache may not show it yet)" : `${s?.state ?? "ENDED"} with ${exitOf(s)}`;
-      o.progress(`sweep: ${r.name} (task ${i} of Slurm job ${job}) ${how}; log ${logFile(o.out, r.name)}, Slurm's output ${slurmLog(o.out, job, i)}`);
+      const how =
+        s?.state === "COMPLETED"
+          ? "COMPLETED but its .done.json is not there (a shared filesystem's cache may not show it yet)"
+          : `${s?.state ?? "ENDED"} with ${exitOf(s)}`;
+      o.progress(
+        `sweep: ${r.name} (task ${i} of Slurm job ${job}) ${how}; log ${logFile(o.out, r.name)}, Slurm's output ${slurmLog(o.out, job, i)}`,
+      );
     }
-    if (failures.length > 0) throw new Error(`sweep: ${failures.length} of ${todo.length} Slurm tasks failed (${failures.map(([, r]) => r.name).join(", ")}); the others are kept, and the same command submits only the unfinished`);
+    if (failures.length > 0)
+      throw new Error(
+        `sweep: ${failures.length} of ${todo.length} Slurm tasks failed (${failures.map(([, r]) => r.name).join(", ")}); the others are kept, and the same command submits only the unfinished`,
+      );
     return { rows: rows(), submitted: todo.length, kept, interrupted, job };
   } finally {
     outLock.release();

@@ -63,7 +63,9 @@ export function claimRun(out: string, name: string, job: string): Lock {
     // only once the earlier attempt has ended, so that attempt's claim is stale wherever it ran
     if (held === undefined || (job !== "" && held.job === job)) return undefined;
     const holder = holderOf(held, here);
-    return holder === undefined ? undefined : `sweep: run ${name} is held by ${holder} (claim ${path}); if that task is gone, remove the file`;
+    return holder === undefined
+      ? undefined
+      : `sweep: run ${name} is held by ${holder} (claim ${path}); if that task is gone, remove the file`;
   });
 }
 

@@ -2,7 +2,17 @@
 // of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { documentsOfText, manifestSha256, MANIFEST_FILE, rebuildRunSplit, splitTexts, verifyTextManifest, type TextManifest, type TextSource, type TextSplitOptions } from "../data/text_split.ts";
+import {
+  documentsOfText,
+  manifestSha256,
+  MANIFEST_FILE,
+  rebuildRunSplit,
+  splitTexts,
+  verifyTextManifest,
+  type TextManifest,
+  type TextSource,
+  type TextSplitOptions,
+} from "../data/text_split.ts";
 import type { Split, TextDocument } from "../data/documents.ts";
 import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
 import { readFileBytes, readFileText } from "./disk.ts";
@@ -55,14 +65,18 @@ export function readTextInput(path: string, onePerLine: boolean): TextSource[] {
     return docs;
   }
   const files = txtFiles(path);
-  if (files.length === 0) throw new Error(`${path}: a directory with no .txt files (--text takes a UTF-8 file or a directory of .txt files)`);
+  if (files.length === 0)
+    throw new Error(`${path}: a directory with no .txt files (--text takes a UTF-8 file or a directory of .txt files)`);
   // all of them become one corpus: its total is bounded as one file is, before any is read
   const total = files.reduce((n, f) => n + statSync(f).size, 0);
-  if (total > MAX_FILE_BYTES) throw new Error(`text directory ${path} has ${total} bytes of .txt files, more than the ${MAX_FILE_BYTES} (${FILE_LIMIT.label}) limit`);
+  if (total > MAX_FILE_BYTES)
+    throw new Error(`text directory ${path} has ${total} bytes of .txt files, more than the ${MAX_FILE_BYTES} (${FILE_LIMIT.label}) limit`);
   const docs: TextSource[] = [];
   for (const f of files) {
     const rel = relative(path, f).split(sep);
-    const text = readUtf8(f).replace(/^\ufeff/, "").trim();
+    const text = readUtf8(f)
+      .replace(/^\ufeff/, "")
+      .trim();
     if (text.length === 0) throw new Error(`${f}: empty (a document needs text)`);
     docs.push({ id: rel.join("/"), source: rel.length > 1 ? rel[rel.length - 2] : "(top level)", file: f, text });
   }
@@ -88,12 +102,20 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
   if (o.run === undefined) {
     const docs = readTextInput(o.text!, o.onePerLine ?? false);
     const manifest = splitTexts(docs, o.split);
-    return { bySplit: verifyTextManifest(manifest, docs, "--text", remedy), manifest, manifestSha256: manifestSha256(manifest), source: `--text ${o.text} (split seed ${o.split.seed}, validation ${o.split.validation}, test ${o.split.test})` };
+    return {
+      bySplit: verifyTextManifest(manifest, docs, "--text", remedy),
+      manifest,
+      manifestSha256: manifestSha256(manifest),
+      source: `--text ${o.text} (split seed ${o.split.seed}, validation ${o.split.validation}, test ${o.split.test})`,
+    };
   }
   const where = join(o.run, MANIFEST_FILE);
   // disk.ts's readers refuse a missing or irregular file; `what` says whose it is and, for a text, the fix
   const json = readFileText(where, `run manifest of --run ${o.run} (train --text writes ${MANIFEST_FILE} there)`, FILE_LIMIT);
-  const textOfRun = o.text === undefined ? `text file of --run ${o.run} (pass --text PATH where the text is now)` : `text file of --run ${o.run} under --text ${o.text}`;
+  const textOfRun =
+    o.text === undefined
+      ? `text file of --run ${o.run} (pass --text PATH where the text is now)`
+      : `text file of --run ${o.run} under --text ${o.text}`;
   const read = (file: string, id: string) => {
     // the manifest names each file as train was given it; --text says where the text is now
     const path = o.text === undefined ? file : id.startsWith(`${file}#`) ? o.text : join(o.text, id);
@@ -106,4 +128,3 @@ export function readRunText(o: { run?: string; text?: string; onePerLine?: boole
     source: `run ${o.run} (its ${MANIFEST_FILE} over ${files.length === 1 ? files[0] : `${files.length} text files`})`,
   };
 }
-

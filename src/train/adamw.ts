@@ -50,7 +50,10 @@ export class AdamW {
   private readonly written = new Map<string, { dataId: object; values: Float32Array }>();
   step = 0;
 
-  constructor(private readonly params: Map<string, tf.Variable>, readonly config: AdamWConfig = DEFAULT_ADAMW) {
+  constructor(
+    private readonly params: Map<string, tf.Variable>,
+    readonly config: AdamWConfig = DEFAULT_ADAMW,
+  ) {
     const { beta1, beta2, eps, weightDecay } = config;
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) throw new Error(`AdamW betas must be in [0, 1), got ${beta1}, ${beta2}`);
     if (!(eps > 0) || !(weightDecay >= 0)) throw new Error(`AdamW needs eps > 0 and weightDecay ≥ 0, got ${eps}, ${weightDecay}`);
@@ -108,8 +111,14 @@ export class AdamW {
     const decayOf = (name: string, p: tf.Variable) => (weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1);
     if (!this.provablyFinite(grads, lr, gradScale, stepSize, decayOf)) {
       for (const [name, p] of this.params) {
-        const g = this.gradient(grads, name, p.size), w = this.current(name), m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
-        let badW = -1, badM = -1, badV = -1;
+        const g = this.gradient(grads, name, p.size),
+          w = this.current(name),
+          m = this.m.get(name)!,
+          v = this.v.get(name)!,
+          decay = decayOf(name, p);
+        let badW = -1,
+          badM = -1,
+          badV = -1;
         for (let i = 0; i < w.length; i++) {
           const gi = g[i] * gradScale;
           const mi = f(beta1 * m[i] + (1 - beta1) * gi);
@@ -119,14 +128,22 @@ export class AdamW {
           if (!Number.isFinite(mi) && badM < 0) badM = i;
           if (!Number.isFinite(vi) && badV < 0) badV = i;
         }
-        for (const [what, at] of [["weight", badW], ["first moment", badM], ["second moment", badV]] as const) {
+        for (const [what, at] of [
+          ["weight", badW],
+          ["first moment", badM],
+          ["second moment", badV],
+        ] as const) {
           if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${name}" (first at flat index ${at})`);
         }
       }
     }
     for (const [name, p] of this.params) {
       // current() may alias backend storage or an array a tensor holds: read only, the new weights go into a new array
-      const g = this.gradient(grads, name, p.size), w = this.current(name), m = this.m.get(name)!, v = this.v.get(name)!, decay = decayOf(name, p);
+      const g = this.gradient(grads, name, p.size),
+        w = this.current(name),
+        m = this.m.get(name)!,
+        v = this.v.get(name)!,
+        decay = decayOf(name, p);
       const next = new Float32Array(w.length);
       for (let i = 0; i < w.length; i++) {
         const gi = g[i] * gradScale;
@@ -147,8 +164,18 @@ export class AdamW {
    * |w'| ≤ max|w|·|decay| + stepSize·max|m'|/eps. False (check value by value) when a bound reaches SAFE_BOUND or
    * any input is NaN.
    */
-  private provablyFinite(grads: Gradients, lr: number, gradScale: number, stepSize: number, decayOf: (name: string, p: tf.Variable) => number): boolean {
-    let g = 0, w = 0, m = 0, v = 0, decay = 0;
+  private provablyFinite(
+    grads: Gradients,
+    lr: number,
+    gradScale: number,
+    stepSize: number,
+    decayOf: (name: string, p: tf.Variable) => number,
+  ): boolean {
+    let g = 0,
+      w = 0,
+      m = 0,
+      v = 0,
+      decay = 0;
     for (const [name, p] of this.params) {
       g = Math.max(g, maxAbs(this.gradient(grads, name, p.size)));
       w = Math.max(w, maxAbs(this.current(name)));
@@ -156,7 +183,9 @@ export class AdamW {
       v = Math.max(v, maxAbs(this.v.get(name)!));
       decay = Math.max(decay, Math.abs(decayOf(name, p)));
     }
-    const gs = g * Math.abs(gradScale), mBound = Math.max(m, gs), vBound = Math.max(v, gs * gs);
+    const gs = g * Math.abs(gradScale),
+      mBound = Math.max(m, gs),
+      vBound = Math.max(v, gs * gs);
     const wBound = w * decay + (stepSize * mBound) / this.config.eps;
     return mBound < SAFE_BOUND && vBound < SAFE_BOUND && wBound < SAFE_BOUND && Number.isFinite(lr);
   }
@@ -169,8 +198,10 @@ export class AdamW {
   restore(state: AdamWState): void {
     if (state.m.size !== this.m.size) throw new Error(`AdamW state has ${state.m.size} parameters, optimizer has ${this.m.size}`);
     for (const [name, target] of this.m) {
-      const m = state.m.get(name), v = state.v.get(name);
-      if (!m || !v || m.length !== target.length || v.length !== target.length) throw new Error(`AdamW state does not match parameter "${name}"`);
+      const m = state.m.get(name),
+        v = state.v.get(name);
+      if (!m || !v || m.length !== target.length || v.length !== target.length)
+        throw new Error(`AdamW state does not match parameter "${name}"`);
       target.set(m);
       this.v.get(name)!.set(v);
     }

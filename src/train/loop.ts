@@ -24,10 +24,16 @@ export interface LoopArgs<B> {
 export type EvaluateAt = (step: number) => boolean;
 
 /** Every `every` updates (update 0 included) and at `last`: the schedule of --eval-every. */
-export const everyAndLast = (every: number, last: number): EvaluateAt => (step) => step % every === 0 || step === last;
+export const everyAndLast =
+  (every: number, last: number): EvaluateAt =>
+  (step) =>
+    step % every === 0 || step === last;
 
 /** Exactly the updates listed (overfit's --checkpoints). */
-export const atUpdates = (updates: readonly number[]): EvaluateAt => (step) => updates.includes(step);
+export const atUpdates =
+  (updates: readonly number[]): EvaluateAt =>
+  (step) =>
+    updates.includes(step);
 
 export interface LoopPlan {
   /** Run until the optimizer has done this many updates in total, when nothing stops it first. */
@@ -86,7 +92,15 @@ export function* loopSteps<B, E>(a: LoopArgs<B>, plan: LoopPlan, hooks: LoopHook
   if (step < target && !stop(step)) {
     while (step < target) {
       step += 1;
-      const result = trainStep({ params: a.params, microbatches: a.data.next(), lossFn: a.lossFn, optimizer: a.optimizer, lr: learningRate(a.schedule, step), clipNorm: a.clipNorm, gradients: a.gradients });
+      const result = trainStep({
+        params: a.params,
+        microbatches: a.data.next(),
+        lossFn: a.lossFn,
+        optimizer: a.optimizer,
+        lr: learningRate(a.schedule, step),
+        clipNorm: a.clipNorm,
+        gradients: a.gradients,
+      });
       hooks.onUpdate?.(step, result, due(step) ? hooks.onEvaluate!(step) : undefined);
       if (hooks.onSave && (step % every === 0 || step === target)) save(step, false);
       yield;
@@ -112,7 +126,8 @@ export function drain<R>(steps: Generator<void, R, void>): R {
 }
 
 /** Hand control to the event loop (so signal handlers and timers run); setTimeout where setImmediate is absent. */
-const yieldToEventLoop = (): Promise<void> => new Promise((r) => ((globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? setTimeout)(r));
+const yieldToEventLoop = (): Promise<void> =>
+  new Promise((r) => ((globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? setTimeout)(r));
 
 /** The same, giving the event loop a turn at least every `yieldEveryMs` between steps, so a signal handler can set shouldStop. */
 export async function drainAsync<R>(steps: Generator<void, R, void>, yieldEveryMs = 50): Promise<R> {

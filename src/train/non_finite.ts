@@ -3,7 +3,10 @@
 
 /** Raised when a loss or gradient is not finite; nothing has been updated. */
 export class NonFiniteError extends Error {
-  constructor(readonly step: number, readonly what: string) {
+  constructor(
+    readonly step: number,
+    readonly what: string,
+  ) {
     super(`non-finite ${what} at update ${step}; no parameter was updated`);
   }
 }

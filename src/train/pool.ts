@@ -43,19 +43,39 @@ export class WorkerPool {
   }
 
   /** Per-microbatch Σ-NLL gradients, in item order, at `weights` (parameter order). */
-  gradients(weights: readonly ArrayLike<number>[], items: readonly GradientItem[], local: (item: GradientItem) => MicrobatchGradient): MicrobatchGradient[] {
-    return this.map(weights, items, local, (idx) => ({ kind: "gradients", items: idx.map((i) => ({ index: i, ...items[i] })) }), (r) => {
-      if (r.kind !== "gradients") return undefined;
-      return r.items.map(({ index, grads, lossSum, count }) => [index, { grads, lossSum, count }] as const);
-    });
+  gradients(
+    weights: readonly ArrayLike<number>[],
+    items: readonly GradientItem[],
+    local: (item: GradientItem) => MicrobatchGradient,
+  ): MicrobatchGradient[] {
+    return this.map(
+      weights,
+      items,
+      local,
+      (idx) => ({ kind: "gradients", items: idx.map((i) => ({ index: i, ...items[i] })) }),
+      (r) => {
+        if (r.kind !== "gradients") return undefined;
+        return r.items.map(({ index, grads, lossSum, count }) => [index, { grads, lossSum, count }] as const);
+      },
+    );
   }
 
   /** −ln p per position of each batch (as ScoringModel.positionNll), in batch order, at `weights`. */
-  scores(weights: readonly ArrayLike<number>[], batches: readonly ScoredBatch[], local: (batch: ScoredBatch) => Float64Array): Float64Array[] {
-    return this.map(weights, batches, local, (idx) => ({ kind: "scores", items: idx.map((i) => ({ index: i, batch: batches[i] })) }), (r) => {
-      if (r.kind !== "scores") return undefined;
-      return r.items.map(({ index, nll }) => [index, nll] as const);
-    });
+  scores(
+    weights: readonly ArrayLike<number>[],
+    batches: readonly ScoredBatch[],
+    local: (batch: ScoredBatch) => Float64Array,
+  ): Float64Array[] {
+    return this.map(
+      weights,
+      batches,
+      local,
+      (idx) => ({ kind: "scores", items: idx.map((i) => ({ index: i, batch: batches[i] })) }),
+      (r) => {
+        if (r.kind !== "scores") return undefined;
+        return r.items.map(({ index, nll }) => [index, nll] as const);
+      },
+    );
   }
 
   /** Engine memory of each remote worker, worker 1 first (tests: no growth over many updates). */
@@ -98,7 +118,10 @@ export class WorkerPool {
    * placed by item index, so the output order is the input order. Any error closes the pool and reaches the caller.
    */
   private map<I, O>(
-    weights: readonly ArrayLike<number>[], items: readonly I[], local: (item: I) => O, job: (indices: number[]) => Job,
+    weights: readonly ArrayLike<number>[],
+    items: readonly I[],
+    local: (item: I) => O,
+    job: (indices: number[]) => Job,
     unpack: (r: Reply) => (readonly [number, O])[] | undefined,
   ): O[] {
     const r = this.live();
@@ -116,7 +139,8 @@ export class WorkerPool {
     for (let w = 1; w < parts.length; w++) {
       if (parts[w].length === 0) continue;
       const got = unpack(this.expect(r, w));
-      if (!got || got.length !== parts[w].length) throw this.fail(`worker ${w} replied with ${got?.length ?? "no"} results for ${parts[w].length} items`);
+      if (!got || got.length !== parts[w].length)
+        throw this.fail(`worker ${w} replied with ${got?.length ?? "no"} results for ${parts[w].length} items`);
       for (const [index, o] of got) {
         if (!parts[w].includes(index)) throw this.fail(`worker ${w} replied for item ${index}, which it was not given`);
         out[index] = o;
@@ -160,7 +184,13 @@ export function workersFor(asked: number | undefined, cores: number, perCall: nu
 export const cappedWorkers = (asked: number, perCall: number): number => Math.max(1, Math.min(asked, perCall));
 
 /** Run `f` on a pool from `open` (`workersFor` decides its size) and close the pool when `f` returns, throws or (for an async `f`) settles. */
-export function withPool<T>(open: PoolOpener, asked: number | undefined, perCall: number, config: ModelConfig, f: (pool: WorkerPool) => T): T {
+export function withPool<T>(
+  open: PoolOpener,
+  asked: number | undefined,
+  perCall: number,
+  config: ModelConfig,
+  f: (pool: WorkerPool) => T,
+): T {
   const pool = open(workersFor(asked, open.cores, perCall, config), config);
   let later = false;
   try {

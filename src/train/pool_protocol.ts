@@ -38,7 +38,8 @@ export function weightLayout(entries: readonly (readonly [string, number])[]): W
 export function writeWeights(view: Float32Array, layout: WeightLayout, weights: readonly ArrayLike<number>[]): void {
   if (weights.length !== layout.names.length) throw new Error(`${weights.length} weight arrays for ${layout.names.length} parameters`);
   weights.forEach((w, i) => {
-    if (w.length !== layout.sizes[i]) throw new Error(`parameter "${layout.names[i]}" has ${w.length} values, the pool expects ${layout.sizes[i]}`);
+    if (w.length !== layout.sizes[i])
+      throw new Error(`parameter "${layout.names[i]}" has ${w.length} values, the pool expects ${layout.sizes[i]}`);
     view.set(w, layout.offsets[i]);
   });
 }

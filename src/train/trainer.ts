@@ -60,18 +60,27 @@ export const localGradients = <B>(params: Map<string, tf.Variable>, lossFn: Loss
  * Reduce per-microbatch results in their order (float64, re-added wherever read: no model-sized accumulator),
  * divide by the total target count (one token-weighted mean for the update), refuse non-finite values, clip to `clipNorm` by global norm and apply the optimizer.
  */
-export function applyGradients(args: { names: readonly string[]; results: readonly MicrobatchGradient[]; optimizer: AdamW; lr: number; clipNorm: number }): StepResult {
+export function applyGradients(args: {
+  names: readonly string[];
+  results: readonly MicrobatchGradient[];
+  optimizer: AdamW;
+  lr: number;
+  clipNorm: number;
+}): StepResult {
   const { names, results, optimizer, lr, clipNorm } = args;
   const step = optimizer.step + 1;
   if (results.length === 0) throw new Error("an update needs at least one microbatch");
   // per parameter, its microbatches' gradients in microbatch order (never arrival order): summed in float64 in
   // that order wherever they are read, so the sum is the same bit for bit whoever computed each term
-  const terms = names.map((name, i) => results.map((r) => {
-    if (r.grads.length !== names.length) throw new Error(`gradients for ${r.grads.length} parameters, expected ${names.length}`);
-    const g = r.grads[i];
-    if (g.length !== results[0].grads[i].length) throw new Error(`gradient of "${name}" has ${g.length} values, expected ${results[0].grads[i].length}`);
-    return g;
-  }));
+  const terms = names.map((name, i) =>
+    results.map((r) => {
+      if (r.grads.length !== names.length) throw new Error(`gradients for ${r.grads.length} parameters, expected ${names.length}`);
+      const g = r.grads[i];
+      if (g.length !== results[0].grads[i].length)
+        throw new Error(`gradient of "${name}" has ${g.length} values, expected ${results[0].grads[i].length}`);
+      return g;
+    }),
+  );
   let lossSum = 0;
   let targets = 0;
   for (const r of results) {

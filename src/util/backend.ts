@@ -43,7 +43,9 @@ export async function initBackend(choice: BackendChoice): Promise<Engine> {
   for (const name of order) {
     if (name === "tensorflow" && !(await tryNative())) {
       if (choice === "tensorflow") {
-        throw new Error("backend tensorflow requested but neither @tensorflow/tfjs-node nor -node-gpu could be loaded (npm i -E @tensorflow/tfjs-node@4.22.0)");
+        throw new Error(
+          "backend tensorflow requested but neither @tensorflow/tfjs-node nor -node-gpu could be loaded (npm i -E @tensorflow/tfjs-node@4.22.0)",
+        );
       }
       continue;
     }

@@ -3,7 +3,10 @@
 // Not its start-up (backend.ts initialises tfjs; src/node/engine.ts opens onnxruntime's kernels and graphs).
 
 /** A float32, int64 or bool (one byte each) input of a graph run, row-major. */
-export type GraphFeed = { type: "float32"; data: Float32Array; dims: number[] } | { type: "int64"; data: BigInt64Array; dims: number[] } | { type: "bool"; data: Uint8Array; dims: number[] };
+export type GraphFeed =
+  | { type: "float32"; data: Float32Array; dims: number[] }
+  | { type: "int64"; data: BigInt64Array; dims: number[] }
+  | { type: "bool"; data: Uint8Array; dims: number[] };
 /** An ONNX model loaded into a session: feeds in, the named float32 outputs out in the order asked (synchronously). */
 export type GraphSession = (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => Float32Array[];
 /** Loads ONNX model bytes into a session. */
@@ -39,7 +42,11 @@ export interface Engine extends EngineRecord {
 export const tfjsEngine = (backend: string): Engine => ({ backend, kernels: "tfjs" });
 
 /** The recorded part of an engine (what provenance and model files keep). */
-export const engineRecord = (e: EngineRecord): EngineRecord => ({ backend: e.backend, kernels: e.kernels, ...(e.onnxruntime ? { onnxruntime: e.onnxruntime } : {}) });
+export const engineRecord = (e: EngineRecord): EngineRecord => ({
+  backend: e.backend,
+  kernels: e.kernels,
+  ...(e.onnxruntime ? { onnxruntime: e.onnxruntime } : {}),
+});
 
 /**
  * How output names an engine: who multiplied and, on onnxruntime, what ran as whole graphs (training steps only

@@ -25,14 +25,34 @@ function keptShape(shape: number[], axes: number[]): number[] {
 }
 
 const configs: tf.GradConfig[] = [
-  { kernelName: tf.Add, inputsToSave: ["a", "b"], gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(dy as T, a.shape), b: () => unbroadcast(dy as T, b.shape) }) },
-  { kernelName: tf.Sub, inputsToSave: ["a", "b"], gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(dy as T, a.shape), b: () => unbroadcast(tf.neg(dy as T), b.shape) }) },
-  { kernelName: tf.Multiply, inputsToSave: ["a", "b"], gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(tf.mul(dy as T, b), a.shape), b: () => unbroadcast(tf.mul(dy as T, a), b.shape) }) },
   {
-    kernelName: tf.RealDiv, inputsToSave: ["a", "b"],
-    gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(tf.div(dy as T, b), a.shape), b: () => unbroadcast(tf.neg(tf.div(tf.mul(dy as T, a), tf.square(b))), b.shape) }),
+    kernelName: tf.Add,
+    inputsToSave: ["a", "b"],
+    gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(dy as T, a.shape), b: () => unbroadcast(dy as T, b.shape) }),
   },
-  { kernelName: tf.AddN, saveAllInputs: true, gradFunc: (dy, saved) => Object.fromEntries(saved.map((_, i) => [i, () => tf.clone(dy as T)])) },
+  {
+    kernelName: tf.Sub,
+    inputsToSave: ["a", "b"],
+    gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(dy as T, a.shape), b: () => unbroadcast(tf.neg(dy as T), b.shape) }),
+  },
+  {
+    kernelName: tf.Multiply,
+    inputsToSave: ["a", "b"],
+    gradFunc: (dy, [a, b]) => ({ a: () => unbroadcast(tf.mul(dy as T, b), a.shape), b: () => unbroadcast(tf.mul(dy as T, a), b.shape) }),
+  },
+  {
+    kernelName: tf.RealDiv,
+    inputsToSave: ["a", "b"],
+    gradFunc: (dy, [a, b]) => ({
+      a: () => unbroadcast(tf.div(dy as T, b), a.shape),
+      b: () => unbroadcast(tf.neg(tf.div(tf.mul(dy as T, a), tf.square(b))), b.shape),
+    }),
+  },
+  {
+    kernelName: tf.AddN,
+    saveAllInputs: true,
+    gradFunc: (dy, saved) => Object.fromEntries(saved.map((_, i) => [i, () => tf.clone(dy as T)])),
+  },
   { kernelName: tf.Neg, gradFunc: (dy) => ({ x: () => tf.neg(dy as T) }) },
   { kernelName: tf.Identity, gradFunc: (dy) => ({ x: () => tf.clone(dy as T) }) },
   { kernelName: tf.Cast, inputsToSave: ["x"], gradFunc: (dy) => ({ x: () => tf.clone(dy as T) }) },
@@ -52,11 +72,15 @@ const configs: tf.GradConfig[] = [
     },
   },
   {
-    kernelName: tf.Sum, inputsToSave: ["x"],
-    gradFunc: (dy, [x], attrs) => ({ x: () => tf.mul(tf.reshape(dy as T, keptShape(x.shape, axesOf((attrs as { axis: unknown }).axis, x.rank))), tf.ones(x.shape)) }),
+    kernelName: tf.Sum,
+    inputsToSave: ["x"],
+    gradFunc: (dy, [x], attrs) => ({
+      x: () => tf.mul(tf.reshape(dy as T, keptShape(x.shape, axesOf((attrs as { axis: unknown }).axis, x.rank))), tf.ones(x.shape)),
+    }),
   },
   {
-    kernelName: tf.Mean, inputsToSave: ["x"],
+    kernelName: tf.Mean,
+    inputsToSave: ["x"],
     gradFunc: (dy, [x], attrs) => {
       const axes = axesOf((attrs as { axis: unknown }).axis, x.rank);
       const n = axes.reduce((p, a) => p * x.shape[a], 1);
@@ -64,19 +88,28 @@ const configs: tf.GradConfig[] = [
     },
   },
   {
-    kernelName: tf.Slice, inputsToSave: ["x"],
+    kernelName: tf.Slice,
+    inputsToSave: ["x"],
     gradFunc: (dy, [x], attrs) => {
       const { begin, size } = attrs as { begin: number[]; size: number[] };
       const d = dy as T;
-      return { x: () => tf.pad(d, x.shape.map((dim, i) => [begin[i], dim - begin[i] - (size[i] === -1 ? dim - begin[i] : d.shape[i])] as [number, number])) };
+      return {
+        x: () =>
+          tf.pad(
+            d,
+            x.shape.map((dim, i) => [begin[i], dim - begin[i] - (size[i] === -1 ? dim - begin[i] : d.shape[i])] as [number, number]),
+          ),
+      };
     },
   },
   {
-    kernelName: tf.Softmax, outputsToSave: [true],
+    kernelName: tf.Softmax,
+    outputsToSave: [true],
     gradFunc: (dy, [y]) => ({ logits: () => tf.mul(y, tf.sub(dy as T, tf.sum(tf.mul(dy as T, y), -1, true))) }),
   },
   {
-    kernelName: tf.BatchMatMul, inputsToSave: ["a", "b"],
+    kernelName: tf.BatchMatMul,
+    inputsToSave: ["a", "b"],
     gradFunc: (dy, [a, b], attrs) => {
       const { transposeA, transposeB } = attrs as { transposeA: boolean; transposeB: boolean };
       if (transposeA || transposeB) throw new Error("tinylab's BatchMatMul gradient expects untransposed operands (use ops.matmul)");

@@ -16,7 +16,10 @@ interface WasmHeapBackend {
 }
 
 function isHeapBackend(b: unknown): b is WasmHeapBackend {
-  return typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" && typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function";
+  return (
+    typeof (b as Partial<WasmHeapBackend>)?.makeOutput === "function" &&
+    typeof (b as Partial<WasmHeapBackend>)?.typedArrayFromHeap === "function"
+  );
 }
 
 /** Whether the current backend runs the JS heap kernels (else each function is its tfjs op). */
@@ -28,9 +31,11 @@ type KernelArgs = { inputs: Record<string, Info>; backend: unknown; attrs: Recor
 
 function register(name: string, f: (be: WasmHeapBackend, inputs: Record<string, Info>, attrs: Record<string, unknown>) => Info) {
   tf.registerKernel({
-    kernelName: name, backendName: "wasm",
+    kernelName: name,
+    backendName: "wasm",
     kernelFunc: (({ inputs, backend, attrs }: KernelArgs) => {
-      if (!isHeapBackend(backend)) throw new Error(`${name}: the wasm backend does not expose what this kernel needs (tfjs-wasm 4.22.0 expected)`);
+      if (!isHeapBackend(backend))
+        throw new Error(`${name}: the wasm backend does not expose what this kernel needs (tfjs-wasm 4.22.0 expected)`);
       return f(backend, inputs, attrs);
     }) as unknown as tf.KernelFunc,
   });
@@ -65,9 +70,16 @@ register("TinylabTranspose2D", (be, { x }) => {
     let r = 0;
     for (; r + 8 <= R; r += 8) {
       for (let c = 0; c < C; c++) {
-        const oc = c * R + r, ic = r * C + c;
-        o[oc] = xs[ic]; o[oc + 1] = xs[ic + C]; o[oc + 2] = xs[ic + 2 * C]; o[oc + 3] = xs[ic + 3 * C];
-        o[oc + 4] = xs[ic + 4 * C]; o[oc + 5] = xs[ic + 5 * C]; o[oc + 6] = xs[ic + 6 * C]; o[oc + 7] = xs[ic + 7 * C];
+        const oc = c * R + r,
+          ic = r * C + c;
+        o[oc] = xs[ic];
+        o[oc + 1] = xs[ic + C];
+        o[oc + 2] = xs[ic + 2 * C];
+        o[oc + 3] = xs[ic + 3 * C];
+        o[oc + 4] = xs[ic + 4 * C];
+        o[oc + 5] = xs[ic + 5 * C];
+        o[oc + 6] = xs[ic + 6 * C];
+        o[oc + 7] = xs[ic + 7 * C];
       }
     }
     for (; r < R; r++) for (let c = 0; c < C; c++) o[c * R + r] = xs[r * C + c];
@@ -80,15 +92,19 @@ register("TinylabSwapMiddle", (be, { x }) => {
   const [A, M, N, D] = x.shape;
   const out = be.makeOutput([A, N, M, D], "float32");
   const [xs, o] = [be.typedArrayFromHeap(x), be.typedArrayFromHeap(out)];
-  for (let a = 0; a < A; a++) for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) {
-    const from = ((a * M + m) * N + n) * D, to = ((a * N + n) * M + m) * D;
-    for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
-  }
+  for (let a = 0; a < A; a++)
+    for (let m = 0; m < M; m++)
+      for (let n = 0; n < N; n++) {
+        const from = ((a * M + m) * N + n) * D,
+          to = ((a * N + n) * M + m) * D;
+        for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
+      }
   return out;
 });
 
 register("TinylabGatherRows", (be, { table, ids }) => {
-  const [V, C] = table.shape, N = ids.shape[0];
+  const [V, C] = table.shape,
+    N = ids.shape[0];
   const out = be.makeOutput([N, C], "float32");
   const [t, id, o] = [be.typedArrayFromHeap(table), be.typedArrayFromHeap(ids), be.typedArrayFromHeap(out)];
   for (let n = 0; n < N; n++) {
@@ -100,7 +116,8 @@ register("TinylabGatherRows", (be, { table, ids }) => {
 });
 
 register("TinylabScatterAddRows", (be, { dy, ids }, { rows }) => {
-  const [N, C] = dy.shape, V = rows as number;
+  const [N, C] = dy.shape,
+    V = rows as number;
   const out = be.makeOutput([V, C], "float32");
   const [d, id, o] = [be.typedArrayFromHeap(dy), be.typedArrayFromHeap(ids), be.typedArrayFromHeap(out)];
   o.fill(0);
@@ -114,16 +131,21 @@ register("TinylabScatterAddRows", (be, { dy, ids }, { rows }) => {
 
 register("TinylabSplitHeads", (be, { qkv }, { B, S, H }) => {
   // [B·S, 3C] read as [B, S, 3, H, D] → three [B, H, S, D]: rows of D copied whole
-  const [b, s, h] = [B as number, S as number, H as number], D = qkv.shape[1] / (3 * h);
+  const [b, s, h] = [B as number, S as number, H as number],
+    D = qkv.shape[1] / (3 * h);
   const outs = [0, 1, 2].map(() => be.makeOutput([b, h, s, D], "float32"));
-  const xs = be.typedArrayFromHeap(qkv), os = outs.map((o) => be.typedArrayFromHeap(o));
-  for (let bi = 0; bi < b; bi++) for (let si = 0; si < s; si++) for (let j = 0; j < 3; j++) {
-    const o = os[j];
-    for (let hi = 0; hi < h; hi++) {
-      const from = (((bi * s + si) * 3 + j) * h + hi) * D, to = ((bi * h + hi) * s + si) * D;
-      for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
-    }
-  }
+  const xs = be.typedArrayFromHeap(qkv),
+    os = outs.map((o) => be.typedArrayFromHeap(o));
+  for (let bi = 0; bi < b; bi++)
+    for (let si = 0; si < s; si++)
+      for (let j = 0; j < 3; j++) {
+        const o = os[j];
+        for (let hi = 0; hi < h; hi++) {
+          const from = (((bi * s + si) * 3 + j) * h + hi) * D,
+            to = ((bi * h + hi) * s + si) * D;
+          for (let d = 0; d < D; d++) o[to + d] = xs[from + d];
+        }
+      }
   return outs as unknown as Info;
 });
 
@@ -133,7 +155,8 @@ const run = (name: string, inputs: Record<string, tf.Tensor>, attrs: Record<stri
 /** Σ over the leading axes of x [..., C], shape [C]: tf.sum(x, leading axes). No gradient (use inside custom gradients). */
 export function columnSum(x: tf.Tensor): tf.Tensor1D {
   const C = x.shape[x.rank - 1];
-  if (x.rank < 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels()) return tf.sum(x, [...Array(x.rank - 1).keys()]) as tf.Tensor1D;
+  if (x.rank < 2 || x.dtype !== "float32" || x.size === 0 || !usesHeapKernels())
+    return tf.sum(x, [...Array(x.rank - 1).keys()]) as tf.Tensor1D;
   // a reshape is a kernel dispatch too, with the engine's bookkeeping: only when there are several leading axes
   return tf.tidy(() => run("TinylabColumnSum", { x: x.rank === 2 ? x : tf.reshape(x, [-1, C]) })) as tf.Tensor1D;
 }
@@ -164,21 +187,32 @@ export function swapMiddle(x: tf.Tensor4D): tf.Tensor4D {
 
 /** table [V, C] rows at ids [N] → [N, C]: tf.gather(table, ids). No gradient. */
 export function gatherRows(table: tf.Tensor, ids: tf.Tensor1D): tf.Tensor2D {
-  if (table.rank !== 2 || table.dtype !== "float32" || ids.dtype !== "int32" || ids.size === 0 || !usesHeapKernels()) return tf.gather(table, ids) as tf.Tensor2D;
+  if (table.rank !== 2 || table.dtype !== "float32" || ids.dtype !== "int32" || ids.size === 0 || !usesHeapKernels())
+    return tf.gather(table, ids) as tf.Tensor2D;
   return run("TinylabGatherRows", { table, ids }) as tf.Tensor2D;
 }
 
 /** out [rows, C] with out[ids[n]] += dy[n] for n in order: oneHot(ids)ᵀ @ dy, the gradient of gatherRows. No gradient. */
 export function scatterAddRows(dy: tf.Tensor2D, ids: tf.Tensor1D, rows: number, fallback: () => tf.Tensor): tf.Tensor2D {
-  if (dy.rank !== 2 || dy.dtype !== "float32" || ids.dtype !== "int32" || dy.size === 0 || !usesHeapKernels()) return fallback() as tf.Tensor2D;
+  if (dy.rank !== 2 || dy.dtype !== "float32" || ids.dtype !== "int32" || dy.size === 0 || !usesHeapKernels())
+    return fallback() as tf.Tensor2D;
   return run("TinylabScatterAddRows", { dy, ids }, { rows }) as tf.Tensor2D;
 }
 
 /** qkv [B·S, 3C] (q|k|v column blocks) → q, k, v as [B, H, S, D] each: slices, reshapes and transposes in one copy. No gradient. */
 export function splitHeads(qkv: tf.Tensor, B: number, S: number, H: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
-  const C = qkv.shape[1]! / 3, D = C / H;
+  const C = qkv.shape[1]! / 3,
+    D = C / H;
   if (qkv.rank !== 2 || qkv.dtype !== "float32" || qkv.size === 0 || !usesHeapKernels()) {
-    return [0, 1, 2].map((i) => tf.transpose(tf.reshape(tf.slice(qkv, [0, i * C], [B * S, C]), [B, S, H, D]), [0, 2, 1, 3])) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+    return [0, 1, 2].map((i) => tf.transpose(tf.reshape(tf.slice(qkv, [0, i * C], [B * S, C]), [B, S, H, D]), [0, 2, 1, 3])) as [
+      tf.Tensor4D,
+      tf.Tensor4D,
+      tf.Tensor4D,
+    ];
   }
-  return tf.engine().runKernel("TinylabSplitHeads", { qkv } as unknown as tf.NamedTensorMap, { B, S, H }) as unknown as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+  return tf.engine().runKernel("TinylabSplitHeads", { qkv } as unknown as tf.NamedTensorMap, { B, S, H }) as unknown as [
+    tf.Tensor4D,
+    tf.Tensor4D,
+    tf.Tensor4D,
+  ];
 }

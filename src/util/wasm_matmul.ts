@@ -21,27 +21,54 @@ interface WasmBackendParts {
   makeOutput: (shape: number[], dtype: "float32") => tf.TensorInfo;
 }
 
-type WasmMatMul = (aId: number, aShape: Uint8Array, aRank: number, bId: number, bShape: Uint8Array, bRank: number, ta: number, tb: number, outId: number) => void;
+type WasmMatMul = (
+  aId: number,
+  aShape: Uint8Array,
+  aRank: number,
+  bId: number,
+  bShape: Uint8Array,
+  bRank: number,
+  ta: number,
+  tb: number,
+  outId: number,
+) => void;
 const exported = new WeakMap<object, WasmMatMul>();
 
 function isWasmBackend(b: unknown): b is WasmBackendParts {
   const w = (b as Partial<WasmBackendParts>)?.wasm;
-  return typeof w?.cwrap === "function" && typeof w.tfjs?.registerTensor === "function" && typeof w.tfjs?.disposeData === "function"
-    && typeof (b as WasmBackendParts).dataIdNextNumber === "number" && typeof (b as WasmBackendParts).makeOutput === "function";
+  return (
+    typeof w?.cwrap === "function" &&
+    typeof w.tfjs?.registerTensor === "function" &&
+    typeof w.tfjs?.disposeData === "function" &&
+    typeof (b as WasmBackendParts).dataIdNextNumber === "number" &&
+    typeof (b as WasmBackendParts).makeOutput === "function"
+  );
 }
 
 const shapeBytes = (dims: number[]) => new Uint8Array(new Int32Array(dims).buffer);
 
 function slicedMatMul({ inputs, backend }: { inputs: { a: tf.TensorInfo; b: tf.TensorInfo }; backend: unknown }): tf.TensorInfo {
-  if (!isWasmBackend(backend)) throw new Error(`${SLICED_MATMUL}: the wasm backend does not expose what this kernel needs (tfjs-wasm 4.22.0 expected)`);
+  if (!isWasmBackend(backend))
+    throw new Error(`${SLICED_MATMUL}: the wasm backend does not expose what this kernel needs (tfjs-wasm 4.22.0 expected)`);
   const { a, b } = inputs;
-  const [n, M, K] = a.shape, [nb, Kb, N] = b.shape;
+  const [n, M, K] = a.shape,
+    [nb, Kb, N] = b.shape;
   if (a.shape.length !== 3 || b.shape.length !== 3 || n !== nb || K !== Kb || a.dtype !== "float32" || b.dtype !== "float32") {
     throw new Error(`${SLICED_MATMUL}: needs float32 [n, M, K] and [n, K, N], got ${a.dtype} [${a.shape}] and ${b.dtype} [${b.shape}]`);
   }
   let call = exported.get(backend);
   if (!call) {
-    call = backend.wasm.cwrap("BatchMatMul", null, ["number", "array", "number", "number", "array", "number", "number", "number", "number"]) as WasmMatMul;
+    call = backend.wasm.cwrap("BatchMatMul", null, [
+      "number",
+      "array",
+      "number",
+      "number",
+      "array",
+      "number",
+      "number",
+      "number",
+      "number",
+    ]) as WasmMatMul;
     exported.set(backend, call);
   }
   const out = backend.makeOutput([n, M, N], "float32");
@@ -88,9 +115,18 @@ export function batchMatMul(a: tf.Tensor, b: tf.Tensor, minSliceMacs = SLICE_MIN
   if (b.rank !== a.rank || b.shape.slice(0, -2).some((d, i) => d !== lead[i])) {
     throw new Error(`batchMatMul: leading axes must match, got [${a.shape}] and [${b.shape}]`);
   }
-  const [M, K] = a.shape.slice(-2), [Kb, N] = b.shape.slice(-2);
+  const [M, K] = a.shape.slice(-2),
+    [Kb, N] = b.shape.slice(-2);
   if (K !== Kb) throw new Error(`batchMatMul: inner sizes differ, got [${a.shape}] and [${b.shape}]`);
-  if (a.rank < 3 || a.size === 0 || b.size === 0 || a.dtype !== "float32" || b.dtype !== "float32" || M * K * N < minSliceMacs || !usesSlicedMatMul()) {
+  if (
+    a.rank < 3 ||
+    a.size === 0 ||
+    b.size === 0 ||
+    a.dtype !== "float32" ||
+    b.dtype !== "float32" ||
+    M * K * N < minSliceMacs ||
+    !usesSlicedMatMul()
+  ) {
     return tf.matMul(a, b);
   }
   const n = lead.reduce((x, y) => x * y, 1);

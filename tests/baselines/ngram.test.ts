@@ -9,7 +9,8 @@ import { meanNll, perplexity } from "../../src/eval/metrics/summary.ts";
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const binding = { vocabSize: 266, contextLength: 8 };
 const docs = overfitDocuments();
-const train = docs.filter((d) => d.split === "train"), val = docs.filter((d) => d.split === "validation");
+const train = docs.filter((d) => d.split === "train"),
+  val = docs.filter((d) => d.split === "validation");
 
 describe("baselines on the overfit fixture", () => {
   const [uni, unigramB, bigram, prior] = allBaselines(train, binding);
@@ -24,7 +25,10 @@ describe("baselines on the overfit fixture", () => {
   });
 
   it("uniform scores ln 266 on both splits", () => {
-    for (const [split, d] of [["train", train], ["validation", val]] as const) {
+    for (const [split, d] of [
+      ["train", train],
+      ["validation", val],
+    ] as const) {
       expect(meanNll(evaluateLikelihood(uni, split, packedBatches(d, binding, 2)).metrics)).toBeCloseTo(Math.log(266), 12);
     }
     expect(unigramB.name).toMatch(/unigram/);

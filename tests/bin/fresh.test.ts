@@ -8,14 +8,25 @@ import { isFresh, stampOf } from "../../bin/fresh.js";
 import { ok, tinylab } from "../cli/spawn.ts";
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 /** A tree with every input bin/fresh.js expects, stamped as if just built. */
 function stampedTree(): string {
   const root = mkdtempSync(join(tmpdir(), "tinylab-fresh-"));
   dirs.push(root);
   for (const d of ["src/util", "experiments", "bin", "dist"]) mkdirSync(join(root, d), { recursive: true });
-  for (const f of ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js", "bin/front.js", "experiments/a.ts"]) writeFileSync(join(root, f), `${f}\n`);
+  for (const f of [
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "bin/build.js",
+    "bin/fresh.js",
+    "bin/front.js",
+    "experiments/a.ts",
+  ])
+    writeFileSync(join(root, f), `${f}\n`);
   writeFileSync(join(root, "src/util/b.ts"), "export const b = 1;\n");
   writeFileSync(join(root, "dist/stamp.json"), JSON.stringify(stampOf(root)));
   return root;

@@ -18,9 +18,15 @@ function loadsOf(args: string[]): { status: number | null; loads: string[]; stde
   const dir = mkdtempSync(join(tmpdir(), "tinylab-loads-"));
   try {
     const file = join(dir, "loads");
-    const r = spawnSync(process.execPath, ["--import", LOADS, ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, TINYLAB_LOADS: file } });
+    const r = spawnSync(process.execPath, ["--import", LOADS, ...args], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, TINYLAB_LOADS: file },
+    });
     const here = pathToFileURL(ROOT).href;
-    const loads = readFileSync(file, "utf8").split("\n").filter(Boolean)
+    const loads = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
       .map((l) => l.replace(`esm ${here}/`, "").replace(`cjs ${ROOT}/`, ""));
     return { status: r.status, loads: [...new Set(loads)].sort(), stderr: r.stderr };
   } finally {
@@ -35,20 +41,33 @@ describe("tinylab's start", () => {
     expect(r.loads.some((l) => l.includes("node_modules/@tensorflow/tfjs-core/"))).toBe(true);
   });
 
-  it.each(["--help", "train --help", "sweep --help"])("tinylab %s loads only the launcher: the engine, the recipes and the packages stay unread", (args) => {
-    const r = loadsOf([join(ROOT, "bin/tinylab.js"), ...args.split(" ")]);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.loads.filter((l) => !l.startsWith("tests/bin/"))).toEqual(["bin/fresh.js", "bin/front.js", "bin/tinylab.js"]);
-  });
+  it.each(["--help", "train --help", "sweep --help"])(
+    "tinylab %s loads only the launcher: the engine, the recipes and the packages stay unread",
+    (args) => {
+      const r = loadsOf([join(ROOT, "bin/tinylab.js"), ...args.split(" ")]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.loads.filter((l) => !l.startsWith("tests/bin/"))).toEqual(["bin/fresh.js", "bin/front.js", "bin/tinylab.js"]);
+    },
+  );
 
   it("loads the engine's packages through require, never as ES modules (whose export scan of their whole source costs more than loading them)", () => {
     const dir = mkdtempSync(join(tmpdir(), "tinylab-loads-"));
     try {
       const file = join(dir, "loads");
-      const r = spawnSync(process.execPath, ["--import", LOADS, join(ROOT, "bin/tinylab.js"), "gradcheck", "--config", "micro"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, TINYLAB_LOADS: file } });
+      const r = spawnSync(process.execPath, ["--import", LOADS, join(ROOT, "bin/tinylab.js"), "gradcheck", "--config", "micro"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, TINYLAB_LOADS: file },
+      });
       expect(r.status, r.stderr).toBe(0);
-      const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.includes("/node_modules/@tensorflow/"));
-      for (const pkg of ["tfjs-core/dist/tf-core.node.js", "tfjs-backend-cpu/dist/tf-backend-cpu.node.js", "tfjs-backend-wasm/dist/tf-backend-wasm.node.js"]) {
+      const lines = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.includes("/node_modules/@tensorflow/"));
+      for (const pkg of [
+        "tfjs-core/dist/tf-core.node.js",
+        "tfjs-backend-cpu/dist/tf-backend-cpu.node.js",
+        "tfjs-backend-wasm/dist/tf-backend-wasm.node.js",
+      ]) {
         expect(lines).toContain(`cjs ${join(ROOT, "node_modules/@tensorflow", pkg)}`);
       }
       expect(lines.filter((l) => l.startsWith("esm "))).toEqual([]);
@@ -75,7 +94,10 @@ describe("NARROW (the build's shortcut for string widths)", () => {
     expect(widths.length).toBe(3); // cliui's, wrap-ansi's and yargs's own
     for (const file of widths) {
       const width = (await import(pathToFileURL(file).href)).default as (s: string) => number;
-      expect(narrow.filter((ch) => width(ch) !== 1), file).toEqual([]);
+      expect(
+        narrow.filter((ch) => width(ch) !== 1),
+        file,
+      ).toEqual([]);
       expect(width(narrow.join("")), file).toBe(narrow.length);
     }
   });
@@ -91,11 +113,16 @@ describe("dist/vendor/yargs.js", () => {
     const original = (await import("yargs")).default;
     const help = async (y: typeof original) => {
       let text = "";
-      await y([]).scriptName("t").wrap(60).exitProcess(false)
+      await y([])
+        .scriptName("t")
+        .wrap(60)
+        .exitProcess(false)
         .option("plain", { describe: "an ASCII description long enough to wrap across two lines of help" })
         .option("greek", { describe: "λ·σ ≥ 0 × 2 − 1, long enough to wrap across the line" })
         .option("wide", { describe: "日本語の説明 🙂 with emoji and wide characters that wrap" })
-        .parseAsync(["--help"], {}, (_e: unknown, _a: unknown, out: string) => { text = out; });
+        .parseAsync(["--help"], {}, (_e: unknown, _a: unknown, out: string) => {
+          text = out;
+        });
       return text;
     };
     const [a, b] = [await help(vendored), await help(original)];

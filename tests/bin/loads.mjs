@@ -7,4 +7,11 @@ import { createRequire, register } from "node:module";
 const file = process.env.TINYLAB_LOADS;
 writeFileSync(file, "");
 register("./loads_hook.mjs", import.meta.url, { data: { file } });
-process.on("exit", () => appendFileSync(file, Object.keys(createRequire(import.meta.url).cache).map((p) => `cjs ${p}\n`).join("")));
+process.on("exit", () =>
+  appendFileSync(
+    file,
+    Object.keys(createRequire(import.meta.url).cache)
+      .map((p) => `cjs ${p}\n`)
+      .join(""),
+  ),
+);

@@ -19,12 +19,18 @@ if (SKIP) console.warn(`skipping the browser tests: ${MISSING}`);
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
 /** Published in the README: the weighting probe and the add-one bigram, which match the reference text to 6 decimals. */
 const PUBLISHED = {
-  "probe:correct:mean_nll": "0.924196", "probe:correct:perplexity": "2.519842",
-  "probe:wrong:mean_nll": "0.953077", "probe:wrong:perplexity": "2.603421",
-  "baseline:bigram (add-1):train:nll": "4.402665", "baseline:bigram (add-1):train:perplexity": "81.668227",
-  "baseline:bigram (add-1):validation:nll": "5.044970", "baseline:bigram (add-1):validation:perplexity": "155.239620",
+  "probe:correct:mean_nll": "0.924196",
+  "probe:correct:perplexity": "2.519842",
+  "probe:wrong:mean_nll": "0.953077",
+  "probe:wrong:perplexity": "2.603421",
+  "baseline:bigram (add-1):train:nll": "4.402665",
+  "baseline:bigram (add-1):train:perplexity": "81.668227",
+  "baseline:bigram (add-1):validation:nll": "5.044970",
+  "baseline:bigram (add-1):validation:perplexity": "155.239620",
   // the neural validation finals of `npx tinylab overfit` on wasm (README)
-  "run:39:80:validation:nll": "4.364098", "run:40:80:validation:nll": "4.621237", "run:41:80:validation:nll": "4.733466",
+  "run:39:80:validation:nll": "4.364098",
+  "run:40:80:validation:nll": "4.621237",
+  "run:41:80:validation:nll": "4.733466",
 };
 
 const json = (f: Finished) => {
@@ -35,7 +41,13 @@ const json = (f: Finished) => {
 /** Key paths of a JSON value (arrays by their first element), to compare shapes and not values. */
 function shape(v: unknown, path = "$"): string[] {
   if (Array.isArray(v)) return [path, ...(v.length > 0 ? shape(v[0], `${path}[]`) : [])];
-  if (v !== null && typeof v === "object") return [path, ...Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).flatMap(([k, x]) => shape(x, `${path}.${k}`))];
+  if (v !== null && typeof v === "object")
+    return [
+      path,
+      ...Object.entries(v)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .flatMap(([k, x]) => shape(x, `${path}.${k}`)),
+    ];
   return [`${path}:${typeof v}`];
 }
 
@@ -82,10 +94,14 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     const [overfit] = cli;
     const r = json(overfit);
     let compared = 0;
-    for (const run of r.runs) for (const c of run.checkpoints) for (const split of ["train", "validation"]) {
-      expect(shown[`run:${run.seed}:${c.update}:${split}:nll`]?.exact, `seed ${run.seed} update ${c.update} ${split}`).toBe(c[split].nll);
-      compared++;
-    }
+    for (const run of r.runs)
+      for (const c of run.checkpoints)
+        for (const split of ["train", "validation"]) {
+          expect(shown[`run:${run.seed}:${c.update}:${split}:nll`]?.exact, `seed ${run.seed} update ${c.update} ${split}`).toBe(
+            c[split].nll,
+          );
+          compared++;
+        }
     for (const b of r.baselines) expect(shown[`baseline:${b.name}:validation:nll`]?.exact, b.name).toBe(b.validation.nll);
     expect(compared).toBe(3 * 5 * 2);
     expect(shown["layout:largest_difference"].exact).toBe(0);
@@ -100,9 +116,18 @@ describe.skipIf(SKIP)("the lab page in headless Chromium", () => {
     const cliResult = json(cli[0]);
     const extra = ["runtime", "threads", "simd", "cross_origin_isolated", "user_agent"].map((k) => `$.provenance.${k}`);
     expect(shape(got).filter((p) => !extra.some((e) => p.startsWith(e)))).toEqual(shape(cliResult));
-    expect(got.provenance).toMatchObject({ runtime: "browser", backend: "wasm", threads: (await pageEngine(page)).threads, simd: true, cross_origin_isolated: true, node: "none (browser)" });
+    expect(got.provenance).toMatchObject({
+      runtime: "browser",
+      backend: "wasm",
+      threads: (await pageEngine(page)).threads,
+      simd: true,
+      cross_origin_isolated: true,
+      node: "none (browser)",
+    });
     expect(got.provenance.command).toMatch(/^tinylab overfit --seeds 39,40,41 --updates 80 --checkpoints 0,10,20,40,80 --lr 0.02/);
-    expect(got.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll)).toEqual(cliResult.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll));
+    expect(got.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll)).toEqual(
+      cliResult.runs.map((x: { checkpoints: { validation: { nll: number } }[] }) => x.checkpoints[4].validation.nll),
+    );
   });
 
   /** Drop the fixture on the page's drop zone, press Re-score, and compare with `tinylab evaluate --batch-rows 1`. */

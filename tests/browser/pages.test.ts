@@ -39,8 +39,16 @@ describe.skipIf(SKIP)("pages in headless Chromium", () => {
       const { tokenizer, docs } = tinyData();
       const adapter = decoderAdapter(model, { name: "tiny fixture decoder" });
       const report = buildReport(adapter, tokenizer, docs, {
-        baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding), stride: 4, seed: 3, replicates: 100,
-        generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 }, verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 }, canary: { text: "the cat sat.", secretTokens: 3 },
+        baselines: allBaselines(
+          docs.filter((d) => d.split === "train"),
+          adapter.binding,
+        ),
+        stride: 4,
+        seed: 3,
+        replicates: 100,
+        generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
+        verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
+        canary: { text: "the cat sat.", secretTokens: 3 },
       });
       files.report = join(dir, "report.html");
       writeFileSync(files.report, reportHtml(report));
@@ -90,7 +98,10 @@ describe.skipIf(SKIP)("pages in headless Chromium", () => {
     const { readFileSync } = await import("node:fs");
     const svg = readFileSync(files.overfit, "utf8");
     // the first end-of-line label moved 400 px right, past the SVG's width
-    const moved = svg.replace(/(<g class="end-labels">(?:<path[^>]*\/>)?<text x=")([\d.]+)/, (_, pre: string, x: string) => `${pre}${Number(x) + 400}`);
+    const moved = svg.replace(
+      /(<g class="end-labels">(?:<path[^>]*\/>)?<text x=")([\d.]+)/,
+      (_, pre: string, x: string) => `${pre}${Number(x) + 400}`,
+    );
     expect(moved).not.toBe(svg);
     const clipped = join(dir, "clipped.svg");
     writeFileSync(clipped, moved);

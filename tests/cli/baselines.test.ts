@@ -27,22 +27,28 @@ const write = (name: string, text: string): string => {
   return path;
 };
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
-const byName = (rows: { baseline: string; nll: number; targets: number }[], prefix: string) => rows.find((b) => b.baseline.startsWith(prefix))!;
+const byName = (rows: { baseline: string; nll: number; targets: number }[], prefix: string) =>
+  rows.find((b) => b.baseline.startsWith(prefix))!;
 
 // train [0 1 0 1]: transitions 0→1, 1→0, 0→1; validation [1 0 0]: 1→0, 0→0
 const TOY = write("toy.json", JSON.stringify({ train: [[0, 1, 0, 1]], validation: [[1, 0, 0]] }));
-const DOCS = write("docs.jsonl", [
-  '{"id": "a", "split": "train", "text": "abab"}',
-  '{"id": "b", "split": "train", "ids": [0, 99, 100, 1]}',
-  '{"id": "c", "split": "validation", "text": "ba"}',
-].join("\n"));
+const DOCS = write(
+  "docs.jsonl",
+  [
+    '{"id": "a", "split": "train", "text": "abab"}',
+    '{"id": "b", "split": "train", "ids": [0, 99, 100, 1]}',
+    '{"id": "c", "split": "validation", "text": "ba"}',
+  ].join("\n"),
+);
 
 describe("baselines on a split file", () => {
   const r = runBaselines({ data: TOY });
 
   it("refuses an id that implies a vocabulary over the limit, before allocating counts for it", () => {
     const huge = write("huge.json", JSON.stringify({ train: [[0, 5, 1e14, 1]], validation: [[0, 5, 1]], test: [] }));
-    expect(() => runBaselines({ data: huge })).toThrow(`${huge}: token id 100000000000000 implies a vocabulary of 100000000000001, more than the limit 1048576 (2^20)`);
+    expect(() => runBaselines({ data: huge })).toThrow(
+      `${huge}: token id 100000000000000 implies a vocabulary of 100000000000001, more than the limit 1048576 (2^20)`,
+    );
   });
 
   it("infers the vocabulary from the largest id and scores each split's targets once", () => {
@@ -89,7 +95,15 @@ describe("baselines with a model file's tokenizer", () => {
   // a model file needs no training here: only its config and tokenizer are read
   const config = PRESETS.overfit;
   const modelPath = join(dir, "model.safetensors");
-  writeFileSync(modelPath, encodeModel(initParameters(config, Rng.fromSeed(1)), config, new ByteTokenizer(config.vocabSize).toJSON(), modelProvenance(tfjsOnly(), 1, 0)));
+  writeFileSync(
+    modelPath,
+    encodeModel(
+      initParameters(config, Rng.fromSeed(1)),
+      config,
+      new ByteTokenizer(config.vocabSize).toJSON(),
+      modelProvenance(tfjsOnly(), 1, 0),
+    ),
+  );
 
   it("scores over the model's vocabulary, so the numbers sit beside evaluate --model's", () => {
     const r = runBaselines({ data: DOCS, model: modelPath });
@@ -99,7 +113,9 @@ describe("baselines with a model file's tokenizer", () => {
   });
 
   it("refuses a disagreeing --vocab and a split file (which has no text to encode)", () => {
-    expect(() => runBaselines({ data: DOCS, model: modelPath, vocab: 300 })).toThrow(/--vocab 300 disagrees with the model's vocabulary 266/);
+    expect(() => runBaselines({ data: DOCS, model: modelPath, vocab: 300 })).toThrow(
+      /--vocab 300 disagrees with the model's vocabulary 266/,
+    );
     expect(() => runBaselines({ data: TOY, model: modelPath })).toThrow(/is a split file of token ids; --model only supplies a tokenizer/);
   });
 });
@@ -108,10 +124,16 @@ describe("refusals", () => {
   it("names the file and the problem", () => {
     expect(() => runBaselines({ data: join(dir, "absent.jsonl") })).toThrow(/data file not found: .*absent\.jsonl/);
     expect(() => runBaselines({ data: write("nt.json", '{"validation": [[0, 1]]}') })).toThrow(/no "train" split/);
-    expect(() => runBaselines({ data: write("nt.jsonl", '{"id": "x", "split": "validation", "text": "hi"}\n') })).toThrow(/no train documents; baselines are fitted on the train split/);
+    expect(() => runBaselines({ data: write("nt.jsonl", '{"id": "x", "split": "validation", "text": "hi"}\n') })).toThrow(
+      /no train documents; baselines are fitted on the train split/,
+    );
     expect(() => runBaselines({ data: TOY, vocab: 1 })).toThrow(/--vocab must be an integer ≥ 2/);
-    expect(() => runBaselines({ data: write("big.json", '{"train": [[0, 1, 4]]}'), vocab: 3 })).toThrow(/train row 0, position 2: token id 4 is outside \[0, 3\)/);
-    expect(() => runBaselines({ data: write("big.jsonl", '{"id": "x", "split": "train", "ids": [0, 300]}\n') })).toThrow(/ids\[1\] = 300 is outside the vocabulary \[0, 258\)/);
+    expect(() => runBaselines({ data: write("big.json", '{"train": [[0, 1, 4]]}'), vocab: 3 })).toThrow(
+      /train row 0, position 2: token id 4 is outside \[0, 3\)/,
+    );
+    expect(() => runBaselines({ data: write("big.jsonl", '{"id": "x", "split": "train", "ids": [0, 300]}\n') })).toThrow(
+      /ids\[1\] = 300 is outside the vocabulary \[0, 258\)/,
+    );
     expect(() => runBaselines({ data: DOCS, vocab: 100 })).toThrow(/docs\.jsonl line 1: a "text" row needs a tokenizer/);
     expect(() => runBaselines({ data: write("empty.jsonl", "\n") })).toThrow(/no documents/);
   });
@@ -140,7 +162,10 @@ describe("smoothing k and λ as options, and the test split only with --final-te
     expect(byName(half.splits.train!, "bigram (add-0.5)").nll).toBeCloseTo(-(2 * Math.log(5 / 6) + Math.log(3 / 4)) / 3, 12);
     expect(half.smoothing).toMatchObject({ k: 0.5, lambda: null });
     const lam0 = runBaselines({ data: TOY, lambda: 0 });
-    expect(byName(lam0.splits.validation!, "unigram-prior bigram (k=1, λ=0)").nll).toBeCloseTo(byName(lam0.splits.validation!, "unigram (add-one)").nll, 12);
+    expect(byName(lam0.splits.validation!, "unigram-prior bigram (k=1, λ=0)").nll).toBeCloseTo(
+      byName(lam0.splits.validation!, "unigram (add-one)").nll,
+      12,
+    );
     expect(runBaselines({ data: TOY }).smoothing).toMatchObject({ k: 1, lambda: null });
   });
 

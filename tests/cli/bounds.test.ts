@@ -16,7 +16,8 @@ function bloated(): string {
   const bytes = readFileSync(join(import.meta.dirname, "../fixtures/seed39-format2.safetensors"));
   const n = Number(bytes.readBigUInt64LE(0));
   const header = JSON.parse(bytes.subarray(8, 8 + n).toString("utf8")) as Record<string, unknown>;
-  const end = bytes.length - 8 - n, extra = 1_200_000_000;
+  const end = bytes.length - 8 - n,
+    extra = 1_200_000_000;
   header.extra = { dtype: "F32", shape: [extra / 4], data_offsets: [end, end + extra] };
   let text = JSON.stringify(header);
   text += " ".repeat((8 - (text.length % 8)) % 8);
@@ -64,15 +65,23 @@ describe("training shapes past the memory estimate, refused naming the option be
   const text = join(dir, "t.txt");
   writeFileSync(text, "one document here.\n\nanother document there.\n\na third one.\n");
   it.each<[string[], string]>([
-    [["train", "--batch-rows", "1000000"],
-      "--batch-rows 1000000 at --context 8 needs an estimated 31 GiB to train (0.03 MiB a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 96976 or fewer"],
-    [["train", "--text", text, "--out", join(dir, "context"), "--context", "4096"],
-      "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context"],
-    [["train", "--text", text, "--out", join(dir, "vocab"), "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"],
-      "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab"],
+    [
+      ["train", "--batch-rows", "1000000"],
+      "--batch-rows 1000000 at --context 8 needs an estimated 31 GiB to train (0.03 MiB a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 96976 or fewer",
+    ],
+    [
+      ["train", "--text", text, "--out", join(dir, "context"), "--context", "4096"],
+      "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context",
+    ],
+    [
+      ["train", "--text", text, "--out", join(dir, "vocab"), "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"],
+      "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab",
+    ],
     // at the default width the vocabulary alone passes the parameter limit: refused naming the flags as typed
-    [["train", "--text", text, "--out", join(dir, "vocab2"), "--tokenizer", "byte", "--vocab", "1048576"],
-      "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)"],
+    [
+      ["train", "--text", text, "--out", join(dir, "vocab2"), "--tokenizer", "byte", "--vocab", "1048576"],
+      "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)",
+    ],
   ])("tinylab %j", async (args, message) => {
     expect(await refusal(args)).toBe(`tinylab: error: ${message}\n`);
   });
@@ -92,16 +101,37 @@ describe("a scoring batch past the memory estimate, refused naming --batch-rows 
 describe("counts past their named limits and values no one means, refused where they are parsed", () => {
   const model = join(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
   it.each<[string[], string]>([
-    [["sample", "--model", model, "--prompt", "the", "--max-tokens", "1000000000"], "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000"],
-    [["sample", "--model", model, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"], "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000"],
+    [
+      ["sample", "--model", model, "--prompt", "the", "--max-tokens", "1000000000"],
+      "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000",
+    ],
+    [
+      ["sample", "--model", model, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"],
+      "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000",
+    ],
     [["train", "--updates", "9007199254740993"], "--updates must be a positive integer of at most 2^53 − 1 in size, got 9007199254740993"],
-    [["train", "--updates", "1e9"], "--updates must be a positive integer ≤ 100000000 (MAX_UPDATES: more is more than a day of updates), got 1e9"],
+    [
+      ["train", "--updates", "1e9"],
+      "--updates must be a positive integer ≤ 100000000 (MAX_UPDATES: more is more than a day of updates), got 1e9",
+    ],
     [["train", "--updates", "0x10"], "--updates must be a positive integer, written in decimal digits, got 0x10"],
     [["train", "--updates", "160e-1"], "--updates must be a positive integer, written without a fraction or negative exponent, got 160e-1"],
-    [["report", "--model", model, "--strides", "1,,2"], '--strides: element 2 of "1,,2" is empty; give each integer once, separated by single commas'],
-    [["train", "--model-config", '{"__proto__":{"nLayers":3}}'], '--model-config: key "__proto__" is not a model-config field (the fields: vocabSize, contextLength, nLayers, dModel, nHeads, dFF, dropout, tiedHead)'],
-    [["train", "--model-config", '{"constructor":1}'], '--model-config: key "constructor" is not a model-config field (the fields: vocabSize, contextLength, nLayers, dModel, nHeads, dFF, dropout, tiedHead)'],
-    [["sample", "--model", model, "--prompt", "caf\uFFFD"], "--prompt: not valid UTF-8 (character 4 is U+FFFD, which stands for bytes that decode to no character; the text must be UTF-8, as --text's files must)"],
+    [
+      ["report", "--model", model, "--strides", "1,,2"],
+      '--strides: element 2 of "1,,2" is empty; give each integer once, separated by single commas',
+    ],
+    [
+      ["train", "--model-config", '{"__proto__":{"nLayers":3}}'],
+      '--model-config: key "__proto__" is not a model-config field (the fields: vocabSize, contextLength, nLayers, dModel, nHeads, dFF, dropout, tiedHead)',
+    ],
+    [
+      ["train", "--model-config", '{"constructor":1}'],
+      '--model-config: key "constructor" is not a model-config field (the fields: vocabSize, contextLength, nLayers, dModel, nHeads, dFF, dropout, tiedHead)',
+    ],
+    [
+      ["sample", "--model", model, "--prompt", "caf\uFFFD"],
+      "--prompt: not valid UTF-8 (character 4 is U+FFFD, which stands for bytes that decode to no character; the text must be UTF-8, as --text's files must)",
+    ],
   ])("tinylab %j", async (args, message) => {
     expect(await refusal(args)).toBe(`tinylab: error: ${message}\n`);
   });
@@ -119,7 +149,31 @@ describe("small samples said plainly", () => {
   it("train --text warns when a held-out split has fewer than 10 documents, naming the fraction option", async () => {
     const texts = join(dir, "fourteen.txt");
     writeFileSync(texts, Array.from({ length: 14 }, (_, i) => `document ${i} says a few words.`).join("\n\n"));
-    const r = await tinylabHere(["train", "--text", texts, "--out", join(dir, "small"), "--tokenizer", "byte", "--updates", "1", "--context", "16", "--d-model", "8", "--heads", "1", "--layers", "1", "--d-ff", "16", "--batch-rows", "1", "--microbatches", "1"]);
+    const r = await tinylabHere([
+      "train",
+      "--text",
+      texts,
+      "--out",
+      join(dir, "small"),
+      "--tokenizer",
+      "byte",
+      "--updates",
+      "1",
+      "--context",
+      "16",
+      "--d-model",
+      "8",
+      "--heads",
+      "1",
+      "--layers",
+      "1",
+      "--d-ff",
+      "16",
+      "--batch-rows",
+      "1",
+      "--microbatches",
+      "1",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split("\n").filter((l) => l.startsWith("warning: the"))).toEqual([
       "warning: the validation split has 1 document, fewer than 10 (MIN_INTERVAL_DOCUMENTS): its NLL is one document's, too few for an interval; raise --validation-fraction (now 0.1) or give more documents",

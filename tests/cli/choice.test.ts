@@ -16,11 +16,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("tinylab choice", () => {
   it("scores each question's candidates and reports acc, acc_norm, chance and Wilson intervals", async () => {
     const data = join(dir, "q.jsonl");
-    writeFileSync(data, [
-      { id: "q1", question: "aa", candidates: ["b", "a"], answer: 0 },
-      { id: "q2", question: "a", candidates: ["ab", "bb", "ba"], answer: 0 },
-      { question: "b", candidates: ["aa", "b"], answer: 0 },
-    ].map((q) => JSON.stringify(q)).join("\n"));
+    writeFileSync(
+      data,
+      [
+        { id: "q1", question: "aa", candidates: ["b", "a"], answer: 0 },
+        { id: "q2", question: "a", candidates: ["ab", "bb", "ba"], answer: 0 },
+        { question: "b", candidates: ["aa", "b"], answer: 0 },
+      ]
+        .map((q) => JSON.stringify(q))
+        .join("\n"),
+    );
     const r = await tinylab(["choice", "--model", FIXTURE, "--data", data, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
@@ -35,14 +40,33 @@ describe("tinylab choice", () => {
     const correct = j.items.filter((i: { predicted: number; gold: number }) => i.predicted === i.gold).length;
     expect([j.acc.correct, j.acc.value]).toEqual([correct, correct / 3]);
     // 3 questions: fewer than MIN_INTERVAL_DOCUMENTS, so the accuracy alone, and why
-    expect(j.acc).toMatchObject({ wilson: null, wilson_reason: "n too small for an interval: 3 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+    expect(j.acc).toMatchObject({
+      wilson: null,
+      wilson_reason: "n too small for an interval: 3 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)",
+    });
     expect(j.items.map((i: { id: string }) => i.id)).toEqual(["q1", "q2", "line 3"]);
     const table = await tinylab(["choice", "--model", FIXTURE, "--data", data]);
     expect(table.stdout).toMatch(/chance +44\.44%/);
-    expect(table.stdout).toMatch(/^ {2}acc +\d+\.\d\d% +\(\d of 3\) +\(n too small for an interval: 3 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m);
+    expect(table.stdout).toMatch(
+      /^ {2}acc +\d+\.\d\d% +\(\d of 3\) +\(n too small for an interval: 3 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m,
+    );
     // the same questions ten times over: Wilson's interval of the ten, by its formula
     const ten = join(dir, "q10.jsonl");
-    writeFileSync(ten, Array.from({ length: 10 }, (_, i) => JSON.stringify({ id: `r${i}`, question: ["aa", "a", "b"][i % 3], candidates: [["b", "a"], ["ab", "bb", "ba"], ["aa", "b"]][i % 3], answer: 0 })).join("\n"));
+    writeFileSync(
+      ten,
+      Array.from({ length: 10 }, (_, i) =>
+        JSON.stringify({
+          id: `r${i}`,
+          question: ["aa", "a", "b"][i % 3],
+          candidates: [
+            ["b", "a"],
+            ["ab", "bb", "ba"],
+            ["aa", "b"],
+          ][i % 3],
+          answer: 0,
+        }),
+      ).join("\n"),
+    );
     const j10 = JSON.parse((await tinylab(["choice", "--model", FIXTURE, "--data", ten, "--json"])).stdout);
     expect(j10.acc.wilson).toEqual(wilsonInterval(j10.acc.correct, 10));
   });

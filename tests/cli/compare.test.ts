@@ -21,7 +21,14 @@ describe("tinylab compare", () => {
     const j = JSON.parse(r.stdout);
     // two documents: the point estimate alone, no interval or p-value (MIN_INTERVAL_DOCUMENTS), said in the JSON
     for (const d of [j.nll.difference, j.bits_per_byte.difference]) {
-      expect(d).toEqual({ estimate: 0, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+      expect(d).toEqual({
+        estimate: 0,
+        lo: null,
+        hi: null,
+        p_one_sided: null,
+        p_floor: null,
+        interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)",
+      });
     }
     // nor a Wilson interval or McNemar p-value: the counts alone, and why
     const few = "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)";
@@ -36,7 +43,8 @@ describe("tinylab compare", () => {
     expect(csv[0]).toBe("metric,a,b,difference_b_minus_a,difference_lo95,difference_hi95,p_one_sided,p_floor");
     // two documents are too few for an interval (the JSON says so): its cells are empty, never a made-up 0
     expect(csv.slice(1).map((l) => l.split(",").slice(0, 5))).toEqual([
-      ["nll_nats_per_target", String(j.nll.a), String(j.nll.b), "0", ""], ["bits_per_byte", String(j.bits_per_byte.a), String(j.bits_per_byte.b), "0", ""],
+      ["nll_nats_per_target", String(j.nll.a), String(j.nll.b), "0", ""],
+      ["bits_per_byte", String(j.bits_per_byte.a), String(j.bits_per_byte.b), "0", ""],
       ["next_token_accuracy", String(j.accuracy.a.acc), String(j.accuracy.b.acc), "0", ""],
     ]);
   });
@@ -47,14 +55,27 @@ describe("tinylab compare", () => {
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +4\.364098 5\.044970/);
     expect(r.stdout).toMatch(/NLL \(nats\/target\) +B − A 0\.680872 {2}\(n too small for an interval: 2 documents, fewer than 10/);
     expect(r.stdout).toContain("2 documents, 9 targets");
-    expect(r.stdout).toMatch(/McNemar, exact binomial \(two-sided\) on the discordant pairs: no p-value \(n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\)\)$/m);
-    expect(r.stdout).toMatch(/^ {2}next-token accuracy .*; n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m);
+    expect(r.stdout).toMatch(
+      /McNemar, exact binomial \(two-sided\) on the discordant pairs: no p-value \(n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\)\)$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ {2}next-token accuracy .*; n too small for an interval: 2 documents, fewer than 10 \(MIN_INTERVAL_DOCUMENTS\): no interval\)$/m,
+    );
   });
 
   it("refuses different tokenizers unless --bits-per-byte, and then compares bits per byte only", async () => {
     // the same weights under a BPE tokenizer that merges "aa" (ids 99, 99): other targets, the same bytes
     const bpe = join(dir, "bpe.safetensors");
-    writeFileSync(bpe, reencode(readFileSync(FIXTURE), (_t, m) => { m.tokenizer = JSON.stringify({ kind: "bpe", vocabSize: 259, merges: [[99, 99]] }); }, true));
+    writeFileSync(
+      bpe,
+      reencode(
+        readFileSync(FIXTURE),
+        (_t, m) => {
+          m.tokenizer = JSON.stringify({ kind: "bpe", vocabSize: 259, merges: [[99, 99]] });
+        },
+        true,
+      ),
+    );
     const refused = await tinylabHere(["compare", FIXTURE, bpe, "--out", join(dir, "bpe")]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);

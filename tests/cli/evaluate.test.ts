@@ -33,17 +33,28 @@ describe("tinylab evaluate in a separate process", () => {
     const docs = overfitDocuments(overfitTokenizer());
     const inProcess: Record<number, Record<string, MetricSummary>> = {};
     let expectedSha = "";
-    runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
-      for (const rows of [1, 2]) {
-        inProcess[rows] = {};
-        for (const split of ["train", "validation"] as const) {
-          const batches = paddedBatches(docs.filter((d) => d.split === split), { vocabSize: 266, contextLength: 8 }, rows);
-          inProcess[rows][split] = evaluateLikelihood(decoderAdapter(model), split, batches).metrics;
-        }
-      }
-      expectedSha = sha256Bytes(encodeModel(model.read(), model.config, overfitTokenizer().toJSON(), modelProvenance(tfjsOnly(), seed, 80)));
-      return false;
-    } });
+    runOverfit(
+      { seeds: [39] },
+      {
+        onModel: (seed, model) => {
+          for (const rows of [1, 2]) {
+            inProcess[rows] = {};
+            for (const split of ["train", "validation"] as const) {
+              const batches = paddedBatches(
+                docs.filter((d) => d.split === split),
+                { vocabSize: 266, contextLength: 8 },
+                rows,
+              );
+              inProcess[rows][split] = evaluateLikelihood(decoderAdapter(model), split, batches).metrics;
+            }
+          }
+          expectedSha = sha256Bytes(
+            encodeModel(model.read(), model.config, overfitTokenizer().toJSON(), modelProvenance(tfjsOnly(), seed, 80)),
+          );
+          return false;
+        },
+      },
+    );
 
     const made = await producer;
     expect(made.stderr).toBe("");
@@ -52,7 +63,9 @@ describe("tinylab evaluate in a separate process", () => {
     expect(made.stdout).toContain(`saved seed 39 at update 80 → ${modelPath}\nmodel_sha256 ${sha}`);
     expect(sha).toBe(expectedSha); // the producer process trained bit-identical weights
 
-    const runs = await Promise.all([1, 2].map((rows) => tinylab(["evaluate", "--model", modelPath, "--batch-rows", String(rows), "--json"])));
+    const runs = await Promise.all(
+      [1, 2].map((rows) => tinylab(["evaluate", "--model", modelPath, "--batch-rows", String(rows), "--json"])),
+    );
     const reports = runs.map((r) => {
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
@@ -95,36 +108,52 @@ describe("tinylab evaluate in a separate process", () => {
 describe("evaluateModelFile on a documents file", () => {
   it("encodes text and id rows with the restored tokenizer, scores a long document at stride = the context by default, refuses a stride beyond it", () => {
     const data = join(dir, "docs.jsonl");
-    writeFileSync(data, [
-      '{"id":"t","split":"train","source":"s","text":"aab"}',
-      '{"id":"v","split":"validation","source":"s","ids":[0,99,100,99,99,1]}',
-      '{"id":"long","split":"test","source":"s","text":"abababababab"}',
-    ].join("\n"));
+    writeFileSync(
+      data,
+      [
+        '{"id":"t","split":"train","source":"s","text":"aab"}',
+        '{"id":"v","split":"validation","source":"s","ids":[0,99,100,99,99,1]}',
+        '{"id":"long","split":"test","source":"s","text":"abababababab"}',
+      ].join("\n"),
+    );
     const r = evaluateModelFile({ model: modelPath, batchRows: 1, split: "validation", data });
     expect(Object.keys(r.splits)).toEqual(["validation"]);
     expect(r.splits.validation!.targets).toBe(5);
     // "abaa" as text gives the same ids as the id row, so the same score as the fixture's validation-abaa
     const fixtureLike = join(dir, "same.jsonl");
     writeFileSync(fixtureLike, '{"id":"v","split":"validation","source":"s","text":"abaa"}\n');
-    expect(evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data: fixtureLike }).splits.validation!.total_nll).toBe(r.splits.validation!.total_nll);
+    expect(evaluateModelFile({ model: modelPath, batchRows: 1, split: "all", data: fixtureLike }).splits.validation!.total_nll).toBe(
+      r.splits.validation!.total_nll,
+    );
     // the one stride rule: no --stride is stride = the context, so the 13-target document is two windows (8 + 5 targets)
     const byContext = evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data, finalTest: true });
-    expect([byContext.splits.test!.targets, byContext.splits.test!.batches, byContext.stride, byContext.context_length]).toEqual([13, 2, 8, 8]);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data, stride: 9, finalTest: true })).toThrow(/^--stride must be an integer in \[1, 8\] \(the model's context\), got 9$/);
+    expect([byContext.splits.test!.targets, byContext.splits.test!.batches, byContext.stride, byContext.context_length]).toEqual([
+      13, 2, 8, 8,
+    ]);
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data, stride: 9, finalTest: true })).toThrow(
+      /^--stride must be an integer in \[1, 8\] \(the model's context\), got 9$/,
+    );
     const strided = evaluateModelFile({ model: modelPath, batchRows: 2, split: "test", data, stride: 4, finalTest: true });
     expect([strided.splits.test!.targets, strided.layout, strided.stride]).toEqual([13, "strided windows", 4]);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 0, split: "all" })).toThrow(/--batch-rows must be a positive integer, got 0/);
-    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", finalTest: true })).toThrow(/no test documents in overfit fixture/);
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 0, split: "all" })).toThrow(
+      /--batch-rows must be a positive integer, got 0/,
+    );
+    expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", finalTest: true })).toThrow(
+      /no test documents in overfit fixture/,
+    );
   });
 });
 
 describe("the test split is reachable only with --final-test", () => {
   const data = join(dir, "with-test.jsonl");
-  writeFileSync(data, [
-    '{"id":"t","split":"train","source":"s","text":"aab"}',
-    '{"id":"v","split":"validation","source":"s","text":"abaa"}',
-    '{"id":"x","split":"test","source":"s","text":"baa"}',
-  ].join("\n"));
+  writeFileSync(
+    data,
+    [
+      '{"id":"t","split":"train","source":"s","text":"aab"}',
+      '{"id":"v","split":"validation","source":"s","text":"abaa"}',
+      '{"id":"x","split":"test","source":"s","text":"baa"}',
+    ].join("\n"),
+  );
 
   it("refuses --split test without it, and --split all scores train and validation only", () => {
     expect(() => evaluateModelFile({ model: modelPath, batchRows: 1, split: "test", data })).toThrow(/--split test .* add --final-test/);
@@ -152,9 +181,25 @@ describe("the test split is reachable only with --final-test", () => {
 
 describe("report.json holds no NaN, no Infinity and no number written as a string", () => {
   /** Every offence in a parsed JSON value: numeric-looking strings outside text fields, and reasons without a null. */
-  const TEXT_KEYS = new Set(["prompt", "text", "continuation", "match", "token_text", "runner_up_text", "secret", "prefix", "name", "command", "id", "doc"]);
+  const TEXT_KEYS = new Set([
+    "prompt",
+    "text",
+    "continuation",
+    "match",
+    "token_text",
+    "runner_up_text",
+    "secret",
+    "prefix",
+    "name",
+    "command",
+    "id",
+    "doc",
+  ]);
   function offences(v: unknown, path = "$", key = ""): string[] {
-    if (typeof v === "string") return /^\s*[-+]?(NaN|Infinity|\d+(\.\d+)?(e[-+]?\d+)?)\s*$/i.test(v) && !TEXT_KEYS.has(key) ? [`${path} = ${JSON.stringify(v)}`] : [];
+    if (typeof v === "string")
+      return /^\s*[-+]?(NaN|Infinity|\d+(\.\d+)?(e[-+]?\d+)?)\s*$/i.test(v) && !TEXT_KEYS.has(key)
+        ? [`${path} = ${JSON.stringify(v)}`]
+        : [];
     if (Array.isArray(v)) return v.flatMap((x, i) => offences(x, `${path}[${i}]`, key));
     if (v === null || typeof v !== "object") return [];
     const o = v as Record<string, unknown>;
@@ -168,7 +213,24 @@ describe("report.json holds no NaN, no Infinity and no number written as a strin
     const data = join(dir, "with-test.jsonl");
     const [plain, final] = await Promise.all([
       tinylab(["report", "--model", modelPath, "--out", join(dir, "r1"), "--replicates", "50"]),
-      tinylab(["report", "--model", modelPath, "--out", join(dir, "r2"), "--replicates", "50", "--data", data, "--final-test", "--bins", "5", "--scheme", "equal-mass", "--smoothing", "0.1"]),
+      tinylab([
+        "report",
+        "--model",
+        modelPath,
+        "--out",
+        join(dir, "r2"),
+        "--replicates",
+        "50",
+        "--data",
+        data,
+        "--final-test",
+        "--bins",
+        "5",
+        "--scheme",
+        "equal-mass",
+        "--smoothing",
+        "0.1",
+      ]),
     ]);
     expect([plain.code, final.code]).toEqual([0, 0]);
     const { readFileSync } = await import("node:fs");

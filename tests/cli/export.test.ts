@@ -27,13 +27,27 @@ async function exportTo(model: string, out: string, ...more: string[]): Promise<
 /** GPT-2's names and shapes for a config, written out from GPT-2's layout (not from the recipe). */
 function gpt2Shapes(m: TestModel): Record<string, number[]> {
   const { vocabSize: V, contextLength: T, dModel: C, dFF: Ff, nLayers } = m.config;
-  const out: Record<string, number[]> = { "transformer.wte.weight": [V, C], "transformer.wpe.weight": [T, C], "transformer.ln_f.weight": [C], "transformer.ln_f.bias": [C] };
+  const out: Record<string, number[]> = {
+    "transformer.wte.weight": [V, C],
+    "transformer.wpe.weight": [T, C],
+    "transformer.ln_f.weight": [C],
+    "transformer.ln_f.bias": [C],
+  };
   for (let l = 0; l < nLayers; l++) {
     const p = `transformer.h.${l}.`;
     Object.assign(out, {
-      [p + "ln_1.weight"]: [C], [p + "ln_1.bias"]: [C], [p + "attn.c_attn.weight"]: [C, 3 * C], [p + "attn.c_attn.bias"]: [3 * C],
-      [p + "attn.c_proj.weight"]: [C, C], [p + "attn.c_proj.bias"]: [C], [p + "ln_2.weight"]: [C], [p + "ln_2.bias"]: [C],
-      [p + "mlp.c_fc.weight"]: [C, Ff], [p + "mlp.c_fc.bias"]: [Ff], [p + "mlp.c_proj.weight"]: [Ff, C], [p + "mlp.c_proj.bias"]: [C],
+      [p + "ln_1.weight"]: [C],
+      [p + "ln_1.bias"]: [C],
+      [p + "attn.c_attn.weight"]: [C, 3 * C],
+      [p + "attn.c_attn.bias"]: [3 * C],
+      [p + "attn.c_proj.weight"]: [C, C],
+      [p + "attn.c_proj.bias"]: [C],
+      [p + "ln_2.weight"]: [C],
+      [p + "ln_2.bias"]: [C],
+      [p + "mlp.c_fc.weight"]: [C, Ff],
+      [p + "mlp.c_fc.bias"]: [Ff],
+      [p + "mlp.c_proj.weight"]: [Ff, C],
+      [p + "mlp.c_proj.bias"]: [C],
     });
   }
   if (!m.config.tiedHead) out["lm_head.weight"] = [V, C];
@@ -52,14 +66,29 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
       const ours = decodeModelParts(new Uint8Array(readFileSync(m.path)), m.path).weights;
       expect(tensors["transformer.h.0.attn.c_attn.weight"].data).toEqual(ours.get("h0.attn.wqkv"));
       if (!m.config.tiedHead) {
-        const head = ours.get("head")!, lm = tensors["lm_head.weight"].data, V = m.config.vocabSize, C = m.config.dModel;
+        const head = ours.get("head")!,
+          lm = tensors["lm_head.weight"].data,
+          V = m.config.vocabSize,
+          C = m.config.dModel;
         expect(lm[5 * C + 3]).toBe(head[3 * V + 5]); // lm_head[v, c] = head[c, v]
       }
       const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
       expect(config).toMatchObject({
-        model_type: "gpt2", architectures: ["GPT2LMHeadModel"], vocab_size: m.config.vocabSize, n_positions: m.config.contextLength,
-        n_ctx: m.config.contextLength, n_embd: m.config.dModel, n_layer: m.config.nLayers, n_head: m.config.nHeads, n_inner: m.config.dFF,
-        activation_function: "gelu_new", layer_norm_epsilon: 1e-5, tie_word_embeddings: m.config.tiedHead, bos_token_id: 0, eos_token_id: 1, scale_attn_weights: true,
+        model_type: "gpt2",
+        architectures: ["GPT2LMHeadModel"],
+        vocab_size: m.config.vocabSize,
+        n_positions: m.config.contextLength,
+        n_ctx: m.config.contextLength,
+        n_embd: m.config.dModel,
+        n_layer: m.config.nLayers,
+        n_head: m.config.nHeads,
+        n_inner: m.config.dFF,
+        activation_function: "gelu_new",
+        layer_norm_epsilon: 1e-5,
+        tie_word_embeddings: m.config.tiedHead,
+        bos_token_id: 0,
+        eos_token_id: 1,
+        scale_attn_weights: true,
       });
 
       // what `tinylab evaluate --model M --data D` prints, from the recipe it calls (the CLI itself: tests/cli/evaluate.test.ts)
@@ -67,7 +96,14 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
       const hf = (await torchTool(["score", "--hf-dir", out, "--data", m.data])).splits;
       expect(Object.keys(hf).sort()).toEqual(Object.keys(evaluated).sort());
       for (const [split, s] of Object.entries(evaluated)) {
-        table.push({ model: m.name, split, targets: s!.targets, tinylab: s!.nll.toFixed(8), hf_gpt2_f64: hf[split].nll.toFixed(8), diff: Math.abs(hf[split].nll - s!.nll).toExponential(1) });
+        table.push({
+          model: m.name,
+          split,
+          targets: s!.targets,
+          tinylab: s!.nll.toFixed(8),
+          hf_gpt2_f64: hf[split].nll.toFixed(8),
+          diff: Math.abs(hf[split].nll - s!.nll).toExponential(1),
+        });
         expect(hf[split].targets).toBe(s!.targets);
         expect(Math.abs(hf[split].nll - s!.nll)).toBeLessThan(FLOAT64_TOL);
       }
@@ -79,8 +115,16 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
   it("shows its steps (decode, probe, each file built, the writes) on the progress stream, ending with the elapsed time", () => {
     // quietMs 0: every step speaks, however short (stderr waits QUIET_MS before the first line)
     const written: string[] = [];
-    exportModel({ model: models[0].path, out: join(dir, "hf-progress"), format: "hf-gpt2", progress: { write: (s: string) => written.push(s), isTTY: false, quietMs: 0 } });
-    const lines = written.join("").split("\n").filter((l) => l !== "");
+    exportModel({
+      model: models[0].path,
+      out: join(dir, "hf-progress"),
+      format: "hf-gpt2",
+      progress: { write: (s: string) => written.push(s), isTTY: false, quietMs: 0 },
+    });
+    const lines = written
+      .join("")
+      .split("\n")
+      .filter((l) => l !== "");
     for (const l of lines) expect(l).toMatch(/^export {2}\d+\/9 steps {2}[\d.]+% /);
     expect(lines.at(-1)).toMatch(/^export {2}9\/9 steps {2}100\.0% .* elapsed \d+:\d\d {2}step=written$/);
   });
@@ -117,7 +161,12 @@ describe.skipIf(skipTorch())("tinylab export --format hf-gpt2", () => {
 
     const again = join(dir, "hf-byte-1L-tied");
     r = await tinylabHere(["export", "--format", "hf-gpt2", "--model", models[2].path, "--out", again]);
-    expect([r.code, r.stderr.trim().split("\n").at(-1)]).toEqual([1, expect.stringMatching(/^tinylab: error: --out .*: holds an export \(.*\); pass --overwrite to replace it, or choose another directory$/)]);
+    expect([r.code, r.stderr.trim().split("\n").at(-1)]).toEqual([
+      1,
+      expect.stringMatching(
+        /^tinylab: error: --out .*: holds an export \(.*\); pass --overwrite to replace it, or choose another directory$/,
+      ),
+    ]);
     await exportTo(models[2].path, again, "--overwrite"); // a previous export: replaced when asked
     expect(JSON.parse(readFileSync(join(again, "config.json"), "utf8")).n_positions).toBe(16);
     for (const f of EXPORT_FILES) expect(readFileSync(join(again, f)).length).toBeGreaterThan(0);

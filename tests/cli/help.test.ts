@@ -19,16 +19,40 @@ import { canaryCommand } from "../../src/cli/commands/canary.ts";
 import { labCommand } from "../../src/cli/commands/lab.ts";
 import { sweepCommand } from "../../src/cli/commands/sweep.ts";
 
-const COMMANDS: CommandModule[] = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand, exportCommand, compareCommand, sampleCommand, choiceCommand, canaryCommand, labCommand, sweepCommand];
+const COMMANDS: CommandModule[] = [
+  overfitCommand,
+  trainCommand,
+  evaluateCommand,
+  gradcheckCommand,
+  cyclicCommand,
+  baselinesCommand,
+  reportCommand,
+  brownCommand,
+  exportCommand,
+  compareCommand,
+  sampleCommand,
+  choiceCommand,
+  canaryCommand,
+  labCommand,
+  sweepCommand,
+];
 
 /** Options whose description states a default in words and which also carry a yargs [default: …]: two defaults, which may disagree. */
-const twoDefaults = (options: string[]) => options.filter((l) => /\(default[: ]/.test(l.replace(/\[[^\]]*\]/g, "")) && /\[default: /.test(l) && !/TINYLAB_BACKEND/.test(l));
+const twoDefaults = (options: string[]) =>
+  options.filter((l) => /\(default[: ]/.test(l.replace(/\[[^\]]*\]/g, "")) && /\[default: /.test(l) && !/TINYLAB_BACKEND/.test(l));
 
 /** The --help text of one command, as `tinylab <command> --help` prints it (wide, so no line wraps). */
 async function helpOf(c: CommandModule): Promise<string> {
   let text = "";
-  await yargs([]).scriptName("tinylab").command(c).help().wrap(400).exitProcess(false)
-    .parseAsync([String(c.command).split(" ")[0], "--help"], {}, (_err, _argv, output) => { text = output; });
+  await yargs([])
+    .scriptName("tinylab")
+    .command(c)
+    .help()
+    .wrap(400)
+    .exitProcess(false)
+    .parseAsync([String(c.command).split(" ")[0], "--help"], {}, (_err, _argv, output) => {
+      text = output;
+    });
   return text;
 }
 
@@ -36,7 +60,13 @@ async function helpOf(c: CommandModule): Promise<string> {
 function undescribed(help: string): { options: string[]; bare: string[] } {
   const options = help.split("\n").filter((l) => /^\s+(-\w, )?--[\w-]+/.test(l));
   // "  --name  description  [type] [default: …]": something other than the type and default after the name
-  const bare = options.filter((l) => l.replace(/^\s+(-\w, )?--[\w-]+/, "").replace(/\s*\[[^\]]*\]/g, "").trim() === "");
+  const bare = options.filter(
+    (l) =>
+      l
+        .replace(/^\s+(-\w, )?--[\w-]+/, "")
+        .replace(/\s*\[[^\]]*\]/g, "")
+        .trim() === "",
+  );
   const squeeze = (l: string) => l.trim().replace(/\s{2,}/g, "  ");
   return { options: options.map(squeeze), bare: bare.map(squeeze) };
 }
@@ -55,11 +85,21 @@ describe("--help of every command", () => {
   }
 
   it("the two-defaults check finds one (control: the brown --min-lr line as it was)", () => {
-    expect(twoDefaults(["--min-lr  floor of the cosine decay (default: --lr)  [number] [default: 0.0003]", "--lr  peak  [number] [default: 0.003]"])).toHaveLength(1);
+    expect(
+      twoDefaults([
+        "--min-lr  floor of the cosine decay (default: --lr)  [number] [default: 0.0003]",
+        "--lr  peak  [number] [default: 0.003]",
+      ]),
+    ).toHaveLength(1);
   });
 
   it("the check finds an option left without a description (control)", async () => {
-    const bareCommand: CommandModule = { command: "probe", describe: "a control", builder: (y) => y.option("bare", { type: "number", default: 3 }).option("told", { type: "number", describe: "has one" }), handler: () => {} };
+    const bareCommand: CommandModule = {
+      command: "probe",
+      describe: "a control",
+      builder: (y) => y.option("bare", { type: "number", default: 3 }).option("told", { type: "number", describe: "has one" }),
+      handler: () => {},
+    };
     expect(undescribed(await helpOf(bareCommand)).bare).toEqual(["--bare  [number] [default: 3]"]);
   });
 });

@@ -16,19 +16,28 @@ function processState() {
 }
 
 /** The events a run added listeners to, once per listener (the listeners themselves compared, not counts). */
-function addedListeners(before: ReturnType<typeof processState>["listeners"], after: ReturnType<typeof processState>["listeners"]): string[] {
+function addedListeners(
+  before: ReturnType<typeof processState>["listeners"],
+  after: ReturnType<typeof processState>["listeners"],
+): string[] {
   return Object.entries(after).flatMap(([e, fs]) => fs.filter((f) => !(before[e] ?? []).includes(f)).map(() => e));
 }
 
 /** Where and how a command runs here: its environment (added to this process's) and working directory. */
-export interface HereOptions { env?: Record<string, string>; cwd?: string }
+export interface HereOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+}
 
 /**
  * `tinylab args` run here: the status main.ts would exit with, stdout, stderr less its progress lines (spawn.ts
  * withoutProgress), and `output`: all of both, progress included, in the order written (what `2>&1` gives). The
  * streams read as pipes, not a terminal, as a spawned child's do.
  */
-export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOptions = {}): Promise<Omit<Finished, "signal"> & { output: string }> {
+export async function tinylabHere(
+  args: string[],
+  { env = ENV, cwd }: HereOptions = {},
+): Promise<Omit<Finished, "signal"> & { output: string }> {
   // the console, argv, cwd and exit code are this process's: two runs at once would capture each other's output
   if (running) throw new Error(`tinylab ${args.join(" ")}: another tinylabHere run is under way; await one before the next`);
   running = true;
@@ -40,15 +49,28 @@ export async function tinylabHere(args: string[], { env = ENV, cwd }: HereOption
 }
 let running = false;
 
-async function runHere(args: string[], env: Record<string, string>, cwd: string | undefined): Promise<Omit<Finished, "signal"> & { output: string }> {
+async function runHere(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string | undefined,
+): Promise<Omit<Finished, "signal"> & { output: string }> {
   // the engine a spawned command would start, started first: its wasm module hooks this process once
   // (uncaughtException, unhandledRejection) when it loads, which is the engine's start-up, not a command's leftovers
   await initBackend(parseBackendChoice(env.TINYLAB_BACKEND ?? process.env.TINYLAB_BACKEND));
   const before = processState();
   const out = { stdout: "", stderr: "", output: "" };
-  const add = (to: "stdout" | "stderr", text: string) => { out[to] += text; out.output += text; };
-  const line = (to: "stdout" | "stderr") => (...a: unknown[]) => add(to, a.map(String).join(" ") + "\n");
-  const write = (to: "stdout" | "stderr") => (chunk: string | Uint8Array) => { add(to, typeof chunk === "string" ? chunk : Buffer.from(chunk).toString()); return true; };
+  const add = (to: "stdout" | "stderr", text: string) => {
+    out[to] += text;
+    out.output += text;
+  };
+  const line =
+    (to: "stdout" | "stderr") =>
+    (...a: unknown[]) =>
+      add(to, a.map(String).join(" ") + "\n");
+  const write = (to: "stdout" | "stderr") => (chunk: string | Uint8Array) => {
+    add(to, typeof chunk === "string" ? chunk : Buffer.from(chunk).toString());
+    return true;
+  };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   const ttys = [process.stdout, process.stderr].map((s) => [s, Object.getOwnPropertyDescriptor(s, "isTTY")] as const);
@@ -63,7 +85,9 @@ async function runHere(args: string[], env: Record<string, string>, cwd: string 
     vi.spyOn(process.stdout, "write").mockImplementation(write("stdout") as typeof process.stdout.write),
     vi.spyOn(process.stderr, "write").mockImplementation(write("stderr") as typeof process.stderr.write),
     // a command that would end the process (e.g. --help) must not end the test's
-    vi.spyOn(process, "exit").mockImplementation(((code?: number) => { throw new Error(`tinylab ${args.join(" ")} called process.exit(${code}) in process`); }) as typeof process.exit),
+    vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
+      throw new Error(`tinylab ${args.join(" ")} called process.exit(${code}) in process`);
+    }) as typeof process.exit),
   ];
   const [exitCode, argv] = [process.exitCode, process.argv];
   let result: Omit<Finished, "signal"> & { output: string };
@@ -76,14 +100,22 @@ async function runHere(args: string[], env: Record<string, string>, cwd: string 
   } finally {
     [process.exitCode, process.argv] = [exitCode, argv];
     process.chdir(home);
-    for (const [s, d] of ttys) if (d) Object.defineProperty(s, "isTTY", d); else delete (s as { isTTY?: boolean }).isTTY;
+    for (const [s, d] of ttys)
+      if (d) Object.defineProperty(s, "isTTY", d);
+      else delete (s as { isTTY?: boolean }).isTTY;
     for (const s of spies) s.mockRestore();
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
   const after = processState();
   const what = `tinylab ${args.join(" ")} run in process (stderr: ${out.stderr.trim()})`;
   expect(after.tensors - before.tensors, `tensors left by ${what}`).toBe(0);
   expect(addedListeners(before.listeners, after.listeners), `process listeners left by ${what}`).toEqual([]);
-  expect([after.backend, after.env, after.cwd], `backend, environment or working directory changed by ${what}`).toEqual([before.backend, before.env, before.cwd]);
+  expect([after.backend, after.env, after.cwd], `backend, environment or working directory changed by ${what}`).toEqual([
+    before.backend,
+    before.env,
+    before.cwd,
+  ]);
   return result;
 }

@@ -16,12 +16,16 @@ const ROOT = resolve(import.meta.dirname, "../..");
 function withoutOnnxruntime(args: string[]): Finished {
   const dir = mkdtempSync(join(tmpdir(), "tinylab-no-ort-"));
   try {
-    for (const f of ["bin", "dist", "src", "experiments", "package.json", "tsconfig.json", "tsconfig.build.json"]) symlinkSync(join(ROOT, f), join(dir, f));
+    for (const f of ["bin", "dist", "src", "experiments", "package.json", "tsconfig.json", "tsconfig.build.json"])
+      symlinkSync(join(ROOT, f), join(dir, f));
     mkdirSync(join(dir, "node_modules"));
-    for (const p of readdirSync(join(ROOT, "node_modules"))) if (p !== "onnxruntime-node") symlinkSync(join(ROOT, "node_modules", p), join(dir, "node_modules", p));
+    for (const p of readdirSync(join(ROOT, "node_modules")))
+      if (p !== "onnxruntime-node") symlinkSync(join(ROOT, "node_modules", p), join(dir, "node_modules", p));
     // links resolved as links, so imports look in this node_modules and not the real one
     const r = spawnSync(process.execPath, ["--preserve-symlinks", "--preserve-symlinks-main", join(dir, "bin/tinylab.js"), ...args], {
-      cwd: dir, encoding: "utf8", env: { ...process.env, TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" },
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, TINYLAB_BACKEND: "wasm", TINYLAB_KERNELS: "tfjs" },
     });
     return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
   } finally {
@@ -43,10 +47,15 @@ describe("tinylab --kernels", () => {
   it("a training run names what it ran on onnxruntime: its steps as the training graph, or autograd under dropout", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tinylab-kernels-train-"));
     try {
-      const train = (...args: string[]) => tinylab(["train", "--updates", "2", "--kernels", "onnxruntime", "--out", join(dir, String(args.length)), ...args]);
+      const train = (...args: string[]) =>
+        tinylab(["train", "--updates", "2", "--kernels", "onnxruntime", "--out", join(dir, String(args.length)), ...args]);
       const [graph, dropout] = await Promise.all([train(), train("--dropout", "0.1")]);
-      expect(ok(graph).stdout).toContain("dropout 0, backend wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0), workers 1");
-      expect(ok(dropout).stdout).toContain("dropout 0.1, backend wasm (matrix products and scoring on onnxruntime-node 1.30.0; with dropout, gradients by tfjs autograd), workers 1");
+      expect(ok(graph).stdout).toContain(
+        "dropout 0, backend wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0), workers 1",
+      );
+      expect(ok(dropout).stdout).toContain(
+        "dropout 0.1, backend wasm (matrix products and scoring on onnxruntime-node 1.30.0; with dropout, gradients by tfjs autograd), workers 1",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -58,15 +67,24 @@ describe("tinylab --kernels", () => {
   });
 
   it("TINYLAB_KERNELS replaces the command's default and an explicit --kernels wins over it, as --help says", async () => {
-    const kernelsOf = async (args: string[]) => JSON.parse(passed(await start(["gradcheck", "--config", "micro", "--json", ...args], undefined, { TINYLAB_KERNELS: "onnxruntime" }).done).stdout).provenance.kernels;
+    const kernelsOf = async (args: string[]) =>
+      JSON.parse(
+        passed(await start(["gradcheck", "--config", "micro", "--json", ...args], undefined, { TINYLAB_KERNELS: "onnxruntime" }).done)
+          .stdout,
+      ).provenance.kernels;
     const [byVariable, byFlag] = await Promise.all([kernelsOf([]), kernelsOf(["--kernels", "tfjs"])]);
     expect([byVariable, byFlag]).toEqual(["onnxruntime", "tfjs"]);
-    expect(OPTION_GROUPS["Engine:"].kernels.describe).toContain("the environment variable TINYLAB_KERNELS, when set, replaces the command's default, and an explicit --kernels wins over it");
+    expect(OPTION_GROUPS["Engine:"].kernels.describe).toContain(
+      "the environment variable TINYLAB_KERNELS, when set, replaces the command's default, and an explicit --kernels wins over it",
+    );
   });
 
   it.each([
     [["--kernels", "bogus"], 'tinylab: error: --kernels must be one of auto, onnxruntime, tfjs, got "bogus"'],
-    [["--backend", "cpu", "--kernels", "onnxruntime"], "tinylab: error: --kernels onnxruntime runs under --backend wasm, and the backend is cpu"],
+    [
+      ["--backend", "cpu", "--kernels", "onnxruntime"],
+      "tinylab: error: --kernels onnxruntime runs under --backend wasm, and the backend is cpu",
+    ],
   ])("refuses %j in one line", async (args, line) => {
     const r = await tinylab(["gradcheck", "--config", "micro", ...args]);
     expect(r.code).not.toBe(0);
@@ -78,6 +96,8 @@ describe("tinylab --kernels", () => {
     expect(auto.stdout).toContain("gradcheck micro on wasm (matrix products on tfjs's own wasm kernels): 212 coordinates");
     const asked = withoutOnnxruntime(["gradcheck", "--config", "micro", "--kernels", "onnxruntime"]);
     expect(asked.code).not.toBe(0);
-    expect(asked.stderr.trim()).toBe("tinylab: error: --kernels onnxruntime: onnxruntime-node is not installed; install it with npm ci (onnxruntime-node 1.30.0 is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs");
+    expect(asked.stderr.trim()).toBe(
+      "tinylab: error: --kernels onnxruntime: onnxruntime-node is not installed; install it with npm ci (onnxruntime-node 1.30.0 is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs",
+    );
   });
 });

@@ -14,7 +14,12 @@ import { DIRECTORY_LOCK } from "../../src/node/lock.ts";
 import { lockModelPath } from "../../src/node/model_output.ts";
 
 /** A raw request (no URL normalisation, so ../ reaches the server as written). */
-function get(url: string, path: string, method = "GET", host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function get(
+  url: string,
+  path: string,
+  method = "GET",
+  host?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const u = new URL(url);
   return new Promise((ok, fail) => {
     const req = request({ host: u.hostname, port: u.port, path, method, headers: host === undefined ? {} : { Host: host } }, (res) => {
@@ -47,7 +52,11 @@ describe("the lab server", () => {
 
   it("serves the page on 127.0.0.1 with COOP/COEP on every response, wasm as application/wasm", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    for (const [path, status, type] of [["/", 200, "text/html; charset=utf-8"], ["/wasm/x.wasm", 200, "application/wasm"], ["/missing.js", 404, "text/plain; charset=utf-8"]] as const) {
+    for (const [path, status, type] of [
+      ["/", 200, "text/html; charset=utf-8"],
+      ["/wasm/x.wasm", 200, "application/wasm"],
+      ["/missing.js", 404, "text/plain; charset=utf-8"],
+    ] as const) {
       const r = await get(server.url, path);
       expect([r.status, r.headers["content-type"]], path).toEqual([status, type]);
       expect(r.headers["cross-origin-opener-policy"]).toBe("same-origin");
@@ -56,16 +65,21 @@ describe("the lab server", () => {
   });
 
   it("hands out nothing outside the built directory and only answers GET and HEAD", async () => {
-    for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/wasm/../../secret.txt", "/%E0%A4%A"]) expect((await get(server.url, path)).status, path).toBe(404);
+    for (const path of ["/../secret.txt", "/%2e%2e/secret.txt", "/wasm/../../secret.txt", "/%E0%A4%A"])
+      expect((await get(server.url, path)).status, path).toBe(404);
     expect((await get(server.url, "/", "HEAD")).status).toBe(200);
   });
 
   it("answers only requests addressed to this machine: any other Host (a DNS-rebinding page's name) is refused 421", async () => {
     const port = new URL(server.url).port;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "localhost"]) expect((await get(server.url, "/", "GET", host)).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "localhost"])
+      expect((await get(server.url, "/", "GET", host)).status, host).toBe(200);
     for (const host of [`evil.example:${port}`, "attacker.test", `127.0.0.1.evil.example:${port}`, `localhost.:${port}`]) {
       const r = await get(server.url, "/", "GET", host);
-      expect([r.status, r.body], host).toEqual([421, `Host ${JSON.stringify(host)} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`]);
+      expect([r.status, r.body], host).toEqual([
+        421,
+        `Host ${JSON.stringify(host)} is not this machine: the lab answers 127.0.0.1, localhost and [::1] only\n`,
+      ]);
     }
   });
 
@@ -103,11 +117,15 @@ describe("the lab server", () => {
     writeFileSync(join(old, "wasm", "x.wasm"), "w");
     expect(() => checkLabOut(old)).not.toThrow();
     // the links the server tests put beside the build are not the build's: a rebuild would delete them
-    expect(() => checkLabOut(site)).toThrow(`--out ${site} holds "link.txt", "linkdir" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`);
+    expect(() => checkLabOut(site)).toThrow(
+      `--out ${site} holds "link.txt", "linkdir" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`,
+    );
     expect(() => checkLabOut(dir)).toThrow(`--out ${dir} holds files that are not a lab page build, and building empties it`);
     expect(() => checkLabOut(join(dir, "secret.txt"))).toThrow("is a file");
     // unwritable places are refused before the bundler runs (the bundler would crash there with a backtrace)
-    expect(() => checkLabOut("/proc/tinylab-lab")).toThrow("--out /proc/tinylab-lab: /proc is a kernel pseudo-filesystem; nothing can be written there");
+    expect(() => checkLabOut("/proc/tinylab-lab")).toThrow(
+      "--out /proc/tinylab-lab: /proc is a kernel pseudo-filesystem; nothing can be written there",
+    );
   });
 
   it("a build that fails midway (a full disk) leaves the earlier build whole and no partial bundle or temp", async () => {
@@ -123,7 +141,9 @@ describe("the lab server", () => {
       writeFileSync(join(to, "assets", "worker.js"), "truncat");
       throw Object.assign(new Error("ENOSPC: no space left on device, write\n    at rust backtrace…"), { code: "ENOSPC" });
     };
-    await expect(buildLab(out, full)).rejects.toThrow(/^could not build the lab page into .*built \(ENOSPC: no space left on device, write; [\d.]+ MiB free on its file system\); nothing was left there but what was before$/);
+    await expect(buildLab(out, full)).rejects.toThrow(
+      /^could not build the lab page into .*built \(ENOSPC: no space left on device, write; [\d.]+ MiB free on its file system\); nothing was left there but what was before$/,
+    );
     expect(readFileSync(join(out, "index.html"), "utf8")).toBe("<title>tinylab lab</title> v1");
     expect(existsSync(join(out, "assets"))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes("lab-build"))).toEqual([]);
@@ -140,7 +160,11 @@ describe("the lab server", () => {
       if (v === "v1") writeFileSync(join(to, "wasm", "only-in-v1.wasm"), "w");
     };
     await buildLab(out, good("v1"));
-    expect(JSON.parse(readFileSync(join(out, BUILD_LIST), "utf8"))).toEqual(["index.html", "wasm/only-in-v1.wasm", "wasm/tfjs-backend-wasm-simd.wasm"]);
+    expect(JSON.parse(readFileSync(join(out, BUILD_LIST), "utf8"))).toEqual([
+      "index.html",
+      "wasm/only-in-v1.wasm",
+      "wasm/tfjs-backend-wasm-simd.wasm",
+    ]);
     writeFileSync(join(out, "notes.txt"), "mine");
     mkdirSync(join(out, "mydata"));
     writeFileSync(join(out, "mydata", "a.txt"), "mine too");
@@ -149,7 +173,11 @@ describe("the lab server", () => {
     const refusal = `--out ${out} holds "mydata/", "notes.txt", "wasm/mine.wasm" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`;
     expect(() => checkLabOut(out)).toThrow(refusal);
     await expect(buildLab(out, good("v2"))).rejects.toThrow(refusal);
-    expect([readFileSync(join(out, "notes.txt"), "utf8"), readFileSync(join(out, "mydata", "a.txt"), "utf8"), readFileSync(join(out, "index.html"), "utf8")]).toEqual(["mine", "mine too", "<title>tinylab lab</title> v1"]);
+    expect([
+      readFileSync(join(out, "notes.txt"), "utf8"),
+      readFileSync(join(out, "mydata", "a.txt"), "utf8"),
+      readFileSync(join(out, "index.html"), "utf8"),
+    ]).toEqual(["mine", "mine too", "<title>tinylab lab</title> v1"]);
     for (const f of ["notes.txt", "mydata", "wasm/mine.wasm"]) rmSync(join(out, f), { recursive: true });
     await buildLab(out, good("v2"));
     expect(readdirSync(out).sort()).toEqual([BUILD_LIST, "index.html", "wasm"]);
@@ -164,17 +192,25 @@ describe("tinylab lab holds --out while it serves", () => {
   it("refuses a rebuild and a model saved into it, naming the serving process; SIGINT ends it and releases the lock, the build kept", async () => {
     const site = join(dir, "site");
     // the command's own flow (runLab) with a stand-in bundler, in a process of its own: the holder is another pid
-    const holder = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lab_holder.ts", import.meta.url)), site], { stdio: ["ignore", "pipe", "inherit"] });
-    onTestFinished(() => { if (holder.exitCode === null && holder.signalCode === null) holder.kill("SIGKILL"); }); // a failed check never leaves it serving
+    const holder = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lab_holder.ts", import.meta.url)), site], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    onTestFinished(() => {
+      if (holder.exitCode === null && holder.signalCode === null) holder.kill("SIGKILL");
+    }); // a failed check never leaves it serving
     let printed = "";
     const ended = new Promise<number | null>((res) => holder.on("close", (code) => res(code)));
     await new Promise<void>((res, fail) => {
-      holder.stdout!.on("data", (d: Buffer) => { printed += d.toString(); if (/Ctrl-C stops the server\n/.test(printed)) res(); }); // the last of its start lines, which may come in a later chunk
+      holder.stdout!.on("data", (d: Buffer) => {
+        printed += d.toString();
+        if (/Ctrl-C stops the server\n/.test(printed)) res();
+      }); // the last of its start lines, which may come in a later chunk
       holder.on("close", (code) => fail(new Error(`the lab ended (${code}) before serving: ${printed}`)));
     });
     expect(printed).toContain(`--out ${site} is locked while it is served; Ctrl-C stops the server`);
     const lockFile = join(site, DIRECTORY_LOCK);
-    const inUse = (what: string) => `${what} is in use by process ${holder.pid} (lock file ${lockFile}); wait for it to finish, or remove the lock file if that process is not tinylab`;
+    const inUse = (what: string) =>
+      `${what} is in use by process ${holder.pid} (lock file ${lockFile}); wait for it to finish, or remove the lock file if that process is not tinylab`;
     const rebuild = async (to: string) => {
       mkdirSync(join(to, "wasm"), { recursive: true });
       writeFileSync(join(to, "index.html"), "<title>tinylab lab</title> rebuilt");

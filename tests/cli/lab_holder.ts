@@ -5,8 +5,14 @@ import { join } from "node:path";
 import { runLab } from "../../src/cli/lab_server.ts";
 
 const [out] = process.argv.slice(2);
-await runLab(out, 0, false, (line) => console.log(line), async (to) => {
-  mkdirSync(join(to, "wasm"), { recursive: true });
-  writeFileSync(join(to, "index.html"), "<title>tinylab lab</title> served");
-  writeFileSync(join(to, "wasm", "tfjs-backend-wasm-simd.wasm"), "w");
-});
+await runLab(
+  out,
+  0,
+  false,
+  (line) => console.log(line),
+  async (to) => {
+    mkdirSync(join(to, "wasm"), { recursive: true });
+    writeFileSync(join(to, "index.html"), "<title>tinylab lab</title> served");
+    writeFileSync(join(to, "wasm", "tfjs-backend-wasm-simd.wasm"), "w");
+  },
+);

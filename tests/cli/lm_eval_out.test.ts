@@ -35,7 +35,10 @@ function read(out: string) {
   const samples: Record<string, Record<string, any>[]> = {};
   for (const task of Object.keys(results.results)) {
     expect(names).toContain(`samples_${task}_${date}.jsonl`);
-    samples[task] = readFileSync(join(out, `samples_${task}_${date}.jsonl`), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    samples[task] = readFileSync(join(out, `samples_${task}_${date}.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
   }
   expect(names.length).toBe(1 + Object.keys(results.results).length);
   return { results, samples };
@@ -48,29 +51,62 @@ const isInt = (v: unknown) => Number.isInteger(v);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 function checkResults(r: Record<string, any>, samples: Record<string, Record<string, any>[]>) {
   const EVAL_RESULTS: Record<string, (v: any) => boolean> = {
-    results: (v) => isObj(v) && Object.values(v).every(taskMetrics), groups: (v) => isObj(v) && Object.values(v).every(taskMetrics),
+    results: (v) => isObj(v) && Object.values(v).every(taskMetrics),
+    groups: (v) => isObj(v) && Object.values(v).every(taskMetrics),
     group_subtasks: (v) => isObj(v) && Object.values(v).every((l) => Array.isArray(l) && l.every(isStr)),
-    configs: (v) => isObj(v) && Object.values(v).every(isObj), versions: (v) => isObj(v) && Object.values(v).every((x) => isStr(x) || isNum(x) || x === null),
-    "n-shot": (v) => isObj(v) && Object.values(v).every(isInt), higher_is_better: (v) => isObj(v) && Object.values(v).every((m) => isObj(m) && Object.values(m).every((b) => typeof b === "boolean" || b === null)),
-    "n-samples": (v) => isObj(v) && Object.values(v).every((c) => isObj(c) && Object.keys(c).sort().join() === "effective,original" && isInt(c.original) && isInt(c.effective)),
-    config: (v) => isObj(v) && isStr(v.model) && isInt(v.model_num_parameters) && isStr(v.model_sha) && Array.isArray(v.batch_sizes) && isInt(v.bootstrap_iters),
-    git_hash: (v) => isStr(v) || v === null, date: isNum, pretty_env_info: isStr, transformers_version: isStr, lm_eval_version: isStr, upper_git_hash: (v) => isStr(v) || v === null,
-    tokenizer_pad_token: (v) => Array.isArray(v) && v.every(isStr), tokenizer_eos_token: (v) => Array.isArray(v) && v.every(isStr), tokenizer_bos_token: (v) => Array.isArray(v) && v.every(isStr),
-    eot_token_id: (v) => isInt(v) || v === null, max_length: (v) => isInt(v) || v === null, model_source: isStr, model_name: isStr, model_name_sanitized: isStr,
-    system_instruction: (v) => isStr(v) || v === null, system_instruction_sha: (v) => isStr(v) || v === null, fewshot_as_multiturn: (v) => typeof v === "boolean" || v === null,
-    chat_template: (v) => isStr(v) || v === null, chat_template_sha: (v) => isStr(v) || v === null, task_hashes: (v) => isObj(v) && Object.values(v).every(isStr), total_evaluation_time_seconds: isStr,
+    configs: (v) => isObj(v) && Object.values(v).every(isObj),
+    versions: (v) => isObj(v) && Object.values(v).every((x) => isStr(x) || isNum(x) || x === null),
+    "n-shot": (v) => isObj(v) && Object.values(v).every(isInt),
+    higher_is_better: (v) =>
+      isObj(v) && Object.values(v).every((m) => isObj(m) && Object.values(m).every((b) => typeof b === "boolean" || b === null)),
+    "n-samples": (v) =>
+      isObj(v) &&
+      Object.values(v).every(
+        (c) => isObj(c) && Object.keys(c).sort().join() === "effective,original" && isInt(c.original) && isInt(c.effective),
+      ),
+    config: (v) =>
+      isObj(v) &&
+      isStr(v.model) &&
+      isInt(v.model_num_parameters) &&
+      isStr(v.model_sha) &&
+      Array.isArray(v.batch_sizes) &&
+      isInt(v.bootstrap_iters),
+    git_hash: (v) => isStr(v) || v === null,
+    date: isNum,
+    pretty_env_info: isStr,
+    transformers_version: isStr,
+    lm_eval_version: isStr,
+    upper_git_hash: (v) => isStr(v) || v === null,
+    tokenizer_pad_token: (v) => Array.isArray(v) && v.every(isStr),
+    tokenizer_eos_token: (v) => Array.isArray(v) && v.every(isStr),
+    tokenizer_bos_token: (v) => Array.isArray(v) && v.every(isStr),
+    eot_token_id: (v) => isInt(v) || v === null,
+    max_length: (v) => isInt(v) || v === null,
+    model_source: isStr,
+    model_name: isStr,
+    model_name_sanitized: isStr,
+    system_instruction: (v) => isStr(v) || v === null,
+    system_instruction_sha: (v) => isStr(v) || v === null,
+    fewshot_as_multiturn: (v) => typeof v === "boolean" || v === null,
+    chat_template: (v) => isStr(v) || v === null,
+    chat_template_sha: (v) => isStr(v) || v === null,
+    task_hashes: (v) => isObj(v) && Object.values(v).every(isStr),
+    total_evaluation_time_seconds: isStr,
   };
   function taskMetrics(m: unknown) {
     if (!isObj(m) || !isStr(m.name) || !isStr(m.alias) || !isInt(m.sample_len)) return false;
     // the rest are "metric,filter" keys: a number, or "N/A" for a stderr the harness has no formula for
-    return Object.entries(m).every(([k, v]) => ["name", "alias", "sample_len"].includes(k) || (k.includes(",") && (isNum(v) || (k.includes("_stderr,") && v === "N/A"))));
+    return Object.entries(m).every(
+      ([k, v]) => ["name", "alias", "sample_len"].includes(k) || (k.includes(",") && (isNum(v) || (k.includes("_stderr,") && v === "N/A"))),
+    );
   }
   for (const [k, v] of Object.entries(r)) {
     expect(EVAL_RESULTS[k], `results file key ${k}`).toBeDefined();
     expect(EVAL_RESULTS[k](v), `results file key ${k}: ${JSON.stringify(v).slice(0, 200)}`).toBe(true);
   }
   const tasks = Object.keys(r.results);
-  for (const k of ["configs", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"]) expect(Object.keys(r[k]).sort()).toEqual([...tasks].sort());
+  for (const k of ["configs", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"])
+    expect(Object.keys(r[k]).sort()).toEqual([...tasks].sort());
   for (const t of tasks) {
     expect(r["n-samples"][t]).toEqual({ original: samples[t].length, effective: samples[t].length });
     // lm_eval/loggers/evaluation_tracker.py: the task hash is hash_string of each sample's doc_hash + prompt_hash + target_hash, joined
@@ -80,14 +116,28 @@ function checkResults(r: Record<string, any>, samples: Record<string, Record<str
 }
 function checkSample(s: Record<string, any>, i: number) {
   const FIXED: Record<string, (v: any) => boolean> = {
-    doc_id: isInt, doc: isObj, target: isStr, filter: isStr, doc_hash: isStr, prompt_hash: isStr, target_hash: isStr,
-    arguments: (v) => isObj(v) && Object.entries(v).every(([k, a], j) => k === `gen_args_${j}` && isObj(a) && Object.keys(a).every((n, q) => n === `arg_${q}`)),
-    resps: (v) => Array.isArray(v) && v.every((x) => Array.isArray(x)), filtered_resps: Array.isArray, metrics: (v) => Array.isArray(v) && v.every(isStr),
+    doc_id: isInt,
+    doc: isObj,
+    target: isStr,
+    filter: isStr,
+    doc_hash: isStr,
+    prompt_hash: isStr,
+    target_hash: isStr,
+    arguments: (v) =>
+      isObj(v) &&
+      Object.entries(v).every(([k, a], j) => k === `gen_args_${j}` && isObj(a) && Object.keys(a).every((n, q) => n === `arg_${q}`)),
+    resps: (v) => Array.isArray(v) && v.every((x) => Array.isArray(x)),
+    filtered_resps: Array.isArray,
+    metrics: (v) => Array.isArray(v) && v.every(isStr),
   };
   expect(s.doc_id).toBe(i);
   for (const [k, check] of Object.entries(FIXED)) expect(check(s[k]), `sample ${i} key ${k}`).toBe(true);
   // every other key is a metric named in "metrics"
-  expect(Object.keys(s).filter((k) => !(k in FIXED)).sort()).toEqual([...s.metrics].sort());
+  expect(
+    Object.keys(s)
+      .filter((k) => !(k in FIXED))
+      .sort(),
+  ).toEqual([...s.metrics].sort());
   // lm_eval/utils.py hash_string: sha256 of json.dumps(doc, indent=2, ensure_ascii=False) and of the prompt and target
   expect(s.doc_hash).toBe(sha256(JSON.stringify(s.doc, null, 2)));
   expect(s.target_hash).toBe(sha256(s.target));
@@ -106,7 +156,20 @@ describe("evaluate --lm-eval-out", () => {
   it("writes one loglikelihood_rolling task per split whose every metric the samples give by the harness's formulas", async () => {
     writeFileSync(join(dir, "docs.jsonl"), jsonl(DOCS));
     const out = join(dir, "rolling");
-    const r = await tinylabHere(["evaluate", "--model", MODEL, "--data", join(dir, "docs.jsonl"), "--split", "all", "--final-test", "--batch-rows", "2", "--lm-eval-out", out]);
+    const r = await tinylabHere([
+      "evaluate",
+      "--model",
+      MODEL,
+      "--data",
+      join(dir, "docs.jsonl"),
+      "--split",
+      "all",
+      "--final-test",
+      "--batch-rows",
+      "2",
+      "--lm-eval-out",
+      out,
+    ]);
     expect(r.code, r.output).toBe(0);
     const { results, samples } = read(out);
     expect(Object.keys(results.results)).toEqual(["docs_train", "docs_validation", "docs_test"]);
@@ -136,8 +199,21 @@ describe("evaluate --lm-eval-out", () => {
 
     // the same targets as tinylab documents given as ids exactly as scored (BOS, the text's bytes + 2, no EOS):
     // evaluate's own NLL sum is minus the samples' loglikelihood sum, split by split
-    writeFileSync(join(dir, "ids.jsonl"), jsonl(DOCS.map((d) => ({ id: d.id, split: d.split, ids: [0, ...bytes(d.text).map((b) => b + 2)] }))));
-    const own = await tinylabHere(["evaluate", "--model", MODEL, "--data", join(dir, "ids.jsonl"), "--split", "all", "--final-test", "--json"]);
+    writeFileSync(
+      join(dir, "ids.jsonl"),
+      jsonl(DOCS.map((d) => ({ id: d.id, split: d.split, ids: [0, ...bytes(d.text).map((b) => b + 2)] }))),
+    );
+    const own = await tinylabHere([
+      "evaluate",
+      "--model",
+      MODEL,
+      "--data",
+      join(dir, "ids.jsonl"),
+      "--split",
+      "all",
+      "--final-test",
+      "--json",
+    ]);
     expect(own.code, own.output).toBe(0);
     const splits = JSON.parse(own.stdout).splits;
     for (const split of ["train", "validation", "test"]) {
@@ -176,9 +252,12 @@ describe("choice --lm-eval-out", () => {
     checkResults(results, samples);
     const lines = samples.quiz_choice;
     lines.forEach(checkSample);
-    const acc: number[] = [], accNorm: number[] = [];
+    const acc: number[] = [],
+      accNorm: number[] = [];
     lines.forEach((s, i) => {
-      expect(s.arguments).toEqual(Object.fromEntries(rows[i].candidates.map((c, j) => [`gen_args_${j}`, { arg_0: rows[i].question, arg_1: c }])));
+      expect(s.arguments).toEqual(
+        Object.fromEntries(rows[i].candidates.map((c, j) => [`gen_args_${j}`, { arg_0: rows[i].question, arg_1: c }])),
+      );
       expect(s.resps).toEqual(s.filtered_resps.map((p: string[]) => [p]));
       // lm_eval/api/task.py process_results for multiple_choice: argmax of the log-likelihoods, and of them over len(choice) characters
       const lls = s.filtered_resps.map(([ll]: string[]) => Number(ll));
@@ -216,14 +295,24 @@ describe("next to a published results file", () => {
 
   it("holds every key of the published file but the named few, each shared key with the same kind of value", async () => {
     const published = JSON.parse(readFileSync(PUBLISHED, "utf8"));
-    expect(createHash("sha256").update(readFileSync(PUBLISHED)).digest("hex")).toBe("d138e0670ac78cb43d9526662932b6391e60b815035729fd9e8ed6614397ebbf");
+    expect(createHash("sha256").update(readFileSync(PUBLISHED)).digest("hex")).toBe(
+      "d138e0670ac78cb43d9526662932b6391e60b815035729fd9e8ed6614397ebbf",
+    );
     const out = join(dir, "beside-published");
     writeFileSync(join(dir, "beside.jsonl"), jsonl(DOCS));
     const r = await tinylabHere(["evaluate", "--model", MODEL, "--data", join(dir, "beside.jsonl"), "--lm-eval-out", out]);
     expect(r.code, r.output).toBe(0);
     const { results: ours } = read(out);
-    expect(Object.keys(published).filter((k) => !(k in ours)).sort()).toEqual(ONLY_PUBLISHED);
-    expect(Object.keys(published.config).filter((k) => !(k in ours.config)).sort()).toEqual(ONLY_PUBLISHED_CONFIG);
+    expect(
+      Object.keys(published)
+        .filter((k) => !(k in ours))
+        .sort(),
+    ).toEqual(ONLY_PUBLISHED);
+    expect(
+      Object.keys(published.config)
+        .filter((k) => !(k in ours.config))
+        .sort(),
+    ).toEqual(ONLY_PUBLISHED_CONFIG);
     for (const k of Object.keys(published).filter((k) => k in ours)) expect(kind(ours[k]), k).toBe(kind(published[k]));
     // a null in the published config is a value the harness leaves unset (device, limit, …); tinylab may set it
     for (const k of Object.keys(published.config).filter((k) => k in ours.config && published.config[k] !== null)) {
@@ -233,7 +322,8 @@ describe("next to a published results file", () => {
     for (const table of [published, ours]) {
       for (const [task, m] of Object.entries<Record<string, unknown>>(table.results)) {
         expect(m.alias).toBe(task);
-        for (const [k, v] of Object.entries(m)) if (k.includes(",")) expect(isNum(v) || (k.includes("_stderr,") && v === "N/A"), `${task} ${k}`).toBe(true);
+        for (const [k, v] of Object.entries(m))
+          if (k.includes(",")) expect(isNum(v) || (k.includes("_stderr,") && v === "N/A"), `${task} ${k}`).toBe(true);
         expect(Object.keys(table["n-samples"][task]).sort()).toEqual(["effective", "original"]);
         expect(kind(table.versions[task])).toBe("number");
         expect(kind(table["n-shot"][task])).toBe("number");

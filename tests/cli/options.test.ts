@@ -5,7 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
 import { afterAll, describe, expect, it } from "vitest";
-import { KERNELS_BY_USE, modelOverrides, OPTION_GROUPS, refuseRepeatedOptions, typed, withOptions, type OptionName } from "../../src/cli/options.ts";
+import {
+  KERNELS_BY_USE,
+  modelOverrides,
+  OPTION_GROUPS,
+  refuseRepeatedOptions,
+  typed,
+  withOptions,
+  type OptionName,
+} from "../../src/cli/options.ts";
 import { BROWN_OPTIONS } from "../../src/cli/commands/brown.ts";
 import { CHOICE_OPTIONS } from "../../src/cli/commands/choice.ts";
 import { COMPARE_OPTIONS } from "../../src/cli/commands/compare.ts";
@@ -32,7 +40,13 @@ import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 
 const parse = (args: string[], defaults: Partial<Record<OptionName, unknown>>) =>
-  withOptions(yargs(), defaults).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(args) as Record<string, unknown>;
+  withOptions(yargs(), defaults)
+    .strict()
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? new Error(msg);
+    })
+    .parseSync(args) as Record<string, unknown>;
 
 describe("options", () => {
   it("each name is defined once across the groups", () => {
@@ -41,7 +55,12 @@ describe("options", () => {
   });
 
   it("parses values to what the recipes take", () => {
-    const a = parse(["--seeds", "39, 40", "--updates", "12", "--model-config", '{"tiedHead":false}', "--no-figures"], { seeds: "1", updates: 5, "model-config": undefined, figures: true });
+    const a = parse(["--seeds", "39, 40", "--updates", "12", "--model-config", '{"tiedHead":false}', "--no-figures"], {
+      seeds: "1",
+      updates: 5,
+      "model-config": undefined,
+      figures: true,
+    });
     expect(a.seeds).toEqual([39, 40]);
     expect(a.updates).toBe(12);
     expect(a["model-config"]).toEqual({ tiedHead: false });
@@ -92,26 +111,47 @@ describe("options", () => {
   });
 
   it("refuses a cosine floor above the peak, naming both flags", () => {
-    expect(() => checkMinLr(1, 0.01)).toThrow(/^--min-lr 1 must be ≤ --lr 0\.01 \(the floor of the cosine decay cannot be above its peak\)$/);
+    expect(() => checkMinLr(1, 0.01)).toThrow(
+      /^--min-lr 1 must be ≤ --lr 0\.01 \(the floor of the cosine decay cannot be above its peak\)$/,
+    );
     expect(() => checkMinLr(0.01, 0.01)).not.toThrow();
   });
 
   it("--model-config: a key given twice and an integer written as a float are refused, as the files the lab reads refuse them", () => {
-    expect(() => parse(["--model-config", '{"nHeads":2,"nHeads":4}'], { "model-config": undefined })).toThrow(/^--model-config: not valid JSON: key "nHeads" is given twice \(nHeads\) at line 1, column 13$/);
-    expect(() => parse(["--model-config", '{"vocabSize":266.0}'], { "model-config": undefined })).toThrow(/^--model-config: vocabSize: must be an integer, written without a fraction or exponent \(got 266\.0\)$/);
-    expect(parse(["--model-config", '{"dropout":0.0,"nHeads":4}'], { "model-config": undefined })["model-config"]).toEqual({ dropout: 0, nHeads: 4 });
+    expect(() => parse(["--model-config", '{"nHeads":2,"nHeads":4}'], { "model-config": undefined })).toThrow(
+      /^--model-config: not valid JSON: key "nHeads" is given twice \(nHeads\) at line 1, column 13$/,
+    );
+    expect(() => parse(["--model-config", '{"vocabSize":266.0}'], { "model-config": undefined })).toThrow(
+      /^--model-config: vocabSize: must be an integer, written without a fraction or exponent \(got 266\.0\)$/,
+    );
+    expect(parse(["--model-config", '{"dropout":0.0,"nHeads":4}'], { "model-config": undefined })["model-config"]).toEqual({
+      dropout: 0,
+      nHeads: 4,
+    });
   });
 
   it("the command line refuses a repeated option and a floor above the peak before any work, in one line", async () => {
     const twice = await tinylab(["train", "--updates", "5", "--updates", "6"]);
-    expect([twice.code, twice.stderr.trim()]).toEqual([1, "tinylab: error: --updates is given twice (--updates 5, then --updates 6): give it once"]);
+    expect([twice.code, twice.stderr.trim()]).toEqual([
+      1,
+      "tinylab: error: --updates is given twice (--updates 5, then --updates 6): give it once",
+    ]);
     const floor = await tinylab(["train", "--min-lr", "1", "--lr", "0.01"]);
-    expect([floor.code, floor.stderr.trim()]).toEqual([1, "tinylab: error: --min-lr 1 must be ≤ --lr 0.01 (the floor of the cosine decay cannot be above its peak)"]);
+    expect([floor.code, floor.stderr.trim()]).toEqual([
+      1,
+      "tinylab: error: --min-lr 1 must be ≤ --lr 0.01 (the floor of the cosine decay cannot be above its peak)",
+    ]);
   });
 
   it("combines the shape flags with --model-config, refusing a key given twice", () => {
-    expect(modelOverrides({ layers: 2, dModel: 16, modelConfig: { tiedHead: false } })).toEqual({ nLayers: 2, dModel: 16, tiedHead: false });
-    expect(() => modelOverrides({ layers: 2, modelConfig: { nLayers: 3 } })).toThrow('--model-config sets "nLayers", which --layers sets; give it once, as --layers');
+    expect(modelOverrides({ layers: 2, dModel: 16, modelConfig: { tiedHead: false } })).toEqual({
+      nLayers: 2,
+      dModel: 16,
+      tiedHead: false,
+    });
+    expect(() => modelOverrides({ layers: 2, modelConfig: { nLayers: 3 } })).toThrow(
+      '--model-config sets "nLayers", which --layers sets; give it once, as --layers',
+    );
   });
 
   it("--resume is a flag of the run's output directory: without one, train refuses before any work", async () => {
@@ -148,13 +188,24 @@ describe("defaults in the catalogue", () => {
   });
   it("the recipes' default objects and command tables read them: --lr's default in each recipe", () => {
     expect([OVERFIT_OPTIONS.lr, CYCLIC_OPTIONS.lr, BROWN_OPTIONS.lr, TRAIN_OPTIONS.lr]).toEqual([
-      defaultOf("lr", "overfit"), defaultOf("lr", "cyclic"), defaultOf("lr", "brown"), { fixture: defaultOf("lr", "overfit"), text: defaultOf("lr", "brown") },
+      defaultOf("lr", "overfit"),
+      defaultOf("lr", "cyclic"),
+      defaultOf("lr", "brown"),
+      { fixture: defaultOf("lr", "overfit"), text: defaultOf("lr", "brown") },
     ]);
   });
 });
 
 describe("the engine each command computes on by default", () => {
-  const DATA = { train: TRAIN_OPTIONS, brown: BROWN_OPTIONS, evaluate: EVALUATE_OPTIONS, report: REPORT_OPTIONS, compare: COMPARE_OPTIONS, sample: SAMPLE_OPTIONS, choice: CHOICE_OPTIONS };
+  const DATA = {
+    train: TRAIN_OPTIONS,
+    brown: BROWN_OPTIONS,
+    evaluate: EVALUATE_OPTIONS,
+    report: REPORT_OPTIONS,
+    compare: COMPARE_OPTIONS,
+    sample: SAMPLE_OPTIONS,
+    choice: CHOICE_OPTIONS,
+  };
   const TEACHING = { overfit: OVERFIT_OPTIONS, cyclic: CYCLIC_OPTIONS, gradcheck: GRADCHECK_OPTIONS };
   const kernelsOf = (table: Partial<Record<OptionName, unknown>>, env: string | undefined, args: string[] = []) => {
     const saved = process.env.TINYLAB_KERNELS;
@@ -184,7 +235,11 @@ describe("the engine each command computes on by default", () => {
 describe("allocation limits", () => {
   it.each<[string, string, string]>([
     ["bins", "1000000000", "--bins must be an integer in [1, 10000] (MAX_BINS: past it a bin holds next to nothing), got 1000000000"],
-    ["workers", "48", "--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got 48"],
+    [
+      "workers",
+      "48",
+      "--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got 48",
+    ],
     ["jobs", "1000", "--jobs must be an integer in [1, 16] (MAX_WORKERS: each run is a process with its own engine), got 1000"],
   ])("--%s %s is refused", (name, value, message) => {
     expect(() => parse([`--${name}`, value], { [name]: undefined })).toThrow(message);
@@ -197,7 +252,15 @@ describe("choices a command offers", () => {
     const y = (compareCommand.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
     const o = (y as unknown as { getOptions(): { choices: Record<string, string[]> } }).getOptions();
     expect(o.choices.split).toEqual(["train", "validation", "test"]);
-    expect(() => y.strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(["x", "--split", "all"])).toThrow('--split must be one of train, validation, test, got "all"');
+    expect(() =>
+      y
+        .strict()
+        .exitProcess(false)
+        .fail((msg, err) => {
+          throw err ?? new Error(msg);
+        })
+        .parseSync(["x", "--split", "all"]),
+    ).toThrow('--split must be one of train, validation, test, got "all"');
   });
 });
 
@@ -218,19 +281,46 @@ describe("refusals through the CLI", () => {
     [["train", "--cosine-steps=0.5"], "--cosine-steps must be a non-negative integer, got 0.5"],
     [["train", "--updates", "0"], "--updates must be a positive integer, got 0"],
     [["overfit", "--seeds", "39,39", ...out], '--seeds: "39" is given twice (each one run; a repeat would count one run as two)'],
-    [["overfit", "--seeds", "9007199254740993", ...out], '--seeds: "9007199254740993" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)'],
+    [
+      ["overfit", "--seeds", "9007199254740993", ...out],
+      '--seeds: "9007199254740993" is not a safe integer (|n| ≤ 2^53 − 1: beyond it, distinct integers round to one double)',
+    ],
     [["train", "--seed", "9007199254740993"], "--seed must be a safe integer (|n| ≤ 2^53 − 1), got 9007199254740993"],
-    [["overfit", "--checkpoints", "0,10,100", "--updates", "80", ...out], "--checkpoints: checkpoint 100 is outside [0, 80] (--updates 80)"],
-    [["report", "--model", "x", "--replicates", "1e9"], "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 1e9"],
-    [["report", "--model", "x", "--replicates", "0"], "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 0"],
-    [["report", "--model", "x", "--replicates", "1"], "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 1"],
+    [
+      ["overfit", "--checkpoints", "0,10,100", "--updates", "80", ...out],
+      "--checkpoints: checkpoint 100 is outside [0, 80] (--updates 80)",
+    ],
+    [
+      ["report", "--model", "x", "--replicates", "1e9"],
+      "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 1e9",
+    ],
+    [
+      ["report", "--model", "x", "--replicates", "0"],
+      "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 0",
+    ],
+    [
+      ["report", "--model", "x", "--replicates", "1"],
+      "--replicates must be an integer in [2, 100000] (fewer give no interval; more add no precision and exhaust memory), got 1",
+    ],
     [["train", "--vocab", "1e14"], "--vocab must be an integer in [1, 1048576], got 1e14"],
-    [["train", "--model-config", '{"vocabSize":1e14}'], "--model-config: vocabSize: must be an integer, written without a fraction or exponent (got 1e14)"],
-    [["train", "--model-config", '{"vocabSize":100000000000000}'], "--model-config: vocabSize: must be in [1, 1048576] (got 100000000000000)"],
+    [
+      ["train", "--model-config", '{"vocabSize":1e14}'],
+      "--model-config: vocabSize: must be an integer, written without a fraction or exponent (got 1e14)",
+    ],
+    [
+      ["train", "--model-config", '{"vocabSize":100000000000000}'],
+      "--model-config: vocabSize: must be in [1, 1048576] (got 100000000000000)",
+    ],
     // C = F = 8192: per block 4C² + 2CF + 9C + F = 402,735,104; ×2 + V·C + T·C + 2C (2,260,992) = 807,731,200
-    [["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, --d-model 8192, --d-ff 8192)"],
+    [
+      ["train", "--d-model", "8192", "--d-ff", "8192", "--layers", "2"],
+      "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, --d-model 8192, --d-ff 8192)",
+    ],
     // a field set in --model-config is named by its key there, as typed
-    [["train", "--model-config", '{"dModel":8192,"dFF":8192}', "--layers", "2"], "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, dModel 8192, dFF 8192)"],
+    [
+      ["train", "--model-config", '{"dModel":8192,"dFF":8192}', "--layers", "2"],
+      "model config has 807731200 parameters, more than the limit 134217728 (2^27) (--vocab 266, --context 8, --layers 2, dModel 8192, dFF 8192)",
+    ],
     [["train", "--d-model", "130", "--heads", "4"], "--d-model (130) must be divisible by --heads (4)"],
     [["evaluate", "--model"], "Not enough arguments following: model"],
     [["train", "--data"], "Not enough arguments following: data"],
@@ -239,12 +329,18 @@ describe("refusals through the CLI", () => {
     [["evaluate", "--model", ""], '--model must be a non-empty string (the option needs a value), got ""'],
     [["evaluate", "--model", "x", "--split", ""], '--split must be one of train, validation, test, all, got ""'],
     [["gradcheck", "--config", "big"], '--config must be one of overfit, micro, got "big"'],
-    [["brown", "--microbatches", "3", ...out], "--microbatches 3 must divide --batch-rows 16 (an update's rows are cut into equal microbatches)"],
+    [
+      ["brown", "--microbatches", "3", ...out],
+      "--microbatches 3 must divide --batch-rows 16 (an update's rows are cut into equal microbatches)",
+    ],
     // renamed flags are refused by name, never taken as aliases: one name per idea
     [["train", "--checkpoint-dir", join(dir, "old")], "--checkpoint-dir is now --out: pass --out instead"],
     [["train", "--checkpoint-every=4"], "--checkpoint-every is now --save-every: pass --save-every instead"],
     [["brown", "--checkpoint-every", "4", ...out], "--checkpoint-every is now --save-every: pass --save-every instead"],
-    [["train", "--text", "package.json", "--microbatches", "3", "--out", join(dir, "mb")], "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)"],
+    [
+      ["train", "--text", "package.json", "--microbatches", "3", "--out", join(dir, "mb")],
+      "--microbatches 3 must divide --batch-rows 8 (an update's rows are cut into equal microbatches)",
+    ],
   ])("tinylab %j", async (args, message) => {
     const r = await tinylabHere(args);
     expect(r.stderr).toBe(`tinylab: error: ${message}\n`);
@@ -255,7 +351,16 @@ describe("refusals through the CLI", () => {
 // requiresArg for every string option of every command: `--name` with no value, or with "", is refused by name
 // (never a silent fallback to a default such as the built-in fixture).
 describe("string options need a value", () => {
-  const commands: CommandModule[] = [overfitCommand, trainCommand, evaluateCommand, gradcheckCommand, cyclicCommand, baselinesCommand, reportCommand, brownCommand];
+  const commands: CommandModule[] = [
+    overfitCommand,
+    trainCommand,
+    evaluateCommand,
+    gradcheckCommand,
+    cyclicCommand,
+    baselinesCommand,
+    reportCommand,
+    brownCommand,
+  ];
   const cases = commands.flatMap((c) => {
     const y = (c.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
     // getOptions() is yargs' own (untyped) view of what the builder declared
@@ -266,7 +371,14 @@ describe("string options need a value", () => {
   const parse = (c: string, args: string[]) => {
     const command = commands.find((m) => m.command === c)!;
     const y = (command.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
-    return () => y.strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync(args);
+    return () =>
+      y
+        .strict()
+        .exitProcess(false)
+        .fail((msg, err) => {
+          throw err ?? new Error(msg);
+        })
+        .parseSync(args);
   };
   it("covers the commands' string options", () => {
     expect(cases.length).toBeGreaterThan(20);

@@ -16,15 +16,22 @@ describe("tinylab report --strides", () => {
   it("scores every target once per stride; a document longer than the context gets more windows at a smaller stride", async () => {
     const data = join(dir, "docs.jsonl");
     // 11 characters: 12 targets (with EOS) in a context of 8
-    writeFileSync(data, [
-      { id: "t", split: "train", source: "c", text: "aaab" },
-      { id: "v", split: "validation", source: "c", text: "aaabaabaaab" },
-    ].map((d) => JSON.stringify(d)).join("\n"));
+    writeFileSync(
+      data,
+      [
+        { id: "t", split: "train", source: "c", text: "aaab" },
+        { id: "v", split: "validation", source: "c", text: "aaabaabaaab" },
+      ]
+        .map((d) => JSON.stringify(d))
+        .join("\n"),
+    );
     const r = await tinylab(["report", "--model", FIXTURE, "--data", data, "--strides", "2,8", "--out", join(dir, "out"), "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout).perplexity_by_stride.strides;
     expect(s.map((x: { stride: number }) => x.stride)).toEqual([2, 8]);
-    const validation = s.map((x: { groups: { split: string; targets: number; windows: number; nll: number }[] }) => x.groups.find((g) => g.split === "validation")!);
+    const validation = s.map((x: { groups: { split: string; targets: number; windows: number; nll: number }[] }) =>
+      x.groups.find((g) => g.split === "validation")!,
+    );
     expect(validation.map((g: { targets: number }) => g.targets)).toEqual([12, 12]);
     // stride 8: windows ending at targets 8 and 12 → 2; stride 2: ending at 8, 10, 12 → 3
     expect(validation.map((g: { windows: number }) => g.windows)).toEqual([3, 2]);

@@ -34,7 +34,11 @@ const WORDS = "the a lab model text run split train test score window token stri
 function corpus(): string {
   let x = 7;
   const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
-  return Array.from({ length: 24 }, () => Array.from({ length: 6 + (next() % 65) }, () => WORDS[next() % WORDS.length]).join(" ") + ".").join("\n\n") + "\n";
+  return (
+    Array.from({ length: 24 }, () => Array.from({ length: 6 + (next() % 65) }, () => WORDS[next() % WORDS.length]).join(" ") + ".").join(
+      "\n\n",
+    ) + "\n"
+  );
 }
 
 /** The scoring-data values as the CLI reads them from its parsed arguments (flag names in, recipe keys out). */
@@ -43,8 +47,37 @@ let trainedValidation: number;
 
 beforeAll(async () => {
   writeFileSync(text, corpus());
-  const r = ok(await tinylab(["train", "--text", text, "--out", run, "--updates", "4", "--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32",
-    "--context", "32", "--vocab", "300", "--batch-rows", "2", "--eval-every", "4", "--log-every", "4", "--workers", "1"]));
+  const r = ok(
+    await tinylab([
+      "train",
+      "--text",
+      text,
+      "--out",
+      run,
+      "--updates",
+      "4",
+      "--layers",
+      "1",
+      "--d-model",
+      "16",
+      "--heads",
+      "2",
+      "--d-ff",
+      "32",
+      "--context",
+      "32",
+      "--vocab",
+      "300",
+      "--batch-rows",
+      "2",
+      "--eval-every",
+      "4",
+      "--log-every",
+      "4",
+      "--workers",
+      "1",
+    ]),
+  );
   expect(r.stdout).toMatch(/saved model/);
   trainedValidation = JSON.parse(readFileSync(join(run, "train.json"), "utf8")).validation.nll;
   await useBackend("wasm");
@@ -62,13 +95,32 @@ describe("a run directory is a scorer's input", () => {
 
     const t = (await scoringText(argvOf({ run })))!;
     let report: ReturnType<typeof runReport> | undefined, compared: ReturnType<typeof runCompare> | undefined;
-    expect(leakedBy(() => {
-      report = runReport({ model, text: t, seed: 0, replicates: 50 });
-      compared = runCompare({ a: model, baseline: "unigram-prior-bigram", text: t, split: "validation", finalTest: false, seed: 0, replicates: 50, bitsPerByte: false });
-    })).toBe(0);
+    expect(
+      leakedBy(() => {
+        report = runReport({ model, text: t, seed: 0, replicates: 50 });
+        compared = runCompare({
+          a: model,
+          baseline: "unigram-prior-bigram",
+          text: t,
+          split: "validation",
+          finalTest: false,
+          seed: 0,
+          replicates: 50,
+          bitsPerByte: false,
+        });
+      }),
+    ).toBe(0);
     const v = report!.perplexity.groups.find((g) => g.split === "validation")!; // one source: its group is the split
-    expect([report!.perplexity.stride, v.nll, report!.data.description]).toEqual([32, trainedValidation, `run ${run} (its manifest.json over ${text}), encoded with the model file's tokenizer`]);
-    expect([compared!.result.stride, compared!.result.nll!.a, compared!.result.data.source]).toEqual([32, trainedValidation, `run ${run} (its manifest.json over ${text})`]);
+    expect([report!.perplexity.stride, v.nll, report!.data.description]).toEqual([
+      32,
+      trainedValidation,
+      `run ${run} (its manifest.json over ${text}), encoded with the model file's tokenizer`,
+    ]);
+    expect([compared!.result.stride, compared!.result.nll!.a, compared!.result.data.source]).toEqual([
+      32,
+      trainedValidation,
+      `run ${run} (its manifest.json over ${text})`,
+    ]);
     expect(compared!.result.b.name).toMatch(/fitted on \d+ train documents/);
 
     const py = spawnSync(PYTHON, [SCORE, "--run", run, "--split", "validation", "--json"], { encoding: "utf8" });
@@ -83,12 +135,19 @@ describe("a run directory is a scorer's input", () => {
     const loaded = loadModel(model);
     loaded.model.dispose();
     const manifestSha = sha256Hex(readFileSync(join(run, "manifest.json")));
-    expect(loaded.provenance.data).toMatchObject({ kind: "text", manifest_sha256: manifestSha, files: [text], split: { seed: 0, validation: 0.1, test: 0.1 } });
+    expect(loaded.provenance.data).toMatchObject({
+      kind: "text",
+      manifest_sha256: manifestSha,
+      files: [text],
+      split: { seed: 0, validation: 0.1, test: 0.1 },
+    });
 
     const refusal = /was trained on text \(.*notice\.txt, manifest sha256 [0-9a-f]{12}…\): give --run DIR .* or --text PATH/;
     expect(() => evaluateModelFile({ model, batchRows: 1, split: "all" })).toThrow(refusal);
     expect(() => runReport({ model, seed: 0, replicates: 10 })).toThrow(refusal);
-    expect(() => runCompare({ a: model, baseline: "uniform", split: "validation", finalTest: false, seed: 0, replicates: 10, bitsPerByte: false })).toThrow(refusal);
+    expect(() =>
+      runCompare({ a: model, baseline: "uniform", split: "validation", finalTest: false, seed: 0, replicates: 10, bitsPerByte: false }),
+    ).toThrow(refusal);
     const py = spawnSync(PYTHON, [SCORE, model], { encoding: "utf8" });
     expect([py.status, py.stderr]).toEqual([1, expect.stringMatching(/^score\.py: error: .*was trained on text .*give --run DIR/)]);
 
@@ -113,21 +172,32 @@ describe("a run directory is a scorer's input", () => {
 
   it("refuses a split option beside --run (the manifest fixes the split) or without --text, and a directory with no manifest, in one line", async () => {
     // an Error given to toThrow is matched on its whole message
-    for (const [flag, value] of [["split-seed", 0], ["validation-fraction", 0.2], ["test-fraction", 0.1]] as const) {
-      const beside = new Error(`--run and --${flag}: the run's manifest.json fixes the split; drop --${flag}, or give --text without --run to split the text afresh`);
+    for (const [flag, value] of [
+      ["split-seed", 0],
+      ["validation-fraction", 0.2],
+      ["test-fraction", 0.1],
+    ] as const) {
+      const beside = new Error(
+        `--run and --${flag}: the run's manifest.json fixes the split; drop --${flag}, or give --text without --run to split the text afresh`,
+      );
       await expect(scoringText(argvOf({ run, [flag]: value }))).rejects.toThrow(beside);
       await expect(scoringText(argvOf({ run, text, [flag]: value }))).rejects.toThrow(beside);
       await expect(scoringText(argvOf({ [flag]: value }))).rejects.toThrow(new Error(`--${flag} needs --text (the text to split)`));
     }
-    await expect(scoringText(argvOf({ run: dir }))).rejects.toThrow(new Error(`run manifest of --run ${dir} (train --text writes manifest.json there) not found: ${join(dir, "manifest.json")}`));
+    await expect(scoringText(argvOf({ run: dir }))).rejects.toThrow(
+      new Error(`run manifest of --run ${dir} (train --text writes manifest.json there) not found: ${join(dir, "manifest.json")}`),
+    );
   });
 });
 
 describe("the split rebuilt from a manifest (src/data/text_split.ts sourcesOfManifest, text_files.ts readRunText)", () => {
   it("reproduces a directory of .txt files' split, moved elsewhere with --text, and tells blank-line from one-per-line files", () => {
-    const corpusDir = join(dir, "corpus"), movedDir = join(dir, "corpus-moved");
-    for (const d of [join(corpusDir, "a"), join(corpusDir, "b"), join(movedDir, "a"), join(movedDir, "b")]) mkdirSync(d, { recursive: true });
-    for (let i = 0; i < 5; i++) for (const s of ["a", "b"]) writeFileSync(join(corpusDir, s, `${i}.txt`), `file ${s}${i}\n\nwith a blank line inside\n`);
+    const corpusDir = join(dir, "corpus"),
+      movedDir = join(dir, "corpus-moved");
+    for (const d of [join(corpusDir, "a"), join(corpusDir, "b"), join(movedDir, "a"), join(movedDir, "b")])
+      mkdirSync(d, { recursive: true });
+    for (let i = 0; i < 5; i++)
+      for (const s of ["a", "b"]) writeFileSync(join(corpusDir, s, `${i}.txt`), `file ${s}${i}\n\nwith a blank line inside\n`);
     const runDir = join(dir, "dir-run");
     mkdirSync(runDir);
     const made = readRunText({ text: corpusDir, split: { seed: 3, validation: 0.2, test: 0.2 } });
@@ -138,7 +208,9 @@ describe("the split rebuilt from a manifest (src/data/text_split.ts sourcesOfMan
     for (const s of ["a", "b"]) for (let i = 0; i < 5; i++) copyFileSync(join(corpusDir, s, `${i}.txt`), join(movedDir, s, `${i}.txt`));
     expect(readRunText({ run: runDir, text: movedDir, split: { seed: 0, validation: 0.1, test: 0.1 } }).bySplit).toEqual(made.bySplit);
     writeFileSync(join(movedDir, "b", "3.txt"), "edited\n");
-    expect(() => readRunText({ run: runDir, text: movedDir, split: { seed: 0, validation: 0.1, test: 0.1 } })).toThrow(/corpus-moved\/b\/3\.txt changed: document b\/3\.txt/);
+    expect(() => readRunText({ run: runDir, text: movedDir, split: { seed: 0, validation: 0.1, test: 0.1 } })).toThrow(
+      /corpus-moved\/b\/3\.txt changed: document b\/3\.txt/,
+    );
 
     // one file, one document per line: the manifest says which cut reproduces its sha256s
     const lines = "one\ntwo\nthree\nfour\nfive\n";

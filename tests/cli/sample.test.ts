@@ -7,7 +7,22 @@ import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safetensors");
-const sampled = ["sample", "--model", FIXTURE, "--prompt", "a", "--temperature", "3", "--top-k", "5", "--samples", "4", "--max-tokens", "6", "--json"];
+const sampled = [
+  "sample",
+  "--model",
+  FIXTURE,
+  "--prompt",
+  "a",
+  "--temperature",
+  "3",
+  "--top-k",
+  "5",
+  "--samples",
+  "4",
+  "--max-tokens",
+  "6",
+  "--json",
+];
 
 describe("tinylab sample", () => {
   it("is greedy by default: the seed-39 model continues the training text 'aab' and stops at EOS", async () => {
@@ -40,7 +55,10 @@ describe("tinylab sample", () => {
     const cases: [string[], RegExp][] = [
       [["--model", "/nonexistent/m.safetensors", "--prompt", "a"], /model file not found: \/nonexistent\/m\.safetensors/],
       [["--model", FIXTURE, "--prompt", ""], /--prompt "" encodes to no tokens/],
-      [["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"], /--top-k must be an integer in \[1, 1048576\] \(MAX_VOCAB_SIZE\), got 0/],
+      [
+        ["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"],
+        /--top-k must be an integer in \[1, 1048576\] \(MAX_VOCAB_SIZE\), got 0/,
+      ],
     ];
     const results = [];
     for (const [args] of cases) results.push(await tinylabHere(["sample", ...args]));

@@ -31,8 +31,13 @@ export interface Running {
 
 /** `env` adds to this process's environment (e.g. a test hook such as TINYLAB_TEST_KILL_AT). */
 export function start(args: string[], cwd?: string, env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...TEST_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "", stderr = "";
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...TEST_ENV, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "",
+    stderr = "";
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {
     for (const w of waiters.splice(0)) {
@@ -41,16 +46,28 @@ export function start(args: string[], cwd?: string, env: Record<string, string> 
       else waiters.push(w);
     }
   };
-  child.stdout!.on("data", (d: Buffer) => { stdout += d.toString(); check(); });
-  child.stderr!.on("data", (d: Buffer) => { stderr += d.toString(); });
-  const done = new Promise<Finished>((res) => child.on("close", (code, signal) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`tinylab ${args.join(" ")} ended (${code ?? signal}) before printing ${w.pattern}\n${stdout}\n${stderr}`));
-    res({ code, signal, stdout, stderr: withoutProgress(stderr) });
-  }));
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    check();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const done = new Promise<Finished>((res) =>
+    child.on("close", (code, signal) => {
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`tinylab ${args.join(" ")} ended (${code ?? signal}) before printing ${w.pattern}\n${stdout}\n${stderr}`));
+      res({ code, signal, stdout, stderr: withoutProgress(stderr) });
+    }),
+  );
   return {
     child,
     done,
-    waitFor: (pattern) => new Promise((res, rej) => { waiters.push({ pattern, resolve: res, reject: rej }); check(); }),
+    waitFor: (pattern) =>
+      new Promise((res, rej) => {
+        waiters.push({ pattern, resolve: res, reject: rej });
+        check();
+      }),
   };
 }
 

@@ -6,7 +6,14 @@ import { count, formatTable } from "../../src/cli/views/table.ts";
 describe("formatTable", () => {
   it("aligns each header with its column for short and long names", () => {
     for (const name of ["u", "unigram-prior bigram with a very long name (k=1)"]) {
-      const lines = formatTable(["baseline", "train NLL", "validation NLL"], [[name, "5.583496", "5.583496"], ["bigram", "4.402665", "15.044970"]], ["l", "r", "r"]);
+      const lines = formatTable(
+        ["baseline", "train NLL", "validation NLL"],
+        [
+          [name, "5.583496", "5.583496"],
+          ["bigram", "4.402665", "15.044970"],
+        ],
+        ["l", "r", "r"],
+      );
       const end = (line: string, s: string) => line.indexOf(s) + s.length;
       // right-aligned: the header's last character is above each value's last character
       expect(end(lines[1], "5.583496")).toBe(end(lines[0], "train NLL"));

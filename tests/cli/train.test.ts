@@ -25,7 +25,16 @@ describe("tinylab train across processes", () => {
     ok(straight);
     expect(ok(first).stdout).toContain(`saved state at update 40 → ${join(ckpt, STATE)}`);
     // one after the other: two runs on one output directory at once are refused (tests/node/lock.test.ts)
-    const resumed = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]);
+    const resumed = await tinylab([
+      "train",
+      "--updates",
+      "80",
+      "--out",
+      ckpt,
+      "--resume",
+      "--save-model",
+      join(dir, "resumed.safetensors"),
+    ]);
     const wrongConfig = await tinylabHere(["train", "--updates", "80", "--out", ckpt, "--resume", "--dropout", "0.1"]);
     expect(ok(resumed).stdout).toContain(`resumed from ${join(ckpt, STATE)} at update 40; running to update 80`);
     const sha = sha256File(join(dir, "straight.safetensors"));
@@ -33,11 +42,15 @@ describe("tinylab train across processes", () => {
     expect(resumed.stdout).toContain(`model_sha256 ${sha}`);
     // the saved state is not overwritten by a refused resume, and the refusal names the difference
     expect(wrongConfig.code).toBe(1);
-    expect(wrongConfig.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: saved 0, this run 0.1`);
+    expect(wrongConfig.stderr.trim()).toBe(
+      `tinylab: error: cannot resume from ${join(ckpt, STATE)}: this run differs from it in config.dropout: saved 0, this run 0.1`,
+    );
     // another engine is refused the same way, in one line naming the flag (the run was made on tfjs's kernels)
     const wrongEngine = await tinylab(["train", "--updates", "80", "--out", ckpt, "--resume", "--kernels", "onnxruntime"]);
     expect(wrongEngine.code).toBe(1);
-    expect(wrongEngine.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(ckpt, STATE)}: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs (a run stays on one engine: another rounds differently, and the result would match neither)`);
+    expect(wrongEngine.stderr.trim()).toBe(
+      `tinylab: error: cannot resume from ${join(ckpt, STATE)}: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs (a run stays on one engine: another rounds differently, and the result would match neither)`,
+    );
   });
 
   it("killed with SIGKILL at seeded moments and resumed each time, ends on the uninterrupted run's weights", async () => {
@@ -88,6 +101,8 @@ describe("tinylab train across processes", () => {
     expect(sha256File(join(dir, "crashed.safetensors"))).toBe(sha256File(join(dir, "uninterrupted.safetensors")));
     // only the state file remains: the resuming runs removed temp files of killed writers
     expect(readdirSync(ckpt)).toEqual([STATE]);
-    console.log(`crash test: killed after updates ${reached.join(", ")} were saved; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`);
+    console.log(
+      `crash test: killed after updates ${reached.join(", ")} were saved; ${leftovers} temp files left by kills; ${reads} clean reads of the state file`,
+    );
   });
 });

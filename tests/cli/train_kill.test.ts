@@ -16,15 +16,48 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const WORDS = "a lamp by the mill lit the yard where the miller kept count of every sack of grain".split(" ");
 const story = join(dir, "story.txt");
-writeFileSync(story, Array.from({ length: 10 }, (_, i) => Array.from({ length: 20 + i * 3 }, (_, j) => WORDS[(i * 5 + j * 3) % WORDS.length]).join(" ")).join("\n\n") + "\n");
+writeFileSync(
+  story,
+  Array.from({ length: 10 }, (_, i) => Array.from({ length: 20 + i * 3 }, (_, j) => WORDS[(i * 5 + j * 3) % WORDS.length]).join(" ")).join(
+    "\n\n",
+  ) + "\n",
+);
 
 // the smallest run that writes every kind of file: 12 updates, a state every 2, validation every 3 (so history and
 // curve are written both with the state and between states), dropout so the random streams matter
-const RUN = ["train", "--text", story, "--tokenizer", "byte", "--layers", "1", "--d-model", "8", "--heads", "2", "--d-ff", "16", "--context", "16",
-  "--batch-rows", "2", "--dropout", "0.1", "--updates", "12", "--save-every", "2", "--eval-every", "3", "--log-every", "1000"];
+const RUN = [
+  "train",
+  "--text",
+  story,
+  "--tokenizer",
+  "byte",
+  "--layers",
+  "1",
+  "--d-model",
+  "8",
+  "--heads",
+  "2",
+  "--d-ff",
+  "16",
+  "--context",
+  "16",
+  "--batch-rows",
+  "2",
+  "--dropout",
+  "0.1",
+  "--updates",
+  "12",
+  "--save-every",
+  "2",
+  "--eval-every",
+  "3",
+  "--log-every",
+  "1000",
+];
 
 /** One process killed at `at` (a write number, or "N.tmp"); resolves when it is gone. */
-const killedAt = (ck: string, at: string, resume: boolean) => start([...RUN, "--out", ck, ...(resume ? ["--resume"] : [])], undefined, { TINYLAB_TEST_KILL_AT: at }).done;
+const killedAt = (ck: string, at: string, resume: boolean) =>
+  start([...RUN, "--out", ck, ...(resume ? ["--resume"] : [])], undefined, { TINYLAB_TEST_KILL_AT: at }).done;
 
 /** What a kill left: the state's update (or none), temp files and the files present. */
 function leftBy(ck: string): { state: number | null; temps: string[]; files: string[] } {
@@ -76,6 +109,8 @@ describe("train --text killed with SIGKILL at any moment", () => {
     expect(states.has(12)).toBe(true);
     expect(chains.some((c) => c.left.some((l) => l.temps.length > 0))).toBe(true);
     expect(chains.some((c) => c.left.some((l) => l.files.includes("model.safetensors") && !l.files.includes("train.json")))).toBe(true);
-    console.log(`kill test: ${CHAINS.flat().length} kills, ${((performance.now() - t0) / 1000).toFixed(1)} s; left: ${JSON.stringify(chains.map((c) => c.left.map((l) => [l.at, l.state, l.temps.length])))}`);
+    console.log(
+      `kill test: ${CHAINS.flat().length} kills, ${((performance.now() - t0) / 1000).toFixed(1)} s; left: ${JSON.stringify(chains.map((c) => c.left.map((l) => [l.at, l.state, l.temps.length])))}`,
+    );
   }, 240_000);
 });

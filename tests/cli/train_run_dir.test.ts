@@ -17,12 +17,31 @@ import { tinylabHere } from "./in_process.ts";
 const dir = mkdtempSync(join(tmpdir(), "tinylab-run-dir-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
+const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
+  " ",
+);
 const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 const story = join(dir, "story.txt");
 writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
 
-const SHAPE = ["--tokenizer", "byte", "--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--context", "32", "--batch-rows", "4", "--log-every", "1000"];
+const SHAPE = [
+  "--tokenizer",
+  "byte",
+  "--layers",
+  "1",
+  "--d-model",
+  "16",
+  "--heads",
+  "2",
+  "--d-ff",
+  "32",
+  "--context",
+  "32",
+  "--batch-rows",
+  "4",
+  "--log-every",
+  "1000",
+];
 const text = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 const LOCK = ".tinylab.lock";
@@ -31,20 +50,39 @@ const oneLine = (r: { code: number | null; stderr: string }) => {
   expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
   return r.stderr.trim();
 };
-const shas = (ck: string) => Object.fromEntries(readdirSync(join(dir, ck)).sort().filter((f) => statSync(join(dir, ck, f)).isFile()).map((f) => [f, sha256File(join(dir, ck, f))]));
+const shas = (ck: string) =>
+  Object.fromEntries(
+    readdirSync(join(dir, ck))
+      .sort()
+      .filter((f) => statSync(join(dir, ck, f)).isFile())
+      .map((f) => [f, sha256File(join(dir, ck, f))]),
+  );
 
 describe("a run directory holding a run", () => {
   it("is refused without --resume (one line naming --resume and --overwrite), untouched; --overwrite replaces the run, and is refused beside files the run did not write", async () => {
     ok(await tinylab(text("done", ["--updates", "4", "--eval-every", "2"])));
     const before = shas("done");
-    expect(Object.keys(before)).toEqual(["history.csv", "history.json", "loss_curve.svg", "manifest.json", "model.safetensors", "model_best.safetensors", "train.json", "train_state.safetensors"]);
+    expect(Object.keys(before)).toEqual([
+      "history.csv",
+      "history.json",
+      "loss_curve.svg",
+      "manifest.json",
+      "model.safetensors",
+      "model_best.safetensors",
+      "train.json",
+      "train_state.safetensors",
+    ]);
     const refused = await tinylabHere(text("done", ["--updates", "4", "--eval-every", "2", "--seed", "7"]));
-    expect(oneLine(refused)).toBe(`tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.csv, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`);
+    expect(oneLine(refused)).toBe(
+      `tinylab: error: --out ${join(dir, "done")} holds a run (train_state.safetensors, train.json, model.safetensors, model_best.safetensors, loss_curve.svg, history.csv, history.json, manifest.json); pass --resume to continue it, or --overwrite to remove its files and start afresh`,
+    );
     expect(shas("done")).toEqual(before); // nothing written, no lock left
     // what the run did not write is never removed: a directory holding it besides the run is refused, even with --overwrite
     writeFileSync(join(dir, "done", "notes.txt"), "mine");
     mkdirSync(join(dir, "done", "plots"));
-    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])))).toBe(`tinylab: error: --out ${join(dir, "done")}: holds "notes.txt", "plots", which this command does not write; it writes only into a new or empty directory or one holding a run: choose another directory`);
+    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])))).toBe(
+      `tinylab: error: --out ${join(dir, "done")}: holds "notes.txt", "plots", which this command does not write; it writes only into a new or empty directory or one holding a run: choose another directory`,
+    );
     expect(readFileSync(join(dir, "done", "notes.txt"), "utf8")).toBe("mine");
     expect(Object.fromEntries(Object.entries(shas("done")).filter(([f]) => f !== "notes.txt"))).toEqual(before);
     rmSync(join(dir, "done", "notes.txt"));
@@ -53,17 +91,33 @@ describe("a run directory holding a run", () => {
     expect(over.stdout).toContain("updates 1..4");
     expect(readdirSync(join(dir, "done")).sort()).toEqual(Object.keys(before).sort());
     const now = shas("done");
-    for (const f of ["model.safetensors", "model_best.safetensors", "train_state.safetensors", "history.json", "loss_curve.svg", "train.json"]) expect(now[f], f).not.toBe(before[f]);
+    for (const f of [
+      "model.safetensors",
+      "model_best.safetensors",
+      "train_state.safetensors",
+      "history.json",
+      "loss_curve.svg",
+      "train.json",
+    ])
+      expect(now[f], f).not.toBe(before[f]);
     // the old history (scored at 2 and 4) is gone, not continued: the new one is scored where its own --eval-every (the text default, 100) and its last update put it
-    expect(json(join(dir, "done", "history.json")).entries.filter((e: { validation_nll: number | null }) => e.validation_nll !== null).map((e: { update: number }) => e.update)).toEqual([4]);
+    expect(
+      json(join(dir, "done", "history.json"))
+        .entries.filter((e: { validation_nll: number | null }) => e.validation_nll !== null)
+        .map((e: { update: number }) => e.update),
+    ).toEqual([4]);
     expect(json(join(dir, "done", "train.json")).options.seed).toBe(7);
-    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--resume", "--overwrite"])))).toBe("tinylab: error: give one of --resume (continue the run) and --overwrite (replace it)");
+    expect(oneLine(await tinylabHere(text("done", ["--updates", "4", "--resume", "--overwrite"])))).toBe(
+      "tinylab: error: give one of --resume (continue the run) and --overwrite (replace it)",
+    );
   });
 
   it("is refused for the overfit fixture's train too; --resume of a directory with nothing saved yet starts at update 0", async () => {
     const ck = join(dir, "fixture");
     ok(await tinylab(["train", "--updates", "3", "--out", ck]));
-    expect(oneLine(await tinylabHere(["train", "--updates", "3", "--out", ck]))).toMatch(/holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/);
+    expect(oneLine(await tinylabHere(["train", "--updates", "3", "--out", ck]))).toMatch(
+      /holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/,
+    );
     const empty = join(dir, "empty");
     const r = ok(await tinylab(["train", "--updates", "3", "--out", empty, "--resume"]));
     expect(r.stdout).toContain(`nothing saved in ${join(empty, "train_state.safetensors")} yet: starting at update 0; running to update 3`);
@@ -77,7 +131,11 @@ describe("--save-model that is not a regular file", () => {
     execFileSync("mkfifo", [fifo]);
     const folder = join(dir, "folder");
     mkdirSync(folder);
-    const cases: [string, string][] = [["/dev/full", "is a character device, not a regular file; give a file path"], [fifo, "is a FIFO, not a regular file; give a file path"], [folder, "is a directory; give a file name"]];
+    const cases: [string, string][] = [
+      ["/dev/full", "is a character device, not a regular file; give a file path"],
+      [fifo, "is a FIFO, not a regular file; give a file path"],
+      [folder, "is a directory; give a file name"],
+    ];
     const before = cases.map(([p]) => statSync(p));
     const results = [];
     for (const [p] of cases) results.push(await tinylabHere(["train", "--updates", "2", "--save-model", p]));
@@ -121,7 +179,12 @@ describe("the best model on validation", () => {
     ]);
     ok(full);
     const h = json(join(dir, "best", "history.json"));
-    const scored: [number, number][] = [[0, h.initial_validation_nll], ...h.entries.filter((e: { validation_nll: number | null }) => e.validation_nll !== null).map((e: { update: number; validation_nll: number }) => [e.update, e.validation_nll])];
+    const scored: [number, number][] = [
+      [0, h.initial_validation_nll],
+      ...h.entries
+        .filter((e: { validation_nll: number | null }) => e.validation_nll !== null)
+        .map((e: { update: number; validation_nll: number }) => [e.update, e.validation_nll]),
+    ];
     const [bestUpdate, bestNll] = scored.reduce((a, b) => (b[1] < a[1] ? b : a));
     expect(bestUpdate).toBeLessThan(60); // this recipe's lr overshoots: the last update is not the best, so the two files differ
     const provenance = JSON.parse(readSafetensorsFile(join(dir, "best", "model_best.safetensors")).metadata.provenance);
@@ -129,15 +192,25 @@ describe("the best model on validation", () => {
     expect(provenance.selection).toMatchObject({ on: "validation", update: bestUpdate, validation_nll: bestNll });
     expect(provenance.selection.note).toMatch(/optimistic.*test split \(--final-test\) is unbiased/);
     // the file is a model every command reads (integrity, config, tokenizer): evaluate scores it
-    const ev = ok(await tinylab(["evaluate", "--run", join(dir, "best"), "--model", join(dir, "best", "model_best.safetensors"), "--json"]));
+    const ev = ok(
+      await tinylab(["evaluate", "--run", join(dir, "best"), "--model", join(dir, "best", "model_best.safetensors"), "--json"]),
+    );
     expect(JSON.parse(ev.stdout).model_sha256).toBe(sha256File(join(dir, "best", "model_best.safetensors")));
-    expect(full.stdout).toContain(`  model at update ${bestUpdate}`.padEnd(31) + `${bestNll.toFixed(6)}  best on validation (optimistic: chosen on it)`);
+    expect(full.stdout).toContain(
+      `  model at update ${bestUpdate}`.padEnd(31) + `${bestNll.toFixed(6)}  best on validation (optimistic: chosen on it)`,
+    );
     expect(full.stdout).toMatch(/ {2}model at update 60 +\d\.\d{6} {2}last\n/);
-    expect(json(join(dir, "best", "train.json")).best).toMatchObject({ update: bestUpdate, validation_nll: bestNll, file: join(dir, "best", "model_best.safetensors") });
+    expect(json(join(dir, "best", "train.json")).best).toMatchObject({
+      update: bestUpdate,
+      validation_nll: bestNll,
+      file: join(dir, "best", "model_best.safetensors"),
+    });
 
     // --patience 2: the run ends at the second scoring after the best that does not beat it, a finished run (exit 0)
     ok(patient);
-    const stop = scored.find(([u]) => u > bestUpdate && scored.filter(([v, n]) => v > bestUpdate && v <= u && n >= bestNll).length === 2)![0];
+    const stop = scored.find(
+      ([u]) => u > bestUpdate && scored.filter(([v, n]) => v > bestUpdate && v <= u && n >= bestNll).length === 2,
+    )![0];
     expect(patient.stdout).toContain(`stopped early at update ${stop} (--patience 2: no new best in 2 scorings)`);
     const ph = json(join(dir, "patience", "history.json"));
     expect(ph.entries.at(-1).update).toBe(stop);

@@ -15,18 +15,37 @@ const dir = mkdtempSync(join(tmpdir(), "tinylab-train-text-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // twelve short paragraphs, blank-line separated: a seeded split of 10% / 10% gives each held-out split one or more
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
+const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
+  " ",
+);
 const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 const story = join(dir, "story.txt");
 writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
 
 // small and fast: the text recipe's defaults are for a real text
-const SHAPE = ["--layers", "1", "--d-model", "16", "--heads", "2", "--d-ff", "32", "--context", "32", "--batch-rows", "4", "--log-every", "1000"];
+const SHAPE = [
+  "--layers",
+  "1",
+  "--d-model",
+  "16",
+  "--heads",
+  "2",
+  "--d-ff",
+  "32",
+  "--context",
+  "32",
+  "--batch-rows",
+  "4",
+  "--log-every",
+  "1000",
+];
 const run = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 describe("tinylab train --text", () => {
   it("runs end to end: manifest with every sha256, BPE on train, whole-split validation history, curve with baselines, a model evaluate reads", async () => {
-    const r = ok(await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--save-every", "6"])));
+    const r = ok(
+      await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--save-every", "6"])),
+    );
     expect(r.stdout).toMatch(/^train: .*story\.txt, 10 train \/ 1 validation \/ 1 test documents \(split seed 0\)/);
     const manifest = json(join(dir, "a", "manifest.json"));
     expect(manifest.documents).toHaveLength(12);
@@ -39,7 +58,12 @@ describe("tinylab train --text", () => {
     const result = json(join(dir, "a", "train.json"));
     expect(result.validation.targets).toBe(scored[0].validation_targets);
     expect(result.tokenizer).toBe("bpe");
-    expect(result.baselines.map((b: { name: string }) => b.name)).toEqual(["uniform", "unigram (add-one)", "bigram (add-1)", "unigram-prior bigram (k=1)"]);
+    expect(result.baselines.map((b: { name: string }) => b.name)).toEqual([
+      "uniform",
+      "unigram (add-one)",
+      "bigram (add-1)",
+      "unigram-prior bigram (k=1)",
+    ]);
     expect(result.baselines[0].validation_nll).toBeCloseTo(Math.log(300), 9);
     const svg = readFileSync(join(dir, "a", "loss_curve.svg"), "utf8");
     for (const label of ["train loss (raw)", "validation", "unigram-prior bigram (k=1)"]) expect(svg).toContain(label);
@@ -48,7 +72,10 @@ describe("tinylab train --text", () => {
     const model = join(dir, "a", "model.safetensors");
     const v = manifest.documents.find((d: { split: string }) => d.split === "validation");
     const docs = join(dir, "validation.jsonl");
-    writeFileSync(docs, JSON.stringify({ id: v.id, split: "validation", source: "story", text: paragraph(Number(v.id.split("#")[1]) - 1) }) + "\n");
+    writeFileSync(
+      docs,
+      JSON.stringify({ id: v.id, split: "validation", source: "story", text: paragraph(Number(v.id.split("#")[1]) - 1) }) + "\n",
+    );
     const ev = ok(await tinylab(["evaluate", "--model", model, "--data", docs, "--split", "validation", "--stride", "32", "--json"]));
     const scoredAgain = JSON.parse(ev.stdout);
     expect(scoredAgain.model_sha256).toBe(sha256File(model));
@@ -60,18 +87,34 @@ describe("tinylab train --text", () => {
     const r = await tinylabHere(run("progress", ["--tokenizer", "byte", "--updates", "3", "--json"]));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).experiment).toBe("train"); // nothing else on stdout: a progress line would break the parse
-    for (const l of r.output.split("\n").filter((x) => /^\S+ {2}\d+\/\d+ /.test(x))) expect(l).toMatch(/^(bpe|tokenize|validation|train) {2}\d+\/\d+ \w+ {2}[\d.]+% /);
+    for (const l of r.output.split("\n").filter((x) => /^\S+ {2}\d+\/\d+ /.test(x)))
+      expect(l).toMatch(/^(bpe|tokenize|validation|train) {2}\d+\/\d+ \w+ {2}[\d.]+% /);
   });
 
   it("refuses clear one-line errors: a changed file (named), an empty file, a directory with no .txt, invalid UTF-8, validation left empty", async () => {
     const changed = join(dir, "changed.txt");
     writeFileSync(changed, readFileSync(story, "utf8"));
-    const base = (f: string, ck: string) => ["train", "--text", f, "--out", join(dir, ck), ...SHAPE, "--tokenizer", "byte", "--updates", "2"];
+    const base = (f: string, ck: string) => [
+      "train",
+      "--text",
+      f,
+      "--out",
+      join(dir, ck),
+      ...SHAPE,
+      "--tokenizer",
+      "byte",
+      "--updates",
+      "2",
+    ];
     ok(await tinylab(base(changed, "c")));
     writeFileSync(changed, readFileSync(story, "utf8").replace("miller", "baker"));
     const refused = await tinylabHere([...base(changed, "c"), "--resume"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toMatch(new RegExp(`^tinylab: error: ${changed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} changed: document .*#\\d+ has sha256 [0-9a-f]{12}…, the manifest says [0-9a-f]{12}… \\(the split in .*manifest\\.json was made from other text`));
+    expect(refused.stderr.trim()).toMatch(
+      new RegExp(
+        `^tinylab: error: ${changed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} changed: document .*#\\d+ has sha256 [0-9a-f]{12}…, the manifest says [0-9a-f]{12}… \\(the split in .*manifest\\.json was made from other text`,
+      ),
+    );
     const empty = join(dir, "empty.txt");
     writeFileSync(empty, "\n\n  \n");
     const noTxt = join(dir, "no-txt");
@@ -109,7 +152,9 @@ describe("tinylab train --text", () => {
     // raising --updates alone would lengthen the schedule (its default is --updates): refused, naming the option and the value to keep
     const refused = await tinylabHere(run("extended", [...common, "--updates", "16", "--resume"]));
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`tinylab: error: cannot resume from ${join(dir, "extended", "train_state.safetensors")}: this run differs from it in options.schedule.cosineSteps: saved 8, this run 16. The schedule's length is --cosine-steps: it was 8 and is now 16; to extend the run, raise --updates and pass --cosine-steps 8`);
+    expect(refused.stderr.trim()).toBe(
+      `tinylab: error: cannot resume from ${join(dir, "extended", "train_state.safetensors")}: this run differs from it in options.schedule.cosineSteps: saved 8, this run 16. The schedule's length is --cosine-steps: it was 8 and is now 16; to extend the run, raise --updates and pass --cosine-steps 8`,
+    );
     const extended = ok(await tinylab(run("extended", [...common, "--updates", "16", "--cosine-steps", "8", "--resume"])));
     expect(extended.stdout).toContain("at update 8; running to update 16");
     expect(sha256File(join(dir, "extended", "model.safetensors"))).toBe(sha256File(join(dir, "straight", "model.safetensors")));

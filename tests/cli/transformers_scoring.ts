@@ -10,12 +10,17 @@ export async function transformersNll(model: any, docs: Document[]): Promise<Rec
   for (const d of docs) {
     const input = d.ids.slice(0, -1);
     const ids = new Tensor("int64", BigInt64Array.from(input.map(BigInt)), [1, input.length]);
-    const { logits } = await model({ input_ids: ids, attention_mask: new Tensor("int64", new BigInt64Array(input.length).fill(1n), [1, input.length]) });
-    const z = logits.data as Float32Array, V = logits.dims[2];
+    const { logits } = await model({
+      input_ids: ids,
+      attention_mask: new Tensor("int64", new BigInt64Array(input.length).fill(1n), [1, input.length]),
+    });
+    const z = logits.data as Float32Array,
+      V = logits.dims[2];
     const s = (sums[d.split] ??= { sum: 0, targets: 0 });
     for (let j = 0; j < input.length; j++) {
       const row = z.subarray(j * V, (j + 1) * V);
-      let max = -Infinity, e = 0;
+      let max = -Infinity,
+        e = 0;
       for (const v of row) max = Math.max(max, v);
       for (const v of row) e += Math.exp(v - max);
       s.sum += max + Math.log(e) - row[d.ids[j + 1]];

@@ -15,7 +15,18 @@ const dir = mkdtempSync(join(tmpdir(), "tinylab-cli-workers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // dropout, shuffling and three microbatches per update: masks, cursor and the split across workers all matter
-const train = (updates: number, logEvery = 1000) => ["train", "--updates", String(updates), "--dropout", "0.1", "--shuffle", "--microbatches", "3", "--log-every", String(logEvery)];
+const train = (updates: number, logEvery = 1000) => [
+  "train",
+  "--updates",
+  String(updates),
+  "--dropout",
+  "0.1",
+  "--shuffle",
+  "--microbatches",
+  "3",
+  "--log-every",
+  String(logEvery),
+];
 const TRAIN = train(20);
 
 /** Documents enough for several scoring batches per split (random letters from a fixed stream). */
@@ -23,7 +34,10 @@ function documents(): string {
   const rng = Rng.fromSeed("workers test documents");
   const text = () => Array.from({ length: 3 + rng.int(5) }, () => "abc"[rng.int(3)]).join("");
   const line = (i: number, split: string) => JSON.stringify({ id: `${split}-${i}`, split, source: "test", text: text() });
-  return [...Array.from({ length: 20 }, (_, i) => line(i, "train")), ...Array.from({ length: 40 }, (_, i) => line(i, "validation"))].join("\n") + "\n";
+  return (
+    [...Array.from({ length: 20 }, (_, i) => line(i, "train")), ...Array.from({ length: 40 }, (_, i) => line(i, "validation"))].join("\n") +
+    "\n"
+  );
 }
 
 describe("tinylab --workers", () => {
@@ -37,7 +51,9 @@ describe("tinylab --workers", () => {
     expect(ok(one).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 1");
     expect(ok(two).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 2");
     ok(half);
-    const resumed = ok(await tinylab([...TRAIN, "--workers", "1", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]));
+    const resumed = ok(
+      await tinylab([...TRAIN, "--workers", "1", "--out", ckpt, "--resume", "--save-model", join(dir, "resumed.safetensors")]),
+    );
     const sha = sha256File(join(dir, "w1.safetensors"));
     expect(sha256File(join(dir, "w2.safetensors"))).toBe(sha);
     expect(sha256File(join(dir, "resumed.safetensors"))).toBe(sha);
@@ -72,13 +88,17 @@ describe("tinylab --workers", () => {
     p.child.kill("SIGINT");
     const r = await p.done; // resolves only once the process has exited
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(/^tinylab: interrupt: stopping after the current update.*\ntinylab: interrupted at update \d+; training state saved → /);
+    expect(r.stderr).toMatch(
+      /^tinylab: interrupt: stopping after the current update.*\ntinylab: interrupted at update \d+; training state saved → /,
+    );
   });
 
   it.each(["0", "-1", "1.5", "two", "17", "1e9"])("refuses --workers %s in one line naming the option and its limit", async (n) => {
     const r = await tinylabHere(["train", "--updates", "1", "--workers", n]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain(`--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got ${n === "two" ? "two" : n}`);
+    expect(r.stderr).toContain(
+      `--workers must be an integer in [1, 16] (MAX_WORKERS: each is an engine and a model copy; past the cores they only wait), got ${n === "two" ? "two" : n}`,
+    );
   });
 });

@@ -37,7 +37,11 @@ describe("batch constructors", () => {
   const val = docs.filter((d) => d.split === "validation");
 
   it("the validation fixture: separate 2 batches, padded 1, packed 1 batch of two rows (5 + 4 > 8), 9 targets each", () => {
-    const layouts = { separate: separateBatches(val, binding), padded: paddedBatches(val, binding, 2), packed: packedBatches(val, binding, 2) };
+    const layouts = {
+      separate: separateBatches(val, binding),
+      padded: paddedBatches(val, binding, 2),
+      packed: packedBatches(val, binding, 2),
+    };
     expect(layouts.separate.length).toBe(2);
     expect(layouts.padded.length).toBe(1);
     expect(layouts.packed.length).toBe(1);
@@ -46,7 +50,9 @@ describe("batch constructors", () => {
   });
 
   it("packs several whole documents into one row when they fit, each target masked in exactly once", () => {
-    const short: Document[] = ["a", "b", "ab"].map((t, i) => encodeDocument(new ByteTokenizer(266), { id: `s${i}`, split: "train", source: "x", text: t }));
+    const short: Document[] = ["a", "b", "ab"].map((t, i) =>
+      encodeDocument(new ByteTokenizer(266), { id: `s${i}`, split: "train", source: "x", text: t }),
+    );
     const [batch] = packedBatches(short, binding, 4);
     expect(batch.input.rows).toBe(1); // 2 + 2 + 3 = 7 ≤ 8
     expect([...batch.input.docIds]).toEqual([0, 0, 1, 1, 2, 2, 2]);
@@ -73,10 +79,11 @@ describe.each(TEST_BACKENDS)("layout agreement on %s", (backend) => {
     const config = PRESETS.overfit;
     const model = new GPT(config, gradcheckParameters(config, Rng.fromSeed(9)));
     const val = overfitDocuments().filter((d) => d.split === "validation");
-    const perTarget = (batches: Batch[]) => batches.flatMap((b) => {
-      const nll = readTensor(() => positionNll(model.forward(b.input), b.targets));
-      return [...nll].filter((_, i) => b.mask[i] === 1);
-    });
+    const perTarget = (batches: Batch[]) =>
+      batches.flatMap((b) => {
+        const nll = readTensor(() => positionNll(model.forward(b.input), b.targets));
+        return [...nll].filter((_, i) => b.mask[i] === 1);
+      });
     const sep = perTarget(separateBatches(val, binding));
     for (const other of [perTarget(paddedBatches(val, binding, 2)), perTarget(packedBatches(val, binding, 2))]) {
       expect(other.length).toBe(9);

@@ -27,7 +27,15 @@ beforeAll(() => {
 
 /** Random well-formed text: code points drawn from ASCII, Latin, CJK, emoji and punctuation blocks. */
 function randomText(rng: Rng, length: number): string {
-  const blocks: [number, number][] = [[0x20, 0x7e], [0x0a, 0x0a], [0xa0, 0x24f], [0x4e00, 0x9fff], [0x1f300, 0x1faff], [0x2000, 0x206f], [0x10000, 0x10ffff]];
+  const blocks: [number, number][] = [
+    [0x20, 0x7e],
+    [0x0a, 0x0a],
+    [0xa0, 0x24f],
+    [0x4e00, 0x9fff],
+    [0x1f300, 0x1faff],
+    [0x2000, 0x206f],
+    [0x10000, 0x10ffff],
+  ];
   let s = "";
   for (let i = 0; i < length; i++) {
     const [lo, hi] = blocks[rng.int(blocks.length)];
@@ -110,7 +118,11 @@ describe("trainBpe", () => {
     // Now [258 99 100 102 258 99 100 99 101]: (258,99) 2 and (99,100) 2 tie → lower first id: 259 = (a,b).
     // Now [258 259 102 258 259 99 101]: (258,259) 2 → 260. Encoding gives [260, d, 260, a, c].
     const t = trainBpe(["aaabdaaabac"], 261, { minCount: 1 });
-    expect(t.mergeList()).toEqual([[99, 99], [99, 100], [258, 259]]);
+    expect(t.mergeList()).toEqual([
+      [99, 99],
+      [99, 100],
+      [258, 259],
+    ]);
     expect(t.encode("aaabdaaabac")).toEqual([260, 102, 260, 99, 101]);
   });
 
@@ -131,10 +143,11 @@ describe("trainBpe", () => {
     const merges: [number, number][] = [];
     for (let id = 258; id < 358; id++) {
       const counts = new Map<string, number>();
-      for (const w of words) for (let i = 0; i + 1 < w.ids.length; i++) {
-        const k = `${w.ids[i]},${w.ids[i + 1]}`;
-        counts.set(k, (counts.get(k) ?? 0) + w.n);
-      }
+      for (const w of words)
+        for (let i = 0; i + 1 < w.ids.length; i++) {
+          const k = `${w.ids[i]},${w.ids[i + 1]}`;
+          counts.set(k, (counts.get(k) ?? 0) + w.n);
+        }
       const [a, b] = [...counts]
         .map(([k, n]) => [...k.split(",").map(Number), n])
         .sort((x, y) => y[2] - x[2] || x[0] - y[0] || x[1] - y[1])[0];
@@ -183,7 +196,14 @@ describe("JSON", () => {
   });
 
   it("fromJSON refuses malformed input with a clear reason", () => {
-    const ok = { kind: "bpe", vocabSize: 260, merges: [[99, 99], [258, 99]] };
+    const ok = {
+      kind: "bpe",
+      vocabSize: 260,
+      merges: [
+        [99, 99],
+        [258, 99],
+      ],
+    };
     expect(BpeTokenizer.fromJSON(ok).vocabSize).toBe(260);
     const bad: [unknown, RegExp][] = [
       [null, /must be an object/],
@@ -192,11 +212,47 @@ describe("JSON", () => {
       [{ ...ok, vocabSize: 100 }, /≥ 258/],
       [{ ...ok, merges: "x" }, /array/],
       [{ ...ok, vocabSize: 261 }, /needs 3 merges, got 2/],
-      [{ ...ok, merges: [[99, 99], [259, 99]] }, /merge 1 .*id 259 is not a byte or an earlier merge/],
-      [{ ...ok, merges: [[0, 99], [258, 99]] }, /merge 0 .*id 0/],
-      [{ ...ok, merges: [[99, 99], [99, 99]] }, /merge 1 .*repeats merge 0/],
+      [
+        {
+          ...ok,
+          merges: [
+            [99, 99],
+            [259, 99],
+          ],
+        },
+        /merge 1 .*id 259 is not a byte or an earlier merge/,
+      ],
+      [
+        {
+          ...ok,
+          merges: [
+            [0, 99],
+            [258, 99],
+          ],
+        },
+        /merge 0 .*id 0/,
+      ],
+      [
+        {
+          ...ok,
+          merges: [
+            [99, 99],
+            [99, 99],
+          ],
+        },
+        /merge 1 .*repeats merge 0/,
+      ],
       [{ ...ok, merges: [[99, 99], [258]] }, /expected a pair/],
-      [{ ...ok, merges: [[99, 99], [258, 1.5]] }, /id 1.5/],
+      [
+        {
+          ...ok,
+          merges: [
+            [99, 99],
+            [258, 1.5],
+          ],
+        },
+        /id 1.5/,
+      ],
     ];
     for (const [json, msg] of bad) expect(() => BpeTokenizer.fromJSON(json)).toThrow(msg);
   });

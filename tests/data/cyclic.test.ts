@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  CYCLIC_ROW_COUNT, CYCLIC_VOCAB, ROW_LENGTH, cyclicDocuments, cyclicRows, isCyclicRow, splitCyclicRows, taskEntropyByPosition,
+  CYCLIC_ROW_COUNT,
+  CYCLIC_VOCAB,
+  ROW_LENGTH,
+  cyclicDocuments,
+  cyclicRows,
+  isCyclicRow,
+  splitCyclicRows,
+  taskEntropyByPosition,
 } from "../../src/data/cyclic.ts";
 import { readCyclicSplitFile } from "../../src/node/split_files.ts";
 

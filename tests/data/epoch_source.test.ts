@@ -7,7 +7,11 @@ import { EpochSource, type EpochCursor } from "../../src/data/epoch_source.ts";
 describe("EpochSource", () => {
   it("walks the list in order, perUpdate at a time, straddling epochs", () => {
     const src = new EpochSource(["a", "b", "c"], 2);
-    expect([src.next(), src.next(), src.next()]).toEqual([["a", "b"], ["c", "a"], ["b", "c"]]);
+    expect([src.next(), src.next(), src.next()]).toEqual([
+      ["a", "b"],
+      ["c", "a"],
+      ["b", "c"],
+    ]);
     expect(src.state()).toEqual({ epoch: 1, position: 3, order: [0, 1, 2], rng: null });
   });
 
@@ -29,7 +33,9 @@ describe("EpochSource", () => {
   it("refuses cursors that do not fit the source", () => {
     const plain = new EpochSource([1, 2, 3], 1);
     const shuffled = new EpochSource([1, 2, 3], 1, Rng.fromSeed(1));
-    expect(() => plain.restore({ epoch: 0, position: 0, order: [0, 1, 1], rng: null })).toThrow(/not a permutation of this source's 3 microbatches/);
+    expect(() => plain.restore({ epoch: 0, position: 0, order: [0, 1, 1], rng: null })).toThrow(
+      /not a permutation of this source's 3 microbatches/,
+    );
     expect(() => plain.restore({ epoch: 0, position: 4, order: [0, 1, 2], rng: null })).toThrow(/position 4 is outside \[0, 3\]/);
     expect(() => plain.restore(shuffled.state())).toThrow(/has a shuffling stream but this source does not shuffle/);
     expect(() => shuffled.restore(plain.state())).toThrow(/lacks a shuffling stream but this source shuffles/);

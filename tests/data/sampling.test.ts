@@ -32,16 +32,23 @@ describe("RandomWindows microbatches", () => {
   });
 
   it("refuses a split that does not divide the rows, by name", () => {
-    expect(() => new RandomWindows(docs, binding, 6, Rng.fromSeed(1), 4)).toThrow(/microbatches per update must be a positive integer dividing the 6 rows, got 4/);
+    expect(() => new RandomWindows(docs, binding, 6, Rng.fromSeed(1), 4)).toThrow(
+      /microbatches per update must be a positive integer dividing the 6 rows, got 4/,
+    );
     expect(() => new RandomWindows(docs, binding, 6, Rng.fromSeed(1), 0)).toThrow(/got 0/);
   });
 });
 
 describe("skip: a saved position replayed without building batches", () => {
   it("leaves each source's stream exactly where as many next() calls leave it (and then draws the same batches)", () => {
-    const sources = (rng: Rng) => [new RandomWindows(docs, binding, 6, rng.child("w")), new RandomWindows(docs, binding, 6, rng.child("p"), 3), new ReplacementSource([docs[2], { ...docs[1], ids: docs[1].ids.slice(0, 8) }], 5, binding, rng.child("r"))];
+    const sources = (rng: Rng) => [
+      new RandomWindows(docs, binding, 6, rng.child("w")),
+      new RandomWindows(docs, binding, 6, rng.child("p"), 3),
+      new ReplacementSource([docs[2], { ...docs[1], ids: docs[1].ids.slice(0, 8) }], 5, binding, rng.child("r")),
+    ];
     for (const updates of [0, 1, 7, 50]) {
-      const drawn = sources(Rng.fromSeed(9)), skipped = sources(Rng.fromSeed(9));
+      const drawn = sources(Rng.fromSeed(9)),
+        skipped = sources(Rng.fromSeed(9));
       drawn.forEach((d, i) => {
         for (let u = 0; u < updates; u++) d.next();
         skipped[i].skip(updates);

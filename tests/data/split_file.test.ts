@@ -5,8 +5,24 @@ import { checkSplitRows, looksLikeSplitFile, splitRowsToDocuments } from "../../
 
 describe("split file rows", () => {
   it("accepts rows of different lengths and a missing test split; documents keep the ids exactly", () => {
-    const rows = checkSplitRows({ train: [[0, 1], [2, 3, 4]], validation: [[1, 2]] }, { vocabSize: 5 });
-    expect(rows).toEqual({ train: [[0, 1], [2, 3, 4]], validation: [[1, 2]], test: [] });
+    const rows = checkSplitRows(
+      {
+        train: [
+          [0, 1],
+          [2, 3, 4],
+        ],
+        validation: [[1, 2]],
+      },
+      { vocabSize: 5 },
+    );
+    expect(rows).toEqual({
+      train: [
+        [0, 1],
+        [2, 3, 4],
+      ],
+      validation: [[1, 2]],
+      test: [],
+    });
     expect(splitRowsToDocuments(rows, "toy")).toEqual([
       { id: "train-0", split: "train", source: "toy", ids: [0, 1] },
       { id: "train-1", split: "train", source: "toy", ids: [2, 3, 4] },
@@ -15,14 +31,38 @@ describe("split file rows", () => {
   });
 
   it("allows a repeated row inside one split unless asked not to; never across splits", () => {
-    expect(checkSplitRows({ train: [[0, 1], [0, 1]] }, { vocabSize: 2 }).train).toHaveLength(2);
-    expect(() => checkSplitRows({ train: [[0, 1], [0, 1]] }, { vocabSize: 2, uniqueWithinSplit: true })).toThrow(/train row 1 \[0,1\] duplicates train row 0/);
-    expect(() => checkSplitRows({ train: [[0, 1]], test: [[0, 1]] }, { vocabSize: 2 })).toThrow(/test row 0 \[0,1\] duplicates train row 0: a row may appear in one split only/);
+    expect(
+      checkSplitRows(
+        {
+          train: [
+            [0, 1],
+            [0, 1],
+          ],
+        },
+        { vocabSize: 2 },
+      ).train,
+    ).toHaveLength(2);
+    expect(() =>
+      checkSplitRows(
+        {
+          train: [
+            [0, 1],
+            [0, 1],
+          ],
+        },
+        { vocabSize: 2, uniqueWithinSplit: true },
+      ),
+    ).toThrow(/train row 1 \[0,1\] duplicates train row 0/);
+    expect(() => checkSplitRows({ train: [[0, 1]], test: [[0, 1]] }, { vocabSize: 2 })).toThrow(
+      /test row 0 \[0,1\] duplicates train row 0: a row may appear in one split only/,
+    );
   });
 
   it("refuses short rows, ids at or above the vocabulary, and a bad vocabulary", () => {
     expect(() => checkSplitRows({ train: [[0]] }, { vocabSize: 2 }, "f")).toThrow(/f: train row 0 has 1 id\(s\): a row needs at least 2/);
-    expect(() => checkSplitRows({ train: [[0, 2]] }, { vocabSize: 2 }, "f")).toThrow(/f: train row 0, position 1: token id 2 is outside \[0, 2\)/);
+    expect(() => checkSplitRows({ train: [[0, 2]] }, { vocabSize: 2 }, "f")).toThrow(
+      /f: train row 0, position 1: token id 2 is outside \[0, 2\)/,
+    );
     expect(() => checkSplitRows({ train: [[0, 1]] }, { vocabSize: 0 })).toThrow(/vocabulary size must be a positive integer/);
   });
 

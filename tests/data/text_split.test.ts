@@ -1,19 +1,44 @@
 // The text split: documents from blank lines or lines, a seeded split by document (its own seed, input order
 // irrelevant, stratified by source), the manifest verified and refused by file, and the fraction refusals.
 import { describe, expect, it } from "vitest";
-import { documentsOfText, jsonSha256, manifestJsonPieces, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
+import {
+  documentsOfText,
+  jsonSha256,
+  manifestJsonPieces,
+  splitTexts,
+  textSplit,
+  verifyTextManifest,
+  type TextSource,
+} from "../../src/data/text_split.ts";
 import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
-const docs = (n: number, source = "s"): TextSource[] => Array.from({ length: n }, (_, i) => ({ id: `${source}/${i}.txt`, source, file: `/x/${source}/${i}.txt`, text: `document ${source} ${i}` }));
+const docs = (n: number, source = "s"): TextSource[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `${source}/${i}.txt`,
+    source,
+    file: `/x/${source}/${i}.txt`,
+    text: `document ${source} ${i}`,
+  }));
 const memory = () => {
   const files = new Map<string, string>();
-  return { files, read: (n: string) => (files.has(n) ? new TextEncoder().encode(files.get(n)) : undefined), write: (n: string, d: string) => { files.set(n, d); }, where: (n: string) => `mem:${n}` };
+  return {
+    files,
+    read: (n: string) => (files.has(n) ? new TextEncoder().encode(files.get(n)) : undefined),
+    write: (n: string, d: string) => {
+      files.set(n, d);
+    },
+    where: (n: string) => `mem:${n}`,
+  };
 };
 
 describe("text split", () => {
   it("documents: blank-line blocks (CRLF and spaces-only lines too) or one per non-blank line", () => {
     const text = "\ufeffone a\r\none b\r\n \r\ntwo\n\n\n\nthree\n";
-    expect(documentsOfText(text, "f.txt", "f", false).map((d) => [d.id, d.text])).toEqual([["f.txt#1", "one a\none b"], ["f.txt#2", "two"], ["f.txt#3", "three"]]);
+    expect(documentsOfText(text, "f.txt", "f", false).map((d) => [d.id, d.text])).toEqual([
+      ["f.txt#1", "one a\none b"],
+      ["f.txt#2", "two"],
+      ["f.txt#3", "three"],
+    ]);
     expect(documentsOfText(text, "f.txt", "f", true).map((d) => d.text)).toEqual(["one a", "one b", "two", "three"]);
   });
 
@@ -34,19 +59,25 @@ describe("text split", () => {
     const m = splitTexts(all, { seed: 0, validation: 0.2, test: 0 });
     expect(Object.values(verifyTextManifest(m, all, "mem:manifest.json")).flat()).toHaveLength(10);
     const edited = all.map((d, i) => (i === 4 ? { ...d, text: d.text + "!" } : d));
-    expect(() => verifyTextManifest(m, edited, "mem:manifest.json")).toThrow(/^\/x\/s\/4\.txt changed: document s\/4\.txt has sha256 [0-9a-f]{12}…, the manifest says/);
-    expect(() => verifyTextManifest(m, [...all, ...docs(11).slice(10)], "m")).toThrow(/^\/x\/s\/10\.txt changed: document s\/10\.txt is not in the split/);
+    expect(() => verifyTextManifest(m, edited, "mem:manifest.json")).toThrow(
+      /^\/x\/s\/4\.txt changed: document s\/4\.txt has sha256 [0-9a-f]{12}…, the manifest says/,
+    );
+    expect(() => verifyTextManifest(m, [...all, ...docs(11).slice(10)], "m")).toThrow(
+      /^\/x\/s\/10\.txt changed: document s\/10\.txt is not in the split/,
+    );
   });
 
   it("verifies a manifest whose documents lost one (a map, not the sorted pairing) and refuses an id given twice", () => {
     const all = docs(10);
     const m = splitTexts(all, { seed: 0, validation: 0.2, test: 0 });
     expect(() => verifyTextManifest(m, all.slice(1), "m")).toThrow(/^\/x\/s\/0\.txt: document s\/0\.txt of the split is missing/);
-    expect(() => splitTexts([...all, all[3]], { seed: 0, validation: 0.2, test: 0 })).toThrow(/^text split: document id s\/3\.txt appears twice$/);
+    expect(() => splitTexts([...all, all[3]], { seed: 0, validation: 0.2, test: 0 })).toThrow(
+      /^text split: document id s\/3\.txt appears twice$/,
+    );
   });
 
   it("hashes the manifest's JSON a document at a time, to the same bytes as JSON.stringify at any indent", () => {
-    const m = splitTexts([...docs(7, "a"), ...docs(3, "é\"q")], { seed: 1, validation: 0.2, test: 0.1 });
+    const m = splitTexts([...docs(7, "a"), ...docs(3, 'é"q')], { seed: 1, validation: 0.2, test: 0.1 });
     const empty = { ...m, documents: [] };
     for (const x of [m, empty]) {
       for (const indent of [0, 1, 2]) expect([...manifestJsonPieces(x, indent)].join("")).toBe(JSON.stringify(x, null, indent));
@@ -60,13 +91,19 @@ describe("text split", () => {
     const first = textSplit(docs(10), store, { seed: 1, validation: 0.2, test: 0.1 });
     expect(store.files.has("manifest.json")).toBe(true);
     expect(textSplit(docs(10), store, { seed: 1, validation: 0.2, test: 0.1 }).bySplit).toEqual(first.bySplit);
-    expect(() => textSplit(docs(10), store, { seed: 2, validation: 0.2, test: 0.1 })).toThrow(/made with --split-seed 1, this run asks for 2/);
-    expect(() => textSplit(docs(10), store, { seed: 1, validation: 0.3, test: 0.1 })).toThrow(/made with --validation-fraction 0\.2 --test-fraction 0\.1/);
+    expect(() => textSplit(docs(10), store, { seed: 2, validation: 0.2, test: 0.1 })).toThrow(
+      /made with --split-seed 1, this run asks for 2/,
+    );
+    expect(() => textSplit(docs(10), store, { seed: 1, validation: 0.3, test: 0.1 })).toThrow(
+      /made with --validation-fraction 0\.2 --test-fraction 0\.1/,
+    );
   });
 
   it("refuses fractions that leave nothing to train on or nothing to validate on", () => {
     expect(() => splitTexts(docs(5), { seed: 0, validation: 0.6, test: 0.4 })).toThrow(/leave no training documents/);
-    expect(() => textSplit(docs(2), memory(), { seed: 0, validation: 0.1, test: 0 })).toThrow(/^the split leaves validation empty: 2 document\(s\)/);
+    expect(() => textSplit(docs(2), memory(), { seed: 0, validation: 0.1, test: 0 })).toThrow(
+      /^the split leaves validation empty: 2 document\(s\)/,
+    );
   });
 
   describe("a saved manifest that is not what it claims, refused in one line naming the file and the field", () => {
@@ -83,16 +120,51 @@ describe("text split", () => {
       expect(withManifest((m) => m)().bySplit.test).toHaveLength(2);
     });
     it.each<[string, (m: M) => unknown, RegExp]>([
-      ["test documents moved to train (a fresh run printed 0 test documents before)", (m) => ({ ...m, documents: m.documents.map((d) => ({ ...d, split: d.split === "test" ? "train" : d.split })) }),
-        /^mem:manifest\.json: documents\[\d+\]\.split: is not what --split-seed 0 --validation-fraction 0\.2 --test-fraction 0\.2 gives \("test"\) \(got "train"\)$/],
-      ["a null document (a raw TypeError before)", (m) => ({ ...m, documents: [null, ...m.documents.slice(1)] }), /^mem:manifest\.json: documents\[0\]: must be an object, not null \(got null\)$/],
-      ["no fractions (a raw TypeError before)", ({ fractions: _f, ...m }) => m, /^mem:manifest\.json: fractions: is missing \(got nothing\)$/],
-      ["a seed written as a string (\"made with --split-seed 0, this run asks for 0\" before)", (m) => ({ ...m, seed: "0" }), /^mem:manifest\.json: seed: must be an integer, not a string \(got "0"\)$/],
-      ["a document listed twice (reported as missing before)", (m) => ({ ...m, documents: [...m.documents.slice(0, 3), m.documents[2], ...m.documents.slice(4)] }), /^mem:manifest\.json: documents\[3\]\.id: is given twice \(also at documents\[2\]\) \(got "s\/2\.txt"\)$/],
-      ["a key given twice", (m) => JSON.stringify(m).replace('"seed":0', '"seed":0,"seed":1'), /^mem:manifest\.json: not valid JSON: key "seed" is given twice \(seed\) at line 1, column \d+$/],
-      ["a byte count that does not match the text", (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, bytes: d.bytes + 1 } : d)) }), /^mem:manifest\.json: documents\[1\]\.bytes: is not what .* gives \(\d+\) \(got \d+\)$/],
-      ["a bad sha256", (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, sha256: "x" } : d)) }), /^mem:manifest\.json: documents\[1\]\.sha256: must be a sha256 in 64 lowercase hex digits \(got "x"\)$/],
-      ["fractions leaving nothing to train on", (m) => ({ ...m, fractions: { validation: 0.5, test: 0.5 } }), /^mem:manifest\.json: fractions: must leave documents to train on/],
+      [
+        "test documents moved to train (a fresh run printed 0 test documents before)",
+        (m) => ({ ...m, documents: m.documents.map((d) => ({ ...d, split: d.split === "test" ? "train" : d.split })) }),
+        /^mem:manifest\.json: documents\[\d+\]\.split: is not what --split-seed 0 --validation-fraction 0\.2 --test-fraction 0\.2 gives \("test"\) \(got "train"\)$/,
+      ],
+      [
+        "a null document (a raw TypeError before)",
+        (m) => ({ ...m, documents: [null, ...m.documents.slice(1)] }),
+        /^mem:manifest\.json: documents\[0\]: must be an object, not null \(got null\)$/,
+      ],
+      [
+        "no fractions (a raw TypeError before)",
+        ({ fractions: _f, ...m }) => m,
+        /^mem:manifest\.json: fractions: is missing \(got nothing\)$/,
+      ],
+      [
+        'a seed written as a string ("made with --split-seed 0, this run asks for 0" before)',
+        (m) => ({ ...m, seed: "0" }),
+        /^mem:manifest\.json: seed: must be an integer, not a string \(got "0"\)$/,
+      ],
+      [
+        "a document listed twice (reported as missing before)",
+        (m) => ({ ...m, documents: [...m.documents.slice(0, 3), m.documents[2], ...m.documents.slice(4)] }),
+        /^mem:manifest\.json: documents\[3\]\.id: is given twice \(also at documents\[2\]\) \(got "s\/2\.txt"\)$/,
+      ],
+      [
+        "a key given twice",
+        (m) => JSON.stringify(m).replace('"seed":0', '"seed":0,"seed":1'),
+        /^mem:manifest\.json: not valid JSON: key "seed" is given twice \(seed\) at line 1, column \d+$/,
+      ],
+      [
+        "a byte count that does not match the text",
+        (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, bytes: d.bytes + 1 } : d)) }),
+        /^mem:manifest\.json: documents\[1\]\.bytes: is not what .* gives \(\d+\) \(got \d+\)$/,
+      ],
+      [
+        "a bad sha256",
+        (m) => ({ ...m, documents: m.documents.map((d, i) => (i === 1 ? { ...d, sha256: "x" } : d)) }),
+        /^mem:manifest\.json: documents\[1\]\.sha256: must be a sha256 in 64 lowercase hex digits \(got "x"\)$/,
+      ],
+      [
+        "fractions leaving nothing to train on",
+        (m) => ({ ...m, fractions: { validation: 0.5, test: 0.5 } }),
+        /^mem:manifest\.json: fractions: must leave documents to train on/,
+      ],
     ])("%s", (_, edit, expected) => {
       expect(withManifest(edit)).toThrow(expected);
     });

@@ -14,10 +14,33 @@ import { tinylabHere } from "../cli/in_process.ts";
 const ROOT = resolve(import.meta.dirname, "../..");
 // Pages in the order their commands depend on each other (the README's job 3 writes results/seed39.safetensors,
 // own-text.md the notice model sample.md reads); any other page follows, by name.
-const ORDER = ["README.md", "docs/options.md", "docs/overfit.md", "docs/gradcheck.md", "docs/checkpoints.md", "docs/python.md",
-  "docs/report.md", "docs/cyclic.md", "docs/baselines.md", "docs/own-text.md", "docs/sweeps.md", "docs/compare.md",
-  "docs/sample.md", "docs/choice-canary.md", "docs/workers.md", "docs/browser-lab.md", "docs/brown.md"];
-const pages = [...ORDER, ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`).filter((f) => !ORDER.includes(f)).sort()];
+const ORDER = [
+  "README.md",
+  "docs/options.md",
+  "docs/overfit.md",
+  "docs/gradcheck.md",
+  "docs/checkpoints.md",
+  "docs/python.md",
+  "docs/report.md",
+  "docs/cyclic.md",
+  "docs/baselines.md",
+  "docs/own-text.md",
+  "docs/sweeps.md",
+  "docs/compare.md",
+  "docs/sample.md",
+  "docs/choice-canary.md",
+  "docs/workers.md",
+  "docs/browser-lab.md",
+  "docs/brown.md",
+];
+const pages = [
+  ...ORDER,
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`)
+    .filter((f) => !ORDER.includes(f))
+    .sort(),
+];
 const all: Block[] = pages.flatMap((p) => blocks(p, readFileSync(join(ROOT, p), "utf8")));
 const consoles = all.filter((b) => b.lang === "console");
 
@@ -42,7 +65,11 @@ function write(path: string, lines: string[]): void {
 for (const b of all) {
   const file = b.marker?.match(/^file (\S+)$/)?.[1];
   if (file) write(file, b.body);
-  if (b.lang === "console") for (const c of commands(b)) { const m = c.command.match(/^cat (\/tmp\/\S+)$/); if (m) write(m[1], c.expected); }
+  if (b.lang === "console")
+    for (const c of commands(b)) {
+      const m = c.command.match(/^cat (\/tmp\/\S+)$/);
+      if (m) write(m[1], c.expected);
+    }
 }
 
 const numpyMissing = missingPython(["numpy"]);
@@ -70,36 +97,67 @@ async function run(command: string): Promise<{ lines: string[]; status: number |
   const line = inScratch(command)
     .replace(/^npx tinylab /, `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, "bin/tinylab.js"))} `)
     .replace(/^(\/usr\/bin\/)?python3 /, `${JSON.stringify(PYTHON)} `);
-  const r = spawnSync("/bin/sh", ["-c", `${line} 2>&1`], { cwd: scratch, encoding: "utf8", env: { ...process.env, ...ENV }, timeout: 300_000 });
+  const r = spawnSync("/bin/sh", ["-c", `${line} 2>&1`], {
+    cwd: scratch,
+    encoding: "utf8",
+    env: { ...process.env, ...ENV },
+    timeout: 300_000,
+  });
   if (r.error) throw r.error;
   return { lines: r.stdout.replaceAll(`${TMP}/`, "/tmp/").split("\n"), status: r.status };
 }
 
 describe("console blocks of README.md and docs/", () => {
   it("runs a plain tinylab line in process and leaves every other line to a shell", () => {
-    expect(tinylabWords("npx tinylab sample --model m.safetensors --prompt 'The software' --seed 1")).toEqual(["sample", "--model", "m.safetensors", "--prompt", "The software", "--seed", "1"]);
+    expect(tinylabWords("npx tinylab sample --model m.safetensors --prompt 'The software' --seed 1")).toEqual([
+      "sample",
+      "--model",
+      "m.safetensors",
+      "--prompt",
+      "The software",
+      "--seed",
+      "1",
+    ]);
     expect(tinylabWords('npx tinylab sample --prompt "a b"')).toEqual(["sample", "--prompt", "a b"]);
-    for (const shell of ["npx tinylab --help", "npx tinylab train -h", "npx tinylab evaluate --model m | head", "npx tinylab evaluate > out.txt",
-      "npx tinylab evaluate --model $HOME/m", "npx tinylab sample --prompt \"$X\"", "npx tinylab overfit && ls", "python3 tools/score.py m"]) expect(tinylabWords(shell), shell).toBeUndefined();
+    for (const shell of [
+      "npx tinylab --help",
+      "npx tinylab train -h",
+      "npx tinylab evaluate --model m | head",
+      "npx tinylab evaluate > out.txt",
+      "npx tinylab evaluate --model $HOME/m",
+      'npx tinylab sample --prompt "$X"',
+      "npx tinylab overfit && ls",
+      "python3 tools/score.py m",
+    ])
+      expect(tinylabWords(shell), shell).toBeUndefined();
   });
 
   it("finds the blocks, and every block it does not run says why", () => {
     expect(consoles.length).toBeGreaterThan(20);
-    for (const b of consoles) if (b.marker !== undefined) expect(b.marker, `${b.file}:${b.line}`).toMatch(/^(skip \(.+\)|skip-commands-with \S+ \(.+\))$/);
+    for (const b of consoles)
+      if (b.marker !== undefined) expect(b.marker, `${b.file}:${b.line}`).toMatch(/^(skip \(.+\)|skip-commands-with \S+ \(.+\))$/);
   });
 
   for (const b of consoles) {
-    const name = `${b.file}:${b.line} ${commands(b).map((c) => c.command.split(/\s+/).slice(0, 3).join(" ")).join("; ")}`;
+    const name = `${b.file}:${b.line} ${commands(b)
+      .map((c) => c.command.split(/\s+/).slice(0, 3).join(" "))
+      .join("; ")}`;
     if (b.marker?.startsWith("skip (")) continue; // its reason is checked above
     const without = b.marker?.match(/^skip-commands-with (\S+)/)?.[1];
     it(name, async () => {
       for (const c of commands(b)) {
         if (without !== undefined && c.command.includes(without)) continue;
         const missing = pythonMissing(c.command);
-        if (missing) { console.warn(`doctest: not running ${c.command}: ${missing}`); continue; }
+        if (missing) {
+          console.warn(`doctest: not running ${c.command}: ${missing}`);
+          continue;
+        }
         const r = await run(c.command);
         // a command shown without output had it elided by the page: it must succeed, its output is not compared
-        if (c.expected.length === 0) { expect(r.status, `${b.file}:${b.line} $ ${c.command}\n${r.lines.join("\n")}`).toBe(0); continue; }
+        if (c.expected.length === 0) {
+          expect(r.status, `${b.file}:${b.line} $ ${c.command}\n${r.lines.join("\n")}`).toBe(0);
+          continue;
+        }
         expect(mismatch(c.expected, r.lines), `${b.file}:${b.line} $ ${c.command}`).toBeUndefined();
       }
     });

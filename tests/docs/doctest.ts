@@ -2,16 +2,26 @@
 // printed), their doctest markers, and the comparison of a printed output with a block's, line by line.
 
 /** One `$ command` of a console block and the lines shown under it. */
-export interface Command { command: string; expected: string[] }
+export interface Command {
+  command: string;
+  expected: string[];
+}
 
 /** A fenced block with the doctest marker above it, if any (`<!-- doctest: … -->`). */
-export interface Block { file: string; line: number; lang: string; body: string[]; marker?: string }
+export interface Block {
+  file: string;
+  line: number;
+  lang: string;
+  body: string[];
+  marker?: string;
+}
 
 const MARKER = /^<!-- doctest: (.*) -->$/;
 
 /** Every fenced block of a page, each with the marker on the nearest non-blank line above it. */
 export function blocks(file: string, text: string): Block[] {
-  const lines = text.split("\n"), out: Block[] = [];
+  const lines = text.split("\n"),
+    out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = lines[i].match(/^```(\w*)\s*$/);
     if (!open) continue;
@@ -53,7 +63,10 @@ function normalize(lines: string[]): string[] {
   while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
   const out: string[] = [];
   for (let i = 0; i < kept.length; i++) {
-    if (!VOLATILE.some((v) => v.test(kept[i]))) { out.push(kept[i]); continue; }
+    if (!VOLATILE.some((v) => v.test(kept[i]))) {
+      out.push(kept[i]);
+      continue;
+    }
     const run: string[] = [];
     while (i < kept.length && VOLATILE.some((v) => v.test(kept[i]))) run.push(kept[i++].replace(/\d+(\.\d+)?/g, "#"));
     i--;
@@ -67,7 +80,8 @@ function normalize(lines: string[]): string[] {
  * with `…` in the block stands for any number of printed lines (the README elides repeated output that way).
  */
 export function mismatch(expected: string[], printed: string[]): string | undefined {
-  const e = normalize(expected), a = normalize(printed);
+  const e = normalize(expected),
+    a = normalize(printed);
   const memo = new Map<string, boolean>();
   let deepest = { i: 0, j: 0 };
   const match = (i: number, j: number): boolean => {

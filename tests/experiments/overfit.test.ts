@@ -23,7 +23,11 @@ describe("overfit experiment", () => {
       expect(Math.abs(run.checkpoints[0].validation.nll - Math.log(266))).toBeLessThan(0.1);
       expect(run.checkpoints[4].train.nll).toBeLessThan(run.checkpoints[0].train.nll);
     }
-    expect(a.layout_comparison.rows.map((r) => [r.layout, r.batches, r.rows, r.targets])).toEqual([["separate", 2, 2, 9], ["padded", 1, 2, 9], ["packed", 1, 2, 9]]);
+    expect(a.layout_comparison.rows.map((r) => [r.layout, r.batches, r.rows, r.targets])).toEqual([
+      ["separate", 2, 2, 9],
+      ["padded", 1, 2, 9],
+      ["packed", 1, 2, 9],
+    ]);
     expect(a.layout_comparison.largest_nll_difference).toBeLessThan(1e-6);
     expect(a.final_validation_seed_summary.count).toBe(3);
     // the published finals (README) are untouched by the per-document scoring the Multi-Bootstrap adds
@@ -38,7 +42,12 @@ describe("overfit experiment", () => {
       // 2 validation documents, fewer than MIN_INTERVAL_DOCUMENTS: each resampling gives the estimate alone, and why
       // (the bounds themselves are tested on a larger arm in tests/eval/metrics/multi_bootstrap.test.ts)
       for (const iv of [c.both, c.seeds_only, c.documents_only]) {
-        expect(iv).toMatchObject({ lo: null, hi: null, se: null, interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+        expect(iv).toMatchObject({
+          lo: null,
+          hi: null,
+          se: null,
+          interval_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)",
+        });
         expect(iv.estimate).toBe(c.both.estimate);
       }
     }

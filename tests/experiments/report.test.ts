@@ -25,10 +25,20 @@ describe("report --canary-reference", () => {
     // 8 merges: a BPE vocabulary of 266, the same size as the byte model's, so only the ids' meaning differs
     const merges = Array.from({ length: c.vocabSize - 258 }, (_, r) => [BYTE_OFFSET + 97, BYTE_OFFSET + 98 + r]);
     const bpe = join(dir, "bpe.safetensors");
-    writeFileSync(bpe, encodeModel(initParameters(c, Rng.fromSeed(2).child("init")), c, { kind: "bpe", vocabSize: c.vocabSize, merges } as never, { seed: 2, update: 0, backend: "wasm", tfjs: "4.22.0", tinylab: "0.1.0" }));
+    writeFileSync(
+      bpe,
+      encodeModel(initParameters(c, Rng.fromSeed(2).child("init")), c, { kind: "bpe", vocabSize: c.vocabSize, merges } as never, {
+        seed: 2,
+        update: 0,
+        backend: "wasm",
+        tfjs: "4.22.0",
+        tinylab: "0.1.0",
+      }),
+    );
     const before = tf.memory().numTensors;
     expect(() => runReport({ model: FIXTURE, canary: { text: "abab", secretTokens: 2, reference: bpe } } as never)).toThrow(
-      `--canary-reference ${bpe}: its tokenizer (bpe, vocabulary 266) is not the model's (byte, vocabulary 266), so the canary's token ids would mean other text under it`);
+      `--canary-reference ${bpe}: its tokenizer (bpe, vocabulary 266) is not the model's (byte, vocabulary 266), so the canary's token ids would mean other text under it`,
+    );
     expect(tf.memory().numTensors).toBe(before);
   });
 });

@@ -20,20 +20,31 @@ describe("sweep run folders", () => {
     const [rel] = planSweep("cyclic", [39], parseGrid("split-file=splits/a.json"), []);
     expect(rel.args[rel.args.indexOf("--split-file") + 1]).toBe(join(process.cwd(), "splits/a.json"));
     expect(planSweep("overfit", [1], parseGrid("lr=a=b"), [])[0].name).toBe("lr=a%3Db,seed=1");
-    expect(() => planSweep("overfit", [1], parseGrid(`lr=${"x".repeat(300)}`), [])).toThrow(/longer than the 245 bytes a name may be \(MAX_RUN_NAME_BYTES\)/);
+    expect(() => planSweep("overfit", [1], parseGrid(`lr=${"x".repeat(300)}`), [])).toThrow(
+      /longer than the 245 bytes a name may be \(MAX_RUN_NAME_BYTES\)/,
+    );
   });
 
   it("refuses an empty grid value, as every list option refuses an empty element", () => {
-    for (const [spec, say] of [["lr=1,,2", 'value 2 of "1,,2"'], ["lr=,1", 'value 1 of ",1"'], ["lr=1,", 'value 2 of "1,"']]) {
+    for (const [spec, say] of [
+      ["lr=1,,2", 'value 2 of "1,,2"'],
+      ["lr=,1", 'value 1 of ",1"'],
+      ["lr=1,", 'value 2 of "1,"'],
+    ]) {
       expect(() => parseGrid(spec)).toThrow(`--grid: lr: ${say} is empty; give each value once, separated by single commas`);
     }
   });
 
   it("reads --name=value after -- as --name value: an input path made absolute, an output path confined to the run folder", () => {
     const [run] = planSweep("cyclic", [39], [], ["--split-file=splits/a.json"]);
-    expect(run.args.slice(run.args.indexOf("--split-file"), run.args.indexOf("--split-file") + 2)).toEqual(["--split-file", join(process.cwd(), "splits/a.json")]);
+    expect(run.args.slice(run.args.indexOf("--split-file"), run.args.indexOf("--split-file") + 2)).toEqual([
+      "--split-file",
+      join(process.cwd(), "splits/a.json"),
+    ]);
     for (const v of ["../x.safetensors", "/tmp/x.safetensors", "a/../../x.safetensors"]) {
-      expect(() => planSweep("overfit", [39], [], [`--save-model=${v}`])).toThrow(`after --, --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`);
+      expect(() => planSweep("overfit", [39], [], [`--save-model=${v}`])).toThrow(
+        `after --, --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`,
+      );
     }
     expect(planSweep("overfit", [39], [], ["--save-model=m.safetensors"])[0].args).toContain("m.safetensors");
   });
@@ -47,7 +58,10 @@ describe("sweep run folders", () => {
     await expect(runSweep({ recipe: "cyclic", runs, out, jobs: 1, log: quiet })).rejects.toThrow(/1 run\(s\) failed/);
     expect(readFileSync(join(victim, "keep.txt"), "utf8")).toBe("mine");
     expect(readdirSync(join(dir, "escape", "OUT", "victim"))).toEqual(["x,seed=39"]);
-    expect(readdirSync(out).sort()).toEqual(["split-file=%2F..%2F..%2F..%2Fvictim%2Fx,seed=39", "split-file=%2F..%2F..%2F..%2Fvictim%2Fx,seed=39.log"]);
+    expect(readdirSync(out).sort()).toEqual([
+      "split-file=%2F..%2F..%2F..%2Fvictim%2Fx,seed=39",
+      "split-file=%2F..%2F..%2F..%2Fvictim%2Fx,seed=39.log",
+    ]);
   }, 60_000);
 
   it("refuses to clear a folder it did not make, and one a live run holds, before starting anything", async () => {
@@ -55,7 +69,9 @@ describe("sweep run folders", () => {
     const foreign = join(dir, "foreign");
     mkdirSync(join(foreign, "seed=39"), { recursive: true });
     writeFileSync(join(foreign, "seed=39", "notes.txt"), "not the sweep's");
-    await expect(runSweep({ recipe: "overfit", runs, out: foreign, jobs: 1, log: quiet })).rejects.toThrow(`sweep: ${join(foreign, "seed=39")} was not made by a sweep (there is no seed=39.log beside it); move it away or choose another --out`);
+    await expect(runSweep({ recipe: "overfit", runs, out: foreign, jobs: 1, log: quiet })).rejects.toThrow(
+      `sweep: ${join(foreign, "seed=39")} was not made by a sweep (there is no seed=39.log beside it); move it away or choose another --out`,
+    );
     expect(readFileSync(join(foreign, "seed=39", "notes.txt"), "utf8")).toBe("not the sweep's");
 
     const held = join(dir, "held");
@@ -63,7 +79,9 @@ describe("sweep run folders", () => {
     writeFileSync(join(held, "seed=39.log"), "");
     // a run of a killed sweep still alive (here: a live pid that is not this process)
     writeFileSync(join(held, "seed=39", SWEEP_RUN_LOCK), JSON.stringify({ pid: process.ppid }) + "\n");
-    await expect(runSweep({ recipe: "overfit", runs, out: held, jobs: 1, log: quiet })).rejects.toThrow(`is in use by process ${process.ppid}`);
+    await expect(runSweep({ recipe: "overfit", runs, out: held, jobs: 1, log: quiet })).rejects.toThrow(
+      `is in use by process ${process.ppid}`,
+    );
     expect(existsSync(join(held, "seed=39", SWEEP_RUN_LOCK))).toBe(true);
     expect(existsSync(join(held, ".tinylab.lock"))).toBe(false); // the sweep's own lock on --out, released
   });
@@ -93,6 +111,8 @@ describe("sweep --collect", () => {
 
   it("refuses a result whose own seed is not its folder's", () => {
     const root = made("moved", { "seed=42/cyclic.json": cyclicResult(777) });
-    expect(() => collectSweep(root)).toThrow(`${join(root, "seed=42", "cyclic.json")}: the result is of seed 777, but its folder seed=42 is seed 42`);
+    expect(() => collectSweep(root)).toThrow(
+      `${join(root, "seed=42", "cyclic.json")}: the result is of seed 777, but its folder seed=42 is seed 42`,
+    );
   });
 });

@@ -12,7 +12,9 @@ import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
 import { tf, tfjsOnly } from "../../src/util/backend.ts";
 import { useBackend } from "../helpers.ts";
 
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(" ");
+const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
+  " ",
+);
 const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 const docs = documentsOfText(Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n", "story.txt", "story.txt", false);
 
@@ -26,12 +28,32 @@ const ONE_MICROBATCH_LAST_LOSS = 4.9913554191589355;
 /** ... and at --microbatches 2, the default's run for this shape. */
 const TWO_MICROBATCHES_LAST_LOSS = 4.991354703903198;
 
-const run = (o: Partial<TrainRunOptions>, store: Store = memoryStore()) => runTraining({
-  ...TRAIN_DEFAULTS, updates: 6, lr: 3e-3, warmup: 2, cosineSteps: 6, minLr: 3e-4, weightDecay: 0.1, batchRows: 4, microbatches: undefined, logEvery: 1000,
-  modelConfig: SHAPE, text: { docs, name: "story.txt", tokenizer: "byte", split: { seed: 0, validation: 0.1, test: 0.1 } },
-  out: store, saveModel: { store, name: "model.safetensors" }, ...o,
-}, () => {}, () => {});
-const used = (r: Awaited<ReturnType<typeof run>>) => [(r.summary.options as { microbatchesPerUpdate: number }).microbatchesPerUpdate, r.summary.workers];
+const run = (o: Partial<TrainRunOptions>, store: Store = memoryStore()) =>
+  runTraining(
+    {
+      ...TRAIN_DEFAULTS,
+      updates: 6,
+      lr: 3e-3,
+      warmup: 2,
+      cosineSteps: 6,
+      minLr: 3e-4,
+      weightDecay: 0.1,
+      batchRows: 4,
+      microbatches: undefined,
+      logEvery: 1000,
+      modelConfig: SHAPE,
+      text: { docs, name: "story.txt", tokenizer: "byte", split: { seed: 0, validation: 0.1, test: 0.1 } },
+      out: store,
+      saveModel: { store, name: "model.safetensors" },
+      ...o,
+    },
+    () => {},
+    () => {},
+  );
+const used = (r: Awaited<ReturnType<typeof run>>) => [
+  (r.summary.options as { microbatchesPerUpdate: number }).microbatchesPerUpdate,
+  r.summary.workers,
+];
 
 beforeAll(() => useBackend("wasm"));
 
@@ -39,7 +61,12 @@ describe("train --text's default microbatches", () => {
   it("are 2 for a model that pays for a thread (the default shape among them) when 2 divides the rows, else 1", () => {
     expect(parameterCount(TEXT_MODEL) * TEXT_MODEL.contextLength).toBeGreaterThanOrEqual(MIN_THREAD_WORK);
     expect(parameterCount(SMALL) * SMALL.contextLength).toBeLessThan(MIN_THREAD_WORK);
-    expect([textMicrobatches(TEXT_MODEL, TEXT_DEFAULTS.batchRows), textMicrobatches(TEXT_MODEL, 3), textMicrobatches(TEXT_MODEL, 1), textMicrobatches(SMALL, 8)]).toEqual([2, 1, 1, 1]);
+    expect([
+      textMicrobatches(TEXT_MODEL, TEXT_DEFAULTS.batchRows),
+      textMicrobatches(TEXT_MODEL, 3),
+      textMicrobatches(TEXT_MODEL, 1),
+      textMicrobatches(SMALL, 8),
+    ]).toEqual([2, 1, 1, 1]);
     // the workers follow the cores, capped by the microbatches: one machine's count never reaches the numbers
     expect([1, 2, 8].map((cores) => workersFor(undefined, cores, 2, TEXT_MODEL))).toEqual([1, 2, 2]);
   });
@@ -60,7 +87,9 @@ describe("train --text's default microbatches", () => {
     const whole = await run({});
     const store = memoryStore();
     await run({ updates: 3 }, store);
-    await expect(run({ microbatches: 1, resume: true }, store)).rejects.toThrow(/this run differs from it in options\.microbatchesPerUpdate: saved 2, this run 1\. The microbatches per update are --microbatches: it was 2 and is now 1; to resume the run, pass --microbatches 2$/);
+    await expect(run({ microbatches: 1, resume: true }, store)).rejects.toThrow(
+      /this run differs from it in options\.microbatchesPerUpdate: saved 2, this run 1\. The microbatches per update are --microbatches: it was 2 and is now 1; to resume the run, pass --microbatches 2$/,
+    );
     const resumed = await run({ resume: true }, store);
     expect([resumed.from, resumed.modelSha256, resumed.lastLoss]).toEqual([3, whole.modelSha256, whole.lastLoss]);
   }, 120_000);
@@ -69,14 +98,31 @@ describe("train --text's default microbatches", () => {
 describe("train --text's progress", () => {
   it("shows each phase (split, BPE, tokenizing, validation, updates) on the progress stream, never in the log", async () => {
     // quietMs 0: every phase speaks, however short (a terminal or a log waits QUIET_MS before a phase's first line)
-    const written: string[] = [], logged: string[] = [];
+    const written: string[] = [],
+      logged: string[] = [];
     const progress = { write: (s: string) => written.push(s), isTTY: false, quietMs: 0 };
-    await runTraining({
-      ...TRAIN_DEFAULTS, updates: 4, batchRows: 4, microbatches: 1, logEvery: 1, evalEvery: 2, modelConfig: { ...SHAPE, vocabSize: 300 },
-      text: { docs, name: "story.txt", tokenizer: "bpe", split: { seed: 0, validation: 0.1, test: 0.1 } }, out: memoryStore(), progress,
-    }, (l) => logged.push(l), (l) => logged.push(l));
-    const lines = written.join("").split("\n").filter((l) => l !== "");
-    for (const l of lines) expect(l).toMatch(/^(split|bpe|tokenize|validation|train) {2}\d+\/\d+ (merges|documents|batches|updates) {2}[\d.]+% /);
+    await runTraining(
+      {
+        ...TRAIN_DEFAULTS,
+        updates: 4,
+        batchRows: 4,
+        microbatches: 1,
+        logEvery: 1,
+        evalEvery: 2,
+        modelConfig: { ...SHAPE, vocabSize: 300 },
+        text: { docs, name: "story.txt", tokenizer: "bpe", split: { seed: 0, validation: 0.1, test: 0.1 } },
+        out: memoryStore(),
+        progress,
+      },
+      (l) => logged.push(l),
+      (l) => logged.push(l),
+    );
+    const lines = written
+      .join("")
+      .split("\n")
+      .filter((l) => l !== "");
+    for (const l of lines)
+      expect(l).toMatch(/^(split|bpe|tokenize|validation|train) {2}\d+\/\d+ (merges|documents|batches|updates) {2}[\d.]+% /);
     // each phase ends with its count complete and the time it took
     const last = (label: string) => lines.filter((l) => l.startsWith(`${label}  `)).at(-1);
     expect(last("bpe")).toMatch(/^bpe {2}42\/42 merges {2}100\.0% .* elapsed \d+:\d\d$/);
@@ -87,4 +133,3 @@ describe("train --text's progress", () => {
     expect(logged.some((l) => /\d+\/\d+ (merges|documents|batches|updates)/.test(l))).toBe(false);
   });
 });
-

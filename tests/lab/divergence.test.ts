@@ -16,7 +16,12 @@ function spec(lr: number): RunSpec {
   const config = PRESETS.overfit;
   const train = overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train");
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
-  return { config, tokenizer: overfitTokenizer().toJSON(), options: trainOptions({ seed: 39, lr, microbatchesPerUpdate: 2, data: "overfit-fixture" }), data: () => new EpochSource(mbs, 2) };
+  return {
+    config,
+    tokenizer: overfitTokenizer().toJSON(),
+    options: trainOptions({ seed: 39, lr, microbatchesPerUpdate: 2, data: "overfit-fixture" }),
+    data: () => new EpochSource(mbs, 2),
+  };
 }
 
 describe("divergence", () => {
@@ -32,7 +37,9 @@ describe("divergence", () => {
     run.train({ updates: 30, warn: (l) => warnings.push(l) });
     run.dispose();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^warning: update \d+: training loss .* exceeds 3 × ln V = 16\.75 \(V = 266\): the run is diverging; lower --lr, or pass --on-divergence stop$/);
+    expect(warnings[0]).toMatch(
+      /^warning: update \d+: training loss .* exceeds 3 × ln V = 16\.75 \(V = 266\): the run is diverging; lower --lr, or pass --on-divergence stop$/,
+    );
     const calm: string[] = [];
     const ok = Run.create(spec(0.02));
     ok.train({ updates: 80, warn: (l) => calm.push(l) });
@@ -44,7 +51,9 @@ describe("divergence", () => {
     const saves: number[] = [];
     const run = Run.create(spec(1e6));
     try {
-      expect(() => run.train({ updates: 30, onDivergence: "stop", saveEvery: 1 }, { onSave: (s) => saves.push(s) })).toThrow(DivergenceError);
+      expect(() => run.train({ updates: 30, onDivergence: "stop", saveEvery: 1 }, { onSave: (s) => saves.push(s) })).toThrow(
+        DivergenceError,
+      );
       expect(saves).toEqual(Array.from({ length: run.step - 1 }, (_, i) => i + 1)); // every update before the crossing, not it
     } finally {
       run.dispose();

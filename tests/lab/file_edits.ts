@@ -42,7 +42,11 @@ export function swapOffsets(bytes: Uint8Array, a: string, b: string): Uint8Array
  * Decode, edit tensors and metadata, and encode again; with `resign` the integrity digest is recomputed, so the
  * file is consistent and only the checks behind the digest can refuse it (a forged or buggy writer's file).
  */
-export function reencode(bytes: Uint8Array, edit: (t: Record<string, TensorEntry>, m: Record<string, string>) => void, resign: boolean): Uint8Array {
+export function reencode(
+  bytes: Uint8Array,
+  edit: (t: Record<string, TensorEntry>, m: Record<string, string>) => void,
+  resign: boolean,
+): Uint8Array {
   const { tensors, metadata } = decodeSafetensors(bytes);
   edit(tensors, metadata);
   return encodeSafetensors(tensors, resign ? signed(tensors, metadata) : metadata);

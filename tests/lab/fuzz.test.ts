@@ -6,7 +6,19 @@
 // (writes over inputs, other runs and through links, runs mixed across engines, unsealed exports, runaways), each
 // refused in one line with nothing written. Not a test of valid files' contents.
 import { spawn } from "node:child_process";
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,7 +87,10 @@ const CORRUPTIONS: Record<string, Corruption> = {
   },
   "header length lie": (rng, s) => {
     const n = BigInt(headerLength(s.bytes));
-    return withPrefix(s.bytes, pick(rng, [0n, n - 8n, n - 1n, n + 1n, n + 8n, BigInt(s.bytes.length), 99_999_999n, 2n ** 63n, 2n ** 64n - 1n]));
+    return withPrefix(
+      s.bytes,
+      pick(rng, [0n, n - 8n, n - 1n, n + 1n, n + 8n, BigInt(s.bytes.length), 99_999_999n, 2n ** 63n, 2n ** 64n - 1n]),
+    );
   },
   "padding changed to other whitespace": (rng, s) => {
     const end = 8 + headerLength(s.bytes);
@@ -88,60 +103,136 @@ const CORRUPTIONS: Record<string, Corruption> = {
   },
   "swapped offsets, same size": (rng, s) => {
     const entries = tensorEntries(s.bytes);
-    const pairs = entries.flatMap(([a, x], i) => entries.slice(i + 1).filter(([, y]) => y.data_offsets[1] - y.data_offsets[0] === x.data_offsets[1] - x.data_offsets[0]).map(([b]) => [a, b]));
+    const pairs = entries.flatMap(([a, x], i) =>
+      entries
+        .slice(i + 1)
+        .filter(([, y]) => y.data_offsets[1] - y.data_offsets[0] === x.data_offsets[1] - x.data_offsets[0])
+        .map(([b]) => [a, b]),
+    );
     const [a, b] = pick(rng, pairs);
     return swapOffsets(s.bytes, a, b);
   },
   "swapped offsets, any two": (rng, s) => {
     const names = tensorEntries(s.bytes).map(([k]) => k);
-    const a = pick(rng, names), b = pick(rng, names.filter((k) => k !== a));
+    const a = pick(rng, names),
+      b = pick(
+        rng,
+        names.filter((k) => k !== a),
+      );
     return swapOffsets(s.bytes, a, b);
   },
-  "edited metadata value": (rng, s) => reencode(s.bytes, (_, m) => {
-    const key = pick(rng, Object.keys(m).sort());
-    const edits = [`${m[key]} `, m[key].replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)), "", "null", "{}", m[key].slice(1)];
-    m[key] = pick(rng, edits.filter((e) => e !== m[key]));
-  }, false),
+  "edited metadata value": (rng, s) =>
+    reencode(
+      s.bytes,
+      (_, m) => {
+        const key = pick(rng, Object.keys(m).sort());
+        const edits = [`${m[key]} `, m[key].replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)), "", "null", "{}", m[key].slice(1)];
+        m[key] = pick(
+          rng,
+          edits.filter((e) => e !== m[key]),
+        );
+      },
+      false,
+    ),
   "dropped metadata key": (rng, s) => {
     const key = pick(rng, Object.keys(splitFile(s.bytes).entries[0][1] as object).sort());
-    return reencode(s.bytes, (_, m) => { delete m[key]; }, key !== INTEGRITY && rng.next() < 0.5); // re-signing would put the digest back
+    return reencode(
+      s.bytes,
+      (_, m) => {
+        delete m[key];
+      },
+      key !== INTEGRITY && rng.next() < 0.5,
+    ); // re-signing would put the digest back
   },
-  "non-finite value in the data": (rng, s) => reencode(s.bytes, (t) => {
-    const data = f32(t[pick(rng, Object.keys(t).sort())]);
-    data[rng.int(data.length)] = nonFinite(rng);
-  }, rng.next() < 0.5),
-  "dtype edited in the header": (rng, s) => editHeader(s.bytes, (entries) => {
-    const info = pick(rng, entries.filter(([k]) => k !== "__metadata__"))[1] as Info;
-    info.dtype = pick(rng, ["F16", "BF16", "F64", "I32", "U32", "U8", "BOOL", "F8", "f32", ""]);
-    return entries;
-  }),
-  "dtype changed, re-signed": (rng, s) => reencode(s.bytes, (t) => {
-    const name = pick(rng, Object.keys(t).sort());
-    t[name] = rng.next() < 0.5
-      ? { dtype: "F64", shape: t[name].shape, data: Float64Array.from(f32(t[name])) }
-      : { dtype: "I32", shape: t[name].shape, data: new Int32Array(f32(t[name]).length) };
-  }, true),
-  "shape edited in the header": (rng, s) => editHeader(s.bytes, (entries) => {
-    const info = pick(rng, entries.filter(([k]) => k !== "__metadata__"))[1] as Info;
-    info.shape = pick(rng, [[...info.shape].reverse().concat(1), info.shape.map((d) => d + 1), [], [0], info.shape.slice(1)]);
-    return entries;
-  }),
-  "shape changed, re-signed": (rng, s) => reencode(s.bytes, (t) => {
-    const name = pick(rng, Object.keys(t).sort());
-    const shape = t[name].shape.length === 1 ? [1, t[name].shape[0]] : [f32(t[name]).length]; // same element count, other shape
-    t[name] = { ...t[name], shape } as TensorEntry;
-  }, true),
-  "duplicate header key": (rng, s) => editHeader(s.bytes, (entries) => {
-    const at = rng.int(entries.length);
-    return [...entries.slice(0, at + 1), entries[at], ...entries.slice(at + 1)] as HeaderEntry[];
-  }),
-  "extra tensor": (rng, s) => reencode(s.bytes, (t) => {
-    t[pick(rng, ["h1.ln1.g", "head", "m.extra", "wte2", "v."])] = { dtype: "F32", shape: [8], data: new Float32Array(8) };
-  }, rng.next() < 0.5),
-  "missing tensor": (rng, s) => reencode(s.bytes, (t) => { delete t[pick(rng, Object.keys(t).sort())]; }, rng.next() < 0.5),
-  "format relabelled, re-signed": (rng, s) => reencode(s.bytes, (_, m) => {
-    m.format = pick(rng, [MODEL_FORMAT, MODEL_FORMAT_V2, MODEL_FORMAT_V1, TRAIN_STATE_FORMAT, "tinylab-train-state/1", "tinylab-model/4", "safetensors"].filter((f) => f !== m.format));
-  }, true),
+  "non-finite value in the data": (rng, s) =>
+    reencode(
+      s.bytes,
+      (t) => {
+        const data = f32(t[pick(rng, Object.keys(t).sort())]);
+        data[rng.int(data.length)] = nonFinite(rng);
+      },
+      rng.next() < 0.5,
+    ),
+  "dtype edited in the header": (rng, s) =>
+    editHeader(s.bytes, (entries) => {
+      const info = pick(
+        rng,
+        entries.filter(([k]) => k !== "__metadata__"),
+      )[1] as Info;
+      info.dtype = pick(rng, ["F16", "BF16", "F64", "I32", "U32", "U8", "BOOL", "F8", "f32", ""]);
+      return entries;
+    }),
+  "dtype changed, re-signed": (rng, s) =>
+    reencode(
+      s.bytes,
+      (t) => {
+        const name = pick(rng, Object.keys(t).sort());
+        t[name] =
+          rng.next() < 0.5
+            ? { dtype: "F64", shape: t[name].shape, data: Float64Array.from(f32(t[name])) }
+            : { dtype: "I32", shape: t[name].shape, data: new Int32Array(f32(t[name]).length) };
+      },
+      true,
+    ),
+  "shape edited in the header": (rng, s) =>
+    editHeader(s.bytes, (entries) => {
+      const info = pick(
+        rng,
+        entries.filter(([k]) => k !== "__metadata__"),
+      )[1] as Info;
+      info.shape = pick(rng, [[...info.shape].reverse().concat(1), info.shape.map((d) => d + 1), [], [0], info.shape.slice(1)]);
+      return entries;
+    }),
+  "shape changed, re-signed": (rng, s) =>
+    reencode(
+      s.bytes,
+      (t) => {
+        const name = pick(rng, Object.keys(t).sort());
+        const shape = t[name].shape.length === 1 ? [1, t[name].shape[0]] : [f32(t[name]).length]; // same element count, other shape
+        t[name] = { ...t[name], shape } as TensorEntry;
+      },
+      true,
+    ),
+  "duplicate header key": (rng, s) =>
+    editHeader(s.bytes, (entries) => {
+      const at = rng.int(entries.length);
+      return [...entries.slice(0, at + 1), entries[at], ...entries.slice(at + 1)] as HeaderEntry[];
+    }),
+  "extra tensor": (rng, s) =>
+    reencode(
+      s.bytes,
+      (t) => {
+        t[pick(rng, ["h1.ln1.g", "head", "m.extra", "wte2", "v."])] = { dtype: "F32", shape: [8], data: new Float32Array(8) };
+      },
+      rng.next() < 0.5,
+    ),
+  "missing tensor": (rng, s) =>
+    reencode(
+      s.bytes,
+      (t) => {
+        delete t[pick(rng, Object.keys(t).sort())];
+      },
+      rng.next() < 0.5,
+    ),
+  "format relabelled, re-signed": (rng, s) =>
+    reencode(
+      s.bytes,
+      (_, m) => {
+        m.format = pick(
+          rng,
+          [
+            MODEL_FORMAT,
+            MODEL_FORMAT_V2,
+            MODEL_FORMAT_V1,
+            TRAIN_STATE_FORMAT,
+            "tinylab-train-state/1",
+            "tinylab-model/4",
+            "safetensors",
+          ].filter((f) => f !== m.format),
+        );
+      },
+      true,
+    ),
   "forged, re-signed": (rng, s) => reencode(s.bytes, (t, m) => pick(rng, s.forgeries)(t, m, rng), true),
   garbage: (rng) => Uint8Array.from({ length: rng.int(300) }, () => rng.int(256)),
 };
@@ -183,31 +274,78 @@ beforeAll(async () => {
   const tokenizer = overfitTokenizer();
   const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
-  const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 7, lr: 0.02, shuffle: true, data: "overfit-fixture" }), data: (b) => new EpochSource(mbs, 1, b) });
+  const run = Run.create({
+    config,
+    tokenizer: tokenizer.toJSON(),
+    options: trainOptions({ seed: 7, lr: 0.02, shuffle: true, data: "overfit-fixture" }),
+    data: (b) => new EpochSource(mbs, 1, b),
+  });
   run.train({ updates: 3 });
   model = {
-    kind: "model", bytes: run.modelBytes(),
+    kind: "model",
+    bytes: run.modelBytes(),
     decode: (bytes, path) => decodeModelFile(bytes, path).model.dispose(),
     forgeries: [
-      (_, m) => { m.config = m.config.replace('"nHeads":2', '"nHeads":3'); },
-      (_, m) => { m.config = m.config.replace('"nLayers":1', '"nLayers":2'); },
-      (_, m) => { m.tokenizer = '{"kind":"byte","vocabSize":300}'; },
-      (_, m) => { m.provenance = '{"seed":"7","update":3}'; },
-      (_, m) => { m.architecture = m.architecture.replace('"gelu_tanh"', '"gelu_erf"'); },
-      (_, m) => { m.architecture = m.architecture.replace('"head":"tied"', '"head":"untied"'); },
-      (_, m) => { m.tokenizer_scheme = m.tokenizer_scheme.replace('"byte_offset":2', '"byte_offset":3'); },
-      (_, m) => { delete m.architecture; },
+      (_, m) => {
+        m.config = m.config.replace('"nHeads":2', '"nHeads":3');
+      },
+      (_, m) => {
+        m.config = m.config.replace('"nLayers":1', '"nLayers":2');
+      },
+      (_, m) => {
+        m.tokenizer = '{"kind":"byte","vocabSize":300}';
+      },
+      (_, m) => {
+        m.provenance = '{"seed":"7","update":3}';
+      },
+      (_, m) => {
+        m.architecture = m.architecture.replace('"gelu_tanh"', '"gelu_erf"');
+      },
+      (_, m) => {
+        m.architecture = m.architecture.replace('"head":"tied"', '"head":"untied"');
+      },
+      (_, m) => {
+        m.tokenizer_scheme = m.tokenizer_scheme.replace('"byte_offset":2', '"byte_offset":3');
+      },
+      (_, m) => {
+        delete m.architecture;
+      },
     ],
   };
   state = {
-    kind: "state", bytes: run.stateBytes(),
-    decode: (bytes, path) => { decodeTrainState(bytes, path); },
+    kind: "state",
+    bytes: run.stateBytes(),
+    decode: (bytes, path) => {
+      decodeTrainState(bytes, path);
+    },
     forgeries: [
-      (t, _, rng) => { const v = f32(t[pick(rng, Object.keys(t).filter((k) => k.startsWith("v.")).sort())]); v[rng.int(v.length)] = -1e-3; },
-      (_, m, rng) => { m.step = pick(rng, ["2", "4", "-1", "3.5", '"3"', "[3]"]); },
-      (_, m) => { m.rngs = '{"dropout":{"seed":"7/dropout","alea":{"c":1}}}'; },
-      (_, m) => { m.options = "[]"; },
-      (t, m) => { m.step = "0"; m.provenance = m.provenance.replace('"update":3', '"update":0'); delete t["m.wte"]; },
+      (t, _, rng) => {
+        const v = f32(
+          t[
+            pick(
+              rng,
+              Object.keys(t)
+                .filter((k) => k.startsWith("v."))
+                .sort(),
+            )
+          ],
+        );
+        v[rng.int(v.length)] = -1e-3;
+      },
+      (_, m, rng) => {
+        m.step = pick(rng, ["2", "4", "-1", "3.5", '"3"', "[3]"]);
+      },
+      (_, m) => {
+        m.rngs = '{"dropout":{"seed":"7/dropout","alea":{"c":1}}}';
+      },
+      (_, m) => {
+        m.options = "[]";
+      },
+      (t, m) => {
+        m.step = "0";
+        m.provenance = m.provenance.replace('"update":3', '"update":0');
+        delete t["m.wte"];
+      },
     ],
   };
   run.dispose();
@@ -243,13 +381,26 @@ function serialize(v: Json, edit: { at: string; raw?: string; twice?: boolean },
   if (path === edit.at && edit.raw !== undefined) return edit.raw;
   if (Array.isArray(v)) return `[${v.map((x, i) => serialize(x, edit, `${path}[${i}]`)).join(",")}]`;
   if (v === null || typeof v !== "object") return JSON.stringify(v);
-  return `{${Object.entries(v).flatMap(([k, x]) => {
-    const one = `${JSON.stringify(k)}:${serialize(x, edit, keyPath(path, k))}`;
-    return edit.twice && keyPath(path, k) === edit.at ? [one, one] : [one];
-  }).join(",")}}`;
+  return `{${Object.entries(v)
+    .flatMap(([k, x]) => {
+      const one = `${JSON.stringify(k)}:${serialize(x, edit, keyPath(path, k))}`;
+      return edit.twice && keyPath(path, k) === edit.at ? [one, one] : [one];
+    })
+    .join(",")}}`;
 }
 
-const retyped = (x: Json): Json => (typeof x === "number" ? String(x) : typeof x === "string" ? 7 : typeof x === "boolean" ? String(x) : x === null ? "x" : Array.isArray(x) ? {} : []);
+const retyped = (x: Json): Json =>
+  typeof x === "number"
+    ? String(x)
+    : typeof x === "string"
+      ? 7
+      : typeof x === "boolean"
+        ? String(x)
+        : x === null
+          ? "x"
+          : Array.isArray(x)
+            ? {}
+            : [];
 
 /** The five mutations of the field at `segs`, as JSON texts of the whole value (undefined where one does not apply). */
 function mutations(root: Json, segs: Segment[]): [string, string | undefined][] {
@@ -264,9 +415,28 @@ function mutations(root: Json, segs: Segment[]): [string, string | undefined][] 
   const isField = typeof last === "string";
   const value = parent[last] as Json;
   return [
-    ["deleted", isField ? withValue((p) => { delete p[last]; }) : undefined],
-    ["nulled", value === null ? undefined : withValue((p) => { p[last] = null; })],
-    ["retyped", withValue((p) => { p[last] = retyped(value); })],
+    [
+      "deleted",
+      isField
+        ? withValue((p) => {
+            delete p[last];
+          })
+        : undefined,
+    ],
+    [
+      "nulled",
+      value === null
+        ? undefined
+        : withValue((p) => {
+            p[last] = null;
+          }),
+    ],
+    [
+      "retyped",
+      withValue((p) => {
+        p[last] = retyped(value);
+      }),
+    ],
     ["given twice", isField ? serialize(root, { at, twice: true }) : undefined],
     ["out of range", typeof value === "number" ? serialize(root, { at, raw: value >= 0 ? "1e999" : "-1e308" }) : undefined],
   ];
@@ -301,7 +471,11 @@ function fuzzJson(s: JsonSubject): { cases: number; problems: string[] } {
         const e = err as Error;
         // a cross-field rule names the sibling it checks: the object holding the field is named then
         const named = e.message.includes(at) || (parent !== "" && e.message.includes(`${parent}.`));
-        const ok = ["SchemaError", "JsonError", "ModelFileError"].includes(e.name) && e.message.includes(`${file}:`) && named && !e.message.includes("\n");
+        const ok =
+          ["SchemaError", "JsonError", "ModelFileError"].includes(e.name) &&
+          e.message.includes(`${file}:`) &&
+          named &&
+          !e.message.includes("\n");
         if (!ok) problems.push(`${s.name} ${at} ${what}: ${e.name}: ${e.message}`);
       }
     }
@@ -316,9 +490,23 @@ describe("fuzzing every field of the JSON files the lab reads", () => {
     const { tensors, metadata } = decodeSafetensors(state.bytes);
     const KEYS = ["config", "tokenizer", "provenance", "options", "step", "rngs", "cursor"];
     const meta = Object.fromEntries(KEYS.map((k) => [k, JSON.parse(metadata[k]) as Json]));
-    const texts: TextSource[] = Array.from({ length: 12 }, (_, i) => ({ id: `${i % 2 ? "a" : "b"}/${i}.txt`, source: i % 2 ? "a" : "b", file: `/t/${i}.txt`, text: `text ${i}` }));
+    const texts: TextSource[] = Array.from({ length: 12 }, (_, i) => ({
+      id: `${i % 2 ? "a" : "b"}/${i}.txt`,
+      source: i % 2 ? "a" : "b",
+      file: `/t/${i}.txt`,
+      text: `text ${i}`,
+    }));
     const split = { seed: 3, validation: 0.2, test: 0.2 };
-    const entry = (update: number, scored: boolean): HistoryEntry => ({ update, train_loss: 5 - update / 8, lr: 0.01, grad_norm: 0.5, validation_nll: scored ? 4.5 : null, validation_targets: scored ? 40 : null, tokens_per_second: 120, wall_seconds: update / 4 });
+    const entry = (update: number, scored: boolean): HistoryEntry => ({
+      update,
+      train_loss: 5 - update / 8,
+      lr: 0.01,
+      grad_norm: 0.5,
+      validation_nll: scored ? 4.5 : null,
+      validation_targets: scored ? 40 : null,
+      tokens_per_second: 120,
+      wall_seconds: update / 4,
+    });
     let runs = 0;
     const collect = (file: string) => (text: string, name: string) => {
       const sweep = join(dir, `sweep-${runs++}`);
@@ -333,7 +521,10 @@ describe("fuzzing every field of the JSON files the lab reads", () => {
     };
     return [
       {
-        name: "state", value: meta, optional: ["cursor.rng"], topIsNotJson: true,
+        name: "state",
+        value: meta,
+        optional: ["cursor.rng"],
+        topIsNotJson: true,
         read: (text, file) => {
           const { integrity: _, ...rest } = metadata;
           const m: Record<string, string> = Object.fromEntries(Object.entries(rest).filter(([k]) => !KEYS.includes(k)));
@@ -345,17 +536,40 @@ describe("fuzzing every field of the JSON files the lab reads", () => {
         },
       },
       {
-        name: "manifest", value: splitTexts(texts, split) as unknown as Json,
-        read: (text, file) => { textSplit(texts, { read: () => new TextEncoder().encode(text), write: () => {}, where: () => file }, split); },
+        name: "manifest",
+        value: splitTexts(texts, split) as unknown as Json,
+        read: (text, file) => {
+          textSplit(texts, { read: () => new TextEncoder().encode(text), write: () => {}, where: () => file }, split);
+        },
       },
       {
-        name: "history", value: { ...emptyHistory(), initial_validation_nll: 5.5, entries: [entry(1, false), entry(2, true), entry(3, false), entry(4, true)] } as unknown as Json,
+        name: "history",
+        value: {
+          ...emptyHistory(),
+          initial_validation_nll: 5.5,
+          entries: [entry(1, false), entry(2, true), entry(3, false), entry(4, true)],
+        } as unknown as Json,
         optional: ["initial_validation_nll"],
-        read: (text, file) => { resumeHistory(new TextEncoder().encode(text), 4, file); },
+        read: (text, file) => {
+          resumeHistory(new TextEncoder().encode(text), 4, file);
+        },
       },
-      { name: "overfit.json", value: { options: { seeds: [39] }, runs: [{ checkpoints: [{ train: { nll: 0.5 }, validation: { nll: 1.5 } }] }] }, read: collect("overfit.json") },
-      { name: "cyclic.json", value: { options: { seed: 39 }, scores: { train: [{ nll: 1.25 }], validation: [{ nll: 1.5 }] } }, read: collect("cyclic.json") },
-      { name: "train.json", value: { options: { seed: 39 }, validation: { nll: 1.5 } }, optional: ["validation"], read: collect("train.json") },
+      {
+        name: "overfit.json",
+        value: { options: { seeds: [39] }, runs: [{ checkpoints: [{ train: { nll: 0.5 }, validation: { nll: 1.5 } }] }] },
+        read: collect("overfit.json"),
+      },
+      {
+        name: "cyclic.json",
+        value: { options: { seed: 39 }, scores: { train: [{ nll: 1.25 }], validation: [{ nll: 1.5 }] } },
+        read: collect("cyclic.json"),
+      },
+      {
+        name: "train.json",
+        value: { options: { seed: 39 }, validation: { nll: 1.5 } },
+        optional: ["validation"],
+        read: collect("train.json"),
+      },
     ];
   };
 
@@ -375,7 +589,9 @@ describe("fuzzing every field of the JSON files the lab reads", () => {
 /** The top-level entries of an object's JSON text as [key, raw value text], in order (repeats kept): each state entry's own text. */
 function topLevelEntries(text: string): [string, string][] {
   const out: [string, string][] = [];
-  let depth = 0, key = "", start = -1;
+  let depth = 0,
+    key = "",
+    start = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
@@ -417,10 +633,29 @@ describe("a model file judged from its header before any tensor is read", () => 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each<[string, (path: string) => void, string]>([
-    ["a 1.2 GB tensor the config does not call for", (p) => withDeclaredTensor(model.bytes, p, "extra", BLOAT), 'unexpected tensor "extra" for this config'],
-    ["an untied head on a tied config, 1.2 GB", (p) => withDeclaredTensor(model.bytes, p, "head", BLOAT), 'unexpected tensor "head" for this config'],
-    ["a block the config does not have, 1.2 GB", (p) => withDeclaredTensor(model.bytes, p, "h9.mlp.w1", BLOAT), 'unexpected tensor "h9.mlp.w1" for this config'],
-    ["a 1.2 GB data region past the declared tensors", (p) => { writeFileSync(p, model.bytes); truncateSync(p, model.bytes.length + BLOAT); }, `not a valid safetensors file: ${BLOAT} trailing bytes after the last tensor's data`],
+    [
+      "a 1.2 GB tensor the config does not call for",
+      (p) => withDeclaredTensor(model.bytes, p, "extra", BLOAT),
+      'unexpected tensor "extra" for this config',
+    ],
+    [
+      "an untied head on a tied config, 1.2 GB",
+      (p) => withDeclaredTensor(model.bytes, p, "head", BLOAT),
+      'unexpected tensor "head" for this config',
+    ],
+    [
+      "a block the config does not have, 1.2 GB",
+      (p) => withDeclaredTensor(model.bytes, p, "h9.mlp.w1", BLOAT),
+      'unexpected tensor "h9.mlp.w1" for this config',
+    ],
+    [
+      "a 1.2 GB data region past the declared tensors",
+      (p) => {
+        writeFileSync(p, model.bytes);
+        truncateSync(p, model.bytes.length + BLOAT);
+      },
+      `not a valid safetensors file: ${BLOAT} trailing bytes after the last tensor's data`,
+    ],
   ])("refuses %s in under 1 CPU-second and 300 MB, having read the header only", (_, make, says) => {
     const path = join(dir, "bloated.safetensors");
     make(path);
@@ -442,8 +677,21 @@ describe("a model file judged from its header before any tensor is read", () => 
 describe("hostile option values, refused where they are parsed, in one line naming the option", () => {
   const specs = Object.values(OPTION_GROUPS).flatMap((g) => Object.entries(g as Record<string, { type: string }>));
   const parse = (name: string, text: string) =>
-    withOptions(yargs(), { [name]: undefined }).strict().exitProcess(false).fail((msg, err) => { throw err ?? new Error(msg); }).parseSync([`--${name}`, text]) as Record<string, unknown>;
-  const accepts = (name: string, text: string) => { try { parse(name, text); return true; } catch { return false; } };
+    withOptions(yargs(), { [name]: undefined })
+      .strict()
+      .exitProcess(false)
+      .fail((msg, err) => {
+        throw err ?? new Error(msg);
+      })
+      .parseSync([`--${name}`, text]) as Record<string, unknown>;
+  const accepts = (name: string, text: string) => {
+    try {
+      parse(name, text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const numbers = specs.filter(([, s]) => s.type === "number").map(([n]) => n);
   // an integer option takes 2 and refuses 2.5 (the fractions, rates and ranges refuse or take both)
   const integers = numbers.filter((n) => accepts(n, "2") && !accepts(n, "2.5"));
@@ -463,20 +711,59 @@ describe("hostile option values, refused where they are parsed, in one line nami
   }
 
   it("finds the options it fuzzes (the control: an empty list would pass the rest)", () => {
-    expect(integers).toEqual(expect.arrayContaining(["updates", "batch-rows", "context", "vocab", "max-tokens", "samples", "seed", "port"]));
+    expect(integers).toEqual(
+      expect.arrayContaining(["updates", "batch-rows", "context", "vocab", "max-tokens", "samples", "seed", "port"]),
+    );
     expect(numbers).toEqual(expect.arrayContaining(["lr", "dropout", "lambda"]));
-    for (const [name, text] of [["updates", "16"], ["updates", "1e3"], ["lr", "3e-3"], ["lr", ".5"], ["seeds", "39, 40"], ["strides", "1,2"], ["model-config", '{"nLayers":2}'], ["prompt", "héllo ✓"]]) {
+    for (const [name, text] of [
+      ["updates", "16"],
+      ["updates", "1e3"],
+      ["lr", "3e-3"],
+      ["lr", ".5"],
+      ["seeds", "39, 40"],
+      ["strides", "1,2"],
+      ["model-config", '{"nLayers":2}'],
+      ["prompt", "héllo ✓"],
+    ]) {
       expect(accepts(name, text), `--${name} ${text}`).toBe(true);
     }
   });
 
   it("refuses hex, octal, binary, Infinity and padded text in every number option", () => {
-    expect(problems(numbers.flatMap((n) => ["0x10", "0o10", "0b1", "Infinity", "1e999", " 2", "2 ", "1_000", "2abc"].map((t): [string, string] => [n, t])))).toEqual([]);
+    expect(
+      problems(
+        numbers.flatMap((n) =>
+          ["0x10", "0o10", "0b1", "Infinity", "1e999", " 2", "2 ", "1_000", "2abc"].map((t): [string, string] => [n, t]),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it("refuses a fraction, a negative exponent and a value past 2^53 in every integer option, and a count past its named limit", () => {
-    expect(problems(integers.flatMap((n) => ["2.0", "20e-1", "2.5", "9007199254740993", "1e16"].map((t): [string, string] => [n, t])))).toEqual([]);
-    const counts = ["updates", "warmup", "cosine-steps", "microbatches", "batch-rows", "save-every", "patience", "eval-every", "log-every", "layers", "d-model", "heads", "d-ff", "max-tokens", "samples", "top-k", "stride", "canary-secret", "canary-repetitions"];
+    expect(
+      problems(integers.flatMap((n) => ["2.0", "20e-1", "2.5", "9007199254740993", "1e16"].map((t): [string, string] => [n, t]))),
+    ).toEqual([]);
+    const counts = [
+      "updates",
+      "warmup",
+      "cosine-steps",
+      "microbatches",
+      "batch-rows",
+      "save-every",
+      "patience",
+      "eval-every",
+      "log-every",
+      "layers",
+      "d-model",
+      "heads",
+      "d-ff",
+      "max-tokens",
+      "samples",
+      "top-k",
+      "stride",
+      "canary-secret",
+      "canary-repetitions",
+    ];
     expect(problems(counts.map((n): [string, string] => [n, "1000000000000"]))).toEqual([]);
   });
 
@@ -485,9 +772,16 @@ describe("hostile option values, refused where they are parsed, in one line nami
   });
 
   it("refuses __proto__, constructor and prototype keys in --model-config, as the model-file reader refuses them", () => {
-    expect(problems(["__proto__", "constructor", "prototype"].flatMap((k) => [`{"${k}":{"nLayers":3}}`, `{"${k}":1}`, `{"nLayers":2,"${k}":null}`]).map((t): [string, string] => ["model-config", t]))).toEqual([]);
+    expect(
+      problems(
+        ["__proto__", "constructor", "prototype"]
+          .flatMap((k) => [`{"${k}":{"nLayers":3}}`, `{"${k}":1}`, `{"nLayers":2,"${k}":null}`])
+          .map((t): [string, string] => ["model-config", t]),
+      ),
+    ).toEqual([]);
     // a key of Object.prototype's that is no field is refused when the config is resolved, never taken as one
-    for (const k of ["toString", "hasOwnProperty", "valueOf"]) expect(() => resolveModelConfig(modelOverrides({ modelConfig: { [k]: 1 } }))).toThrow(`unknown model config key "${k}"`);
+    for (const k of ["toString", "hasOwnProperty", "valueOf"])
+      expect(() => resolveModelConfig(modelOverrides({ modelConfig: { [k]: 1 } }))).toThrow(`unknown model config key "${k}"`);
   });
 
   it("refuses text that is not UTF-8 (U+FFFD in an argument) in --prompt, as --text refuses such a file", () => {
@@ -515,7 +809,8 @@ describe("hostile commands: data loss, silently mixed results and runaways, each
   const LINES = Array.from({ length: 30 }, (_, i) => `line ${i} of a story long enough to split`).join("\n") + "\n";
   // a live process that is not this one: the holder of busy/'s lock
   const holder = spawn("sleep", ["300"], { stdio: "ignore" });
-  const held = (what: string) => `${what} is in use by process ${holder.pid} (lock file ${at(`busy/${DIRECTORY_LOCK}`)}); wait for it to finish, or remove the lock file if that process is not tinylab`;
+  const held = (what: string) =>
+    `${what} is in use by process ${holder.pid} (lock file ${at(`busy/${DIRECTORY_LOCK}`)}); wait for it to finish, or remove the lock file if that process is not tinylab`;
   const put = (p: string, data: string | Uint8Array) => {
     mkdirSync(dirname(at(p)), { recursive: true });
     writeFileSync(at(p), data);
@@ -548,7 +843,16 @@ describe("hostile commands: data loss, silently mixed results and runaways, each
     const run = await tinylabHere(["train", "--updates", "2", "--save-every", "1", "--out", at("run")]);
     expect(run.code, run.output).toBe(0);
     // every weight finite, the forward not: wte × 1e25, re-signed
-    put("overflow.safetensors", reencode(new Uint8Array(readFileSync(FIXTURE)), (t) => { for (const [i, v] of (t.wte.data as Float32Array).entries()) (t.wte.data as Float32Array)[i] = v * 1e25; }, true));
+    put(
+      "overflow.safetensors",
+      reencode(
+        new Uint8Array(readFileSync(FIXTURE)),
+        (t) => {
+          for (const [i, v] of (t.wte.data as Float32Array).entries()) (t.wte.data as Float32Array)[i] = v * 1e25;
+        },
+        true,
+      ),
+    );
     // an export whose tokenizer.json was changed after it was sealed: two vocabulary ids swapped
     exportModel({ model: FIXTURE, out: at("sealed"), format: "hf-gpt2" });
     const tok = JSON.parse(readFileSync(at("sealed/tokenizer.json"), "utf8"));
@@ -559,46 +863,170 @@ describe("hostile commands: data loss, silently mixed results and runaways, each
     put("t.txt", "one document here.\n\nanother document there.\n\na third one.\n");
   }, 60_000);
 
-  const climbs = (v: string, where = "after --,") => `${where} --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`;
-  const system = (o: string) => `--out ${o}: ${o} is a system directory; a command writes only into a directory of its own: choose one (e.g. results/…)`;
+  const climbs = (v: string, where = "after --,") =>
+    `${where} --save-model ${v}: a file a run writes stays inside its folder under --out; give a relative path without "..", e.g. model.safetensors`;
+  const system = (o: string) =>
+    `--out ${o}: ${o} is a system directory; a command writes only into a directory of its own: choose one (e.g. results/…)`;
   const CASES: [string, string[], () => string | RegExp][] = [
     // data loss
-    ["--save-model over the training text", ["train", "--text", "fx/self.txt", "--one-per-line", "--tokenizer", "byte", "--updates", "2", "--save-model", "fx/self.txt"], () => "--save-model fx/self.txt: is the command's input --text fx/self.txt; refusing to write over its input: choose another path"],
-    ["--save-model over a text file", ["overfit", "--save-model", "notes.txt"], () => "--save-model notes.txt: holds a file that is not a tinylab model; refusing to replace it: choose another path"],
-    ["--save-model over a model without --overwrite", ["overfit", "--save-model", "m.safetensors"], () => "--save-model m.safetensors: holds a model file; pass --overwrite to replace it, or choose another path"],
+    [
+      "--save-model over the training text",
+      ["train", "--text", "fx/self.txt", "--one-per-line", "--tokenizer", "byte", "--updates", "2", "--save-model", "fx/self.txt"],
+      () => "--save-model fx/self.txt: is the command's input --text fx/self.txt; refusing to write over its input: choose another path",
+    ],
+    [
+      "--save-model over a text file",
+      ["overfit", "--save-model", "notes.txt"],
+      () => "--save-model notes.txt: holds a file that is not a tinylab model; refusing to replace it: choose another path",
+    ],
+    [
+      "--save-model over a model without --overwrite",
+      ["overfit", "--save-model", "m.safetensors"],
+      () => "--save-model m.safetensors: holds a model file; pass --overwrite to replace it, or choose another path",
+    ],
     ["report into a running run's directory", ["report", "--model", FIXTURE, "--out", "busy"], () => held("report directory busy")],
     ["overfit into a running run's directory", ["overfit", "--out", "busy"], () => held("output directory busy")],
-    ["a model saved into a running run's directory", ["overfit", "--out", "fresh", "--save-model", "busy/model.safetensors"], () => held("model directory busy")],
-    ["a model saved over a running run's state", ["overfit", "--out", "fresh", "--save-model", "running/train_state.safetensors"], () => "--save-model running/train_state.safetensors: running holds another run (train_state.safetensors or manifest.json); its files are that run's: save the model elsewhere"],
-    ["report into a running run's directory, its state there", ["report", "--model", FIXTURE, "--out", "running"], () => '--out running: holds "train_state.safetensors", which this command does not write; it writes only into a new or empty directory or one holding a report: choose another directory'],
-    ["report through a linked figures/", ["report", "--model", FIXTURE, "--out", "R"], () => "--out R: R/figures is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link"],
-    ["export through a linked onnx/", ["export", "--format", "hf-gpt2", "--model", FIXTURE, "--out", "E", "--overwrite"], () => "--out E: E/onnx is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link"],
-    ["a grid value climbing out of --out", ["sweep", "overfit", "--out", "S", "--grid", "save-model=../../../outside/x.safetensors"], () => climbs("../../../outside/x.safetensors", "--grid")],
-    ["--save-model=VALUE climbing out of a sweep's run folder", ["sweep", "overfit", "--out", "S", "--", "--save-model=../../outside/x.safetensors"], () => climbs("../../outside/x.safetensors")],
-    ["an absolute --save-model in a sweep", ["sweep", "overfit", "--out", "S", "--", "--save-model", "/tmp/x.safetensors"], () => climbs("/tmp/x.safetensors")],
-    ["--collect through a linked directory", ["sweep", "--collect", "linked-runs"], () => `--collect linked-runs: is a symbolic link (to ${at("runs")}); give the directory itself`],
+    [
+      "a model saved into a running run's directory",
+      ["overfit", "--out", "fresh", "--save-model", "busy/model.safetensors"],
+      () => held("model directory busy"),
+    ],
+    [
+      "a model saved over a running run's state",
+      ["overfit", "--out", "fresh", "--save-model", "running/train_state.safetensors"],
+      () =>
+        "--save-model running/train_state.safetensors: running holds another run (train_state.safetensors or manifest.json); its files are that run's: save the model elsewhere",
+    ],
+    [
+      "report into a running run's directory, its state there",
+      ["report", "--model", FIXTURE, "--out", "running"],
+      () =>
+        '--out running: holds "train_state.safetensors", which this command does not write; it writes only into a new or empty directory or one holding a report: choose another directory',
+    ],
+    [
+      "report through a linked figures/",
+      ["report", "--model", FIXTURE, "--out", "R"],
+      () => "--out R: R/figures is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link",
+    ],
+    [
+      "export through a linked onnx/",
+      ["export", "--format", "hf-gpt2", "--model", FIXTURE, "--out", "E", "--overwrite"],
+      () => "--out E: E/onnx is a symbolic link; refusing to write through it (a write never leaves the directory): remove the link",
+    ],
+    [
+      "a grid value climbing out of --out",
+      ["sweep", "overfit", "--out", "S", "--grid", "save-model=../../../outside/x.safetensors"],
+      () => climbs("../../../outside/x.safetensors", "--grid"),
+    ],
+    [
+      "--save-model=VALUE climbing out of a sweep's run folder",
+      ["sweep", "overfit", "--out", "S", "--", "--save-model=../../outside/x.safetensors"],
+      () => climbs("../../outside/x.safetensors"),
+    ],
+    [
+      "an absolute --save-model in a sweep",
+      ["sweep", "overfit", "--out", "S", "--", "--save-model", "/tmp/x.safetensors"],
+      () => climbs("/tmp/x.safetensors"),
+    ],
+    [
+      "--collect through a linked directory",
+      ["sweep", "--collect", "linked-runs"],
+      () => `--collect linked-runs: is a symbolic link (to ${at("runs")}); give the directory itself`,
+    ],
     ["train --out /", ["train", "--out", "/"], () => system("/")],
     ["report --out /", ["report", "--model", FIXTURE, "--out", "/"], () => system("/")],
     ["train --out /etc", ["train", "--out", "/etc"], () => system("/etc")],
-    ["--out the input text's directory", ["train", "--text", "story/a.txt", "--one-per-line", "--out", "story"], () => "--out story: is the directory of --text story/a.txt; a command never writes among its inputs: choose another directory"],
-    ["a lab build over a user's files", ["lab", "--build-only", "--out", "site"], () => `--out site holds "notes.txt" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`],
-    ["an earlier export replaced without --overwrite", ["export", "--format", "onnx", "--model", FIXTURE, "--out", "exported"], () => "--out exported: holds an export (model.onnx); pass --overwrite to replace it, or choose another directory"],
+    [
+      "--out the input text's directory",
+      ["train", "--text", "story/a.txt", "--one-per-line", "--out", "story"],
+      () => "--out story: is the directory of --text story/a.txt; a command never writes among its inputs: choose another directory",
+    ],
+    [
+      "a lab build over a user's files",
+      ["lab", "--build-only", "--out", "site"],
+      () =>
+        `--out site holds "notes.txt" beside a lab page build, which building would delete (it replaces the directory whole): move them away, or choose a new or empty directory (default results/lab)`,
+    ],
+    [
+      "an earlier export replaced without --overwrite",
+      ["export", "--format", "onnx", "--model", FIXTURE, "--out", "exported"],
+      () => "--out exported: holds an export (model.onnx); pass --overwrite to replace it, or choose another directory",
+    ],
     // silently mixed results
-    ["--resume on other kernels", ["train", "--updates", "4", "--out", "run", "--resume", "--kernels", "onnxruntime"], () => /^cannot resume from run\/train_state\.safetensors: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs \(/],
+    [
+      "--resume on other kernels",
+      ["train", "--updates", "4", "--out", "run", "--resume", "--kernels", "onnxruntime"],
+      () =>
+        /^cannot resume from run\/train_state\.safetensors: it was trained on backend wasm, kernels tfjs, this run is on backend wasm, kernels onnxruntime; resume with --kernels tfjs \(/,
+    ],
     // another backend (--backend cpu) is refused the same way: tests/lab/state_file.test.ts (starting it here would leave this process on it)
-    ["an export whose forward overflows", ["export", "--format", "hf-gpt2", "--model", "overflow.safetensors", "--out", "over"], () => /^model file overflow\.safetensors: the weights are finite but the model's forward is not \(.*; nothing exported$/],
-    ["a sealed export changed after it was sealed", ["evaluate", "--model", "sealed", "--convention", "tinylab"], () => /^sealed\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)$/],
+    [
+      "an export whose forward overflows",
+      ["export", "--format", "hf-gpt2", "--model", "overflow.safetensors", "--out", "over"],
+      () => /^model file overflow\.safetensors: the weights are finite but the model's forward is not \(.*; nothing exported$/,
+    ],
+    [
+      "a sealed export changed after it was sealed",
+      ["evaluate", "--model", "sealed", "--convention", "tinylab"],
+      () =>
+        /^sealed\/tokenizer\.json: has changed since tinylab export sealed the directory \(sha256 [0-9a-f]{64}, tinylab_manifest\.json says [0-9a-f]{64}\)$/,
+    ],
     // runaways, bounded (their time and memory: tests/cli/bounds.test.ts)
-    ["a 1.2 GB tensor the config does not call for", ["evaluate", "--model", "bloated.safetensors"], () => 'model file bloated.safetensors: unexpected tensor "extra" for this config'],
-    ["train --batch-rows 1000000", ["train", "--batch-rows", "1000000"], () => "--batch-rows 1000000 at --context 8 needs an estimated 31 GiB to train (0.03 MiB a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 96976 or fewer"],
-    ["evaluate --batch-rows 1000000", ["evaluate", "--model", FIXTURE, "--batch-rows", "1000000"], () => "--batch-rows 1000000 at the model's context 8 and vocabulary 266 needs an estimated 20 GiB to score (0.02 MiB a row), more than the 3.00 GiB limit (MAX_SCORING_BYTES); give --batch-rows 152519 or fewer"],
-    ["--context 4096", ["train", "--text", "t.txt", "--out", "context", "--context", "4096"], () => "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context"],
-    ["--tokenizer byte --vocab 1048576", ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576"], () => "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)"],
-    ["--vocab 1048576 --d-model 64", ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"], () => "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab"],
-    ["sample --max-tokens 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--max-tokens", "1000000000"], () => "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000"],
-    ["sample --samples 1000000000", ["sample", "--model", FIXTURE, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"], () => "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000"],
-    ["train --updates 2^53 + 1", ["train", "--updates", "9007199254740993"], () => "--updates must be a positive integer of at most 2^53 − 1 in size, got 9007199254740993"],
-    ["an empty grid value", ["sweep", "overfit", "--out", "S", "--grid", "lr=0.01,,0.02"], () => '--grid: lr: value 2 of "0.01,,0.02" is empty; give each value once, separated by single commas'],
+    [
+      "a 1.2 GB tensor the config does not call for",
+      ["evaluate", "--model", "bloated.safetensors"],
+      () => 'model file bloated.safetensors: unexpected tensor "extra" for this config',
+    ],
+    [
+      "train --batch-rows 1000000",
+      ["train", "--batch-rows", "1000000"],
+      () =>
+        "--batch-rows 1000000 at --context 8 needs an estimated 31 GiB to train (0.03 MiB a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 96976 or fewer",
+    ],
+    [
+      "evaluate --batch-rows 1000000",
+      ["evaluate", "--model", FIXTURE, "--batch-rows", "1000000"],
+      () =>
+        "--batch-rows 1000000 at the model's context 8 and vocabulary 266 needs an estimated 20 GiB to score (0.02 MiB a row), more than the 3.00 GiB limit (MAX_SCORING_BYTES); give --batch-rows 152519 or fewer",
+    ],
+    [
+      "--context 4096",
+      ["train", "--text", "t.txt", "--out", "context", "--context", "4096"],
+      () =>
+        "--batch-rows 8 at --context 4096 needs an estimated 13 GiB to train (1.65 GiB a row; attention scores grow with the context squared: 2 layers × 4 heads × 4096² a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --context",
+    ],
+    [
+      "--tokenizer byte --vocab 1048576",
+      ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576"],
+      () =>
+        "model config has 134630912 parameters, more than the limit 134217728 (2^27) (--vocab 1048576, --context 128, --layers 2, --d-model 128, --d-ff 512)",
+    ],
+    [
+      "--vocab 1048576 --d-model 64",
+      ["train", "--text", "t.txt", "--out", "vocab", "--tokenizer", "byte", "--vocab", "1048576", "--d-model", "64"],
+      () =>
+        "--batch-rows 8 at --context 128 needs an estimated 13 GiB to train (1.50 GiB a row; the logits grow with the vocabulary: 128 positions × --vocab 1048576 a row), more than the 3.00 GiB limit (MAX_TRAINING_BYTES); give --batch-rows 1 or fewer, or lower --vocab",
+    ],
+    [
+      "sample --max-tokens 1000000000",
+      ["sample", "--model", FIXTURE, "--prompt", "the", "--max-tokens", "1000000000"],
+      () => "--max-tokens must be an integer in [1, 4096] (MAX_NEW_TOKENS: the longest context a model has), got 1000000000",
+    ],
+    [
+      "sample --samples 1000000000",
+      ["sample", "--model", FIXTURE, "--prompt", "the", "--temperature", "1", "--samples", "1000000000"],
+      () => "--samples must be an integer in [1, 1000] (MAX_SAMPLES), got 1000000000",
+    ],
+    [
+      "train --updates 2^53 + 1",
+      ["train", "--updates", "9007199254740993"],
+      () => "--updates must be a positive integer of at most 2^53 − 1 in size, got 9007199254740993",
+    ],
+    [
+      "an empty grid value",
+      ["sweep", "overfit", "--out", "S", "--grid", "lr=0.01,,0.02"],
+      () => '--grid: lr: value 2 of "0.01,,0.02" is empty; give each value once, separated by single commas',
+    ],
   ];
 
   it.each(CASES)("%s: refused in one line naming the option or file, nothing written, moved or left behind", async (_, args, expected) => {

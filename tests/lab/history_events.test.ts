@@ -30,7 +30,8 @@ function fields(b: Uint8Array): Field[] {
   const out: Field[] = [];
   let at = 0;
   const varint = () => {
-    let v = 0n, shift = 0n;
+    let v = 0n,
+      shift = 0n;
     for (;;) {
       const x = b[at++];
       v |= BigInt(x & 0x7f) << shift;
@@ -55,7 +56,12 @@ const f64 = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset).getFloat64(0
 const f32 = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset).getFloat32(0, true);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
-interface Event { wallTime: number; step: number; fileVersion?: string; scalars: Map<string, number> }
+interface Event {
+  wallTime: number;
+  step: number;
+  fileVersion?: string;
+  scalars: Map<string, number>;
+}
 
 /** Every record: length, its masked CRC, data, the data's masked CRC; each event's fields (Event 1, 2, 3, 5; Summary.Value 1, 2). */
 function readEvents(file: Uint8Array): Event[] {
@@ -94,7 +100,12 @@ function expectHistoryIn(events: Event[], h: History): void {
   expect(at.get(0)).toEqual(new Map([[SCALAR_TAGS.validation_nll, Math.fround(h.initial_validation_nll!)]]));
   expect(steps).toEqual([0, ...h.entries.map((e) => e.update)]);
   for (const e of h.entries) {
-    const want = new Map<string, number>([[SCALAR_TAGS.train_loss, e.train_loss], [SCALAR_TAGS.lr, e.lr], [SCALAR_TAGS.grad_norm, e.grad_norm], [SCALAR_TAGS.tokens_per_second, e.tokens_per_second]]);
+    const want = new Map<string, number>([
+      [SCALAR_TAGS.train_loss, e.train_loss],
+      [SCALAR_TAGS.lr, e.lr],
+      [SCALAR_TAGS.grad_norm, e.grad_norm],
+      [SCALAR_TAGS.tokens_per_second, e.tokens_per_second],
+    ]);
     if (e.validation_nll !== null) want.set(SCALAR_TAGS.validation_nll, e.validation_nll);
     expect(at.get(e.update)).toEqual(new Map([...want].map(([k, v]) => [k, Math.fround(v)])));
   }
@@ -119,7 +130,13 @@ describe("--tensorboard event file", () => {
     const cut = memoryStore();
     let stateAt4: Uint8Array | undefined;
     let asked = 0;
-    const watched = { ...cut, write: (n: string, d: Uint8Array | string) => { cut.write(n, d); if (n === STATE_FILE && cut.files.get(HISTORY_FILE) && history(cut).entries.length === 4) stateAt4 = cut.files.get(STATE_FILE); } };
+    const watched = {
+      ...cut,
+      write: (n: string, d: Uint8Array | string) => {
+        cut.write(n, d);
+        if (n === STATE_FILE && cut.files.get(HISTORY_FILE) && history(cut).entries.length === 4) stateAt4 = cut.files.get(STATE_FILE);
+      },
+    };
     await runTraining({ ...base, out: watched as never }, quiet, quiet, () => ++asked > 6);
     expect(readEvents(cut.files.get(EVENTS_FILE)!).at(-1)!.step).toBe(6);
     cut.files.set(STATE_FILE, stateAt4!);
@@ -132,28 +149,39 @@ describe("--tensorboard event file", () => {
     const resumed = readEvents(cut.files.get(EVENTS_FILE)!);
     expectHistoryIn(resumed, history(cut));
     // the resumed run trains the same updates: the same values as the uninterrupted one, times aside
-    const values = (events: Event[]) => events.slice(1).map((e) => [e.step, [...e.scalars].filter(([k]) => k !== SCALAR_TAGS.tokens_per_second)]);
+    const values = (events: Event[]) =>
+      events.slice(1).map((e) => [e.step, [...e.scalars].filter(([k]) => k !== SCALAR_TAGS.tokens_per_second)]);
     expect(values(resumed)).toEqual(values(readEvents(whole.files.get(EVENTS_FILE)!)));
     // history.csv, the same history as a table: update 0's validation, then one row per update
     expect(writeHistoryCsv(cut)).toBe(`memory:${HISTORY_CSV_FILE}`);
     const rows = text(cut.files.get(HISTORY_CSV_FILE)!).trimEnd().split("\r\n");
     expect(rows[0]).toBe("update,train_loss,lr,grad_norm,validation_nll,validation_targets,tokens_per_second,wall_seconds");
     expect(rows[1]).toBe(`0,,,,${history(cut).initial_validation_nll},,,`);
-    expect(rows.slice(2).map((r) => r.split(",").slice(0, 6).join(","))).toEqual(history(cut).entries.map((e) => [e.update, e.train_loss, e.lr, e.grad_norm, e.validation_nll ?? "", e.validation_targets ?? ""].join(",")));
+    expect(rows.slice(2).map((r) => r.split(",").slice(0, 6).join(","))).toEqual(
+      history(cut).entries.map((e) =>
+        [e.update, e.train_loss, e.lr, e.grad_norm, e.validation_nll ?? "", e.validation_targets ?? ""].join(","),
+      ),
+    );
     expect(tf.memory().numTensors).toBe(before);
   });
 
   it("overfit per seed and cyclic: each update's loss and gradient norm, and validation at its evaluations, as the results hold them", () => {
     const before = tf.memory().numTensors;
     const files = new Map<number, Uint8Array>();
-    const overfit = runOverfit({ seeds: [39, 40], updates: 6, checkpoints: [0, 3, 6] }, { onEvents: (seed, bytes) => files.set(seed, bytes) });
+    const overfit = runOverfit(
+      { seeds: [39, 40], updates: 6, checkpoints: [0, 3, 6] },
+      { onEvents: (seed, bytes) => files.set(seed, bytes) },
+    );
     expect([...files.keys()]).toEqual([39, 40]);
     for (const run of overfit.runs) {
       const events = readEvents(files.get(run.seed)!);
       expect(events[0].fileVersion).toBe("brain.Event:2");
       expect(events.slice(1).map((e) => e.step)).toEqual([0, 1, 2, 3, 4, 5, 6]);
       expect(events.slice(2).map((e) => e.scalars.get(SCALAR_TAGS.train_loss))).toEqual(run.training_loss_by_update.map(Math.fround));
-      const validation = events.slice(1).filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll)).map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)]);
+      const validation = events
+        .slice(1)
+        .filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll))
+        .map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)]);
       expect(validation).toEqual(run.checkpoints.map((c) => [c.update, Math.fround(c.validation.nll)]));
       for (const e of events.slice(2)) expect(e.scalars.get(SCALAR_TAGS.lr)).toBe(Math.fround(overfit.options.lr));
     }
@@ -161,12 +189,18 @@ describe("--tensorboard event file", () => {
     const cyclic = runCyclic({ updates: 4, evalEvery: 2 }, { onEvents: (bytes) => (cyclicFile = bytes) });
     const events = readEvents(cyclicFile!).slice(1);
     expect(events.map((e) => e.step)).toEqual([0, 1, 2, 3, 4]);
-    expect(events.slice(1).map((e) => [e.scalars.get(SCALAR_TAGS.train_loss), e.scalars.get(SCALAR_TAGS.grad_norm)])).toEqual(cyclic.training.steps.map((s) => [Math.fround(s.loss), Math.fround(s.grad_norm)]));
-    expect(events.filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll)).map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)])).toEqual(cyclic.training.checkpoints.map((c) => [c.update, Math.fround(c.validation)]));
+    expect(events.slice(1).map((e) => [e.scalars.get(SCALAR_TAGS.train_loss), e.scalars.get(SCALAR_TAGS.grad_norm)])).toEqual(
+      cyclic.training.steps.map((s) => [Math.fround(s.loss), Math.fround(s.grad_norm)]),
+    );
+    expect(
+      events.filter((e) => e.scalars.has(SCALAR_TAGS.validation_nll)).map((e) => [e.step, e.scalars.get(SCALAR_TAGS.validation_nll)]),
+    ).toEqual(cyclic.training.checkpoints.map((c) => [c.update, Math.fround(c.validation)]));
     expect(tf.memory().numTensors).toBe(before);
   });
 
   it("is refused without --eval-every, naming the flags", async () => {
-    await expect(runTraining({ ...TRAIN_DEFAULTS, updates: 2, tensorboard: true, out: memoryStore() }, quiet, quiet)).rejects.toThrow("--tensorboard writes the history's event file into --out: it needs --out and --eval-every");
+    await expect(runTraining({ ...TRAIN_DEFAULTS, updates: 2, tensorboard: true, out: memoryStore() }, quiet, quiet)).rejects.toThrow(
+      "--tensorboard writes the history's event file into --out: it needs --out and --eval-every",
+    );
   });
 });

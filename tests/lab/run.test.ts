@@ -26,7 +26,8 @@ function spec(over: { lr?: number; shuffle?: boolean; tokenizer?: null } = {}): 
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   const shuffle = over.shuffle ?? true;
   return {
-    config, tokenizer: over.tokenizer === null ? null : tokenizer.toJSON(),
+    config,
+    tokenizer: over.tokenizer === null ? null : tokenizer.toJSON(),
     options: trainOptions({ seed: 11, lr: over.lr ?? 0.02, shuffle, data: "overfit-fixture" }),
     data: (batches) => new EpochSource(mbs, 1, shuffle ? batches : undefined),
   };
@@ -105,8 +106,9 @@ describe("a run", () => {
     const store = memoryStore();
     try {
       const before = run.snapshot();
-      expect(() => run.train({ updates: 3, saveEvery: 1 }, { onSave: () => saveState(run, store) }))
-        .toThrow(/^non-finite new weight in parameter "[^"]+" \(first at flat index \d+\) at update 1; no parameter was updated$/);
+      expect(() => run.train({ updates: 3, saveEvery: 1 }, { onSave: () => saveState(run, store) })).toThrow(
+        /^non-finite new weight in parameter "[^"]+" \(first at flat index \d+\) at update 1; no parameter was updated$/,
+      );
       // the data cursor has moved (the update's batch was drawn); weights, moments and step have not
       expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);
       expect(store.files.size).toBe(0);
@@ -135,7 +137,6 @@ describe("a run", () => {
     run.dispose();
     expect(tf.memory().numTensors).toBe(before);
   });
-
 });
 
 describe("the weights validation chose", () => {
@@ -183,9 +184,16 @@ function recorder(scores: number[] = []) {
   return {
     calls,
     hooks: {
-      onEvaluate: (step: number) => { calls.push(`evaluate ${step}`); return scores[i++] ?? 1; },
-      onUpdate: (step: number, _r: unknown, e: number | undefined) => { calls.push(`update ${step}${e === undefined ? "" : " (scored)"}`); },
-      onSave: (step: number, stopping: boolean) => { calls.push(`save ${step}${stopping ? " (stop)" : ""}`); },
+      onEvaluate: (step: number) => {
+        calls.push(`evaluate ${step}`);
+        return scores[i++] ?? 1;
+      },
+      onUpdate: (step: number, _r: unknown, e: number | undefined) => {
+        calls.push(`update ${step}${e === undefined ? "" : " (scored)"}`);
+      },
+      onSave: (step: number, stopping: boolean) => {
+        calls.push(`save ${step}${stopping ? " (stop)" : ""}`);
+      },
     },
   };
 }
@@ -197,7 +205,18 @@ describe("training a run by plan", () => {
       const r = recorder();
       const done = run.train({ updates: 5, evaluateAt: atUpdates([0, 2, 5]), saveEvery: 3 }, r.hooks);
       expect(done).toEqual({ from: 0, to: 5, stopped: false });
-      expect(r.calls).toEqual(["evaluate 0", "update 1", "evaluate 2", "update 2 (scored)", "update 3", "save 3", "update 4", "evaluate 5", "update 5 (scored)", "save 5"]);
+      expect(r.calls).toEqual([
+        "evaluate 0",
+        "update 1",
+        "evaluate 2",
+        "update 2 (scored)",
+        "update 3",
+        "save 3",
+        "update 4",
+        "evaluate 5",
+        "update 5 (scored)",
+        "save 5",
+      ]);
       expect(run.best).toBeUndefined(); // no select: no weights are kept
       // resumed at 5 and extended: update 0 is not evaluated again; every 2 and the last
       const more = recorder();
@@ -228,7 +247,11 @@ describe("training a run by plan", () => {
     const b = Run.create(spec());
     try {
       const r = recorder();
-      expect(await a.trainAsync({ updates: 12, saveEvery: 4 }, { ...r.hooks, shouldStop: (done) => done === 6 })).toEqual({ from: 0, to: 6, stopped: true });
+      expect(await a.trainAsync({ updates: 12, saveEvery: 4 }, { ...r.hooks, shouldStop: (done) => done === 6 })).toEqual({
+        from: 0,
+        to: 6,
+        stopped: true,
+      });
       expect(r.calls.filter((c) => c.startsWith("save"))).toEqual(["save 4", "save 6 (stop)"]);
       const s = recorder();
       expect(b.train({ updates: 12, saveEvery: 4, stopAt: 8 }, s.hooks)).toEqual({ from: 0, to: 8, stopped: true });
@@ -242,13 +265,17 @@ describe("training a run by plan", () => {
   it("refuses a plan behind the run, and patience without scores to count", () => {
     expect(() => checkPlan(10, { updates: 5 })).toThrow("the training state is at update 10, past --updates 5");
     expect(() => checkPlan(0, { updates: 5, patience: 2 })).toThrow("--patience counts validation scorings: it needs --eval-every");
-    expect(() => checkPlan(0, { updates: 5, patience: 2, evaluateAt: everyAndLast(1, 5) })).toThrow(/--patience counts validation scorings/);
+    expect(() => checkPlan(0, { updates: 5, patience: 2, evaluateAt: everyAndLast(1, 5) })).toThrow(
+      /--patience counts validation scorings/,
+    );
     expect(() => checkPlan(0, { updates: 5, patience: 2, evaluateAt: everyAndLast(1, 5), select: (s: number) => s })).not.toThrow();
   });
 
   it("trains bit-identically to one run.update() at a time, synchronously or not, and leaves no tensors", async () => {
     const before = tf.memory().numTensors;
-    const stepwise = Run.create(spec()), sync = Run.create(spec()), async = Run.create(spec());
+    const stepwise = Run.create(spec()),
+      sync = Run.create(spec()),
+      async = Run.create(spec());
     try {
       const losses: number[] = [];
       for (let i = 0; i < 9; i++) losses.push(stepwise.update().loss);

@@ -24,19 +24,30 @@ const root = mkdtempSync(join(tmpdir(), "tinylab-train-state-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const fresh = () => join(root, `run${n++}`);
-const fileBytes = (p: string) => { const b = readFileSync(p); return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); };
+const fileBytes = (p: string) => {
+  const b = readFileSync(p);
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+};
 
 /** The recipe's options with paths, as the command line gives them: `resume` names the output directory. */
 type TrainRunOptions = Omit<RecipeOptions, "out" | "saveModel" | "resume"> & { outDir?: string; resume?: string; saveModel?: string };
 const stores = ({ outDir, resume, saveModel: model, ...rest }: TrainRunOptions): RecipeOptions => ({
   ...rest,
-  out: outDir ?? resume ? dirStore((outDir ?? resume)!) : undefined,
+  out: (outDir ?? resume) ? dirStore((outDir ?? resume)!) : undefined,
   resume: resume !== undefined,
   saveModel: model ? { store: dirStore(dirname(model)), name: basename(model) } : undefined,
 });
 
 /** Dropout, shuffling and one microbatch per update: the RNG streams and the cursor all move. */
-const NOISY: TrainRunOptions = { ...TRAIN_DEFAULTS, resume: undefined, saveModel: undefined, modelConfig: { dropout: 0.1 }, shuffle: true, microbatches: 1, logEvery: 1000 };
+const NOISY: TrainRunOptions = {
+  ...TRAIN_DEFAULTS,
+  resume: undefined,
+  saveModel: undefined,
+  modelConfig: { dropout: 0.1 },
+  shuffle: true,
+  microbatches: 1,
+  logEvery: 1000,
+};
 const train = async (o: Partial<TrainRunOptions>) => {
   const lines: string[] = [];
   const result = await runTraining(stores({ ...NOISY, ...o }), (l) => lines.push(l));
@@ -58,7 +69,17 @@ describe("training state", () => {
     expect(s.options).toMatchObject({ seed: 39, shuffle: true, microbatchesPerUpdate: 1, data: "overfit-fixture" });
     const { metadata, tensors } = decodeSafetensors(fileBytes(path));
     expect(metadata.format).toBe(TRAIN_STATE_FORMAT);
-    expect(Object.keys(metadata).sort()).toEqual(["config", "cursor", "format", "integrity", "options", "provenance", "rngs", "step", "tokenizer"]);
+    expect(Object.keys(metadata).sort()).toEqual([
+      "config",
+      "cursor",
+      "format",
+      "integrity",
+      "options",
+      "provenance",
+      "rngs",
+      "step",
+      "tokenizer",
+    ]);
     expect(Object.keys(tensors).filter((k) => k.startsWith("m.")).length).toBe(16); // one moment pair per parameter
     // the moments are live: AdamW's first update makes every m nonzero somewhere
     expect(s.optimizer.m.get("wte")!.some((x) => x !== 0)).toBe(true);
@@ -69,7 +90,9 @@ describe("training state", () => {
     const a = await train({ updates: 23, saveModel: join(fresh(), "a.safetensors") });
     const dir = fresh();
     const first = await train({ updates: 9, saveEvery: 4, outDir: dir });
-    expect(first.lines.filter((l) => l.startsWith("saved state"))).toEqual([4, 8, 9].map((u) => `saved state at update ${u} → ${join(dir, STATE_FILE)}`));
+    expect(first.lines.filter((l) => l.startsWith("saved state"))).toEqual(
+      [4, 8, 9].map((u) => `saved state at update ${u} → ${join(dir, STATE_FILE)}`),
+    );
     const b = await train({ updates: 23, resume: dir, saveModel: join(dir, "b.safetensors") });
     expect(b.from).toBe(9);
     expect(b.lines).toContain(`  resumed from ${join(dir, STATE_FILE)} at update 9; running to update 23`);
@@ -82,10 +105,15 @@ describe("training state", () => {
     const dir = fresh();
     const t = await train({ ...TRAIN_DEFAULTS, resume: undefined, saveModel: join(dir, "train.safetensors") });
     let fromOverfit = "";
-    runOverfit({ seeds: [39] }, { onModel: (seed, model) => {
-      fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(tfjsOnly(), seed, 80));
-      return false;
-    } });
+    runOverfit(
+      { seeds: [39] },
+      {
+        onModel: (seed, model) => {
+          fromOverfit = saveModel(join(dir, "overfit.safetensors"), model, overfitTokenizer(), modelProvenance(tfjsOnly(), seed, 80));
+          return false;
+        },
+      },
+    );
     expect(t.modelSha256).toBe(fromOverfit);
   });
 
@@ -143,14 +171,18 @@ describe("resume refusals", () => {
       `cannot resume from ${join(kernels, STATE_FILE)}: it was trained on backend wasm, kernels onnxruntime, this run is on backend wasm, kernels tfjs; resume with --kernels onnxruntime (a run stays on one engine: another rounds differently, and the result would match neither)`,
     );
     const both = onEngine({ backend: "cpu", kernels: "onnxruntime" });
-    await expect(train({ updates: 8, resume: both })).rejects.toThrow(/it was trained on backend cpu, kernels onnxruntime, this run is on backend wasm, kernels tfjs; resume with --backend cpu --kernels onnxruntime \(/);
+    await expect(train({ updates: 8, resume: both })).rejects.toThrow(
+      /it was trained on backend cpu, kernels onnxruntime, this run is on backend wasm, kernels tfjs; resume with --backend cpu --kernels onnxruntime \(/,
+    );
     // the control: the state as written resumes on the engine that wrote it
     expect((await train({ updates: 8, resume: onEngine({}) })).lines.join("\n")).toMatch(/resumed from .* at update 6/);
   });
 
   it("lists every difference at once", async () => {
     expect(differences({ a: 1, b: { c: 2, d: 3 } }, { a: 1, b: { c: 4 }, e: 5 }, "x")).toEqual([
-      "x.b.c: saved 2, this run 4", "x.b.d: saved 3, this run (absent)", "x.e: saved (absent), this run 5",
+      "x.b.c: saved 2, this run 4",
+      "x.b.d: saved 3, this run (absent)",
+      "x.e: saved (absent), this run 5",
     ]);
   });
 
@@ -171,38 +203,65 @@ describe("resume refusals", () => {
       data[at] = x;
       return { ...tensors, [name]: { dtype: "F32", shape: tensors[name].shape, data } } as typeof tensors;
     };
-    expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(/training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/);
-    expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(/bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/);
-    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(/bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/);
-    expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(/bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/);
-    expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(/tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/);
+    expect(attempt(withValue("wte", 7, NaN), metadata)).toThrow(
+      /training-state file .*bad\.safetensors: tensor "wte" has a non-finite value \(NaN\) at flat index 7/,
+    );
+    expect(attempt(withValue("m.h0.attn.wo", 2, Infinity), metadata)).toThrow(
+      /bad\.safetensors: tensor "m\.h0\.attn\.wo" has a non-finite value \(Infinity\) at flat index 2/,
+    );
+    expect(attempt(withValue("v.lnf.g", 5, NaN), metadata)).toThrow(
+      /bad\.safetensors: tensor "v\.lnf\.g" has a negative or non-finite second moment \(NaN\) at flat index 5/,
+    );
+    expect(attempt(withValue("v.h0.ln1.b", 4, -1e-3), metadata)).toThrow(
+      /bad\.safetensors: tensor "v\.h0\.ln1\.b" has a negative or non-finite second moment \(-0\.00100\d*\) at flat index 4/,
+    );
+    expect(attempt(withValue("v.wpe", 0, Infinity), metadata)).toThrow(
+      /tensor "v\.wpe" has a negative or non-finite second moment \(Infinity\) at flat index 0/,
+    );
     expect(attempt(tensors, { ...metadata, step: '"6"' })).toThrow(/bad\.safetensors: step: must be an integer, not a string \(got "6"\)$/);
     expect(attempt(tensors, { ...metadata, step: "5" })).toThrow(/bad\.safetensors: metadata "step" is 5 but "provenance" says update 6/);
     const s = loadTrainState(path);
     s.optimizer.v.get("wte")![1] = Infinity;
-    expect(() => encodeTrainState(s)).toThrow('cannot write a training-state file: tensor "v.wte" has a negative or non-finite second moment (Infinity) at flat index 1');
+    expect(() => encodeTrainState(s)).toThrow(
+      'cannot write a training-state file: tensor "v.wte" has a negative or non-finite second moment (Infinity) at flat index 1',
+    );
     s.optimizer.v.get("wte")![1] = 0;
-    expect(() => encodeTrainState({ ...s, optimizer: { ...s.optimizer, step: 7 } })).toThrow('cannot write a training-state file: step 7 but provenance says update 6');
+    expect(() => encodeTrainState({ ...s, optimizer: { ...s.optimizer, step: 7 } })).toThrow(
+      "cannot write a training-state file: step 7 but provenance says update 6",
+    );
     expect(attempt(tensors, { ...metadata, step: "-1" })).toThrow(/bad\.safetensors: step: must be ≥ 0 \(got -1\)$/);
-    expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(/bad\.safetensors: rngs\.dropout\.alea: is missing \(got nothing\)$/);
+    expect(attempt(tensors, { ...metadata, rngs: '{"dropout":{"seed":"x"}}' })).toThrow(
+      /bad\.safetensors: rngs\.dropout\.alea: is missing \(got nothing\)$/,
+    );
     const { config: _c, ...noConfig } = metadata;
     expect(attempt(tensors, noConfig)).toThrow(/training-state file .*bad\.safetensors: metadata has no "config"/);
-    expect(attempt(tensors, { ...metadata, format: "tinylab-model/2" })).toThrow(/format is "tinylab-model\/2", expected "tinylab-train-state\/2"/);
-    expect(attempt(tensors, { ...metadata, format: "tinylab-train-state/1" })).toThrow(/bad\.safetensors: format "tinylab-train-state\/1" was written by an older tinylab and has no integrity digest/);
+    expect(attempt(tensors, { ...metadata, format: "tinylab-model/2" })).toThrow(
+      /format is "tinylab-model\/2", expected "tinylab-train-state\/2"/,
+    );
+    expect(attempt(tensors, { ...metadata, format: "tinylab-train-state/1" })).toThrow(
+      /bad\.safetensors: format "tinylab-train-state\/1" was written by an older tinylab and has no integrity digest/,
+    );
     // edits without a recomputed digest: swapped moments, an edited step, a dropped digest
     const changed = /training-state file .*bad\.safetensors: integrity digest does not match the file's tensors and metadata/;
     writeFileSync(bad, swapOffsets(fileBytes(path), "m.h0.ln1.g", "v.h0.ln1.g"));
     expect(() => loadTrainState(bad)).toThrow(changed);
-    writeFileSync(bad, encodeSafetensors(tensors, { ...metadata, step: "5", provenance: metadata.provenance.replace('"update":6', '"update":5') }));
+    writeFileSync(
+      bad,
+      encodeSafetensors(tensors, { ...metadata, step: "5", provenance: metadata.provenance.replace('"update":6', '"update":5') }),
+    );
     expect(() => loadTrainState(bad)).toThrow(changed);
     const { integrity: _i, ...unsigned } = metadata;
     writeFileSync(bad, encodeSafetensors(tensors, unsigned));
-    expect(() => loadTrainState(bad)).toThrow(/bad\.safetensors: format "tinylab-train-state\/2" needs metadata "integrity", which is missing/);
+    expect(() => loadTrainState(bad)).toThrow(
+      /bad\.safetensors: format "tinylab-train-state\/2" needs metadata "integrity", which is missing/,
+    );
     expect(() => loadTrainState(join(dir, "absent.safetensors"))).toThrow(/training-state file not found/);
     // a cursor from another data source is refused when the run restores it
     const cursor = JSON.stringify({ epoch: 0, position: 0, order: [0, 0], rng: null });
     writeFileSync(path, encodeSafetensors(tensors, signed(tensors, { ...metadata, cursor })));
-    await expect(train({ updates: 8, resume: dir })).rejects.toThrow(/train_state\.safetensors: cursor\.order\[1\]: is given twice \(also at cursor\.order\[0\]\) \(got 0\)$/);
+    await expect(train({ updates: 8, resume: dir })).rejects.toThrow(
+      /train_state\.safetensors: cursor\.order\[1\]: is given twice \(also at cursor\.order\[0\]\) \(got 0\)$/,
+    );
   });
 });
 
@@ -217,7 +276,13 @@ describe("the data cursor of a state file", () => {
   const resumeWith = async (cursor: unknown) => {
     const dir = fresh();
     mkdirSync(dir);
-    writeFileSync(join(dir, STATE_FILE), encodeSafetensors(good.tensors, signed(good.tensors, { ...good.metadata, cursor: typeof cursor === "string" ? cursor : JSON.stringify(cursor) })));
+    writeFileSync(
+      join(dir, STATE_FILE),
+      encodeSafetensors(
+        good.tensors,
+        signed(good.tensors, { ...good.metadata, cursor: typeof cursor === "string" ? cursor : JSON.stringify(cursor) }),
+      ),
+    );
     try {
       await train({ updates: 8, resume: dir });
     } catch (err) {
@@ -225,7 +290,13 @@ describe("the data cursor of a state file", () => {
     }
     return "resumed";
   };
-  const saved = () => JSON.parse(good.metadata.cursor) as { epoch: number; position: number; order: number[]; rng: { seed: string; alea: Record<string, number> } };
+  const saved = () =>
+    JSON.parse(good.metadata.cursor) as {
+      epoch: number;
+      position: number;
+      order: number[];
+      rng: { seed: string; alea: Record<string, number> };
+    };
 
   it("resumes from the cursor as written (the control)", async () => {
     expect(await resumeWith(good.metadata.cursor)).toBe("resumed");
@@ -233,25 +304,52 @@ describe("the data cursor of a state file", () => {
 
   it("refuses a well-formed cursor that is not where the updates leave the data (forged: it would resume another run)", async () => {
     const c = saved();
-    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(/train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: saved \[1,0\], replayed \[0,1\]\)$/);
-    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: saved ${c.epoch + 1}, replayed ${c.epoch}\\)$`));
+    expect(await resumeWith({ ...c, order: [...c.order].reverse() })).toMatch(
+      /train_state\.safetensors: cursor: is not where 6 updates of this run's data leave it \(cursor\.order: saved \[1,0\], replayed \[0,1\]\)$/,
+    );
+    expect(await resumeWith({ ...c, epoch: c.epoch + 1 })).toMatch(
+      new RegExp(`cursor: is not where 6 updates .*cursor\\.epoch: saved ${c.epoch + 1}, replayed ${c.epoch}\\)$`),
+    );
     const alea = { ...c.rng.alea, s0: 0.5 }; // in range, a multiple of 2^-32: only the replay can tell
-    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(/cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: saved 0\.5, replayed/);
+    expect(await resumeWith({ ...c, rng: { ...c.rng, alea } })).toMatch(
+      /cursor: is not where 6 updates .*cursor\.rng\.alea\.s0: saved 0\.5, replayed/,
+    );
   });
 
   it.each<[string, unknown, RegExp]>([
-    ["null", null, /train_state\.safetensors: cursor: must be a data cursor: an rng state \{seed, alea\} or an epoch cursor \{epoch, position, order, rng\} \(got null\)$/],
+    [
+      "null",
+      null,
+      /train_state\.safetensors: cursor: must be a data cursor: an rng state \{seed, alea\} or an epoch cursor \{epoch, position, order, rng\} \(got null\)$/,
+    ],
     ["a stream without a seed", "no seed", /train_state\.safetensors: cursor\.rng\.seed: is missing \(got nothing\)$/],
     ["a state word out of range", "s0 = 2", /cursor\.rng\.alea\.s0: must be < 1 \(got 2\)$/],
-    ["a carry that is not an integer", "c = 1.5", /cursor\.rng\.alea\.c: must be an integer, not .*|cursor\.rng\.alea\.c: must be an integer of at most .* \(got 1\.5\)$/],
-    ["an order of another length", "order [0]", /train_state\.safetensors: cursor: data cursor order is not a permutation of this source's 2 microbatches$/],
-    ["a string position", "position \"1\"", /cursor\.position: must be an integer, not a string \(got "1"\)$/],
+    [
+      "a carry that is not an integer",
+      "c = 1.5",
+      /cursor\.rng\.alea\.c: must be an integer, not .*|cursor\.rng\.alea\.c: must be an integer of at most .* \(got 1\.5\)$/,
+    ],
+    [
+      "an order of another length",
+      "order [0]",
+      /train_state\.safetensors: cursor: data cursor order is not a permutation of this source's 2 microbatches$/,
+    ],
+    ["a string position", 'position "1"', /cursor\.position: must be an integer, not a string \(got "1"\)$/],
   ])("refuses a cursor with %s, naming the file and the field", async (_, what, expected) => {
     const c = saved();
     const { seed: _s, ...noSeed } = c.rng;
-    const cursor = what === "no seed" ? { ...c, rng: noSeed } : what === "s0 = 2" ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, s0: 2 } } }
-      : what === "c = 1.5" ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, c: 1.5 } } } : what === "order [0]" ? { ...c, order: [0] }
-      : what === "position \"1\"" ? { ...c, position: "1" } : what;
+    const cursor =
+      what === "no seed"
+        ? { ...c, rng: noSeed }
+        : what === "s0 = 2"
+          ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, s0: 2 } } }
+          : what === "c = 1.5"
+            ? { ...c, rng: { ...c.rng, alea: { ...c.rng.alea, c: 1.5 } } }
+            : what === "order [0]"
+              ? { ...c, order: [0] }
+              : what === 'position "1"'
+                ? { ...c, position: "1" }
+                : what;
     expect(await resumeWith(cursor)).toMatch(expected);
   });
 });

@@ -22,7 +22,8 @@ describe.each(TEST_BACKENDS)("causality on %s", (backend) => {
     const base = [0, 99, 100, 99, 99, 100, 1, 99];
     for (const t of [0, 3, 6]) {
       const changed = base.map((id, i) => (i > t ? (id === 99 ? 100 : 99) : id));
-      const a = logits(model, [base]), b = logits(model, [changed]);
+      const a = logits(model, [base]),
+        b = logits(model, [changed]);
       expect(maxAbsDiff(a.subarray(0, (t + 1) * V), b.subarray(0, (t + 1) * V))).toBeLessThanOrEqual(CAUSAL_ATOL);
       expect(maxAbsDiff(a.subarray((t + 1) * V), b.subarray((t + 1) * V))).toBeGreaterThan(1e-3);
     }

@@ -26,7 +26,10 @@ describe("model config size limits", () => {
     [{ vocabSize: 2 ** 20 + 1 }, "model config vocabSize must be ≤ 1048576 (2^20), got 1048577"],
     [{ contextLength: 4097 }, "model config contextLength must be ≤ 4096, got 4097"],
     [{ dModel: 2 ** 40, nHeads: 2 }, "more than the limit 134217728 (2^27)"],
-    [{ tiedHead: false, vocabSize: 2 ** 20, dModel: 128 }, "parameters, more than the limit 134217728 (2^27) (vocabSize 1048576, contextLength 8, nLayers 1, dModel 128, dFF 16, untied head)"],
+    [
+      { tiedHead: false, vocabSize: 2 ** 20, dModel: 128 },
+      "parameters, more than the limit 134217728 (2^27) (vocabSize 1048576, contextLength 8, nLayers 1, dModel 128, dFF 16, untied head)",
+    ],
   ])("refuses %j by name, before allocating", (overrides, message) => {
     expect(() => resolveModelConfig(overrides)).toThrow(message);
   });

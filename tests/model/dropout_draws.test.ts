@@ -14,7 +14,10 @@ function counting(): { rng: Rng; count: () => number } {
   const rng = Rng.fromSeed(3);
   let n = 0;
   const next = rng.next.bind(rng);
-  rng.next = () => { n++; return next(); };
+  rng.next = () => {
+    n++;
+    return next();
+  };
   return { rng, count: () => n };
 }
 
@@ -28,7 +31,9 @@ describe("dropoutDraws", () => {
     const model = new GPT(config, initParameters(config, Rng.fromSeed(1).child("init")));
     const input = { rows, cols, ids: new Int32Array(rows * cols).fill(1), docIds: new Int32Array(rows * cols) };
     const { rng, count } = counting();
-    tf.tidy(() => { model.forward(input, { train: true, dropoutRng: rng }); });
+    tf.tidy(() => {
+      model.forward(input, { train: true, dropoutRng: rng });
+    });
     model.dispose();
     expect(count()).toBe(dropoutDraws(config, input));
     if (config.dropout === 0) expect(count()).toBe(0);

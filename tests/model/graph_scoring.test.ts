@@ -33,19 +33,41 @@ const bpeShape = resolveModelConfig({ vocabSize: 300, contextLength: 48, nLayers
 
 /** Documents longer than the context, so windows at a stride below it carry unscored context. */
 function documents(config: ModelConfig, rng: Rng, lengths: number[]): Document[] {
-  return lengths.map((n, i) => ({ id: `d${i}`, split: "validation" as const, source: "test", ids: Array.from({ length: n }, () => rng.int(config.vocabSize)) }));
+  return lengths.map((n, i) => ({
+    id: `d${i}`,
+    split: "validation" as const,
+    source: "test",
+    ids: Array.from({ length: n }, () => rng.int(config.vocabSize)),
+  }));
 }
 
 /** `lengths` for windows (longer than the context), `short` for packed rows (several documents to a row). */
 const cases: { name: string; config: ModelConfig; weights: ParamArrays; lengths: number[]; short: number[]; stride: number }[] = [
-  { name: "seed-39 overfit", ...(({ config, weights }) => ({ config, weights }))(seed39()), lengths: [5, 9, 20, 3, 14], short: [3, 4, 2, 5, 3, 2], stride: 3 },
-  { name: "2-layer BPE shape, context 48", config: bpeShape, weights: randomWeights(bpeShape, Rng.fromSeed(23)), lengths: [130, 49, 7, 100, 61], short: [10, 20, 15, 30, 12, 8], stride: 16 },
+  {
+    name: "seed-39 overfit",
+    ...(({ config, weights }) => ({ config, weights }))(seed39()),
+    lengths: [5, 9, 20, 3, 14],
+    short: [3, 4, 2, 5, 3, 2],
+    stride: 3,
+  },
+  {
+    name: "2-layer BPE shape, context 48",
+    config: bpeShape,
+    weights: randomWeights(bpeShape, Rng.fromSeed(23)),
+    lengths: [130, 49, 7, 100, 61],
+    short: [10, 20, 15, 30, 12, 8],
+    stride: 16,
+  },
 ];
 
 /** Largest |a − b| over the scored (mask 1) positions of the batches. */
 function scoredDiff(batches: readonly ScoredBatch[], a: Float64Array[], b: Float64Array[]): number {
   let worst = 0;
-  batches.forEach((batch, k) => batch.mask.forEach((m, i) => { if (m) worst = Math.max(worst, Math.abs(a[k][i] - b[k][i])); }));
+  batches.forEach((batch, k) =>
+    batch.mask.forEach((m, i) => {
+      if (m) worst = Math.max(worst, Math.abs(a[k][i] - b[k][i]));
+    }),
+  );
   return worst;
 }
 
@@ -106,7 +128,11 @@ describe("graph sessions", () => {
   it("are built once per config: the weights are fed with every batch, so an assign needs no rebuild", () => {
     const [{ config, weights }] = cases;
     const model = onGraph(config, weights);
-    const [batch] = packedBatches(documents(config, Rng.fromSeed("s"), [6, 8]), { vocabSize: config.vocabSize, contextLength: config.contextLength }, 2);
+    const [batch] = packedBatches(
+      documents(config, Rng.fromSeed("s"), [6, 8]),
+      { vocabSize: config.vocabSize, contextLength: config.contextLength },
+      2,
+    );
     try {
       const b0 = graphBuilds();
       const first = scoreBatch(model, batch);
@@ -135,13 +161,19 @@ describe("graph sessions", () => {
     const moved = new Map([...weights].map(([n, w]) => [n, w.map((v) => v * 0.5)]));
     const other = new GPT(config, moved, model.engine);
     const onTfjs = new GPT(config, weights, openKernels("tfjs"));
-    const [batch] = packedBatches(documents(config, Rng.fromSeed("fed"), [6, 8]), { vocabSize: config.vocabSize, contextLength: config.contextLength }, 2);
+    const [batch] = packedBatches(
+      documents(config, Rng.fromSeed("fed"), [6, 8]),
+      { vocabSize: config.vocabSize, contextLength: config.contextLength },
+      2,
+    );
     try {
       const fed = scoreBatch(model, batch, moved);
       expect(fed).toEqual(scoreBatch(other, batch));
       expect(fed).not.toEqual(scoreBatch(model, batch)); // the fed weights, not the model's
       const [name, w] = [...moved][0];
-      expect(() => scoreBatch(model, batch, new Map([...moved, [name, w.subarray(1)]]))).toThrow(`weights for parameter "${name}": ${w.length - 1} values, ${w.length} expected`);
+      expect(() => scoreBatch(model, batch, new Map([...moved, [name, w.subarray(1)]]))).toThrow(
+        `weights for parameter "${name}": ${w.length - 1} values, ${w.length} expected`,
+      );
       expect(() => scoreBatch(onTfjs, batch, moved)).toThrow("need the onnxruntime graph");
     } finally {
       openKernels("tfjs");

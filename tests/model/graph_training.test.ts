@@ -27,7 +27,8 @@ const GRAD_RTOL = 2e-5;
 /** The loss sums: float32 sums of ~100 NLLs of ~5 nats, each within ~1e-6 (tests/model/graph_scoring.test.ts). */
 const LOSS_ATOL = 1e-4;
 
-const shape = (o: Partial<ModelConfig>) => resolveModelConfig({ vocabSize: 40, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 2, dFF: 32, tiedHead: true, ...o });
+const shape = (o: Partial<ModelConfig>) =>
+  resolveModelConfig({ vocabSize: 40, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 2, dFF: 32, tiedHead: true, ...o });
 const cases: { name: string; config: ModelConfig }[] = [
   { name: "1 layer, tied head", config: shape({ nLayers: 1 }) },
   { name: "2 layers, untied head", config: shape({ tiedHead: false }) },
@@ -50,7 +51,8 @@ describe.each(cases)("the training graph, $name", ({ config }) => {
     const bs = batches(config, Rng.fromSeed("docs"));
     expect(bs.some((b) => new Set(b.input.docIds).size > 2)).toBe(true); // rows holding several documents
     expect(bs.some((b) => b.mask.includes(0))).toBe(true); // masked targets
-    const vars = [...model.params.values()], names = [...model.params.keys()];
+    const vars = [...model.params.values()],
+      names = [...model.params.keys()];
     const tfjs = bs.map((b) => microbatchGradient(vars, batchLoss(model, { train: false } as never), b));
     const onGraph = new GPT(config, model.read(), openKernels("onnxruntime"));
     try {

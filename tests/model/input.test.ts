@@ -16,7 +16,15 @@ describe("model input validation", () => {
     ["a row longer than the context", [[0, 1, 2, 3, 4, 5, 6, 7, 8]], undefined, /row length 9 exceeds the context length 8/],
     ["an empty batch", [], undefined, /empty batch/],
     ["ragged rows", [[0, 1], [0]], undefined, /ragged/],
-    ["mismatched document-id rows", [[0, 1]], [[0, 0], [0, 0]], /document ids have 2 rows/],
+    [
+      "mismatched document-id rows",
+      [[0, 1]],
+      [
+        [0, 0],
+        [0, 0],
+      ],
+      /document ids have 2 rows/,
+    ],
     ["mismatched document-id length", [[0, 1]], [[0]], /document ids row 0 has 1 positions/],
   ])("refuses %s", (_what, ids, docs, message) => {
     expect(() => toModelInput(ids, docs, c)).toThrow(message);

@@ -18,7 +18,8 @@ const FIXTURE = resolve(import.meta.dirname, "../fixtures/seed39-format2.safeten
  * document's mean NLL agrees to 1e-6. One target's NLL is a difference of logits near 10, whose
  * float32 spacing is 1e-6, so per target the bound is a few of those spacings.
  */
-const CACHE_TOL = 1e-6, CACHE_TARGET_TOL = 4e-6;
+const CACHE_TOL = 1e-6,
+  CACHE_TARGET_TOL = 4e-6;
 /** float32 ONNX against the float64 reference: float32 rounding only, the bar tools/score.py meets against tinylab. */
 const FLOAT64_TOL = 1e-5;
 
@@ -33,7 +34,8 @@ const nllOf = (logits: Float32Array, at: number, V: number, target: number) => {
 
 /** Per-target NLLs of one document in one pass through the graph without the cache. */
 async function onePass(session: ort.InferenceSession, ids: number[], V: number): Promise<number[]> {
-  const input = ids.slice(0, -1), pos = input.map((_, i) => i);
+  const input = ids.slice(0, -1),
+    pos = input.map((_, i) => i);
   const out = await session.run({ input_ids: i64([input]), attention_mask: i64([input.map(() => 1)]), position_ids: i64([pos]) });
   return ids.slice(1).map((t, j) => nllOf(out.logits.data as Float32Array, j, V, t));
 }
@@ -42,10 +44,16 @@ async function onePass(session: ort.InferenceSession, ids: number[], V: number):
 async function cached(session: ort.InferenceSession, c: ModelConfig, ids: number[]): Promise<number[]> {
   const D = c.dModel / c.nHeads;
   let past: Record<string, ort.Tensor> = {};
-  for (let l = 0; l < c.nLayers; l++) for (const kv of ["key", "value"] as const) past[pastName(l, kv)] = new ort.Tensor("float32", new Float32Array(0), [1, c.nHeads, 0, D]);
+  for (let l = 0; l < c.nLayers; l++)
+    for (const kv of ["key", "value"] as const) past[pastName(l, kv)] = new ort.Tensor("float32", new Float32Array(0), [1, c.nHeads, 0, D]);
   const nlls: number[] = [];
   for (let t = 0; t + 1 < ids.length; t++) {
-    const out = await session.run({ input_ids: i64([[ids[t]]]), attention_mask: i64([Array(t + 1).fill(1)]), position_ids: i64([[t]]), ...past });
+    const out = await session.run({
+      input_ids: i64([[ids[t]]]),
+      attention_mask: i64([Array(t + 1).fill(1)]),
+      position_ids: i64([[t]]),
+      ...past,
+    });
     nlls.push(nllOf(out.logits.data as Float32Array, 0, c.vocabSize, ids[t + 1]));
     past = {};
     for (let l = 0; l < c.nLayers; l++) for (const kv of ["key", "value"] as const) past[pastName(l, kv)] = out[presentName(l, kv)];
@@ -55,10 +63,24 @@ async function cached(session: ort.InferenceSession, c: ModelConfig, ids: number
 
 const bpeShape = resolveModelConfig({ vocabSize: 300, contextLength: 48, nLayers: 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead: false });
 const cases: { name: string; config: ModelConfig; weights: ParamArrays; docs: number[][] }[] = [
-  { name: "seed-39 overfit", ...(({ config, weights }) => ({ config, weights }))(seed39()), docs: [[0, 99, 99, 99, 100, 1], [0, 99, 99, 100, 1], [0, 99, 100, 99, 99, 1], [0, 100, 99, 99, 1]] },
   {
-    name: "random 2 layers, untied, context 48", config: bpeShape, weights: randomWeights(bpeShape, Rng.fromSeed(23)),
-    docs: [48, 30, 2].map((n, d) => { const r = Rng.fromSeed(`doc${d}`); return [0, ...Array.from({ length: n - 2 }, () => 2 + r.int(298)), 1]; }),
+    name: "seed-39 overfit",
+    ...(({ config, weights }) => ({ config, weights }))(seed39()),
+    docs: [
+      [0, 99, 99, 99, 100, 1],
+      [0, 99, 99, 100, 1],
+      [0, 99, 100, 99, 99, 1],
+      [0, 100, 99, 99, 1],
+    ],
+  },
+  {
+    name: "random 2 layers, untied, context 48",
+    config: bpeShape,
+    weights: randomWeights(bpeShape, Rng.fromSeed(23)),
+    docs: [48, 30, 2].map((n, d) => {
+      const r = Rng.fromSeed(`doc${d}`);
+      return [0, ...Array.from({ length: n - 2 }, () => 2 + r.int(298)), 1];
+    }),
   },
 ];
 
@@ -69,23 +91,38 @@ describe("the ONNX graph on onnxruntime-node", () => {
       const plain = await ort.InferenceSession.create(onnxModel(config, weights, { kvCache: false }));
       expect(plain.inputNames).toEqual(["input_ids", "attention_mask", "position_ids"]);
       expect(plain.outputNames).toEqual(["logits"]);
-      expect(session.inputNames.slice(3)).toEqual(Array.from({ length: config.nLayers }, (_, l) => [pastName(l, "key"), pastName(l, "value")]).flat());
-      expect(session.outputNames).toEqual(["logits", ...Array.from({ length: config.nLayers }, (_, l) => [presentName(l, "key"), presentName(l, "value")]).flat()]);
+      expect(session.inputNames.slice(3)).toEqual(
+        Array.from({ length: config.nLayers }, (_, l) => [pastName(l, "key"), pastName(l, "value")]).flat(),
+      );
+      expect(session.outputNames).toEqual([
+        "logits",
+        ...Array.from({ length: config.nLayers }, (_, l) => [presentName(l, "key"), presentName(l, "value")]).flat(),
+      ]);
       const meta = session.inputMetadata[3] as { shape: readonly (number | string)[] };
       expect(meta.shape).toEqual([BATCH_AXIS, config.nHeads, "past_sequence_length", config.dModel / config.nHeads]);
 
       const p64 = toParams64(weights);
-      let worstCache = 0, worstRef = 0;
+      let worstCache = 0,
+        worstRef = 0;
       for (const ids of docs) {
         const [a, b] = [await onePass(plain, ids, config.vocabSize), await cached(session, config, ids)];
         const input = ids.slice(0, -1);
-        const ref = referenceNll(referenceLogits(config, p64, { rows: 1, cols: input.length, ids: Int32Array.from(input), docIds: new Int32Array(input.length) }), Int32Array.from(ids.slice(1)), config.vocabSize);
+        const ref = referenceNll(
+          referenceLogits(config, p64, { rows: 1, cols: input.length, ids: Int32Array.from(input), docIds: new Int32Array(input.length) }),
+          Int32Array.from(ids.slice(1)),
+          config.vocabSize,
+        );
         expect(b.length).toBe(ids.length - 1);
-        a.forEach((v, j) => { worstCache = Math.max(worstCache, Math.abs(v - b[j])); worstRef = Math.max(worstRef, Math.abs(v - ref[j])); });
+        a.forEach((v, j) => {
+          worstCache = Math.max(worstCache, Math.abs(v - b[j]));
+          worstRef = Math.max(worstRef, Math.abs(v - ref[j]));
+        });
         const mean = (x: ArrayLike<number>) => Array.from(x).reduce((s, v) => s + v, 0) / x.length;
         expect(Math.abs(mean(a) - mean(b))).toBeLessThan(CACHE_TOL);
       }
-      console.log(`${name}: per-target |cached − one pass| ≤ ${worstCache.toExponential(2)}, |one pass − float64 reference| ≤ ${worstRef.toExponential(2)}`);
+      console.log(
+        `${name}: per-target |cached − one pass| ≤ ${worstCache.toExponential(2)}, |one pass − float64 reference| ≤ ${worstRef.toExponential(2)}`,
+      );
       expect(worstCache).toBeLessThan(CACHE_TARGET_TOL);
       expect(worstRef).toBeLessThan(FLOAT64_TOL);
     });

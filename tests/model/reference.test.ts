@@ -20,13 +20,22 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
   beforeAll(() => useBackend(backend));
 
   it("logits match the float64 reference within 1e-5 (packed, padded and a 2-layer untied model)", () => {
-    const configs = [PRESETS.overfit, resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false })];
+    const configs = [
+      PRESETS.overfit,
+      resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false }),
+    ];
     for (const config of configs) {
       const params = gradcheckParameters(config, Rng.fromSeed(11).child(`p${config.nLayers}`));
       const model = new GPT(config, params);
       const input = toModelInput(
-        [[0, 99, 99, 100, 1, 0, 100, 1], [0, 100, 99, 99, 1, 0, 0, 0]],
-        [[0, 0, 0, 0, 0, 1, 1, 1], [2, 2, 2, 2, 2, -1, -1, -1]],
+        [
+          [0, 99, 99, 100, 1, 0, 100, 1],
+          [0, 100, 99, 99, 1, 0, 0, 0],
+        ],
+        [
+          [0, 0, 0, 0, 0, 1, 1, 1],
+          [2, 2, 2, 2, 2, -1, -1, -1],
+        ],
         config,
       );
       const got = readTensor(() => model.forward(input));
@@ -55,9 +64,19 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
     const rng = Rng.fromSeed(13);
     const rows = [0, 1].map(() => Array.from({ length: 16 }, () => rng.int(6)));
     const input = toModelInput(rows, [Array(16).fill(0), [...Array(9).fill(0), ...Array(7).fill(1)]], sliced);
-    expect(maxAbsDiff(readTensor(() => model.forward(input)), referenceLogits(sliced, toParams64(params), input))).toBeLessThan(LOGIT_ATOL);
+    expect(
+      maxAbsDiff(
+        readTensor(() => model.forward(input)),
+        referenceLogits(sliced, toParams64(params), input),
+      ),
+    ).toBeLessThan(LOGIT_ATOL);
     model.dispose();
-    const docs = [0, 1, 2].map((i) => ({ id: `d${i}`, split: "train" as const, source: "test", ids: Array.from({ length: 17 }, () => rng.int(6)) }));
+    const docs = [0, 1, 2].map((i) => ({
+      id: `d${i}`,
+      split: "train" as const,
+      source: "test",
+      ids: Array.from({ length: 17 }, () => rng.int(6)),
+    }));
     const report = gradcheck(sliced, params, packedBatches(docs, { vocabSize: 6, contextLength: 16 }, 2));
     expect(report.tensors.filter((t) => !t.passed).map((t) => t.name)).toEqual([]);
   });
@@ -69,8 +88,14 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
       return tf.mul(original.call(this, input, mode), 1.01) as tf.Tensor3D;
     });
     try {
-      const docs = overfitDocuments().filter((d) => d.split === "train").map((d) => ({ ...d, ids: d.ids.map((i) => Math.min(i, 3)).slice(0, 5) }));
-      const report = gradcheck(config, gradcheckParameters(config, Rng.fromSeed(3)), packedBatches(docs, { vocabSize: 4, contextLength: 4 }, 2));
+      const docs = overfitDocuments()
+        .filter((d) => d.split === "train")
+        .map((d) => ({ ...d, ids: d.ids.map((i) => Math.min(i, 3)).slice(0, 5) }));
+      const report = gradcheck(
+        config,
+        gradcheckParameters(config, Rng.fromSeed(3)),
+        packedBatches(docs, { vocabSize: 4, contextLength: 4 }, 2),
+      );
       expect(report.passed).toBe(false);
     } finally {
       spy.mockRestore();

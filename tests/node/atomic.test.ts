@@ -55,16 +55,42 @@ describe("writeFileAtomic replaces only a regular file", () => {
   const cases: [string, () => string, string][] = [
     ["/dev/full", () => "/dev/full", "a character device"],
     ["a FIFO", fifo, "a FIFO"],
-    ["a directory", () => { const p = join(dir, "d"); mkdirSync(p); return p; }, "a directory"],
-    ["a link to /dev/full", () => { const p = join(dir, "link"); symlinkSync("/dev/full", p); return p; }, "a character device"],
-    ["a dangling link", () => { const p = join(dir, "dangling"); symlinkSync(join(dir, "nowhere"), p); return p; }, "a dangling symbolic link"],
+    [
+      "a directory",
+      () => {
+        const p = join(dir, "d");
+        mkdirSync(p);
+        return p;
+      },
+      "a directory",
+    ],
+    [
+      "a link to /dev/full",
+      () => {
+        const p = join(dir, "link");
+        symlinkSync("/dev/full", p);
+        return p;
+      },
+      "a character device",
+    ],
+    [
+      "a dangling link",
+      () => {
+        const p = join(dir, "dangling");
+        symlinkSync(join(dir, "nowhere"), p);
+        return p;
+      },
+      "a dangling symbolic link",
+    ],
   ];
   it.each(cases)("refuses %s in one line, leaving it as it was and no temp file", (_, make, what) => {
     const path = make();
     const before = statSync(path, { throwIfNoEntry: false });
     const entries = readdirSync(dir).sort();
     expect(() => writeFileAtomic(path, "model bytes")).toThrow(NotRegularFileError);
-    expect(() => writeFileAtomic(path, "model bytes")).toThrow(`${path} is ${what}, not a regular file; refusing to replace it (give a file path)`);
+    expect(() => writeFileAtomic(path, "model bytes")).toThrow(
+      `${path} is ${what}, not a regular file; refusing to replace it (give a file path)`,
+    );
     const after = statSync(path, { throwIfNoEntry: false });
     expect([after?.mode, after?.rdev, after?.ino]).toEqual([before?.mode, before?.rdev, before?.ino]);
     expect(readdirSync(dir).sort()).toEqual(entries);
@@ -83,9 +109,7 @@ describe("writeFileAtomic replaces only a regular file", () => {
 
 describe("sha256", () => {
   it("matches the published FIPS 180-2 digests of 'abc' and of the empty string", () => {
-    expect(sha256Bytes(new TextEncoder().encode("abc"))).toBe(
-      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-    );
+    expect(sha256Bytes(new TextEncoder().encode("abc"))).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     expect(sha256Bytes(new Uint8Array(0))).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });
 

@@ -2,7 +2,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BROWN_FRACTIONS, BROWN_GENRES, brownDir, brownSources, brownSplit, detag, genreStreams, loadBrown, type BrownDoc } from "../../src/node/brown.ts";
+import {
+  BROWN_FRACTIONS,
+  BROWN_GENRES,
+  brownDir,
+  brownSources,
+  brownSplit,
+  detag,
+  genreStreams,
+  loadBrown,
+  type BrownDoc,
+} from "../../src/node/brown.ts";
 import { MANIFEST_FILE, parseTextManifest, splitTexts, type TextManifest } from "../../src/data/text_split.ts";
 import { memoryStore } from "../../src/lab/store.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
@@ -12,7 +22,8 @@ let docs: BrownDoc[];
 let manifest: TextManifest;
 
 /** The Brown split's manifest for `seed`, as brownSplit makes it. */
-const splitBrown = (d: readonly BrownDoc[], seed: number) => splitTexts(brownSources(d), { seed, ...BROWN_FRACTIONS }, undefined, genreStreams);
+const splitBrown = (d: readonly BrownDoc[], seed: number) =>
+  splitTexts(brownSources(d), { seed, ...BROWN_FRACTIONS }, undefined, genreStreams);
 
 beforeAll(() => {
   docs = loadBrown();
@@ -28,7 +39,12 @@ describe("loadBrown", () => {
     expect(named.size).toBe(15);
     for (const [letter, name] of Object.entries(BROWN_GENRES)) expect(name.toUpperCase()).toBe(named.get(letter));
     // cats.txt names each file's category in NLTK's words: one category per letter, 15 in all.
-    const cat = new Map(readFileSync(join(brownDir(), "cats.txt"), "utf8").trim().split("\n").map((l) => l.split(" ") as [string, string]));
+    const cat = new Map(
+      readFileSync(join(brownDir(), "cats.txt"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" ") as [string, string]),
+    );
     const perLetter = new Map<string, Set<string>>();
     for (const d of docs) perLetter.set(d.genre, (perLetter.get(d.genre) ?? new Set()).add(cat.get(d.id)!));
     expect([...perLetter.values()].every((s) => s.size === 1)).toBe(true);
@@ -43,21 +59,26 @@ describe("loadBrown", () => {
       // No opening-quote marks, tabs or common tags left ("/in" alone is real text in cj76: "0F./in.").
       expect(d.text.match(/``|\/(nn|nns|at|jj|vbd)\b|\t/)?.[0], d.id).toBeUndefined();
     }
-    expect(docs[0].text.startsWith("The Fulton County Grand Jury said Friday an investigation of Atlanta's recent primary election")).toBe(true);
+    expect(docs[0].text.startsWith("The Fulton County Grand Jury said Friday an investigation of Atlanta's recent primary election")).toBe(
+      true,
+    );
   });
 });
 
 describe("detag", () => {
   it("strips tags at the last slash and rebuilds spacing, quotes, headlines and paragraphs", () => {
     const raw = [
-      "", "",
+      "",
+      "",
       "Merger/nn-hl proposed/vbn-hl ",
       "\tThe/at City/nn-tl of/in-tl Atlanta's/np$ jury/nn did/dod not/* say/vb ``/`` no/at ''/'' ,/, but/cc it's/pps+bez " +
         "1-1/2/cd miles/nns (/( about/rb 2/cd km/nns )/) ./.",
       "It/pps quoted/vbd Ivan/np Allen/np Jr./np ./.",
-      "", "",
+      "",
+      "",
       "\tHe/pps said/vbd :/: ``/`` Call/vb it/ppo '/' bold/jj '/' ;/. the/at 10''/nn ''/'' bar/nn --/-- fine/jj ''/'' ./. ``/`` Why/wrb ''/'' ?/. ?/.",
-      "", "",
+      "",
+      "",
     ].join("\n");
     expect(detag(raw)).toBe(
       "Merger proposed\n" +
@@ -79,7 +100,11 @@ describe("the Brown split", () => {
   it("is about 80/10/10 overall", () => {
     const n = sizes(manifest);
     expect(n.train + n.validation + n.test).toBe(500);
-    for (const [split, f] of [["train", 0.8], ["validation", 0.1], ["test", 0.1]] as const) {
+    for (const [split, f] of [
+      ["train", 0.8],
+      ["validation", 0.1],
+      ["test", 0.1],
+    ] as const) {
       expect(Math.abs(n[split] / 500 - f)).toBeLessThan(0.015);
     }
   });
@@ -127,7 +152,13 @@ describe("manifest", () => {
     brownSplit(docs, store, 0);
     const edited = docs.map((d) => (d.id === "cg12" ? { ...d, text: d.text.replace("the", "teh") } : d));
     expect(() => brownSplit(edited, store, 0)).toThrow(/document cg12 has sha256/);
-    expect(() => brownSplit(docs.filter((d) => d.id !== "cr09"), store, 0)).toThrow(/document cr09 of the split is missing/);
+    expect(() =>
+      brownSplit(
+        docs.filter((d) => d.id !== "cr09"),
+        store,
+        0,
+      ),
+    ).toThrow(/document cr09 of the split is missing/);
     expect(() => brownSplit(docs, store, 1)).toThrow(/was made with --split-seed 0, this run asks for 1/);
   });
 });

@@ -22,18 +22,36 @@ describe("output paths", () => {
 
   it.each<[string, () => void, string]>([
     ["a file where the directory goes", () => checkOutputDir(file, "--out"), `--out ${file}: ${file} is a file, not a directory`],
-    ["a file on the way", () => checkOutputDir(join(file, "sub", "dir"), "--out"), `--out ${join(file, "sub", "dir")}: ${file} is a file, not a directory`],
+    [
+      "a file on the way",
+      () => checkOutputDir(join(file, "sub", "dir"), "--out"),
+      `--out ${join(file, "sub", "dir")}: ${file} is a file, not a directory`,
+    ],
     ["a directory given as a file", () => checkOutputFile(dir, "--save-model"), `--save-model ${dir}: is a directory; give a file name`],
-    ["a file under a file", () => checkOutputFile(join(file, "m.safetensors"), "--save-model"), `--save-model ${join(file, "m.safetensors")}: ${file} is a file, not a directory`],
-    ["/proc", () => checkOutputDir("/proc/tinylab/out", "--out"), "--out /proc/tinylab/out: /proc is a kernel pseudo-filesystem; nothing can be written there"],
-    ["/sys", () => checkOutputFile("/sys/m.safetensors", "--save-model"), "--save-model /sys/m.safetensors: /sys is a kernel pseudo-filesystem; nothing can be written there"],
+    [
+      "a file under a file",
+      () => checkOutputFile(join(file, "m.safetensors"), "--save-model"),
+      `--save-model ${join(file, "m.safetensors")}: ${file} is a file, not a directory`,
+    ],
+    [
+      "/proc",
+      () => checkOutputDir("/proc/tinylab/out", "--out"),
+      "--out /proc/tinylab/out: /proc is a kernel pseudo-filesystem; nothing can be written there",
+    ],
+    [
+      "/sys",
+      () => checkOutputFile("/sys/m.safetensors", "--save-model"),
+      "--save-model /sys/m.safetensors: /sys is a kernel pseudo-filesystem; nothing can be written there",
+    ],
   ])("refuses %s by the option's name", (_, check, message) => {
     expect(check).toThrow(message);
   });
 
   it("follows links to /proc (/dev/fd is /proc/self/fd)", () => {
     if (!existsSync("/dev/fd")) return;
-    expect(() => checkOutputDir("/dev/fd/tinylab", "--out")).toThrow(/^--out \/dev\/fd\/tinylab: \/dev\/fd is on \/proc, which is a kernel pseudo-filesystem/);
+    expect(() => checkOutputDir("/dev/fd/tinylab", "--out")).toThrow(
+      /^--out \/dev\/fd\/tinylab: \/dev\/fd is on \/proc, which is a kernel pseudo-filesystem/,
+    );
   });
 
   it("refuses an unwritable ancestor with the OS reason (injected: a read-only mount)", () => {
@@ -44,12 +62,18 @@ describe("output paths", () => {
       },
       realpath: (p) => p,
     };
-    expect(() => checkOutputDir("/data/run/out", "--out", readOnly)).toThrow("--out /data/run/out: cannot write into /data (EROFS: read-only file system)");
-    expect(() => checkOutputFile("/data/m.safetensors", "--save-model", readOnly)).toThrow("--save-model /data/m.safetensors: cannot write into /data (EROFS: read-only file system)");
+    expect(() => checkOutputDir("/data/run/out", "--out", readOnly)).toThrow(
+      "--out /data/run/out: cannot write into /data (EROFS: read-only file system)",
+    );
+    expect(() => checkOutputFile("/data/m.safetensors", "--save-model", readOnly)).toThrow(
+      "--save-model /data/m.safetensors: cannot write into /data (EROFS: read-only file system)",
+    );
   });
 
   it("ensureDir under /proc refuses at once instead of hanging", () => {
-    expect(() => ensureDir("/proc/tinylab-none/out")).toThrow(/^output directory \/proc\/tinylab-none\/out: \/proc is a kernel pseudo-filesystem/);
+    expect(() => ensureDir("/proc/tinylab-none/out")).toThrow(
+      /^output directory \/proc\/tinylab-none\/out: \/proc is a kernel pseudo-filesystem/,
+    );
   });
 });
 
@@ -58,7 +82,10 @@ describe("output paths", () => {
 describe("output paths through the CLI", () => {
   it.each<[string[], string]>([
     [["overfit", "--out", join(file, "results")], `--out ${join(file, "results")}: ${file} is a file, not a directory`],
-    [["overfit", "--save-model", "/proc/tinylab/m.safetensors", "--out", join(dir, "o")], "--save-model /proc/tinylab/m.safetensors: /proc is a kernel pseudo-filesystem; nothing can be written there"],
+    [
+      ["overfit", "--save-model", "/proc/tinylab/m.safetensors", "--out", join(dir, "o")],
+      "--save-model /proc/tinylab/m.safetensors: /proc is a kernel pseudo-filesystem; nothing can be written there",
+    ],
     [["train", "--out", file], `--out ${file}: ${file} is a file, not a directory`],
     [["train", "--save-model", dir], `--save-model ${dir}: is a directory; give a file name`],
     [["cyclic", "--out", "/sys/tinylab"], "--out /sys/tinylab: /sys is a kernel pseudo-filesystem; nothing can be written there"],

@@ -14,12 +14,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("documents files", () => {
   it("encodes text rows as BOS + bytes + EOS and takes id rows as given; blank lines and CRLF are fine", () => {
-    const docs = parse([
-      '{"id":"t1","split":"train","source":"made up","text":"ab"}',
-      "",
-      '{"id":"v1","split":"validation","ids":[0,99,100,1]}\r',
-      '{"id":"x1","split":"test","source":"s","ids":[5,6]}',
-    ].join("\n"));
+    const docs = parse(
+      [
+        '{"id":"t1","split":"train","source":"made up","text":"ab"}',
+        "",
+        '{"id":"v1","split":"validation","ids":[0,99,100,1]}\r',
+        '{"id":"x1","split":"test","source":"s","ids":[5,6]}',
+      ].join("\n"),
+    );
     // 'a' is byte 97 → id 99, 'b' → 100; BOS 0, EOS 1
     expect(docs).toEqual([
       { id: "t1", split: "train", source: "made up", ids: [0, 99, 100, 1] },
@@ -46,9 +48,17 @@ describe("documents files", () => {
     ["an unknown key", '{"id":"b","split":"train","txt":"x"}', /line 2: unknown key "txt"/],
     ["a non-string text", '{"id":"b","split":"train","text":5}', /line 2: "text" must be a string/],
     ["ids not an array", '{"id":"b","split":"train","ids":"0 1"}', /line 2: "ids" must be an array/],
-    ["one id", '{"id":"b","split":"train","ids":[0]}', /line 2: "ids" has 1 id\(s\); a document needs a context id and at least one target/],
+    [
+      "one id",
+      '{"id":"b","split":"train","ids":[0]}',
+      /line 2: "ids" has 1 id\(s\); a document needs a context id and at least one target/,
+    ],
     ["a fractional id", '{"id":"b","split":"train","ids":[0,1.5]}', /line 2: ids\[1\] is not an integer: 1.5/],
-    ["an id past the vocabulary", '{"id":"b","split":"train","ids":[0,266]}', /line 2: ids\[1\] = 266 is outside the vocabulary \[0, 266\)/],
+    [
+      "an id past the vocabulary",
+      '{"id":"b","split":"train","ids":[0,266]}',
+      /line 2: ids\[1\] = 266 is outside the vocabulary \[0, 266\)/,
+    ],
     ["a negative id", '{"id":"b","split":"train","ids":[-1,3]}', /line 2: ids\[0\] = -1 is outside/],
     ["a repeated id", ok, /line 2: document id "a" already used on line 1/],
     ["a non-string source", '{"id":"b","split":"train","source":3,"text":"x"}', /line 2: "source" must be a string/],
@@ -61,14 +71,21 @@ describe("documents files", () => {
   });
 
   it("hints at the format when the first line is not a JSON object (e.g. plain text), and only then", () => {
-    const hint = '; a documents file has one JSON object per line: {"id": "...", "split": "train|validation|test", "source": "...", "text": "..."}';
-    expect(() => parse("It was a dark and stormy night.\nThe end.\n")).toThrow(/^docs\.jsonl line 1: not valid JSON \(.*\); a documents file has one JSON/);
-    expect(() => parse("\n[1, 2]\n")).toThrow(`docs.jsonl line 2: expected a JSON object {"id", "split", "source", "text" or "ids"}${hint}`);
+    const hint =
+      '; a documents file has one JSON object per line: {"id": "...", "split": "train|validation|test", "source": "...", "text": "..."}';
+    expect(() => parse("It was a dark and stormy night.\nThe end.\n")).toThrow(
+      /^docs\.jsonl line 1: not valid JSON \(.*\); a documents file has one JSON/,
+    );
+    expect(() => parse("\n[1, 2]\n")).toThrow(
+      `docs.jsonl line 2: expected a JSON object {"id", "split", "source", "text" or "ids"}${hint}`,
+    );
     expect(() => parse(`${ok}\nplain text`)).toThrow(/line 2: not valid JSON \([^)]*\)$/);
   });
 
   it("refuses a lone surrogate (a JSON \\ud800 escape) naming the line and the key; a surrogate pair is fine", () => {
-    expect(() => parse(`${ok}\n{"id":"b","split":"train","text":"ab\\ud800"}`)).toThrow('docs.jsonl line 2: "text" holds a lone surrogate U+D800 at index 2');
+    expect(() => parse(`${ok}\n{"id":"b","split":"train","text":"ab\\ud800"}`)).toThrow(
+      'docs.jsonl line 2: "text" holds a lone surrogate U+D800 at index 2',
+    );
     expect(() => parse(`${ok}\n{"id":"\\udc00","split":"train","text":"x"}`)).toThrow(/line 2: "id" holds a lone surrogate U\+DC00/);
     expect(parse('{"id":"e","split":"train","text":"\\ud83d\\ude00"}')[0].ids).toEqual([0, 0xf0 + 2, 0x9f + 2, 0x98 + 2, 0x80 + 2, 1]);
   });
@@ -88,9 +105,13 @@ describe("documents files", () => {
     writeFileSync(path, `${ok}\n${long}\n`);
     const jsonParse = vi.spyOn(JSON, "parse");
     try {
-      expect(() => readDocumentsFile(path, tok)).toThrow(`${path} line 2: ${long.length} bytes, more than the 8388608 (8 MiB) a line may hold`);
+      expect(() => readDocumentsFile(path, tok)).toThrow(
+        `${path} line 2: ${long.length} bytes, more than the 8388608 (8 MiB) a line may hold`,
+      );
       expect(jsonParse).not.toHaveBeenCalled();
-      expect(() => parse(`${ok}\n${long}`)).toThrow(`docs.jsonl line 2: ${long.length} characters, more than the 8388608 (8 MiB) a line may hold`);
+      expect(() => parse(`${ok}\n${long}`)).toThrow(
+        `docs.jsonl line 2: ${long.length} characters, more than the 8388608 (8 MiB) a line may hold`,
+      );
       expect(jsonParse).toHaveBeenCalledTimes(1); // line 1 only
     } finally {
       jsonParse.mockRestore();
@@ -103,6 +124,8 @@ describe("documents files", () => {
     const fd = openSync(path, "w");
     ftruncateSync(fd, MAX_FILE_BYTES + 1); // sparse: no disk used
     closeSync(fd);
-    expect(() => readDocumentsFile(path, tok)).toThrow(`documents file ${path} has 268435457 bytes, more than the 268435456 (256 MiB) limit`);
+    expect(() => readDocumentsFile(path, tok)).toThrow(
+      `documents file ${path} has 268435457 bytes, more than the 268435456 (256 MiB) limit`,
+    );
   });
 });

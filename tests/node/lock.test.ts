@@ -17,7 +17,11 @@ describe("acquireLock", () => {
     const lock = acquireLock(path, "output directory X");
     expect(JSON.parse(readFileSync(path, "utf8")).pid).toBe(process.pid);
     writeFileSync(join(dir, "b.lock"), JSON.stringify({ pid: 4242 }));
-    expect(() => acquireLock(join(dir, "b.lock"), "model path Y", () => true)).toThrow(new LockedError(`model path Y is in use by process 4242 (lock file ${join(dir, "b.lock")}); wait for it to finish, or remove the lock file if that process is not tinylab`));
+    expect(() => acquireLock(join(dir, "b.lock"), "model path Y", () => true)).toThrow(
+      new LockedError(
+        `model path Y is in use by process 4242 (lock file ${join(dir, "b.lock")}); wait for it to finish, or remove the lock file if that process is not tinylab`,
+      ),
+    );
     expect(() => acquireLock(path, "output directory X")).toThrow(/already locked by this process/);
     lock.release();
     expect(existsSync(path)).toBe(false);
@@ -56,7 +60,6 @@ describe("a stale lock found by several processes at once", () => {
   }, 60_000);
 });
 
-
 describe("two training runs on one output directory", () => {
   it("refuses the second while the first runs, naming the first's pid; the first, stopped, leaves no lock", async () => {
     const ckpt = join(dir, "shared");
@@ -64,7 +67,9 @@ describe("two training runs on one output directory", () => {
     await first.waitFor(/update\s+1 /);
     const second = await tinylab(["train", "--updates", "10", "--out", ckpt]);
     expect(second.code).toBe(1);
-    expect(second.stderr.trim()).toBe(`tinylab: error: output directory ${ckpt} is in use by process ${first.child.pid} (lock file ${join(ckpt, DIRECTORY_LOCK)}); wait for it to finish, or remove the lock file if that process is not tinylab`);
+    expect(second.stderr.trim()).toBe(
+      `tinylab: error: output directory ${ckpt} is in use by process ${first.child.pid} (lock file ${join(ckpt, DIRECTORY_LOCK)}); wait for it to finish, or remove the lock file if that process is not tinylab`,
+    );
     first.child.kill("SIGINT"); // stops after the update in progress (tests/cli/interrupt.test.ts)
     const done = await first.done;
     expect(done.code).toBe(130);

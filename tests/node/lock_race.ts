@@ -18,7 +18,9 @@ export interface RaceResult {
 /** `racers` processes race `trials` times in `dir` for a lock file planted as `stale` (a dead owner's) before each trial. */
 export async function raceForStale(kind: RaceKind, dir: string, stale: string, trials: number, racers = 3): Promise<RaceResult> {
   const script = fileURLToPath(new URL("./lock_racer.ts", import.meta.url));
-  const children: ChildProcess[] = Array.from({ length: racers }, () => fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+  const children: ChildProcess[] = Array.from({ length: racers }, () =>
+    fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+  );
   const replies = new Map<number, { got: boolean; error?: string }[]>();
   let wake: (() => void) | undefined;
   let pending = 0;
@@ -34,12 +36,18 @@ export async function raceForStale(kind: RaceKind, dir: string, stale: string, t
   const result: RaceResult = { holders: [], refusals: [], leftovers: [] };
   // trials go in rounds (one message each way per round, not per trial: a loaded machine's IPC is slow), each
   // trial of a round at its own instant, a few milliseconds after the one before
-  const ROUND = 20, GAP_MS = 3;
+  const ROUND = 20,
+    GAP_MS = 3;
   try {
     for (let first = 0; first < trials; first += ROUND) {
-      const round = Array.from({ length: Math.min(ROUND, trials - first) }, (_, i) => ({ trial: first + i, path: join(dir, `${first + i}.lock`) }));
+      const round = Array.from({ length: Math.min(ROUND, trials - first) }, (_, i) => ({
+        trial: first + i,
+        path: join(dir, `${first + i}.lock`),
+      }));
       for (const { path } of round) writeFileSync(path, stale);
-      const all = new Promise<void>((res) => { wake = res; });
+      const all = new Promise<void>((res) => {
+        wake = res;
+      });
       pending = round.length * racers;
       const at = Date.now() + 20;
       for (const r of children) r.send({ kind, trials: round, at, gap: GAP_MS });
@@ -53,7 +61,7 @@ export async function raceForStale(kind: RaceKind, dir: string, stale: string, t
     }
   } finally {
     for (const r of children) r.send("exit");
-    await Promise.all(children.map((r) => new Promise((res) => r.exitCode !== null ? res(null) : r.once("exit", res))));
+    await Promise.all(children.map((r) => new Promise((res) => (r.exitCode !== null ? res(null) : r.once("exit", res)))));
   }
   result.leftovers = readdirSync(dir).filter((f) => !/^\d+\.lock$/.test(f));
   return result;

@@ -53,10 +53,24 @@ function both<T>(f: () => T): { tfjs: T; native: T; calls: number } {
 describe("native products", () => {
   it("equal tfjs's on integers (exact in float32) for every transposition, rank 2 to 4, without leaks", () => {
     const rng = Rng.fromSeed("native products");
-    const ints = (shape: number[]) => tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.int(7) - 3), shape);
-    for (const [lead, M, K, N] of [[[], 5, 7, 3], [[4], 9, 8, 6], [[2, 3], 4, 5, 6]] as [number[], number, number, number][]) {
-      for (const [ta, tb] of [[false, false], [true, false], [false, true], [true, true]]) {
-        const a = ints([...lead, ...(ta ? [K, M] : [M, K])]), b = ints([...lead, ...(tb ? [N, K] : [K, N])]);
+    const ints = (shape: number[]) =>
+      tf.tensor(
+        Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.int(7) - 3),
+        shape,
+      );
+    for (const [lead, M, K, N] of [
+      [[], 5, 7, 3],
+      [[4], 9, 8, 6],
+      [[2, 3], 4, 5, 6],
+    ] as [number[], number, number, number][]) {
+      for (const [ta, tb] of [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ]) {
+        const a = ints([...lead, ...(ta ? [K, M] : [M, K])]),
+          b = ints([...lead, ...(tb ? [N, K] : [K, N])]);
         const r = both(() => {
           let out: Float32Array | undefined;
           expect(leakedBy(() => void (out = readTensor(() => tf.matMul(a, b, ta, tb))))).toBe(0);
@@ -90,11 +104,24 @@ describe("native products", () => {
 
 describe("the model on native products", () => {
   it("matches the float64 reference within 1e-5 (packed, padded and a 2-layer untied model)", () => {
-    const configs = [PRESETS.overfit, resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false })];
+    const configs = [
+      PRESETS.overfit,
+      resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false }),
+    ];
     for (const config of configs) {
       const params = gradcheckParameters(config, Rng.fromSeed(11).child(`p${config.nLayers}`));
       const model = new GPT(config, params);
-      const input = toModelInput([[0, 99, 99, 100, 1, 0, 100, 1], [0, 100, 99, 99, 1, 0, 0, 0]], [[0, 0, 0, 0, 0, 1, 1, 1], [2, 2, 2, 2, 2, -1, -1, -1]], config);
+      const input = toModelInput(
+        [
+          [0, 99, 99, 100, 1, 0, 100, 1],
+          [0, 100, 99, 99, 1, 0, 0, 0],
+        ],
+        [
+          [0, 0, 0, 0, 0, 1, 1, 1],
+          [2, 2, 2, 2, 2, -1, -1, -1],
+        ],
+        config,
+      );
       const r = both(() => readTensor(() => model.forward(input)));
       expect(r.calls).toBeGreaterThan(0);
       expect(maxAbsDiff(r.native, referenceLogits(config, toParams64(params), input))).toBeLessThan(LOGIT_ATOL);
@@ -111,8 +138,15 @@ describe("the model on native products", () => {
   it("passes the gradient check on the attention path of larger products", () => {
     const config = resolveModelConfig({ vocabSize: 6, contextLength: 16, nLayers: 1, dModel: 16, nHeads: 1, dFF: 16 });
     const rng = Rng.fromSeed(13);
-    const docs = [0, 1, 2].map((i) => ({ id: `d${i}`, split: "train" as const, source: "test", ids: Array.from({ length: 17 }, () => rng.int(6)) }));
-    const r = both(() => gradcheck(config, gradcheckParameters(config, Rng.fromSeed(12)), packedBatches(docs, { vocabSize: 6, contextLength: 16 }, 2)));
+    const docs = [0, 1, 2].map((i) => ({
+      id: `d${i}`,
+      split: "train" as const,
+      source: "test",
+      ids: Array.from({ length: 17 }, () => rng.int(6)),
+    }));
+    const r = both(() =>
+      gradcheck(config, gradcheckParameters(config, Rng.fromSeed(12)), packedBatches(docs, { vocabSize: 6, contextLength: 16 }, 2)),
+    );
     expect(r.calls).toBeGreaterThan(0);
     expect(r.native.tensors.filter((t) => !t.passed).map((t) => t.name)).toEqual([]);
   });
@@ -122,7 +156,11 @@ describe("the model on native products", () => {
     const rng = Rng.fromSeed("native scores");
     const model = new GPT(config, initParameters(config, rng.child("params")));
     const rows = [0, 1].map(() => Array.from({ length: config.contextLength }, () => rng.int(config.vocabSize)));
-    const input = toModelInput(rows, rows.map(() => Array(config.contextLength).fill(0)), config);
+    const input = toModelInput(
+      rows,
+      rows.map(() => Array(config.contextLength).fill(0)),
+      config,
+    );
     const targets = Int32Array.from({ length: 2 * config.contextLength }, () => rng.int(config.vocabSize));
     openKernels("tfjs");
     const tfjs = readTensor(() => positionNll(model.forward(input), targets));
@@ -143,9 +181,11 @@ describe("the pool on native products", () => {
   const tokenizer = overfitTokenizer();
   const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
   const spec = () => ({
-    config, tokenizer: tokenizer.toJSON(),
+    config,
+    tokenizer: tokenizer.toJSON(),
     options: trainOptions({ seed: 5, lr: 0.02, shuffle: true, microbatchesPerUpdate: 3, data: "overfit-fixture" }),
-    data: (batches: Rng) => new EpochSource(trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate"), 3, batches),
+    data: (batches: Rng) =>
+      new EpochSource(trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate"), 3, batches),
   });
   const pools: WorkerPool[] = [];
   afterAll(() => pools.forEach((p) => p.close()));

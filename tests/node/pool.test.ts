@@ -30,7 +30,8 @@ function spec(config: ModelConfig, perUpdate = 3): RunSpec {
   // one row per train document; an update of 3 straddles epochs (EpochSource), so it holds 3 microbatches
   const mbs = trainingBatches(train, binding, "separate");
   return {
-    config, tokenizer: tokenizer.toJSON(),
+    config,
+    tokenizer: tokenizer.toJSON(),
     options: trainOptions({ seed: 5, lr: 0.02, shuffle: true, microbatchesPerUpdate: perUpdate, data: "overfit-fixture" }),
     data: (batches) => new EpochSource(mbs, perUpdate, batches),
   };
@@ -78,7 +79,12 @@ describe("the pool", () => {
       // worker 1 gets microbatch 1; hand it weights nudged by one ulp-scale step
       const p = run.pool!;
       const real = p.gradients.bind(p);
-      p.gradients = (w, items, local) => real(w.map((a) => Float32Array.from(a, (x) => x * (1 + 1e-3))), items, local);
+      p.gradients = (w, items, local) =>
+        real(
+          w.map((a) => Float32Array.from(a, (x) => x * (1 + 1e-3))),
+          items,
+          local,
+        );
       run.train({ updates: 2 });
       expect(snapshotDifferences(reference.snapshot(), run.snapshot()).length).toBeGreaterThan(0);
     } finally {
@@ -93,7 +99,11 @@ describe("the pool", () => {
     try {
       run.train({ updates: 3 });
       const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-      const batches = paddedBatches(docs.map((d) => ({ ...d, split: "validation" as const })), binding, 1);
+      const batches = paddedBatches(
+        docs.map((d) => ({ ...d, split: "validation" as const })),
+        binding,
+        1,
+      );
       const alone = decoderAdapter(run.model);
       const want = batches.map((b) => alone.positionNll(b));
       const wantEval = evaluateLikelihood(alone, "validation", batches).metrics;
@@ -143,19 +153,23 @@ describe("the pool", () => {
     }
   });
 
-  it.each(["caught", "uncaught"])("the process exits after a worker's error (%s), the message reaching the caller", (mode) => {
-    const script = fileURLToPath(new URL("./pool_error.ts", import.meta.url));
-    const r = spawnSync(process.execPath, ["--import", "tsx", script, mode], { encoding: "utf8", timeout: 60_000 });
-    expect(r.error).toBeUndefined(); // no timeout: no thread kept the process alive
-    if (mode === "caught") {
-      expect([r.status, r.stderr]).toEqual([0, ""]);
-      expect(r.stdout).toBe("caught: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266\n");
-    } else {
-      // non-zero: 7 here, as for any uncaught error once tfjs-wasm's emscripten handler (which rethrows) is installed
-      expect(r.status).not.toBe(0);
-      expect(r.stderr).toMatch(/Error: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266/);
-    }
-  }, 70_000);
+  it.each(["caught", "uncaught"])(
+    "the process exits after a worker's error (%s), the message reaching the caller",
+    (mode) => {
+      const script = fileURLToPath(new URL("./pool_error.ts", import.meta.url));
+      const r = spawnSync(process.execPath, ["--import", "tsx", script, mode], { encoding: "utf8", timeout: 60_000 });
+      expect(r.error).toBeUndefined(); // no timeout: no thread kept the process alive
+      if (mode === "caught") {
+        expect([r.status, r.stderr]).toEqual([0, ""]);
+        expect(r.stdout).toBe("caught: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266\n");
+      } else {
+        // non-zero: 7 here, as for any uncaught error once tfjs-wasm's emscripten handler (which rethrows) is installed
+        expect(r.status).not.toBe(0);
+        expect(r.stderr).toMatch(/Error: worker 1: token id 10000 at row 0, position 0 is ≥ vocabulary size 266/);
+      }
+    },
+    70_000,
+  );
 
   it("a worker's non-finite loss surfaces as the same NonFiniteError as on one thread, nothing updated", () => {
     const run = Run.create(spec(config), undefined, pool(2, config));
@@ -164,9 +178,18 @@ describe("the pool", () => {
       const p = run.pool!;
       const real = p.gradients.bind(p);
       // worker 1 computes microbatch 1 at weights with a NaN in them; this thread's share stays finite
-      p.gradients = (w, items, local) => real(w.map((a, k) => (k === 0 ? Float32Array.from(a).fill(NaN, 0, 1) : a)), items, local);
+      p.gradients = (w, items, local) =>
+        real(
+          w.map((a, k) => (k === 0 ? Float32Array.from(a).fill(NaN, 0, 1) : a)),
+          items,
+          local,
+        );
       let err: unknown;
-      try { run.update(); } catch (e) { err = e; }
+      try {
+        run.update();
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(NonFiniteError);
       expect((err as Error).message).toBe("non-finite loss at update 1; no parameter was updated");
       expect(snapshotDifferences(before, run.snapshot()).filter((d) => !d.startsWith("rng"))).toEqual([]);

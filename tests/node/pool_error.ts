@@ -13,7 +13,11 @@ import { startPool } from "../../src/node/pool.ts";
 await initBackend("wasm");
 const config = PRESETS.overfit;
 const model = new GPT(config, initParameters(config, Rng.fromSeed(1).child("init")));
-const [ok] = paddedBatches(overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train"), config, 1);
+const [ok] = paddedBatches(
+  overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train"),
+  config,
+  1,
+);
 const bad = { ...ok, input: { ...ok.input, ids: ok.input.ids.map(() => 10_000) } }; // outside the vocabulary
 const pool = startPool(2, config, { backend: "wasm", kernels: "tfjs" });
 const scorer = decoderAdapter(model, { pool });

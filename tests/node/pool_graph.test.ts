@@ -39,9 +39,11 @@ const train = overfitDocuments(tokenizer).filter((d) => d.split === "train");
 function spec(config: ModelConfig, on: Engine = engine): RunSpec {
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   return {
-    config, tokenizer: tokenizer.toJSON(),
+    config,
+    tokenizer: tokenizer.toJSON(),
     options: trainOptions({ seed: 5, lr: 0.02, shuffle: true, microbatchesPerUpdate: 3, data: "overfit-fixture" }),
-    data: (batches) => new EpochSource(mbs, 3, batches), engine: on,
+    data: (batches) => new EpochSource(mbs, 3, batches),
+    engine: on,
   };
 }
 

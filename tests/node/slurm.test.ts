@@ -16,8 +16,12 @@ describe("slurm", () => {
     // 768 = 3 << 8 (exit 3); 33280 = 130 << 8 (exit 130 after SIGINT); 9 = killed by SIGKILL
     const s = parseStates("0|COMPLETED|0|\n1|FAILED|768|\n2|CANCELLED|33280|\n3|CANCELLED|9|\n4|RUNNING|0|\n5|PENDING|0|\n\n");
     expect([...s]).toEqual([
-      [0, { state: "COMPLETED", exitCode: 0 }], [1, { state: "FAILED", exitCode: 3 }], [2, { state: "CANCELLED", exitCode: 130 }],
-      [3, { state: "CANCELLED", signal: 9 }], [4, { state: "RUNNING" }], [5, { state: "PENDING" }],
+      [0, { state: "COMPLETED", exitCode: 0 }],
+      [1, { state: "FAILED", exitCode: 3 }],
+      [2, { state: "CANCELLED", exitCode: 130 }],
+      [3, { state: "CANCELLED", signal: 9 }],
+      [4, { state: "RUNNING" }],
+      [5, { state: "PENDING" }],
     ]);
     expect([...s.values()].map(isFinal)).toEqual([true, true, true, true, false, false]);
   });

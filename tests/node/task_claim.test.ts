@@ -16,7 +16,9 @@ describe("task claims", () => {
   it("claims a free run with host, pid and job, refuses a second claim while held, and frees it on release", () => {
     const c = claimRun(dir, "seed=1", "12_0");
     expect(JSON.parse(readFileSync(claimFile(dir, "seed=1"), "utf8"))).toMatchObject({ host: hostname(), pid: process.pid, job: "12_0" });
-    expect(() => claimRun(dir, "seed=1", "12_1")).toThrow(`sweep: run seed=1 is held by process ${process.pid} on ${hostname()} (job 12_0)`);
+    expect(() => claimRun(dir, "seed=1", "12_1")).toThrow(
+      `sweep: run seed=1 is held by process ${process.pid} on ${hostname()} (job 12_0)`,
+    );
     c.release();
     expect(existsSync(claimFile(dir, "seed=1"))).toBe(false);
   });
@@ -27,7 +29,9 @@ describe("task claims", () => {
     claimRun(dir, "dead", "").release();
     plant("far", { host: "node-17", pid: 2 ** 31 - 2, job: "40_3", started: "then" });
     expect(claimHolder(dir, "far")).toBe("process 2147483646 on node-17 (job 40_3), since then");
-    expect(() => claimRun(dir, "far", "")).toThrow(/held by process 2147483646 on node-17 \(job 40_3\).*if that task is gone, remove the file/);
+    expect(() => claimRun(dir, "far", "")).toThrow(
+      /held by process 2147483646 on node-17 \(job 40_3\).*if that task is gone, remove the file/,
+    );
     // the same task started again by its scheduler (a requeue, a retry): the earlier attempt has ended
     claimRun(dir, "far", "40_3").release();
   });
@@ -46,7 +50,10 @@ describe("a stale claim found by several tasks at once", () => {
     const r = await raceForStale("claim", join(dir, "race"), stale, 200);
     expect(r.holders.filter((n) => n !== 1)).toEqual([]);
     expect(r.holders).toHaveLength(200);
-    for (const e of r.refusals) expect(e).toMatch(new RegExp(`^sweep: run \\d+ is held by process \\d+ on ${hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, since .* \\(claim `));
+    for (const e of r.refusals)
+      expect(e).toMatch(
+        new RegExp(`^sweep: run \\d+ is held by process \\d+ on ${hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, since .* \\(claim `),
+      );
     expect(r.leftovers).toEqual([]);
   }, 60_000);
 });

@@ -21,10 +21,33 @@ export const PYTHON = process.env.TINYLAB_PYTHON ?? "/usr/bin/python3";
 
 /** Texts that exercise the pre-split: contractions, digits, punctuation runs, whitespace runs, non-ASCII letters. */
 export const TEXTS = [
-  "the cat sat.", "the dog's bed", "we'll see 42 cats", "don't stop!!", "a  b   c", "tab\there", "new\nline",
-  "café au lait", "naïve 3.14", "日本語 text", "x — y", "end  ", "'ve 'll 're", "A1b2 C3", "hello, world",
-  "the the the", "émoji 😀 ok", "sat on the mat",
-  "a cat", "it's", "x  y", "é!", "1 22", "go.", "ab\tc", "dog's", "a\n b",
+  "the cat sat.",
+  "the dog's bed",
+  "we'll see 42 cats",
+  "don't stop!!",
+  "a  b   c",
+  "tab\there",
+  "new\nline",
+  "café au lait",
+  "naïve 3.14",
+  "日本語 text",
+  "x — y",
+  "end  ",
+  "'ve 'll 're",
+  "A1b2 C3",
+  "hello, world",
+  "the the the",
+  "émoji 😀 ok",
+  "sat on the mat",
+  "a cat",
+  "it's",
+  "x  y",
+  "é!",
+  "1 22",
+  "go.",
+  "ab\tc",
+  "dog's",
+  "a\n b",
 ];
 
 export interface TestModel {
@@ -87,7 +110,9 @@ function torchSession(): NonNullable<typeof session> {
       buffered = buffered.slice(nl + 1);
     }
   });
-  child.on("close", (code) => { for (const p of s.pending.splice(0)) p(JSON.stringify({ status: code, stdout: "", stderr: `torch_session.py ended (${code})` })); });
+  child.on("close", (code) => {
+    for (const p of s.pending.splice(0)) p(JSON.stringify({ status: code, stdout: "", stderr: `torch_session.py ended (${code})` }));
+  });
   return (session = s);
 }
 
@@ -100,7 +125,10 @@ export function closeTorchSession(): void {
 /** Run tools/tinylab_torch.py's main() with these arguments; a non-zero status throws with its stderr. Returns parsed JSON stdout. */
 export async function torchTool(args: string[]): Promise<any> {
   const s = torchSession();
-  const line = await new Promise<string>((res) => { s.pending.push(res); s.child.stdin!.write(JSON.stringify(args) + "\n"); });
+  const line = await new Promise<string>((res) => {
+    s.pending.push(res);
+    s.child.stdin!.write(JSON.stringify(args) + "\n");
+  });
   const r = JSON.parse(line) as { status: number | null; stdout: string; stderr: string };
   if (r.status !== 0) throw new Error(`tinylab_torch.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -114,17 +142,25 @@ export function torchToolFails(args: string[]): { status: number | null; stderr:
 
 function build(dir: string, name: string, config: ModelConfig, tokenizer: Tokenizer, seed: number, updates: number): TestModel {
   const fits = TEXTS.filter((t) => tokenizer.encode(t).length + 1 <= config.contextLength);
-  const rows = fits.map((text, i) => ({ id: `${name}-${i}`, split: (i % 2 === 0 ? "train" : "validation") as Split, source: "tools-test", text }));
+  const rows = fits.map((text, i) => ({
+    id: `${name}-${i}`,
+    split: (i % 2 === 0 ? "train" : "validation") as Split,
+    source: "tools-test",
+    text,
+  }));
   const train = rows.filter((r) => r.split === "train").map((r) => encodeDocument(tokenizer, r));
   if (train.length < 2 || rows.length - train.length < 2) throw new Error(`${name}: too few texts fit context ${config.contextLength}`);
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: config.contextLength }, "separate");
   const run = Run.create({
-    config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed, lr: 0.02, data: `tools-test-${name}` }),
+    config,
+    tokenizer: tokenizer.toJSON(),
+    options: trainOptions({ seed, lr: 0.02, data: `tools-test-${name}` }),
     data: () => new EpochSource(mbs, 1),
   });
   try {
     run.train({ updates: updates });
-    const path = join(dir, `${name}.safetensors`), data = join(dir, `${name}.jsonl`);
+    const path = join(dir, `${name}.safetensors`),
+      data = join(dir, `${name}.jsonl`);
     writeFileSync(path, run.modelBytes());
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     return { name, path, data, tokenizer, config };
@@ -135,11 +171,29 @@ function build(dir: string, name: string, config: ModelConfig, tokenizer: Tokeni
 
 /** Byte 1 layer tied (the overfit shape); BPE 2 layers untied; byte 2 layers tied, context 16. Needs an initialised backend. */
 export function makeModels(dir: string): TestModel[] {
-  const bpe = trainBpe(TEXTS.filter((_, i) => i % 2 === 0), 300, { minCount: 1 });
+  const bpe = trainBpe(
+    TEXTS.filter((_, i) => i % 2 === 0),
+    300,
+    { minCount: 1 },
+  );
   return [
     build(dir, "byte-1L-tied", resolveModelConfig({}), new ByteTokenizer(266), 5, 12),
-    build(dir, "bpe-2L-untied", resolveModelConfig({ vocabSize: bpe.vocabSize, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead: false }), bpe, 6, 12),
-    build(dir, "byte-2L-ctx16", resolveModelConfig({ vocabSize: 258, contextLength: 16, nLayers: 2, dModel: 12, nHeads: 3, dFF: 24 }), new ByteTokenizer(258), 7, 12),
+    build(
+      dir,
+      "bpe-2L-untied",
+      resolveModelConfig({ vocabSize: bpe.vocabSize, contextLength: 16, nLayers: 2, dModel: 16, nHeads: 4, dFF: 32, tiedHead: false }),
+      bpe,
+      6,
+      12,
+    ),
+    build(
+      dir,
+      "byte-2L-ctx16",
+      resolveModelConfig({ vocabSize: 258, contextLength: 16, nLayers: 2, dModel: 12, nHeads: 3, dFF: 24 }),
+      new ByteTokenizer(258),
+      7,
+      12,
+    ),
   ];
 }
 
@@ -150,7 +204,10 @@ export function makeModels(dir: string): TestModel[] {
 export function useModels(prefix: string): { dir: string; models: TestModel[] } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const models: TestModel[] = [];
-  afterAll(() => { closeTorchSession(); rmSync(dir, { recursive: true, force: true }); });
+  afterAll(() => {
+    closeTorchSession();
+    rmSync(dir, { recursive: true, force: true });
+  });
   beforeAll(async () => {
     if (skipTorch()) return;
     requireTorch();

@@ -49,9 +49,22 @@ interface Shape {
 }
 
 const SHAPES: Shape[] = [
-  { name: "1 layer, tied, context 128", tokenizer: "byte", config: { nLayers: 1, dModel: 16, nHeads: 2, dFF: 32, contextLength: 128, tiedHead: true } },
-  { name: "2 layers, untied, context 96", tokenizer: "bpe", config: { nLayers: 2, dModel: 16, nHeads: 4, dFF: 48, contextLength: 96, tiedHead: false } },
-  { name: "2 layers, tied, context 16, stride 5", tokenizer: "byte", config: { nLayers: 2, dModel: 12, nHeads: 3, dFF: 24, contextLength: 16, tiedHead: true }, stride: 5 },
+  {
+    name: "1 layer, tied, context 128",
+    tokenizer: "byte",
+    config: { nLayers: 1, dModel: 16, nHeads: 2, dFF: 32, contextLength: 128, tiedHead: true },
+  },
+  {
+    name: "2 layers, untied, context 96",
+    tokenizer: "bpe",
+    config: { nLayers: 2, dModel: 16, nHeads: 4, dFF: 48, contextLength: 96, tiedHead: false },
+  },
+  {
+    name: "2 layers, tied, context 16, stride 5",
+    tokenizer: "byte",
+    config: { nLayers: 2, dModel: 12, nHeads: 3, dFF: 24, contextLength: 16, tiedHead: true },
+    stride: 5,
+  },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-score-py-"));
@@ -59,7 +72,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const probe = spawnSync(PYTHON, ["-c", "import numpy"], { encoding: "utf8" });
 /** Why score.py cannot run here, or undefined: a failure in CI (.ci/run installs python3-numpy), a skip elsewhere. */
-const noNumpy = probe.status === 0 ? undefined : `${PYTHON} with numpy is needed by tools/score.py and this test (apt-get install python3-numpy): ${probe.error?.message ?? probe.stderr.trim()}`;
+const noNumpy =
+  probe.status === 0
+    ? undefined
+    : `${PYTHON} with numpy is needed by tools/score.py and this test (apt-get install python3-numpy): ${probe.error?.message ?? probe.stderr.trim()}`;
 const SKIP_NUMPY = noNumpy !== undefined && process.env.TINYLAB_REQUIRE_PYTHON !== "1";
 if (SKIP_NUMPY) console.warn(`skipping the numpy scorer tests: ${noNumpy}`);
 
@@ -86,7 +102,12 @@ function trainModel(shape: Shape, index: number): { path: string; tokenizer: Tok
     return { ...d, ids: d.ids.slice(0, T + 1) };
   });
   const mbs = trainingBatches(train, { vocabSize: config.vocabSize, contextLength: T }, "separate");
-  const run = Run.create({ config, tokenizer: tokenizer.toJSON(), options: trainOptions({ seed: 100 + index, lr: 0.03, data: "score-test" }), data: (b) => new EpochSource(mbs, 2, b) });
+  const run = Run.create({
+    config,
+    tokenizer: tokenizer.toJSON(),
+    options: trainOptions({ seed: 100 + index, lr: 0.03, data: "score-test" }),
+    data: (b) => new EpochSource(mbs, 2, b),
+  });
   try {
     run.train({ updates: UPDATES });
     const path = join(dir, `shape${index}.safetensors`);
@@ -134,7 +155,15 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
       const b = (JSON.parse(py.stdout) as { splits: Splits }).splits;
       expect(Object.keys(b)).toEqual(Object.keys(a));
       for (const split of Object.keys(a)) {
-        rows.push([shape.name, shape.tokenizer, split, String(a[split].targets), a[split].nll.toFixed(7), b[split].nll.toFixed(7), (b[split].nll - a[split].nll).toExponential(2)]);
+        rows.push([
+          shape.name,
+          shape.tokenizer,
+          split,
+          String(a[split].targets),
+          a[split].nll.toFixed(7),
+          b[split].nll.toFixed(7),
+          (b[split].nll - a[split].nll).toExponential(2),
+        ]);
         expect(b[split].targets, `${shape.name} ${split}`).toBe(a[split].targets);
         expect(Math.abs(b[split].nll - a[split].nll), `${shape.name} ${split}`).toBeLessThanOrEqual(NLL_TOLERANCE);
       }
@@ -147,12 +176,18 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
     rows = [];
     // the control: the same scorer with the exact erf GELU (a real GPT-2 variant) must fail the comparison
     const code = [
-      "import math, sys, numpy as np", `sys.path.insert(0, ${JSON.stringify(resolve(import.meta.dirname, "../../tools"))})`, "import score",
+      "import math, sys, numpy as np",
+      `sys.path.insert(0, ${JSON.stringify(resolve(import.meta.dirname, "../../tools"))})`,
+      "import score",
       "score.gelu = lambda x: 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))",
       `score.main([${JSON.stringify(join(dir, "shape0.safetensors"))}, "--data", ${JSON.stringify(docsPath)}, "--json"])`,
     ].join("\n");
     const erf = (JSON.parse(python(["-c", code]).stdout) as { splits: Record<string, { nll: number }> }).splits;
-    const right = (JSON.parse(python([SCORE, join(dir, "shape0.safetensors"), "--data", docsPath, "--json"]).stdout) as { splits: Record<string, { nll: number }> }).splits;
+    const right = (
+      JSON.parse(python([SCORE, join(dir, "shape0.safetensors"), "--data", docsPath, "--json"]).stdout) as {
+        splits: Record<string, { nll: number }>;
+      }
+    ).splits;
     console.log(`control, erf GELU in score.py: train NLL off by ${(erf.train.nll - right.train.nll).toExponential(2)}`);
     expect(Math.abs(erf.train.nll - right.train.nll)).toBeGreaterThan(NLL_TOLERANCE);
   });
@@ -163,11 +198,16 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
     const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(path)));
     const { integrity: _, ...rest } = metadata;
     const bad = join(dir, "erf.safetensors");
-    writeFileSync(bad, encodeSafetensors(tensors, signed(tensors, { ...rest, architecture: rest.architecture.replace('"gelu_tanh"', '"gelu_erf"') })));
+    writeFileSync(
+      bad,
+      encodeSafetensors(tensors, signed(tensors, { ...rest, architecture: rest.architecture.replace('"gelu_tanh"', '"gelu_erf"') })),
+    );
     const r = python([SCORE, bad]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^score\.py: error: model file .*erf\.safetensors: metadata "architecture" declares "activation": "gelu_erf", which score\.py does not implement \(it implements "gelu_tanh"\)\n$/);
+    expect(r.stderr).toMatch(
+      /^score\.py: error: model file .*erf\.safetensors: metadata "architecture" declares "activation": "gelu_erf", which score\.py does not implement \(it implements "gelu_tanh"\)\n$/,
+    );
     const missing = python([SCORE, join(dir, "absent.safetensors")]);
     expect(missing.stderr).toMatch(/^score\.py: error: model file not found: .*absent\.safetensors\n$/);
   });
@@ -178,8 +218,18 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
     const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(path)));
     const { integrity: _, ...rest } = metadata;
     const cases: [string, string, RegExp, RegExp][] = [
-      ["twice", rest.config.replace('"nHeads":', '"nHeads":1,"nHeads":'), /metadata "config" is not valid JSON: key "nHeads" is given twice/, /config: not valid JSON: key "nHeads" is given twice/],
-      ["float", rest.config.replace(/"vocabSize":(\d+)/, '"vocabSize":$1.0'), /metadata "config" vocabSize must be a positive integer, got \d+\.0/, /config\.vocabSize: must be an integer, written without a fraction or exponent \(got \d+\.0\)/],
+      [
+        "twice",
+        rest.config.replace('"nHeads":', '"nHeads":1,"nHeads":'),
+        /metadata "config" is not valid JSON: key "nHeads" is given twice/,
+        /config: not valid JSON: key "nHeads" is given twice/,
+      ],
+      [
+        "float",
+        rest.config.replace(/"vocabSize":(\d+)/, '"vocabSize":$1.0'),
+        /metadata "config" vocabSize must be a positive integer, got \d+\.0/,
+        /config\.vocabSize: must be an integer, written without a fraction or exponent \(got \d+\.0\)/,
+      ],
     ];
     for (const [name, config, byScore, byTinylab] of cases) {
       const bad = join(dir, `${name}.safetensors`);
@@ -187,7 +237,10 @@ describe.skipIf(SKIP_NUMPY)("tools/score.py agrees with tinylab evaluate", () =>
       const r = python([SCORE, bad]);
       expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(byScore)]);
       const t = await tinylab(["evaluate", "--model", bad, "--data", docsPath]);
-      expect([t.code, t.stderr.trim()]).toEqual([1, expect.stringMatching(new RegExp(`^tinylab: error: model file .*${byTinylab.source}`))]);
+      expect([t.code, t.stderr.trim()]).toEqual([
+        1,
+        expect.stringMatching(new RegExp(`^tinylab: error: model file .*${byTinylab.source}`)),
+      ]);
     }
   });
 });

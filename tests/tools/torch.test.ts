@@ -34,13 +34,20 @@ describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
     for (const [m, data] of cases) {
       const ours = evaluate(m.path, data);
       const args = ["score", "--model", m.path, ...(data ? ["--data", data] : [])];
-      const f64 = (await torchTool(args)).splits, f32 = (await torchTool([...args, "--dtype", "float32"])).splits;
+      const f64 = (await torchTool(args)).splits,
+        f32 = (await torchTool([...args, "--dtype", "float32"])).splits;
       expect(Object.keys(f64).sort()).toEqual(Object.keys(ours.splits).sort());
       for (const [split, s] of Object.entries(ours.splits)) {
         table.push({
-          model: m.name, data: data ? "jsonl" : "fixture", split, targets: s!.targets, tinylab: s!.nll.toFixed(8),
-          torch_f64: f64[split].nll.toFixed(8), d64: Math.abs(f64[split].nll - s!.nll).toExponential(1),
-          torch_f32: f32[split].nll.toFixed(8), d32: Math.abs(f32[split].nll - s!.nll).toExponential(1),
+          model: m.name,
+          data: data ? "jsonl" : "fixture",
+          split,
+          targets: s!.targets,
+          tinylab: s!.nll.toFixed(8),
+          torch_f64: f64[split].nll.toFixed(8),
+          d64: Math.abs(f64[split].nll - s!.nll).toExponential(1),
+          torch_f32: f32[split].nll.toFixed(8),
+          d32: Math.abs(f32[split].nll - s!.nll).toExponential(1),
         });
         expect(f64[split].targets).toBe(s!.targets);
         expect(f32[split].targets).toBe(s!.targets);
@@ -61,7 +68,14 @@ describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
       const score = (JSON.parse(r.stdout) as { splits: Record<string, { nll: number; targets: number }> }).splits;
       expect(Object.keys(torch).sort()).toEqual(Object.keys(score).sort());
       for (const [split, s] of Object.entries(score)) {
-        table.push({ model: m.name, split, targets: s.targets, score_py: s.nll.toFixed(12), torch_f64: torch[split].nll.toFixed(12), diff: Math.abs(torch[split].nll - s.nll).toExponential(1) });
+        table.push({
+          model: m.name,
+          split,
+          targets: s.targets,
+          score_py: s.nll.toFixed(12),
+          torch_f64: torch[split].nll.toFixed(12),
+          diff: Math.abs(torch[split].nll - s.nll).toExponential(1),
+        });
         expect(torch[split].targets).toBe(s.targets);
         expect(Math.abs(torch[split].nll - s.nll)).toBeLessThan(TORCH_VS_SCORE_TOL);
       }
@@ -84,7 +98,10 @@ describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
     const m = models[1];
     const base = (await torchTool(["score", "--model", m.path, "--data", m.data])).splits;
     const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(m.path)));
-    for (const [format, extra] of [["tinylab-model/1", {}], ["tinylab-model/3", { architecture: "{}", tokenizer_scheme: "{}" }]] as const) {
+    for (const [format, extra] of [
+      ["tinylab-model/1", {}],
+      ["tinylab-model/3", { architecture: "{}", tokenizer_scheme: "{}" }],
+    ] as const) {
       const { integrity: _, ...rest } = metadata;
       const path = join(dir, `${format.replace("/", "-")}.safetensors`);
       writeFileSync(path, encodeSafetensors(tensors, { ...rest, ...extra, format }));
@@ -102,6 +119,9 @@ describe.skipIf(skipTorch())("tools/tinylab_torch.py", () => {
       expect(Math.abs(got.splits.train.nll - ours.nll)).toBeLessThan(FLOAT64_TOL);
     }
     const r = torchToolFails(["score", "--model", models[0].path, "--data", data, "--stride", "9"]);
-    expect([r.status, r.stderr.trim()]).toEqual([1, "tinylab_torch: error: --stride must be an integer in [1, 8] (the model's context), got 9"]);
+    expect([r.status, r.stderr.trim()]).toEqual([
+      1,
+      "tinylab_torch: error: --stride must be an integer in [1, 8] (the model's context), got 9",
+    ]);
   });
 });

@@ -15,14 +15,16 @@ import { TEST_BACKENDS, useBackend } from "../helpers.ts";
  */
 function handAdamW(p0: number[], grads: (p: number[]) => number[], steps: number, lr: number, wd: number, decays: boolean) {
   const { beta1, beta2, eps } = DEFAULT_ADAMW;
-  const p = p0.slice(), m = p.map(() => 0), v = p.map(() => 0);
+  const p = p0.slice(),
+    m = p.map(() => 0),
+    v = p.map(() => 0);
   for (let t = 1; t <= steps; t++) {
     const g = grads(p);
     for (let i = 0; i < p.length; i++) {
       if (decays) p[i] *= 1 - lr * wd;
       m[i] = beta1 * m[i] + (1 - beta1) * g[i];
       v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
-      p[i] -= (lr / (1 - beta1 ** t)) * m[i] / (Math.sqrt(v[i]) / Math.sqrt(1 - beta2 ** t) + eps);
+      p[i] -= ((lr / (1 - beta1 ** t)) * m[i]) / (Math.sqrt(v[i]) / Math.sqrt(1 - beta2 ** t) + eps);
     }
   }
   return p;
@@ -51,7 +53,11 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
   const p0 = [0.3, -1.2, 2.5, 0.9];
 
   it("10 steps match the float64 hand computation (float32 state: 1e-5 absolute)", () => {
-    for (const [wd, shape] of [[0, [2, 2]], [0.1, [2, 2]], [0.1, [4]]] as const) {
+    for (const [wd, shape] of [
+      [0, [2, 2]],
+      [0.1, [2, 2]],
+      [0.1, [4]],
+    ] as const) {
       const got = runTf(p0, 10, 0.05, wd, [...shape]);
       const want = handAdamW(p0, quadGrad, 10, 0.05, wd, shape.length >= 2); // vectors do not decay
       got.forEach((g, i) => expect(Math.abs(g - want[i])).toBeLessThan(1e-5));
@@ -63,11 +69,13 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     const opt = new AdamW(new Map([["w", param]]));
     tf.tidy(() => opt.apply(new Map([["w", tf.tensor([0.5], [1])]]), 0.1));
     expect(param.dataSync()[0]).toBeCloseTo(0.9, 6);
-    opt.dispose(); param.dispose();
+    opt.dispose();
+    param.dispose();
   });
 
   it("two runs are bit-identical and it converges on a quadratic", () => {
-    const a = runTf(p0, 300, 0.05, 0, [2, 2]), b = runTf(p0, 300, 0.05, 0, [2, 2]);
+    const a = runTf(p0, 300, 0.05, 0, [2, 2]),
+      b = runTf(p0, 300, 0.05, 0, [2, 2]);
     expect(a).toEqual(b);
     a.forEach((x) => expect(Math.abs(x - 1)).toBeLessThan(1e-2));
   });
@@ -75,9 +83,19 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
   it("refuses an update whose new weights or moments are not finite, changing nothing", () => {
     // "a" (listed first) updates finitely; "b" overflows float32: lr 1e39 moves b₀ by ≈ lr (Adam's first step)
     // while a zero gradient leaves a where it is; 1e30² overflows v
-    const a = tf.variable(tf.tensor([1, 2], [2])), b = tf.variable(tf.tensor([1, 2, 3], [3]));
-    const opt = new AdamW(new Map([["a", a], ["b", b]]));
-    const grads = (gb: number[], ga = [0, 0.5]) => new Map([["a", new Float32Array(ga)], ["b", new Float32Array(gb)]]);
+    const a = tf.variable(tf.tensor([1, 2], [2])),
+      b = tf.variable(tf.tensor([1, 2, 3], [3]));
+    const opt = new AdamW(
+      new Map([
+        ["a", a],
+        ["b", b],
+      ]),
+    );
+    const grads = (gb: number[], ga = [0, 0.5]) =>
+      new Map([
+        ["a", new Float32Array(ga)],
+        ["b", new Float32Array(gb)],
+      ]);
     const before = opt.state();
     const refusal = (lr: number, gb: number[], ga?: number[]) => {
       try {
@@ -88,15 +106,21 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
       }
       throw new Error("a non-finite update was applied");
     };
-    expect(refusal(1e39, [0.5, 0, 0], [0, 0])).toBe('non-finite new weight in parameter "b" (first at flat index 0) at update 1; no parameter was updated');
+    expect(refusal(1e39, [0.5, 0, 0], [0, 0])).toBe(
+      'non-finite new weight in parameter "b" (first at flat index 0) at update 1; no parameter was updated',
+    );
     // v = (1 − β2)·1e60 is +Infinity in float32 while the weight moves by m/√v = 0: only the moment check sees it
-    expect(refusal(0.1, [0, 0, 1e30])).toBe('non-finite new second moment in parameter "b" (first at flat index 2) at update 1; no parameter was updated');
+    expect(refusal(0.1, [0, 0, 1e30])).toBe(
+      'non-finite new second moment in parameter "b" (first at flat index 2) at update 1; no parameter was updated',
+    );
     expect([...a.dataSync(), ...b.dataSync()]).toEqual([1, 2, 1, 2, 3]);
     expect(opt.state()).toEqual(before);
     opt.apply(grads([0.5, 0.5, 0.5]), 0.1); // still usable, from step 1
     expect(opt.step).toBe(1);
     expect(b.dataSync()[0]).toBeCloseTo(0.9, 6);
-    opt.dispose(); a.dispose(); b.dispose();
+    opt.dispose();
+    a.dispose();
+    b.dispose();
   });
 
   it("a weight near float32's largest leaves the bound's fast path and is still updated, as value by value", () => {
@@ -107,7 +131,8 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     expect(opt.step).toBe(1);
     expect(param.dataSync()[0]).toBe(Math.fround(1e37)); // 1e37 − 0.1 rounds back to 1e37
     expect(param.dataSync()[1]).toBeCloseTo(0.9, 6);
-    opt.dispose(); param.dispose();
+    opt.dispose();
+    param.dispose();
   });
 
   it("per-microbatch terms give the update of their float64 sum", () => {
@@ -116,10 +141,12 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
       const opt = new AdamW(new Map([["w", param]]));
       for (let s = 0; s < 3; s++) opt.apply(new Map([["w", g]]), 0.05, 0.5);
       const out = [...param.dataSync()];
-      opt.dispose(); param.dispose();
+      opt.dispose();
+      param.dispose();
       return out;
     };
-    const a = Float32Array.from([0.1, -0.3, 1e-8, 2]), b = Float32Array.from([0.7, 0.3, 1, -2]);
+    const a = Float32Array.from([0.1, -0.3, 1e-8, 2]),
+      b = Float32Array.from([0.7, 0.3, 1, -2]);
     expect(run([a, b])).toEqual(run(Float64Array.from(a, (x, i) => 0 + x + b[i])));
   });
 
@@ -129,6 +156,7 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     const opt = new AdamW(new Map([["w", param]]));
     expect(() => opt.apply(new Map(), 0.1)).toThrow(/no gradient for parameter "w"/);
     expect(() => opt.apply(new Map(), NaN)).toThrow(/learning rate/);
-    opt.dispose(); param.dispose();
+    opt.dispose();
+    param.dispose();
   });
 });

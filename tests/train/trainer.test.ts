@@ -22,26 +22,56 @@ const train = overfitDocuments().filter((d) => d.split === "train");
 function setup(seed = 39, config = PRESETS.overfit) {
   const model = new GPT(config, initParameters(config, Rng.fromSeed(seed).child("init")));
   const optimizer = new AdamW(model.params, DEFAULT_ADAMW);
-  return { model, optimizer, dispose: () => { model.dispose(); optimizer.dispose(); } };
+  return {
+    model,
+    optimizer,
+    dispose: () => {
+      model.dispose();
+      optimizer.dispose();
+    },
+  };
 }
 
 describe.each(TEST_BACKENDS)("trainer on %s", (backend) => {
   beforeAll(() => useBackend(backend));
 
   it("two one-document microbatches give the update of one token-weighted mean over all 9 targets", () => {
-    const a = setup(), b = setup();
-    const ra = trainStep({ params: a.model.params, microbatches: separateBatches(train, binding), lossFn: batchLoss(a.model, { train: false }), optimizer: a.optimizer, lr: 0.02, clipNorm: 1 });
-    const rb = trainStep({ params: b.model.params, microbatches: packedBatches(train, binding, 2), lossFn: batchLoss(b.model, { train: false }), optimizer: b.optimizer, lr: 0.02, clipNorm: 1 });
+    const a = setup(),
+      b = setup();
+    const ra = trainStep({
+      params: a.model.params,
+      microbatches: separateBatches(train, binding),
+      lossFn: batchLoss(a.model, { train: false }),
+      optimizer: a.optimizer,
+      lr: 0.02,
+      clipNorm: 1,
+    });
+    const rb = trainStep({
+      params: b.model.params,
+      microbatches: packedBatches(train, binding, 2),
+      lossFn: batchLoss(b.model, { train: false }),
+      optimizer: b.optimizer,
+      lr: 0.02,
+      clipNorm: 1,
+    });
     expect(ra.targets).toBe(9);
     expect(Math.abs(ra.loss - rb.loss)).toBeLessThan(1e-6);
     expect(Math.abs(ra.gradNorm - rb.gradNorm) / rb.gradNorm).toBeLessThan(1e-5);
     for (const [name, w] of a.model.read()) expect(maxAbsDiff(w, b.model.read().get(name)!)).toBeLessThan(1e-6);
-    a.dispose(); b.dispose();
+    a.dispose();
+    b.dispose();
   });
 
   it("clips by global norm: a tiny clip limit marks the step clipped", () => {
     const s = setup();
-    const r = trainStep({ params: s.model.params, microbatches: trainingBatches(train, binding, "packed", 2), lossFn: batchLoss(s.model, { train: false }), optimizer: s.optimizer, lr: 0.02, clipNorm: 1e-3 });
+    const r = trainStep({
+      params: s.model.params,
+      microbatches: trainingBatches(train, binding, "packed", 2),
+      lossFn: batchLoss(s.model, { train: false }),
+      optimizer: s.optimizer,
+      lr: 0.02,
+      clipNorm: 1e-3,
+    });
     expect(r.clipped).toBe(true);
     expect(r.gradNorm).toBeGreaterThan(1e-3);
     s.dispose();
@@ -55,10 +85,25 @@ describe.each(TEST_BACKENDS)("trainer on %s", (backend) => {
       const terms = batchLoss(s.model, { train: false })(batch);
       return { sum: tf.mul(terms.sum, tf.div(tf.sum(wte), 0)) as tf.Scalar, count: terms.count }; // ×(±∞)
     };
-    expect(() => trainStep({ params: s.model.params, microbatches: separateBatches(train, binding), lossFn: poisoned, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 }))
-      .toThrow(NonFiniteError);
+    expect(() =>
+      trainStep({
+        params: s.model.params,
+        microbatches: separateBatches(train, binding),
+        lossFn: poisoned,
+        optimizer: s.optimizer,
+        lr: 0.02,
+        clipNorm: 1,
+      }),
+    ).toThrow(NonFiniteError);
     try {
-      trainStep({ params: s.model.params, microbatches: separateBatches(train, binding), lossFn: poisoned, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 });
+      trainStep({
+        params: s.model.params,
+        microbatches: separateBatches(train, binding),
+        lossFn: poisoned,
+        optimizer: s.optimizer,
+        lr: 0.02,
+        clipNorm: 1,
+      });
     } catch (e) {
       expect((e as Error).message).toMatch(/non-finite (loss|gradient in parameter "\S+") at update 1; no parameter was updated/);
     }
@@ -75,8 +120,16 @@ describe.each(TEST_BACKENDS)("trainer on %s", (backend) => {
       // sqrt has an infinite derivative at 0: a finite loss with an infinite gradient in wpe only
       return { sum: tf.add(terms.sum, tf.sum(tf.sqrt(tf.mul(wpe, 0)))) as tf.Scalar, count: terms.count };
     };
-    expect(() => trainStep({ params: s.model.params, microbatches: separateBatches(train, binding), lossFn, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 }))
-      .toThrow(/non-finite gradient in parameter "wpe" at update 1/);
+    expect(() =>
+      trainStep({
+        params: s.model.params,
+        microbatches: separateBatches(train, binding),
+        lossFn,
+        optimizer: s.optimizer,
+        lr: 0.02,
+        clipNorm: 1,
+      }),
+    ).toThrow(/non-finite gradient in parameter "wpe" at update 1/);
     s.dispose();
   });
 
@@ -85,12 +138,22 @@ describe.each(TEST_BACKENDS)("trainer on %s", (backend) => {
     const s = setup(40, config);
     const dropoutRng = Rng.fromSeed(40).child("dropout");
     const lossFn = batchLoss(s.model, { train: true, dropoutRng });
-    const step = () => trainStep({ params: s.model.params, microbatches: separateBatches(train, binding), lossFn, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 });
+    const step = () =>
+      trainStep({
+        params: s.model.params,
+        microbatches: separateBatches(train, binding),
+        lossFn,
+        optimizer: s.optimizer,
+        lr: 0.02,
+        clipNorm: 1,
+      });
     for (let i = 0; i < 3; i++) step();
     const snap = { weights: s.model.read(), adam: s.optimizer.state(), rng: dropoutRng.state() };
     step();
     const first = s.model.read();
-    s.model.assign(snap.weights); s.optimizer.restore(snap.adam); dropoutRng.load(snap.rng);
+    s.model.assign(snap.weights);
+    s.optimizer.restore(snap.adam);
+    dropoutRng.load(snap.rng);
     step();
     for (const [name, w] of s.model.read()) expect(Buffer.from(w.buffer).equals(Buffer.from(first.get(name)!.buffer))).toBe(true);
     s.dispose();
@@ -101,8 +164,17 @@ describe.each(TEST_BACKENDS)("trainer on %s", (backend) => {
     const microbatches = separateBatches(train, binding);
     const lossFn = batchLoss(s.model, { train: false });
     trainStep({ params: s.model.params, microbatches, lossFn, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 }); // warm up kernels
-    expect(leakedBy(() => { for (let i = 0; i < 200; i++) trainStep({ params: s.model.params, microbatches, lossFn, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 }); })).toBe(0);
-    const val = packedBatches(overfitDocuments().filter((d) => d.split === "validation"), binding, 2);
+    expect(
+      leakedBy(() => {
+        for (let i = 0; i < 200; i++)
+          trainStep({ params: s.model.params, microbatches, lossFn, optimizer: s.optimizer, lr: 0.02, clipNorm: 1 });
+      }),
+    ).toBe(0);
+    const val = packedBatches(
+      overfitDocuments().filter((d) => d.split === "validation"),
+      binding,
+      2,
+    );
     expect(leakedBy(() => evaluateLikelihood(decoderAdapter(s.model), "validation", val))).toBe(0);
     s.dispose();
   });

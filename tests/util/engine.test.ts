@@ -26,7 +26,11 @@ describe("engineLabel", () => {
   it("on onnxruntime's kernels says what ran there: scoring, training graphs, or autograd under dropout", () => {
     expect(engineLabel(ORT)).toBe("wasm (matrix products and scoring on onnxruntime-node 1.30.0)");
     expect(engineLabel(ORT, { dropout: 0 })).toBe("wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0)");
-    expect(engineLabel(ORT, { dropout: 0.1 })).toBe("wasm (matrix products and scoring on onnxruntime-node 1.30.0; with dropout, gradients by tfjs autograd)");
-    expect(engineLabel({ backend: "wasm", kernels: "onnxruntime" }, { dropout: 0 })).toBe("wasm (training steps and scoring as whole graphs on onnxruntime-node (version not recorded))");
+    expect(engineLabel(ORT, { dropout: 0.1 })).toBe(
+      "wasm (matrix products and scoring on onnxruntime-node 1.30.0; with dropout, gradients by tfjs autograd)",
+    );
+    expect(engineLabel({ backend: "wasm", kernels: "onnxruntime" }, { dropout: 0 })).toBe(
+      "wasm (training steps and scoring as whole graphs on onnxruntime-node (version not recorded))",
+    );
   });
 });

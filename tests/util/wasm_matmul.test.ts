@@ -15,16 +15,19 @@ const u = 2 ** -24; // float32 unit roundoff
 function worstBoundRatio(a: Float32Array, b: Float32Array, got: Float32Array, n: number, M: number, K: number, N: number): number {
   const gamma = (K * u) / (1 - K * u) + u;
   let worst = 0;
-  for (let s = 0; s < n; s++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let exact = 0, abs = 0;
-    for (let k = 0; k < K; k++) {
-      const p = a[(s * M + i) * K + k] * b[(s * K + k) * N + j];
-      exact += p;
-      abs += Math.abs(p);
-    }
-    const err = Math.abs(got[(s * M + i) * N + j] - exact);
-    worst = Math.max(worst, abs === 0 ? (err === 0 ? 0 : Infinity) : err / (gamma * abs));
-  }
+  for (let s = 0; s < n; s++)
+    for (let i = 0; i < M; i++)
+      for (let j = 0; j < N; j++) {
+        let exact = 0,
+          abs = 0;
+        for (let k = 0; k < K; k++) {
+          const p = a[(s * M + i) * K + k] * b[(s * K + k) * N + j];
+          exact += p;
+          abs += Math.abs(p);
+        }
+        const err = Math.abs(got[(s * M + i) * N + j] - exact);
+        worst = Math.max(worst, abs === 0 ? (err === 0 ? 0 : Infinity) : err / (gamma * abs));
+      }
   return worst;
 }
 
@@ -46,8 +49,11 @@ describe("batchMatMul on wasm", () => {
   ])("lead %j, M %i, K %i, N %i (min slice %i) agrees with float64 within the summation bound", (lead, M, K, N, min) => {
     const rng = Rng.fromSeed(M * 1000 + K * 10 + N);
     const n = (lead as number[]).reduce((x, y) => x * y, 1);
-    const a = randomArray(rng, n * M * K), b = randomArray(rng, n * K * N);
-    const got = readTensor(() => batchMatMul(tf.tensor(a, [...(lead as number[]), M, K]), tf.tensor(b, [...(lead as number[]), K, N]), min as number));
+    const a = randomArray(rng, n * M * K),
+      b = randomArray(rng, n * K * N);
+    const got = readTensor(() =>
+      batchMatMul(tf.tensor(a, [...(lead as number[]), M, K]), tf.tensor(b, [...(lead as number[]), K, N]), min as number),
+    );
     expect(got.length).toBe(n * M * N);
     expect(worstBoundRatio(a, b, got, n, M, K, N)).toBeLessThanOrEqual(1);
   });
@@ -55,16 +61,20 @@ describe("batchMatMul on wasm", () => {
   it("differs from tfjs's own product only by rounding", () => {
     const rng = Rng.fromSeed(5);
     const [a, b] = [tf.tensor(randomArray(rng, 64 * 128 * 32), [64, 128, 32]), tf.tensor(randomArray(rng, 64 * 32 * 128), [64, 32, 128])];
-    const sliced = readTensor(() => batchMatMul(a, b, 0)), plain = readTensor(() => tf.matMul(a, b));
-    let diff = 0, scale = 0;
-    for (let i = 0; i < plain.length; i++) [diff, scale] = [Math.max(diff, Math.abs(sliced[i] - plain[i])), Math.max(scale, Math.abs(plain[i]))];
+    const sliced = readTensor(() => batchMatMul(a, b, 0)),
+      plain = readTensor(() => tf.matMul(a, b));
+    let diff = 0,
+      scale = 0;
+    for (let i = 0; i < plain.length; i++)
+      [diff, scale] = [Math.max(diff, Math.abs(sliced[i] - plain[i])), Math.max(scale, Math.abs(plain[i]))];
     expect(diff / scale).toBeLessThan(1e-5);
     tf.dispose([a, b]);
   });
 
   it("leaks neither tensors nor wasm heap (the XNNPACK operator of every slice is freed)", () => {
     const rng = Rng.fromSeed(8);
-    const a = tf.tensor(randomArray(rng, 64 * 128 * 32), [64, 128, 32]), b = tf.tensor(randomArray(rng, 64 * 32 * 128), [64, 32, 128]);
+    const a = tf.tensor(randomArray(rng, 64 * 128 * 32), [64, 128, 32]),
+      b = tf.tensor(randomArray(rng, 64 * 32 * 128), [64, 32, 128]);
     const heap = () => (tf.backend() as unknown as { wasm: { HEAPU8: Uint8Array } }).wasm.HEAPU8.length;
     const run = () => tf.tidy(() => batchMatMul(a, tf.add(b, 0), 0)).dispose(); // a fresh b each call, as in training
     for (let i = 0; i < 10; i++) run();

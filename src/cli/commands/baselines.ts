@@ -6,7 +6,15 @@ import { DEFAULT_SMOOTHING_K } from "../../baselines/ngram.ts";
 
 /** baselines' options: the smoothing default is the count baselines' own (src/baselines/ngram.ts). */
 export const BASELINES_OPTIONS = {
-  data: REQUIRED, vocab: undefined, model: undefined, smoothing: DEFAULT_SMOOTHING_K, lambda: undefined, "final-test": false, json: false, out: undefined, overwrite: false,
+  data: REQUIRED,
+  vocab: undefined,
+  model: undefined,
+  smoothing: DEFAULT_SMOOTHING_K,
+  lambda: undefined,
+  "final-test": false,
+  json: false,
+  out: undefined,
+  overwrite: false,
 } satisfies OptionTable;
 
 export const baselinesCommand: CommandModule = {
@@ -22,12 +30,25 @@ export const baselinesCommand: CommandModule = {
       "final-test": "also score the test split: a final report, never for choosing anything",
     }),
   handler: async (argv) => {
-    const [{ toJson }, { runBaselines }, { formatBaselines }, { FINAL_REPORT_BANNER }, { claimOutputDir, SHARED_KINDS }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/baselines.ts"), import("../views/baselines.ts"), import("../views/evaluate.ts"), import("../../node/output_dir.ts"),
-    ]);
+    const [{ toJson }, { runBaselines }, { formatBaselines }, { FINAL_REPORT_BANNER }, { claimOutputDir, SHARED_KINDS }] =
+      await Promise.all([
+        import("../common.ts"),
+        import("../../../experiments/baselines.ts"),
+        import("../views/baselines.ts"),
+        import("../views/evaluate.ts"),
+        import("../../node/output_dir.ts"),
+      ]);
     const { json, out, overwrite, ...o } = optionValues(argv, BASELINES_OPTIONS);
     if (overwrite && !out) throw new Error("--overwrite needs --out (the directory whose baselines.json it replaces)");
-    const outputs = out ? claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.baselines, replace: overwrite, inputs: { paths: [["--data", o.data]] } }) : undefined;
+    const outputs = out
+      ? claimOutputDir(out, {
+          option: "--out",
+          what: "output directory",
+          kind: SHARED_KINDS.baselines,
+          replace: overwrite,
+          inputs: { paths: [["--data", o.data]] },
+        })
+      : undefined;
     try {
       if (o.finalTest) (json ? console.error : console.log)(FINAL_REPORT_BANNER);
       const report = runBaselines(o);

@@ -8,10 +8,36 @@ import { engineOptions, modelOverrides, refuseRenamed, optionValues, shapeNames,
 
 /** brown's options and their defaults (experiments/options.ts BROWN_DEFAULTS). */
 export const BROWN_OPTIONS = {
-  seed: d.seed, "split-seed": d.splitSeed, vocab: d.vocab, updates: d.updates, "batch-rows": d.batchRows, microbatches: d.microbatches,
-  layers: d.model.nLayers, "d-model": d.model.dModel, heads: d.model.nHeads, "d-ff": d.model.dFF, context: d.model.contextLength, dropout: d.model.dropout, "model-config": undefined,
-  lr: d.lr, warmup: d.warmup, "cosine-steps": undefined, "min-lr": d.minLr, "weight-decay": d.weightDecay, "eval-every": d.evalEvery, "save-every": d.saveEvery, resume: false, overwrite: false, patience: undefined, tensorboard: false, "on-divergence": d.onDivergence,
-  "canary-repetitions": d.canary.repetitions, "final-test": false, out: d.out, json: false, ...engineOptions("data"),
+  seed: d.seed,
+  "split-seed": d.splitSeed,
+  vocab: d.vocab,
+  updates: d.updates,
+  "batch-rows": d.batchRows,
+  microbatches: d.microbatches,
+  layers: d.model.nLayers,
+  "d-model": d.model.dModel,
+  heads: d.model.nHeads,
+  "d-ff": d.model.dFF,
+  context: d.model.contextLength,
+  dropout: d.model.dropout,
+  "model-config": undefined,
+  lr: d.lr,
+  warmup: d.warmup,
+  "cosine-steps": undefined,
+  "min-lr": d.minLr,
+  "weight-decay": d.weightDecay,
+  "eval-every": d.evalEvery,
+  "save-every": d.saveEvery,
+  resume: false,
+  overwrite: false,
+  patience: undefined,
+  tensorboard: false,
+  "on-divergence": d.onDivergence,
+  "canary-repetitions": d.canary.repetitions,
+  "final-test": false,
+  out: d.out,
+  json: false,
+  ...engineOptions("data"),
 } satisfies OptionTable;
 
 export const brownCommand: CommandModule = {
@@ -23,20 +49,45 @@ export const brownCommand: CommandModule = {
       "batch-rows": "rows of --context tokens per update",
       microbatches: "microbatches the update's rows are split into (the same windows; --workers uses at most this many threads per update)",
       context: "context length; the harness scores at strides context/2 (headline) and context",
-      "cosine-steps": "the schedule's length: cosine decay over this many updates (default: --updates); to extend a finished run, raise --updates with --resume and pass the run's --cosine-steps",
+      "cosine-steps":
+        "the schedule's length: cosine decay over this many updates (default: --updates); to extend a finished run, raise --updates with --resume and pass the run's --cosine-steps",
       "eval-every": "score the whole validation split every N updates (history.json, drawn in loss_curve.svg with the baselines)",
-      resume: "continue from <out>/train_state.safetensors (refused if any setting differs; a run stopped before its first state starts at update 0)",
-      overwrite: "<out> holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused",
+      resume:
+        "continue from <out>/train_state.safetensors (refused if any setting differs; a run stopped before its first state starts at update 0)",
+      overwrite:
+        "<out> holds a run: remove that run's files (only those) and start afresh; without it or --resume such a directory is refused",
       out: "output directory: manifest, training state, model, brown.json, report.html, loss_curve.svg",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson, wallTimeLine }, { CURVE_NOTE, runBrown }, view, { brownPageHtml }, { resolveModelConfig }, { checkOutputDir }, { claimOutputDir }, { onInterrupt, reportInterrupted }, { claimRunDir, RUN_KIND }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/brown.ts"), import("../views/brown.ts"), import("../../../experiments/brown_page.ts"), import("../../model/config.ts"),
-      import("../../node/disk.ts"), import("../../node/output_dir.ts"), import("../interrupt.ts"), import("../../lab/run_dir.ts"),
+    const [
+      { startEngine, toJson, wallTimeLine },
+      { CURVE_NOTE, runBrown },
+      view,
+      { brownPageHtml },
+      { resolveModelConfig },
+      { checkOutputDir },
+      { claimOutputDir },
+      { onInterrupt, reportInterrupted },
+      { claimRunDir, RUN_KIND },
+    ] = await Promise.all([
+      import("../common.ts"),
+      import("../../../experiments/brown.ts"),
+      import("../views/brown.ts"),
+      import("../../../experiments/brown_page.ts"),
+      import("../../model/config.ts"),
+      import("../../node/disk.ts"),
+      import("../../node/output_dir.ts"),
+      import("../interrupt.ts"),
+      import("../../lab/run_dir.ts"),
     ]);
-    const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } = optionValues(argv, BROWN_OPTIONS);
+    const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } =
+      optionValues(argv, BROWN_OPTIONS);
     checkOutputDir(given.out, "--out");
-    const model = resolveModelConfig(modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }), d.model, shapeNames(modelConfig));
+    const model = resolveModelConfig(
+      modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }),
+      d.model,
+      shapeNames(modelConfig),
+    );
     checkMicrobatchRows(given.microbatches, given.batchRows);
     checkMinLr(given.minLr, given.lr);
     const outputs = claimOutputDir(given.out, { option: "--out", what: "Brown output directory", kind: RUN_KIND, replace: true });

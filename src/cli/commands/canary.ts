@@ -6,7 +6,13 @@ import { optionValues, withOptions, type OptionTable } from "../options.ts";
 
 /** canary's options and their defaults (experiments/options.ts CANARY_DEFAULTS; --canary-sweep as typed, a list). */
 export const CANARY_OPTIONS = {
-  data: undefined, canary: d.canary, "canary-control": d.control, "canary-secret": d.secretTokens, "canary-sweep": d.repetitions.join(","), smoothing: d.smoothing, json: false,
+  data: undefined,
+  canary: d.canary,
+  "canary-control": d.control,
+  "canary-secret": d.secretTokens,
+  "canary-sweep": d.repetitions.join(","),
+  smoothing: d.smoothing,
+  json: false,
 } satisfies OptionTable;
 
 export const canaryCommand: CommandModule = {
@@ -19,7 +25,11 @@ export const canaryCommand: CommandModule = {
       smoothing: "the add-k byte bigram's k (000 used 0.05)",
     }),
   handler: async (argv) => {
-    const [{ toJson }, { runCanary }, { formatCanary }] = await Promise.all([import("../common.ts"), import("../../../experiments/canary.ts"), import("../views/canary.ts")]);
+    const [{ toJson }, { runCanary }, { formatCanary }] = await Promise.all([
+      import("../common.ts"),
+      import("../../../experiments/canary.ts"),
+      import("../views/canary.ts"),
+    ]);
     const { json, ...o } = optionValues(argv, CANARY_OPTIONS);
     const r = runCanary(o);
     process.stdout.write(json ? toJson(r) : formatCanary(r) + "\n");

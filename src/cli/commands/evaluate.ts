@@ -6,7 +6,16 @@ import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
-  model: undefined, ...MODEL_DIR, ...SCORING_DATA, "batch-rows": d.batchRows, split: d.split, "final-test": false, stride: undefined, json: false, "lm-eval-out": undefined, ...engineOptions("data"),
+  model: undefined,
+  ...MODEL_DIR,
+  ...SCORING_DATA,
+  "batch-rows": d.batchRows,
+  split: d.split,
+  "final-test": false,
+  stride: undefined,
+  json: false,
+  "lm-eval-out": undefined,
+  ...engineOptions("data"),
 } satisfies OptionTable;
 
 export const evaluateCommand: CommandModule = {
@@ -15,15 +24,16 @@ export const evaluateCommand: CommandModule = {
   builder: (y) =>
     withOptions(y, EVALUATE_OPTIONS, {
       ...SCORING_DATA_HELP,
-      model: "model file (.safetensors), or a Hugging Face / transformers.js model directory scored on onnxruntime-node (docs/any-model.md); default with --run: its model.safetensors",
+      model:
+        "model file (.safetensors), or a Hugging Face / transformers.js model directory scored on onnxruntime-node (docs/any-model.md); default with --run: its model.safetensors",
       split: "split to score; all = train and validation (and test with --final-test); test needs --final-test",
       "final-test": "allow the test split (--split test, or all): a final report, never for choosing anything",
-      "lm-eval-out": "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split (task <data>_<split>) into this directory: each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
+      "lm-eval-out":
+        "also write lm-evaluation-harness's results_<date>.json and one samples_<task>_<date>.jsonl per split (task <data>_<split>) into this directory: each text scored after BOS with no EOS (loglikelihood_rolling), word_perplexity, byte_perplexity, bits_per_byte (docs/formats.md)",
     }),
   handler: async (argv) => {
-    const [{ modelOfRun, scoringText, startEngine, toJson }, { chosenSplits, scoreModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/evaluate_file.ts"), import("../views/evaluate.ts"),
-    ]);
+    const [{ modelOfRun, scoringText, startEngine, toJson }, { chosenSplits, scoreModelFile }, { formatEvaluation, FINAL_REPORT_BANNER }] =
+      await Promise.all([import("../common.ts"), import("../../../experiments/evaluate_file.ts"), import("../views/evaluate.ts")]);
     const v = optionValues(argv, EVALUATE_OPTIONS);
     const scored = chosenSplits(v.split, v.finalTest); // refused before the engine starts
     const model = modelOfRun(v);
@@ -33,24 +43,62 @@ export const evaluateCommand: CommandModule = {
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     const { isModelDir } = await import("../../node/model_dir.ts");
     if (isModelDir(model)) {
-      if (v.workers !== undefined && v.workers > 1) throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);
-      const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
-      const report = evaluateModelDir({ model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest, convention: v.convention, graph: v.graph, allowNonFloat32: v.allowNonFloat32 }, text);
+      if (v.workers !== undefined && v.workers > 1)
+        throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);
+      const [{ evaluateModelDir }, { formatDirEvaluation }] = await Promise.all([
+        import("../../../experiments/model_dir.ts"),
+        import("../views/model_dir.ts"),
+      ]);
+      const report = evaluateModelDir(
+        {
+          model,
+          batchRows: v.batchRows,
+          split: v.split,
+          data: v.data,
+          stride: v.stride,
+          finalTest: v.finalTest,
+          convention: v.convention,
+          graph: v.graph,
+          allowNonFloat32: v.allowNonFloat32,
+        },
+        text,
+      );
       process.stdout.write(v.json ? toJson(report) : formatDirEvaluation(report) + "\n");
       return;
     }
     // the model file from its header and --batch-rows against its shape, before the engine starts
-    const [{ judgeModelFile }, { checkScoringMemory }, { parameterCount }] = await Promise.all([import("../../node/disk.ts"), import("../../lab/memory.ts"), import("../../model/config.ts")]);
+    const [{ judgeModelFile }, { checkScoringMemory }, { parameterCount }] = await Promise.all([
+      import("../../node/disk.ts"),
+      import("../../lab/memory.ts"),
+      import("../../model/config.ts"),
+    ]);
     const config = judgeModelFile(model);
     checkScoringMemory(config, 4 * parameterCount(config), v.batchRows);
     const engine = await startEngine(v);
-    const { report, lmEval, lmEvalModel } = scoreModelFile({
-      model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest,
-      engine, workers: v.workers, openPool: (await import("../../node/pool.ts")).threadPools(engine), lmEval: v.lmEvalOut !== undefined, progress: process.stderr,
-    }, text);
+    const { report, lmEval, lmEvalModel } = scoreModelFile(
+      {
+        model,
+        batchRows: v.batchRows,
+        split: v.split,
+        data: v.data,
+        stride: v.stride,
+        finalTest: v.finalTest,
+        engine,
+        workers: v.workers,
+        openPool: (await import("../../node/pool.ts")).threadPools(engine),
+        lmEval: v.lmEvalOut !== undefined,
+        progress: process.stderr,
+      },
+      text,
+    );
     process.stdout.write(v.json ? toJson(report) : formatEvaluation(report) + "\n");
     if (v.lmEvalOut !== undefined && lmEval) {
-      const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, { batchSize: v.batchRows, device: engine.backend, start, inputs: [model, ...(v.data ? [v.data] : [])] });
+      const wrote = (await import("../lm_eval_out.ts")).writeLmEvalOut(v.lmEvalOut, lmEval, lmEvalModel, {
+        batchSize: v.batchRows,
+        device: engine.backend,
+        start,
+        inputs: [model, ...(v.data ? [v.data] : [])],
+      });
       for (const line of wrote) (v.json ? console.error : console.log)(line);
     }
   },

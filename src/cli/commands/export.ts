@@ -8,7 +8,8 @@ export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED
 
 export const exportCommand: CommandModule = {
   command: "export",
-  describe: "Write a model file as a Hugging Face GPT-2 directory with its ONNX graph (transformers.js loads it), or as the ONNX graph alone",
+  describe:
+    "Write a model file as a Hugging Face GPT-2 directory with its ONNX graph (transformers.js loads it), or as the ONNX graph alone",
   builder: (y) =>
     withOptions(y, EXPORT_OPTIONS, {
       out: "directory to write (absent, empty, or a previous export of the same format with --overwrite; anything else is refused)",
@@ -20,7 +21,9 @@ export const exportCommand: CommandModule = {
     checkOutputDir(o.out, "--out"); // before the recipe (and tfjs's modules) load
     judgeModelFile(o.model); // from its header, before the engine starts
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/export.ts"), import("../views/export.ts"),
+      import("../common.ts"),
+      import("../../../experiments/export.ts"),
+      import("../views/export.ts"),
     ]);
     await startEngine({ backend: envValue(BACKEND_DEFAULT), kernels: "tfjs" });
     const report = exportModel({ ...o, progress: process.stderr });

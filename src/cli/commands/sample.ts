@@ -6,7 +6,16 @@ import { oneThreadEngineOptions, MODEL_DIR, optionValues, REQUIRED, withOptions,
 
 /** sample's options and their defaults (experiments/options.ts SAMPLE_DEFAULTS). */
 export const SAMPLE_OPTIONS = {
-  model: REQUIRED, ...MODEL_DIR, prompt: REQUIRED, temperature: d.temperature, "top-k": undefined, seed: d.seed, "max-tokens": d.maxTokens, samples: d.samples, json: false, ...oneThreadEngineOptions("data"),
+  model: REQUIRED,
+  ...MODEL_DIR,
+  prompt: REQUIRED,
+  temperature: d.temperature,
+  "top-k": undefined,
+  seed: d.seed,
+  "max-tokens": d.maxTokens,
+  samples: d.samples,
+  json: false,
+  ...oneThreadEngineOptions("data"),
 } satisfies OptionTable;
 
 export const sampleCommand: CommandModule = {
@@ -18,13 +27,20 @@ export const sampleCommand: CommandModule = {
       json: "print the result as JSON: every sample's token ids with their probabilities under the model",
     }),
   handler: async (argv) => {
-    const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { judgeModelFile, requireFile }] = await Promise.all([
-      import("../common.ts"), import("../../../experiments/sample.ts"), import("../views/sample.ts"), import("../../node/disk.ts"),
-    ]);
+    const [{ startEngine, toJson }, { checkSampleOptions, runSample }, { formatSample }, { judgeModelFile, requireFile }] =
+      await Promise.all([
+        import("../common.ts"),
+        import("../../../experiments/sample.ts"),
+        import("../views/sample.ts"),
+        import("../../node/disk.ts"),
+      ]);
     const { json, backend, kernels, model, convention, graph, allowNonFloat32, ...given } = optionValues(argv, SAMPLE_OPTIONS);
     const { isModelDir } = await import("../../node/model_dir.ts");
     if (isModelDir(model)) {
-      const [{ runSampleDir }, { formatDirSample }] = await Promise.all([import("../../../experiments/model_dir.ts"), import("../views/model_dir.ts")]);
+      const [{ runSampleDir }, { formatDirSample }] = await Promise.all([
+        import("../../../experiments/model_dir.ts"),
+        import("../views/model_dir.ts"),
+      ]);
       const r = runSampleDir({ ...given, model, convention, graph, allowNonFloat32 });
       process.stdout.write(json ? toJson(r) : formatDirSample(r) + "\n");
       return;

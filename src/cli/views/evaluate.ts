@@ -22,8 +22,11 @@ export function formatEvaluation(r: EvaluateReport): string {
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,
   ];
   for (const [split, s] of Object.entries(r.splits)) {
-    lines.push(`${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}  ${s.recorded_graphs}`);
+    lines.push(
+      `${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}  ${s.recorded_graphs}`,
+    );
   }
-  if (r.test_documents_not_scored > 0) lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
+  if (r.test_documents_not_scored > 0)
+    lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
   return lines.join("\n");
 }

@@ -25,18 +25,33 @@ export function formatDirEvaluation(r: DirEvaluateReport): string {
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}`,
   ];
   for (const [split, s] of Object.entries(r.splits)) {
-    lines.push(`${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}`);
+    lines.push(
+      `${split.padEnd(10)} ${f(s.nll).padStart(9)} ${f(s.perplexity).padStart(12)} ${String(s.targets).padStart(7)} ${String(s.batches).padStart(7)}`,
+    );
   }
-  if (r.test_documents_not_scored > 0) lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
+  if (r.test_documents_not_scored > 0)
+    lines.push(`test split: ${r.test_documents_not_scored} documents not scored (pass --final-test for the final report)`);
   return lines.join("\n");
 }
 
 export function formatDirSample(r: DirSampleResult): string {
   const d = r.decoding;
-  const how = d.kind === "greedy" ? "greedy (top token, lowest id on ties)" : `sampled at temperature ${d.temperature}${d.top_k === null ? "" : `, top-k ${d.top_k}`}, seed ${d.seed}`;
-  const lines = [...dirLines(r.model_dir), `convention: ${r.convention.label}`, `${how}; at most ${r.max_tokens} tokens, stopping after EOS`, `prompt ids: ${r.prompt.ids.join(" ")}`];
+  const how =
+    d.kind === "greedy"
+      ? "greedy (top token, lowest id on ties)"
+      : `sampled at temperature ${d.temperature}${d.top_k === null ? "" : `, top-k ${d.top_k}`}, seed ${d.seed}`;
+  const lines = [
+    ...dirLines(r.model_dir),
+    `convention: ${r.convention.label}`,
+    `${how}; at most ${r.max_tokens} tokens, stopping after EOS`,
+    `prompt ids: ${r.prompt.ids.join(" ")}`,
+  ];
   for (const s of r.samples) {
-    lines.push("", `sample ${s.index + 1} (${s.ids.length} tokens, ${s.stopped === "stop-token" ? "stopped at EOS" : "length limit"}): ${v(r.prompt.text)}${v(s.text)}`, `ids: ${s.ids.join(" ")}`);
+    lines.push(
+      "",
+      `sample ${s.index + 1} (${s.ids.length} tokens, ${s.stopped === "stop-token" ? "stopped at EOS" : "length limit"}): ${v(r.prompt.text)}${v(s.text)}`,
+      `ids: ${s.ids.join(" ")}`,
+    );
   }
   return lines.join("\n");
 }

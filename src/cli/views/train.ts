@@ -16,11 +16,22 @@ export function formatTrainSummary(s: Summary): string[] {
   const row = (name: string, nll: number, note = "") => `  ${name.padEnd(28)} ${nll.toFixed(6)}${note}`;
   const best = s.best;
   if (s.initial_validation_nll !== null && best?.update !== 0) lines.push(row("model at update 0", s.initial_validation_nll));
-  if (best && best.update !== s.validation.update) lines.push(row(`model at update ${best.update}`, best.validation_nll, "  best on validation (optimistic: chosen on it)"));
-  lines.push(row(`model at update ${s.validation.update}`, s.validation.nll, best?.update === s.validation.update ? "  last, and best on validation" : best ? "  last" : ""));
+  if (best && best.update !== s.validation.update)
+    lines.push(row(`model at update ${best.update}`, best.validation_nll, "  best on validation (optimistic: chosen on it)"));
+  lines.push(
+    row(
+      `model at update ${s.validation.update}`,
+      s.validation.nll,
+      best?.update === s.validation.update ? "  last, and best on validation" : best ? "  last" : "",
+    ),
+  );
   for (const b of s.baselines) lines.push(row(b.name, b.validation_nll));
-  if (best?.file) lines.push(`best model (update ${best.update}, selected on validation: only --final-test's test split is unbiased) → ${best.file}`);
-  if (s.early_stop) lines.push(`stopped early at update ${s.early_stop.at} (--patience ${s.early_stop.patience}: no new best in ${s.early_stop.patience} scorings)`);
+  if (best?.file)
+    lines.push(`best model (update ${best.update}, selected on validation: only --final-test's test split is unbiased) → ${best.file}`);
+  if (s.early_stop)
+    lines.push(
+      `stopped early at update ${s.early_stop.at} (--patience ${s.early_stop.patience}: no new best in ${s.early_stop.patience} scorings)`,
+    );
   if (s.files?.history) lines.push(`history ${s.files.history}, curve ${s.files.curve}`);
   return lines;
 }

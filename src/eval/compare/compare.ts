@@ -25,7 +25,8 @@ export interface TokenScores {
 export function scoreTokens(model: ScoringModel, doc: Document, stride: number): TokenScores {
   const V = model.binding.vocabSize;
   const n = targetCount(doc);
-  const nll = new Float64Array(n).fill(NaN), hit = new Uint8Array(n);
+  const nll = new Float64Array(n).fill(NaN),
+    hit = new Uint8Array(n);
   const wb = windowBatches([doc], model.binding, stride, 1);
   wb.batches.forEach((batch, i) => {
     const w = wb.windows[i];
@@ -73,11 +74,14 @@ type BootstrapDifference = ReturnType<typeof multiBootstrapDifference>["differen
  * B − A with its interval and p-value, or, over fewer than MIN_INTERVAL_DOCUMENTS documents, the point estimate
  * alone with the reason (a bootstrap over one document gave "[x, x]" and p = 1/replicates).
  */
-export type Difference = BootstrapDifference | { estimate: number; lo: null; hi: null; p_one_sided: null; p_floor: null; interval_reason: string };
+export type Difference =
+  BootstrapDifference | { estimate: number; lo: null; hi: null; p_one_sided: null; p_floor: null; interval_reason: string };
 
 /** `d` as shown over `documents` documents: whole, or its estimate alone when they are too few for an interval. */
 function shown(d: BootstrapDifference, documents: number): Difference {
-  return documents >= MIN_INTERVAL_DOCUMENTS ? d : { estimate: d.estimate, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: tooFewDocuments(documents) };
+  return documents >= MIN_INTERVAL_DOCUMENTS
+    ? d
+    : { estimate: d.estimate, lo: null, hi: null, p_one_sided: null, p_floor: null, interval_reason: tooFewDocuments(documents) };
 }
 /** Next-token accuracy over the targets; its Wilson interval null, with the reason, under MIN_INTERVAL_DOCUMENTS documents. */
 type Accuracy = { hits: number; targets: number; acc: number; wilson: WilsonBounds | null; wilson_reason?: string };
@@ -115,17 +119,30 @@ function sum(x: ArrayLike<number>): number {
 }
 
 /** Compare A with B on the `o.split` documents of `data.source`; B's documents must be A's, encoded by B's tokenizer. */
-export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings, data: { source: string; notes: string[] }, prov: Provenance): { result: CompareResult; tokens: CompareTokens | null } {
+export function compareSides(
+  a: CompareSide,
+  b: CompareSide,
+  o: CompareSettings,
+  data: { source: string; notes: string[] },
+  prov: Provenance,
+): { result: CompareResult; tokens: CompareTokens | null } {
   const same = JSON.stringify(a.tokenizer) === JSON.stringify(b.tokenizer);
   if (!same && !o.bitsPerByte) {
-    throw new Error(`A and B have different tokenizers (${JSON.stringify(a.tokenizer).slice(0, 60)} vs ${JSON.stringify(b.tokenizer).slice(0, 60)}): their per-target NLLs score different targets; pass --bits-per-byte to compare them per UTF-8 byte`);
+    throw new Error(
+      `A and B have different tokenizers (${JSON.stringify(a.tokenizer).slice(0, 60)} vs ${JSON.stringify(b.tokenizer).slice(0, 60)}): their per-target NLLs score different targets; pass --bits-per-byte to compare them per UTF-8 byte`,
+    );
   }
   const pick = (s: CompareSide) => s.docs.filter((d) => d.split === o.split);
-  const da = pick(a), db = pick(b);
+  const da = pick(a),
+    db = pick(b);
   if (da.length === 0) throw new Error(`no ${o.split} documents in ${data.source}`);
   const strideOf = (s: CompareSide) => scoringStride(o.stride, s.scorer.binding.contextLength);
   const bar = phase(o.progress, "compare", da.length + db.length, "documents");
-  const scored = (s: CompareSide) => (d: Document) => { const r = scoreTokens(s.scorer, d, strideOf(s)); bar?.tick(); return r; };
+  const scored = (s: CompareSide) => (d: Document) => {
+    const r = scoreTokens(s.scorer, d, strideOf(s));
+    bar?.tick();
+    return r;
+  };
   const sa = da.map(scored(a));
   const sb = db.map(scored(b));
   bar?.done();
@@ -135,25 +152,36 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
     if (n !== m) throw new Error(`document "${d.id}" stands for ${n} bytes under A's tokenizer but ${m} under B's`);
     return n;
   });
-  const totA = sa.map((s) => sum(s.nll)), totB = sb.map((s) => sum(s.nll));
+  const totA = sa.map((s) => sum(s.nll)),
+    totB = sb.map((s) => sum(s.nll));
   // one model per arm: no seed to resample, so the documents alone are resampled (the same draw for both arms)
   const arm = (nll: number[], den: number[]): Arm => ({ seeds: ["model"], nll: [nll], targets: [den] });
   const opts = { replicates: o.replicates, resample: "documents" as const };
   const rng = () => Rng.fromSeed(o.seed).child("bootstrap");
-  const bpbA = totA.map((x) => x / Math.LN2), bpbB = totB.map((x) => x / Math.LN2);
+  const bpbA = totA.map((x) => x / Math.LN2),
+    bpbB = totB.map((x) => x / Math.LN2);
   const bpb = multiBootstrapDifference(arm(bpbA, bytes), arm(bpbB, bytes), rng(), opts);
   const targets = da.map((d) => targetCount(d));
-  let nll: CompareResult["nll"] = null, accuracy: CompareResult["accuracy"] = null;
+  let nll: CompareResult["nll"] = null,
+    accuracy: CompareResult["accuracy"] = null;
   if (same) {
     const d = multiBootstrapDifference(arm(totA, targets), arm(totB, targets), rng(), opts);
     nll = { a: d.a.estimate, b: d.b.estimate, difference: shown(d.difference, da.length) };
-    const hitsA = sa.flatMap((s) => Array.from(s.hit)), hitsB = sb.flatMap((s) => Array.from(s.hit));
+    const hitsA = sa.flatMap((s) => Array.from(s.hit)),
+      hitsB = sb.flatMap((s) => Array.from(s.hit));
     const N = hitsA.length;
     const acc = (h: number[]): Accuracy => {
       const p = proportion(h, da.length);
-      return { hits: h.reduce((s, x) => s + x, 0), targets: N, acc: p.value, wilson: p.interval, ...(p.interval_reason ? { wilson_reason: p.interval_reason } : {}) };
+      return {
+        hits: h.reduce((s, x) => s + x, 0),
+        targets: N,
+        acc: p.value,
+        wilson: p.interval,
+        ...(p.interval_reason ? { wilson_reason: p.interval_reason } : {}),
+      };
     };
-    const aOnly = hitsA.filter((x, i) => x === 1 && hitsB[i] === 0).length, bOnly = hitsA.filter((x, i) => x === 0 && hitsB[i] === 1).length;
+    const aOnly = hitsA.filter((x, i) => x === 1 && hitsB[i] === 0).length,
+      bOnly = hitsA.filter((x, i) => x === 0 && hitsB[i] === 1).length;
     accuracy = { a: acc(hitsA), b: acc(hitsB), mcnemar: gatedMcNemar(aOnly, bOnly, da.length) };
   }
   const why = "A and B have different tokenizers, so they predict different targets: only bits per byte compare";
@@ -161,19 +189,41 @@ export function compareSides(a: CompareSide, b: CompareSide, o: CompareSettings,
   const result: CompareResult = {
     a: named(a),
     b: named(b),
-    data: { source: data.source, split: o.split, documents: da.length, targets: same ? sum(targets) : null, bytes: sum(bytes), ...(data.notes.length ? { notes: data.notes } : {}) },
+    data: {
+      source: data.source,
+      split: o.split,
+      documents: da.length,
+      targets: same ? sum(targets) : null,
+      bytes: sum(bytes),
+      ...(data.notes.length ? { notes: data.notes } : {}),
+    },
     same_tokenizer: same,
-    stride: strideOf(a), context_length: a.scorer.binding.contextLength,
+    stride: strideOf(a),
+    context_length: a.scorer.binding.contextLength,
     bootstrap: {
-      replicates: o.replicates, seed: o.seed, level: 0.95, resampled: "documents (one draw shared by A and B: paired)",
+      replicates: o.replicates,
+      seed: o.seed,
+      level: 0.95,
+      resampled: "documents (one draw shared by A and B: paired)",
       note: "one model per arm: documents are resampled, seeds are not; the interval says nothing about training another seed",
     },
-    nll, ...(nll ? {} : { nll_reason: why }),
+    nll,
+    ...(nll ? {} : { nll_reason: why }),
     bits_per_byte: { a: bpb.a.estimate, b: bpb.b.estimate, difference: shown(bpb.difference, da.length) },
-    accuracy, ...(accuracy ? {} : { accuracy_reason: why }),
-    documents: da.map((d, i) => ({ id: d.id, targets: same ? targets[i] : null, bytes: bytes[i], a_total_nll: totA[i], b_total_nll: totB[i] })),
+    accuracy,
+    ...(accuracy ? {} : { accuracy_reason: why }),
+    documents: da.map((d, i) => ({
+      id: d.id,
+      targets: same ? targets[i] : null,
+      bytes: bytes[i],
+      a_total_nll: totA[i],
+      b_total_nll: totB[i],
+    })),
     provenance: prov,
   };
-  const tokens = same && "toJSON" in a.tokenizerObj ? { tokenizer: a.tokenizerObj, documents: da.map((d, i) => ({ id: d.id, ids: d.ids, a: sa[i].nll, b: sb[i].nll })) } : null;
+  const tokens =
+    same && "toJSON" in a.tokenizerObj
+      ? { tokenizer: a.tokenizerObj, documents: da.map((d, i) => ({ id: d.id, ids: d.ids, a: sa[i].nll, b: sb[i].nll })) }
+      : null;
   return { result, tokens };
 }

@@ -8,8 +8,10 @@ import { wilsonInterval } from "../metrics/intervals.ts";
 // ---- lm_eval/api/metrics.py, one function each ----
 export const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 /** sample_stddev / √n (mean_stderr): the standard error the harness prints for a mean metric. */
-export const meanStderr = (xs: readonly number[]) => Math.sqrt(xs.reduce((s, x) => s + (x - mean(xs)) ** 2, 0) / (xs.length - 1)) / Math.sqrt(xs.length);
-const weightedMean = (items: readonly (readonly [number, number])[]) => items.reduce((s, [a]) => s + a, 0) / items.reduce((s, [, b]) => s + b, 0);
+export const meanStderr = (xs: readonly number[]) =>
+  Math.sqrt(xs.reduce((s, x) => s + (x - mean(xs)) ** 2, 0) / (xs.length - 1)) / Math.sqrt(xs.length);
+const weightedMean = (items: readonly (readonly [number, number])[]) =>
+  items.reduce((s, [a]) => s + a, 0) / items.reduce((s, [, b]) => s + b, 0);
 export const weightedPerplexity = (items: readonly (readonly [number, number])[]) => Math.exp(-weightedMean(items));
 export const bitsPerByte = (items: readonly (readonly [number, number])[]) => -weightedMean(items) / Math.LN2;
 
@@ -26,14 +28,21 @@ export function pyFloat(x: number): string {
 }
 
 /** A task's name from its data's name: the file's stem in lower case, runs of other characters as "_" ("overfit fixture" → overfit_fixture). */
-export const lmEvalDataName = (source: string) => (source.split("/").pop() ?? source).replace(/\.[^.]*$/, "").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "data";
+export const lmEvalDataName = (source: string) =>
+  (source.split("/").pop() ?? source)
+    .replace(/\.[^.]*$/, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "") || "data";
 
 /** lm_eval/utils.py sanitize_model_name: characters a path cannot hold become "__". */
 export const sanitizeModelName = (name: string) => name.replace(/["<>:/|\\?*[\]]+/g, "__");
 
 /** The harness's hashes (lm_eval/utils.py hash_string: sha256 hex of UTF-8); a doc is hashed as json.dumps(doc, indent=2). */
 const hashes = (doc: Record<string, unknown>, prompt: string, target: string) => ({
-  doc_hash: sha256Hex(JSON.stringify(doc, null, 2)), prompt_hash: sha256Hex(prompt), target_hash: sha256Hex(target),
+  doc_hash: sha256Hex(JSON.stringify(doc, null, 2)),
+  prompt_hash: sha256Hex(prompt),
+  target_hash: sha256Hex(target),
 });
 
 /** One task's part of the results file, and its samples file's lines. */
@@ -59,7 +68,11 @@ export function rollingTask(name: string, docs: readonly RollingDoc[], config: R
   const items = docs.map((d) => {
     const words = d.text.split(/\s+/).length; // len(re.split(r"\s+", text)): Python's \s and JS's agree on Unicode spaces
     const bytes = new TextEncoder().encode(d.text).length;
-    return { word_perplexity: [d.loglikelihood, words] as const, byte_perplexity: [d.loglikelihood, bytes] as const, bits_per_byte: [d.loglikelihood, bytes] as const };
+    return {
+      word_perplexity: [d.loglikelihood, words] as const,
+      byte_perplexity: [d.loglikelihood, bytes] as const,
+      bits_per_byte: [d.loglikelihood, bytes] as const,
+    };
   });
   const results: Record<string, string | number> = { name, alias: name, sample_len: docs.length };
   for (const m of ROLLING_METRICS) {
@@ -68,12 +81,31 @@ export function rollingTask(name: string, docs: readonly RollingDoc[], config: R
     results[`${m}_stderr,none`] = "N/A"; // stderr_for_metric has no formula for these aggregations
   }
   const samples = docs.map((d, i) => ({
-    doc_id: i, doc: d.doc, target: d.text, arguments: { gen_args_0: { arg_0: d.text } }, resps: [[pyFloat(d.loglikelihood)]], filtered_resps: [pyFloat(d.loglikelihood)],
-    filter: "none", metrics: [...ROLLING_METRICS], ...hashes(d.doc, d.text, d.text), ...items[i],
+    doc_id: i,
+    doc: d.doc,
+    target: d.text,
+    arguments: { gen_args_0: { arg_0: d.text } },
+    resps: [[pyFloat(d.loglikelihood)]],
+    filtered_resps: [pyFloat(d.loglikelihood)],
+    filter: "none",
+    metrics: [...ROLLING_METRICS],
+    ...hashes(d.doc, d.text, d.text),
+    ...items[i],
   }));
   return {
-    name, results, samples, higherIsBetter: Object.fromEntries(ROLLING_METRICS.map((m) => [m, false])),
-    config: { task: name, output_type: "loglikelihood_rolling", doc_to_text: "", doc_to_target: "text", metric_list: ROLLING_METRICS.map((metric) => ({ metric })), num_fewshot: 0, ...config },
+    name,
+    results,
+    samples,
+    higherIsBetter: Object.fromEntries(ROLLING_METRICS.map((m) => [m, false])),
+    config: {
+      task: name,
+      output_type: "loglikelihood_rolling",
+      doc_to_text: "",
+      doc_to_target: "text",
+      metric_list: ROLLING_METRICS.map((metric) => ({ metric })),
+      num_fewshot: 0,
+      ...config,
+    },
   };
 }
 
@@ -94,7 +126,10 @@ const argmax = (xs: readonly number[]) => xs.reduce((best, x, i) => (x > xs[best
 export function choiceTask(name: string, docs: readonly ChoiceDoc[], config: Record<string, unknown>): LmEvalTask {
   const scored = docs.map((d) => {
     const chars = d.choices.map((c) => [...c].length); // Python's len(): code points
-    return { acc: argmax(d.loglikelihoods) === d.gold ? 1 : 0, acc_norm: argmax(d.loglikelihoods.map((l, j) => l / chars[j])) === d.gold ? 1 : 0 };
+    return {
+      acc: argmax(d.loglikelihoods) === d.gold ? 1 : 0,
+      acc_norm: argmax(d.loglikelihoods.map((l, j) => l / chars[j])) === d.gold ? 1 : 0,
+    };
   });
   const results: Record<string, string | number> = { name, alias: name, sample_len: docs.length };
   let wilsonReason: string | undefined;
@@ -112,14 +147,35 @@ export function choiceTask(name: string, docs: readonly ChoiceDoc[], config: Rec
   const samples = docs.map((d, i) => {
     const pairs = d.loglikelihoods.map((l, j) => [pyFloat(l), d.greedy[j] ? "True" : "False"]);
     return {
-      doc_id: i, doc: d.doc, target: String(d.gold),
+      doc_id: i,
+      doc: d.doc,
+      target: String(d.gold),
       arguments: Object.fromEntries(d.choices.map((c, j) => [`gen_args_${j}`, { arg_0: d.context, arg_1: c }])),
-      resps: pairs.map((p) => [p]), filtered_resps: pairs, filter: "none", metrics: ["acc", "acc_norm"], ...hashes(d.doc, d.context, String(d.gold)), ...scored[i],
+      resps: pairs.map((p) => [p]),
+      filtered_resps: pairs,
+      filter: "none",
+      metrics: ["acc", "acc_norm"],
+      ...hashes(d.doc, d.context, String(d.gold)),
+      ...scored[i],
     };
   });
   return {
-    name, results, samples, higherIsBetter: { acc: true, acc_norm: true },
-    config: { task: name, output_type: "multiple_choice", doc_to_text: "question", doc_to_choice: "candidates", doc_to_target: "answer", target_delimiter: "", metric_list: [{ metric: "acc" }, { metric: "acc_norm" }], num_fewshot: 0, ...config, ...(wilsonReason ? { tinylab_wilson95_reason: wilsonReason } : {}) },
+    name,
+    results,
+    samples,
+    higherIsBetter: { acc: true, acc_norm: true },
+    config: {
+      task: name,
+      output_type: "multiple_choice",
+      doc_to_text: "question",
+      doc_to_choice: "candidates",
+      doc_to_target: "answer",
+      target_delimiter: "",
+      metric_list: [{ metric: "acc" }, { metric: "acc_norm" }],
+      num_fewshot: 0,
+      ...config,
+      ...(wilsonReason ? { tinylab_wilson95_reason: wilsonReason } : {}),
+    },
   };
 }
 
@@ -160,17 +216,43 @@ export function lmEvalFiles(tasks: readonly LmEvalTask[], run: LmEvalRun, dateId
   const byName = <T>(f: (t: LmEvalTask) => T) => Object.fromEntries(tasks.map((t) => [t.name, f(t)]));
   const results = {
     // group_subtasks names groups only (lm_eval/evaluator_utils.py), and these tasks are in none
-    results: byName((t) => t.results), group_subtasks: {}, configs: byName((t) => t.config), versions: byName(() => 1.0),
-    "n-shot": byName(() => 0), higher_is_better: byName((t) => t.higherIsBetter), "n-samples": byName((t) => ({ original: t.samples.length, effective: t.samples.length })),
+    results: byName((t) => t.results),
+    group_subtasks: {},
+    configs: byName((t) => t.config),
+    versions: byName(() => 1.0),
+    "n-shot": byName(() => 0),
+    higher_is_better: byName((t) => t.higherIsBetter),
+    "n-samples": byName((t) => ({ original: t.samples.length, effective: t.samples.length })),
     config: {
-      model: "tinylab", model_args: `pretrained=${m.path},sha256=${m.sha256},seed=${m.seed},update=${m.update}`, model_num_parameters: m.parameters, model_dtype: "float32", model_sha: m.sha256,
-      batch_size: String(run.batchSize), batch_sizes: [], device: run.device, use_cache: null, limit: null, bootstrap_iters: 100000, gen_kwargs: null,
+      model: "tinylab",
+      model_args: `pretrained=${m.path},sha256=${m.sha256},seed=${m.seed},update=${m.update}`,
+      model_num_parameters: m.parameters,
+      model_dtype: "float32",
+      model_sha: m.sha256,
+      batch_size: String(run.batchSize),
+      batch_sizes: [],
+      device: run.device,
+      use_cache: null,
+      limit: null,
+      bootstrap_iters: 100000,
+      gen_kwargs: null,
     },
-    git_hash: run.gitHash, date: run.start,
-    tokenizer_pad_token: ["", "-1"], tokenizer_eos_token: ["<eos>", String(m.eos)], tokenizer_bos_token: ["<bos>", String(m.bos)], eot_token_id: m.eos, max_length: m.contextLength,
+    git_hash: run.gitHash,
+    date: run.start,
+    tokenizer_pad_token: ["", "-1"],
+    tokenizer_eos_token: ["<eos>", String(m.eos)],
+    tokenizer_bos_token: ["<bos>", String(m.bos)],
+    eot_token_id: m.eos,
+    max_length: m.contextLength,
     task_hashes: byName((t) => sha256Hex(t.samples.map((s) => `${s.doc_hash}${s.prompt_hash}${s.target_hash}`).join(""))),
-    model_source: "tinylab", model_name: m.path, model_name_sanitized: sanitizeModelName(m.path),
-    system_instruction: null, system_instruction_sha: null, fewshot_as_multiturn: false, chat_template: null, chat_template_sha: null,
+    model_source: "tinylab",
+    model_name: m.path,
+    model_name_sanitized: sanitizeModelName(m.path),
+    system_instruction: null,
+    system_instruction_sha: null,
+    fewshot_as_multiturn: false,
+    chat_template: null,
+    chat_template_sha: null,
     total_evaluation_time_seconds: String(run.seconds),
   };
   return [
@@ -184,6 +266,24 @@ const fail = (v: number): never => {
 };
 
 /** The model's part of the results file from a loaded model file. */
-export function lmEvalModel(path: string, loaded: { sha256: string; config: { contextLength: number }; tokenizer: { bos: number; eos: number }; provenance: { seed: number; update: number } }, parameters: number): LmEvalModel {
-  return { path, sha256: loaded.sha256, parameters, contextLength: loaded.config.contextLength, bos: loaded.tokenizer.bos, eos: loaded.tokenizer.eos, seed: loaded.provenance.seed, update: loaded.provenance.update };
+export function lmEvalModel(
+  path: string,
+  loaded: {
+    sha256: string;
+    config: { contextLength: number };
+    tokenizer: { bos: number; eos: number };
+    provenance: { seed: number; update: number };
+  },
+  parameters: number,
+): LmEvalModel {
+  return {
+    path,
+    sha256: loaded.sha256,
+    parameters,
+    contextLength: loaded.config.contextLength,
+    bos: loaded.tokenizer.bos,
+    eos: loaded.tokenizer.eos,
+    seed: loaded.provenance.seed,
+    update: loaded.provenance.update,
+  };
 }

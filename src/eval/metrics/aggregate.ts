@@ -32,7 +32,8 @@ export interface RatioOfSums {
  * nothing is pooled across them. `mean-over-items`: an unweighted mean over the named items, said so because it is
  * the exception.
  */
-export type Aggregation = RatioOfSums | { readonly kind: "per-item"; readonly item: string } | { readonly kind: "mean-over-items"; readonly item: string };
+export type Aggregation =
+  RatioOfSums | { readonly kind: "per-item"; readonly item: string } | { readonly kind: "mean-over-items"; readonly item: string };
 
 /** The items of a ratio of sums, in order, and how many documents they come from (what an interval resamples, in effect). */
 export interface RatioItems {
@@ -42,9 +43,18 @@ export interface RatioItems {
 }
 
 /** A moving-block bootstrap interval as report.json holds it. */
-export interface BlockInterval { lo: number; hi: number; se: number; block_length: number; replicates: number }
+export interface BlockInterval {
+  lo: number;
+  hi: number;
+  se: number;
+  block_length: number;
+  replicates: number;
+}
 /** A Wilson interval as report.json holds it. */
-export interface WilsonBounds { lo: number; hi: number }
+export interface WilsonBounds {
+  lo: number;
+  hi: number;
+}
 
 /** The value, and its interval or why it has none (`interval` null exactly when `interval_reason` is set). */
 export interface Aggregated<I> {
@@ -64,7 +74,14 @@ export function ratioOfSums(items: readonly { readonly numerator: number; readon
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 
 /** Successes among items that are each one trial (a question, a target): Σ 0/1 / n with Wilson's interval. */
-export const PROPORTION = { kind: "ratio-of-sums", numerator: "successes", denominator: "items", over: "the items", interval: "wilson-95", noDenominator: "no items" } as const satisfies RatioOfSums;
+export const PROPORTION = {
+  kind: "ratio-of-sums",
+  numerator: "successes",
+  denominator: "items",
+  over: "the items",
+  interval: "wilson-95",
+  noDenominator: "no items",
+} as const satisfies RatioOfSums;
 
 /** The proportion of `successes` (each 0 or 1) with its Wilson interval, gated on `documents` (default: each item is one). */
 export function proportion(successes: readonly number[], documents = successes.length): Aggregated<WilsonBounds> {
@@ -76,13 +93,29 @@ export function proportion(successes: readonly number[], documents = successes.l
  * one window (a block bootstrap of one window is [x, x]) or when the denominators sum to 0: null and the reason.
  * `rng` (a stream of the metric's own) and `replicates` feed the block bootstrap.
  */
-export function aggregate(a: RatioOfSums & { interval: "block-bootstrap-95" }, items: RatioItems, opts: { rng: Rng; replicates: number }): Aggregated<BlockInterval>;
+export function aggregate(
+  a: RatioOfSums & { interval: "block-bootstrap-95" },
+  items: RatioItems,
+  opts: { rng: Rng; replicates: number },
+): Aggregated<BlockInterval>;
 export function aggregate(a: RatioOfSums & { interval: "wilson-95" }, items: RatioItems): Aggregated<WilsonBounds>;
-export function aggregate(a: RatioOfSums, items: RatioItems, opts?: { rng: Rng; replicates: number }): Aggregated<BlockInterval | WilsonBounds>;
-export function aggregate(a: RatioOfSums, items: RatioItems, opts?: { rng: Rng; replicates: number }): Aggregated<BlockInterval | WilsonBounds> {
+export function aggregate(
+  a: RatioOfSums,
+  items: RatioItems,
+  opts?: { rng: Rng; replicates: number },
+): Aggregated<BlockInterval | WilsonBounds>;
+export function aggregate(
+  a: RatioOfSums,
+  items: RatioItems,
+  opts?: { rng: Rng; replicates: number },
+): Aggregated<BlockInterval | WilsonBounds> {
   const { numerators, denominators, documents } = items;
-  if (numerators.length !== denominators.length) throw new Error(`aggregate (${a.numerator} / ${a.denominator}): ${numerators.length} numerators but ${denominators.length} denominators`);
-  const num = sum(numerators), den = sum(denominators);
+  if (numerators.length !== denominators.length)
+    throw new Error(
+      `aggregate (${a.numerator} / ${a.denominator}): ${numerators.length} numerators but ${denominators.length} denominators`,
+    );
+  const num = sum(numerators),
+    den = sum(denominators);
   const ratio = a.ratio ?? ((n: number, d: number) => n / d);
   const value = den === 0 ? NaN : ratio(num, den);
   const none = (reason: string) => ({ value, interval: null, interval_reason: reason });
@@ -91,7 +124,8 @@ export function aggregate(a: RatioOfSums, items: RatioItems, opts?: { rng: Rng; 
   if (a.interval === "block-bootstrap-95" && numerators.length < 2) return none(ONE_WINDOW);
   if (documents < MIN_INTERVAL_DOCUMENTS) return none(tooFewDocuments(documents));
   if (a.interval === "wilson-95") return { value, interval: wilsonInterval(num, den) };
-  if (opts === undefined) throw new Error(`aggregate (${a.numerator} / ${a.denominator}): a block bootstrap needs an rng and a replicate count`);
+  if (opts === undefined)
+    throw new Error(`aggregate (${a.numerator} / ${a.denominator}): a block bootstrap needs an rng and a replicate count`);
   const b = blockBootstrapRatio(numerators, denominators, opts.rng, { replicates: opts.replicates, ratio: a.ratio });
   return { value, interval: { lo: b.lo, hi: b.hi, se: b.se, block_length: b.blockLength, replicates: b.replicates } };
 }

@@ -83,7 +83,8 @@ export const MAX_BINS = 10_000;
 
 /** Groups of item indices, one per bin in order (possibly empty), with each bin's nominal edges. */
 function assign(confidences: readonly number[], bins: number, scheme: BinScheme): { lo: number; hi: number; members: number[] }[] {
-  if (!Number.isInteger(bins) || bins < 1 || bins > MAX_BINS) throw new Error(`calibration: bins must be an integer in [1, ${MAX_BINS}] (MAX_BINS), got ${bins}`);
+  if (!Number.isInteger(bins) || bins < 1 || bins > MAX_BINS)
+    throw new Error(`calibration: bins must be an integer in [1, ${MAX_BINS}] (MAX_BINS), got ${bins}`);
   if (scheme === "equal-width") {
     const groups = Array.from({ length: bins }, (_, b) => ({ lo: b / bins, hi: (b + 1) / bins, members: [] as number[] }));
     // Confidence 1.0 would land in bin `bins`; it belongs to the last, closed bin.
@@ -121,7 +122,11 @@ export function reliabilityBins(confidences: readonly number[], correct: Correct
 }
 
 /** Empty input gives { ece: 0, populatedBins: 0 }; the runner reads populatedBins before reporting. */
-export function expectedCalibrationError(confidences: readonly number[], correct: Correct, opts: BinOptions = {}): { ece: number; populatedBins: number } {
+export function expectedCalibrationError(
+  confidences: readonly number[],
+  correct: Correct,
+  opts: BinOptions = {},
+): { ece: number; populatedBins: number } {
   const rows = reliabilityBins(confidences, correct, opts);
   const ece = rows.reduce((s, r) => s + (r.count / confidences.length) * Math.abs(r.accuracy - r.meanConfidence), 0);
   return { ece, populatedBins: rows.length };
@@ -139,7 +144,9 @@ export function brierDecomposition(confidences: readonly number[], correct: Corr
   const n = y.length;
   if (n === 0) return { brier: 0, reliability: 0, resolution: 0, uncertainty: 0, residual: 0 };
   const base = y.reduce((s, v) => s + v, 0) / n;
-  let reliability = 0, resolution = 0, residual = 0;
+  let reliability = 0,
+    resolution = 0,
+    residual = 0;
   for (const bin of populated(confidences, y, opts)) {
     reliability += bin.count * (bin.meanConfidence - bin.accuracy) ** 2;
     resolution += bin.count * (bin.accuracy - base) ** 2;

@@ -6,7 +6,12 @@ import { ngramSet } from "./overlap.ts";
 /** Words for shingling: lowercase (via upper-then-lower, so "ß" folds to "ss" as Unicode casefold
  *  does), then maximal runs of letters, digits and "_"; everything else separates words. */
 export function wordTokens(text: string): string[] {
-  return text.toUpperCase().toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return (
+    text
+      .toUpperCase()
+      .toLowerCase()
+      .match(/[\p{L}\p{N}_]+/gu) ?? []
+  );
 }
 
 /** One evaluation item; `text` should already join question, answer and any context to scan. */
@@ -96,7 +101,10 @@ export function fullVsFiltered(
   const flagged = new Set(flaggedIds);
   // A flagged id with no score means the audit and the scores describe different item sets.
   for (const id of flagged) if (!ids.has(id)) throw new Error(`fullVsFiltered: flagged id "${id}" has no score`);
-  const summary = (xs: number[]): ScoreSummary => ({ count: xs.length, mean: xs.length === 0 ? NaN : xs.reduce((s, x) => s + x, 0) / xs.length });
+  const summary = (xs: number[]): ScoreSummary => ({
+    count: xs.length,
+    mean: xs.length === 0 ? NaN : xs.reduce((s, x) => s + x, 0) / xs.length,
+  });
   const kept = scores.filter((s) => !flagged.has(s.id)).map((s) => s.score);
   return { full: summary(scores.map((s) => s.score)), filtered: summary(kept), removed: scores.length - kept.length };
 }

@@ -25,7 +25,8 @@ export interface BootstrapOptions {
 
 export function wilsonInterval(successes: number, n: number, z = 1.96): Interval {
   if (!Number.isInteger(n) || n < 1) throw new Error(`wilson: n must be a positive integer, got ${n}`);
-  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new Error(`wilson: successes must be an integer in [0, ${n}], got ${successes}`);
+  if (!Number.isInteger(successes) || successes < 0 || successes > n)
+    throw new Error(`wilson: successes must be an integer in [0, ${n}], got ${successes}`);
   if (!(Number.isFinite(z) && z > 0)) throw new Error(`wilson: z must be positive and finite, got ${z}`);
   const p = successes / n;
   const z2 = z * z;
@@ -60,7 +61,8 @@ export const MIN_REPLICATES = 2;
 /** Replicates and level with their defaults (2000, 0.95), refused by name when out of range. */
 export function resampling(name: string, opts: BootstrapOptions): { replicates: number; level: number } {
   const { replicates = 2000, level = 0.95 } = opts;
-  if (!Number.isInteger(replicates) || replicates < MIN_REPLICATES) throw new Error(`${name}: replicates must be an integer ≥ ${MIN_REPLICATES}, got ${replicates}`);
+  if (!Number.isInteger(replicates) || replicates < MIN_REPLICATES)
+    throw new Error(`${name}: replicates must be an integer ≥ ${MIN_REPLICATES}, got ${replicates}`);
   if (!(level > 0 && level < 1)) throw new Error(`${name}: level must be in (0, 1), got ${level}`);
   return { replicates, level };
 }
@@ -106,7 +108,10 @@ function windows(name: string, means: readonly number[], counts: readonly number
 
 /** Token-weighted mean L = Σcᵢℓᵢ / Σcᵢ and its standard error, treating windows as independent:
  *  SE² = n/(n−1) · Σ cᵢ²(ℓᵢ − L)² / (Σcᵢ)². NaN SE for a single window. */
-export function tokenWeightedStandardError(windowMeans: readonly number[], counts: readonly number[]): { mean: number; se: number; windows: number; tokens: number } {
+export function tokenWeightedStandardError(
+  windowMeans: readonly number[],
+  counts: readonly number[],
+): { mean: number; se: number; windows: number; tokens: number } {
   windows("tokenWeightedStandardError", windowMeans, counts);
   const n = windowMeans.length;
   const tokens = counts.reduce((s, c) => s + c, 0);
@@ -125,7 +130,14 @@ export function blockBootstrap(
 ): BootstrapInterval & { blockLength: number } {
   windows("blockBootstrap", windowMeans, counts);
   const { mean } = tokenWeightedStandardError(windowMeans, counts);
-  return resampleRatio(windowMeans.map((l, i) => counts[i] * l), counts, mean, rng, "blockBootstrap", opts);
+  return resampleRatio(
+    windowMeans.map((l, i) => counts[i] * l),
+    counts,
+    mean,
+    rng,
+    "blockBootstrap",
+    opts,
+  );
 }
 
 /**
@@ -140,7 +152,8 @@ export function blockBootstrapRatio(
   opts: BootstrapOptions & { blockLength?: number; ratio?: (numerator: number, denominator: number) => number } = {},
 ): BootstrapInterval & { blockLength: number } {
   const name = "blockBootstrapRatio";
-  if (numerators.length !== denominators.length) throw new Error(`${name}: ${numerators.length} numerators but ${denominators.length} denominators`);
+  if (numerators.length !== denominators.length)
+    throw new Error(`${name}: ${numerators.length} numerators but ${denominators.length} denominators`);
   if (numerators.length === 0) throw new Error(`${name}: no windows`);
   finiteArray(name, numerators);
   denominators.forEach((d, i) => {
@@ -149,7 +162,17 @@ export function blockBootstrapRatio(
   const total = denominators.reduce((s, d) => s + d, 0);
   if (total === 0) throw new Error(`${name}: every denominator is 0`);
   const ratio = opts.ratio ?? ((n: number, d: number) => n / d);
-  return resampleRatio(numerators, denominators, ratio(numerators.reduce((s, x) => s + x, 0), total), rng, name, { ...opts, ratio });
+  return resampleRatio(
+    numerators,
+    denominators,
+    ratio(
+      numerators.reduce((s, x) => s + x, 0),
+      total,
+    ),
+    rng,
+    name,
+    { ...opts, ratio },
+  );
 }
 
 function resampleRatio(
@@ -165,10 +188,13 @@ function resampleRatio(
   const n = num.length;
   // Cube root of n is a convention (block length grows slower than n), not an optimum.
   const blockLength = opts.blockLength ?? Math.max(1, Math.round(Math.cbrt(n)));
-  if (!Number.isInteger(blockLength) || blockLength < 1 || blockLength > n) throw new Error(`${name}: blockLength must be an integer in [1, ${n}], got ${blockLength}`);
+  if (!Number.isInteger(blockLength) || blockLength < 1 || blockLength > n)
+    throw new Error(`${name}: blockLength must be an integer in [1, ${n}], got ${blockLength}`);
   const reps: number[] = [];
   for (let r = 0; r < replicates; r++) {
-    let top = 0, bottom = 0, taken = 0;
+    let top = 0,
+      bottom = 0,
+      taken = 0;
     while (taken < n) {
       const start = rng.int(n - blockLength + 1);
       for (let t = 0; t < blockLength && taken < n; t++, taken++) {

@@ -16,16 +16,26 @@ export interface McNemar {
  * discordant counts neither underflow 2^−n nor overflow a binomial coefficient.
  */
 export function mcnemarExact(aOnly: number, bOnly: number): McNemar {
-  for (const [name, v] of [["a_only", aOnly], ["b_only", bOnly]] as const) {
+  for (const [name, v] of [
+    ["a_only", aOnly],
+    ["b_only", bOnly],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`mcnemar: ${name} must be a non-negative integer, got ${v}`);
   }
-  const n = aOnly + bOnly, k = Math.min(aOnly, bOnly);
-  let logTerm = -n * Math.LN2, tail = 0; // ln P(X = 0)
+  const n = aOnly + bOnly,
+    k = Math.min(aOnly, bOnly);
+  let logTerm = -n * Math.LN2,
+    tail = 0; // ln P(X = 0)
   for (let i = 0; i <= k; i++) {
     tail += Math.exp(logTerm);
     logTerm += Math.log((n - i) / (i + 1)); // P(X = i + 1) / P(X = i)
   }
-  return { a_only: aOnly, b_only: bOnly, p_two_sided: n === 0 ? 1 : Math.min(1, 2 * tail), test: "McNemar, exact binomial (two-sided) on the discordant pairs" };
+  return {
+    a_only: aOnly,
+    b_only: bOnly,
+    p_two_sided: n === 0 ? 1 : Math.min(1, 2 * tail),
+    test: "McNemar, exact binomial (two-sided) on the discordant pairs",
+  };
 }
 
 /** McNemar over items drawn from `documents` documents, its p-value withheld (null, and why) under MIN_INTERVAL_DOCUMENTS. */

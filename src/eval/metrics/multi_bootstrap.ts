@@ -1,7 +1,14 @@
 // The Multi-Bootstrap (Sellam et al., 2021) for token-weighted likelihoods: resample seeds and documents with
 // replacement, one arm or two paired arms. Pure functions over (NLL sum, target count) cells; not a scorer.
 import type { Rng } from "../../util/primitives/rng.ts";
-import { MIN_INTERVAL_DOCUMENTS, resampling, summarize, tooFewDocuments, type BootstrapInterval, type BootstrapOptions } from "./intervals.ts";
+import {
+  MIN_INTERVAL_DOCUMENTS,
+  resampling,
+  summarize,
+  tooFewDocuments,
+  type BootstrapInterval,
+  type BootstrapOptions,
+} from "./intervals.ts";
 
 /**
  * One arm (a config, a checkpoint, a baseline): per (seed, document) a numerator (summed NLL in nats, or bits)
@@ -46,16 +53,22 @@ function checkArm(name: string, arm: Arm, documents?: number): void {
   const S = arm.seeds.length;
   if (S === 0) throw new Error(`multiBootstrap ${name}: no seeds`);
   if (new Set(arm.seeds).size !== S) throw new Error(`multiBootstrap ${name}: a seed label is repeated (${arm.seeds.join(",")})`);
-  if (arm.nll.length !== S || arm.targets.length !== S) throw new Error(`multiBootstrap ${name}: ${S} seeds but ${arm.nll.length} NLL rows and ${arm.targets.length} target rows`);
+  if (arm.nll.length !== S || arm.targets.length !== S)
+    throw new Error(`multiBootstrap ${name}: ${S} seeds but ${arm.nll.length} NLL rows and ${arm.targets.length} target rows`);
   const D = documents ?? arm.nll[0].length;
   if (D === 0) throw new Error(`multiBootstrap ${name}: no documents`);
   let total = 0;
   for (let s = 0; s < S; s++) {
-    if (arm.nll[s].length !== D || arm.targets[s].length !== D) throw new Error(`multiBootstrap ${name}: seed ${arm.seeds[s]} has ${arm.nll[s].length} NLL and ${arm.targets[s].length} target cells, expected ${D} documents`);
+    if (arm.nll[s].length !== D || arm.targets[s].length !== D)
+      throw new Error(
+        `multiBootstrap ${name}: seed ${arm.seeds[s]} has ${arm.nll[s].length} NLL and ${arm.targets[s].length} target cells, expected ${D} documents`,
+      );
     for (let d = 0; d < D; d++) {
-      if (!Number.isFinite(arm.nll[s][d])) throw new Error(`multiBootstrap ${name}: NLL of seed ${arm.seeds[s]}, document ${d} is not finite (${arm.nll[s][d]})`);
+      if (!Number.isFinite(arm.nll[s][d]))
+        throw new Error(`multiBootstrap ${name}: NLL of seed ${arm.seeds[s]}, document ${d} is not finite (${arm.nll[s][d]})`);
       const c = arm.targets[s][d];
-      if (!(Number.isFinite(c) && c >= 0)) throw new Error(`multiBootstrap ${name}: target count of seed ${arm.seeds[s]}, document ${d} must be finite and ≥ 0, got ${c}`);
+      if (!(Number.isFinite(c) && c >= 0))
+        throw new Error(`multiBootstrap ${name}: target count of seed ${arm.seeds[s]}, document ${d} must be finite and ≥ 0, got ${c}`);
       total += c;
     }
   }
@@ -67,7 +80,8 @@ function checkArm(name: string, arm: Arm, documents?: number): void {
  * With one seed this is exactly the document bootstrap's ratio; with one document, the seed bootstrap's.
  */
 export function replicateRatio(arm: Arm, seedDraw: readonly number[], docDraw: readonly number[]): number {
-  let top = 0, bottom = 0;
+  let top = 0,
+    bottom = 0;
   for (const s of seedDraw) {
     for (const d of docDraw) {
       top += arm.nll[s][d];
@@ -94,7 +108,8 @@ export function multiBootstrap(arm: Arm, rng: Rng, opts: MultiBootstrapOptions =
   checkArm("arm", arm);
   const { replicates, level } = resampling("multiBootstrap", opts);
   const resample = opts.resample ?? "both";
-  const S = arm.seeds.length, D = arm.nll[0].length;
+  const S = arm.seeds.length,
+    D = arm.nll[0].length;
   const r = streams(rng);
   const reps: number[] = [];
   for (let i = 0; i < replicates; i++) {
@@ -107,8 +122,7 @@ export function multiBootstrap(arm: Arm, rng: Rng, opts: MultiBootstrapOptions =
 
 /** A Multi-Bootstrap interval as a result records it: the bounds, or null bounds and why there are none. */
 export type GatedInterval =
-  | { estimate: number; lo: number; hi: number; se: number }
-  | { estimate: number; lo: null; hi: null; se: null; interval_reason: string };
+  { estimate: number; lo: number; hi: number; se: number } | { estimate: number; lo: null; hi: null; se: null; interval_reason: string };
 
 /**
  * multiBootstrap, said plainly for small samples: under MIN_INTERVAL_DOCUMENTS documents the estimate alone, with
@@ -117,7 +131,9 @@ export type GatedInterval =
 export function gatedMultiBootstrap(arm: Arm, rng: Rng, opts: MultiBootstrapOptions = {}): GatedInterval {
   const documents = arm.nll[0]?.length ?? 0;
   const { estimate, lo, hi, se } = multiBootstrap(arm, rng, opts); // drawn either way: the stream is where it would be
-  return documents < MIN_INTERVAL_DOCUMENTS ? { estimate, lo: null, hi: null, se: null, interval_reason: tooFewDocuments(documents) } : { estimate, lo, hi, se };
+  return documents < MIN_INTERVAL_DOCUMENTS
+    ? { estimate, lo: null, hi: null, se: null, interval_reason: tooFewDocuments(documents) }
+    : { estimate, lo, hi, se };
 }
 
 /**
@@ -131,25 +147,32 @@ export function multiBootstrapDifference(a: Arm, b: Arm, rng: Rng, opts: MultiBo
   const { replicates, level } = resampling("multiBootstrapDifference", opts);
   const resample = opts.resample ?? "both";
   const paired = a.seeds.length === b.seeds.length && a.seeds.every((s, i) => s === b.seeds[i]);
-  const Sa = a.seeds.length, Sb = b.seeds.length;
+  const Sa = a.seeds.length,
+    Sb = b.seeds.length;
   const r = streams(rng);
-  const repsA: number[] = [], repsB: number[] = [], repsD: number[] = [];
+  const repsA: number[] = [],
+    repsB: number[] = [],
+    repsD: number[] = [];
   let atOrBelow = 0;
   for (let i = 0; i < replicates; i++) {
     const seedA = resample === "documents" ? identity(Sa) : draw(Sa, r.seeds);
     const seedB = resample === "documents" ? identity(Sb) : paired ? seedA : draw(Sb, r.seedsB);
     const docs = resample === "seeds" ? identity(D) : draw(D, r.documents);
-    const ma = replicateRatio(a, seedA, docs), mb = replicateRatio(b, seedB, docs);
+    const ma = replicateRatio(a, seedA, docs),
+      mb = replicateRatio(b, seedB, docs);
     repsA.push(ma);
     repsB.push(mb);
     repsD.push(mb - ma);
     if (mb - ma <= 0) atOrBelow++;
   }
-  const ea = replicateRatio(a, identity(Sa), identity(D)), eb = replicateRatio(b, identity(Sb), identity(D));
+  const ea = replicateRatio(a, identity(Sa), identity(D)),
+    eb = replicateRatio(b, identity(Sb), identity(D));
   const shape = { documents: D, resample };
   return {
     difference: {
-      ...summarize(eb - ea, repsD, level), seeds: paired ? Sa : Sa + Sb, ...shape,
+      ...summarize(eb - ea, repsD, level),
+      seeds: paired ? Sa : Sa + Sb,
+      ...shape,
       p_one_sided: (atOrBelow + 1) / (replicates + 1),
       p_floor: 1 / (replicates + 1),
       hypothesis: "one-sided: share of replicates in which B − A ≤ 0 (A not better), with +1 in numerator and denominator",

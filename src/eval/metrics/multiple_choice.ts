@@ -61,14 +61,22 @@ export function scoreMultipleChoice(items: readonly ChoiceItem[], logProbs: Cont
       }
       return lps.reduce((s, lp, t) => {
         // −Infinity (probability zero) is allowed; NaN and positive values are scorer bugs.
-        if (Number.isNaN(lp) || lp > 0) throw new Error(`multiple choice: item ${q} candidate ${j} token ${t} has log-prob ${lp}; must be ≤ 0`);
+        if (Number.isNaN(lp) || lp > 0)
+          throw new Error(`multiple choice: item ${q} candidate ${j} token ${t} has log-prob ${lp}; must be ≤ 0`);
         return s + lp;
       }, 0);
     });
     const perTokenLogLik = sumLogLik.map((s, j) => s / item.candidates[j].length);
     const predicted = argmax(sumLogLik);
     const predictedNorm = argmax(perTokenLogLik);
-    return { sumLogLik, perTokenLogLik, predicted, predictedNorm, correct: predicted === item.gold, correctNorm: predictedNorm === item.gold };
+    return {
+      sumLogLik,
+      perTokenLogLik,
+      predicted,
+      predictedNorm,
+      correct: predicted === item.gold,
+      correctNorm: predictedNorm === item.gold,
+    };
   });
   const n = results.length;
   const mean = (f: (r: ChoiceItemResult, i: number) => number) => (n === 0 ? NaN : results.reduce((s, r, i) => s + f(r, i), 0) / n);

@@ -26,11 +26,7 @@ export function ngramSet(sequence: readonly Token[], n: number): Set<string> {
 
 /** For each candidate, the fraction of its UNIQUE n-grams found in any reference sequence; 0 for a
  *  candidate shorter than n, as 000's ngram_overlap defines it (no n-gram, so none copied). */
-export function ngramOverlaps(
-  candidates: readonly (readonly Token[])[],
-  references: readonly (readonly Token[])[],
-  n: number,
-): number[] {
+export function ngramOverlaps(candidates: readonly (readonly Token[])[], references: readonly (readonly Token[])[], n: number): number[] {
   checkOrder(n);
   const grams = candidates.map((c) => ngramSet(c, n));
   const wanted = new Set<string>();

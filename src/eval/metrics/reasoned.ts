@@ -11,8 +11,14 @@ export function reasoned<K extends string>(key: K, value: number, reason: string
 }
 
 /** The same for a whole sub-record (e.g. an interval) that does not exist: null and a reason, or the record. */
-export function reasonedRecord<K extends string, V extends object>(key: K, value: V | null, reason: string): { [P in K]: V | null } & { [P in `${K}_reason`]?: string } {
-  return (value !== null ? { [key]: value } : { [key]: null, [`${key}_reason`]: reason }) as { [P in K]: V | null } & { [P in `${K}_reason`]?: string };
+export function reasonedRecord<K extends string, V extends object>(
+  key: K,
+  value: V | null,
+  reason: string,
+): { [P in K]: V | null } & { [P in `${K}_reason`]?: string } {
+  return (value !== null ? { [key]: value } : { [key]: null, [`${key}_reason`]: reason }) as { [P in K]: V | null } & {
+    [P in `${K}_reason`]?: string;
+  };
 }
 
 /** The reason stored beside `key` in a record (for printing "n/a (reason)"). */

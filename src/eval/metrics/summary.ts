@@ -23,7 +23,8 @@ function check(nll: number, count: number, what: { nll: string; count: string; p
   if (!Number.isFinite(count)) throw new Error(`${what.count} is not finite (${count})`);
   if (!Number.isInteger(count) || count < 0) throw new Error(`${what.count} must be a non-negative integer, got ${count}`);
   if (Number.isNaN(nll)) throw new Error(`${what.nll} is not finite (NaN)`);
-  if (nll < -FLOAT32_NLL_SLACK * Math.max(1, count)) throw new Error(`${what.nll} is negative (${nll}); it looks like log p instead of −log p (an NLL is −log p, not log p)`);
+  if (nll < -FLOAT32_NLL_SLACK * Math.max(1, count))
+    throw new Error(`${what.nll} is negative (${nll}); it looks like log p instead of −log p (an NLL is −log p, not log p)`);
   if (count === 0 && nll !== 0) throw new Error(`${what.pair} has NLL ${nll} but zero tokens`);
 }
 
@@ -44,7 +45,9 @@ export function mergeAll(items: readonly MetricSummary[]): MetricSummary {
 /** Per-sequence NLL sums and token counts, each pair checked (naming its index), summed with compensation. */
 export function fromSequenceSums(nllSums: readonly number[], tokenCounts: readonly number[]): MetricSummary {
   if (nllSums.length !== tokenCounts.length) throw new Error(`${nllSums.length} NLL sums but ${tokenCounts.length} token counts`);
-  nllSums.forEach((nll, i) => check(nll, tokenCounts[i], { nll: `NLL sum at index ${i}`, count: `token count at index ${i}`, pair: `sequence at index ${i}` }));
+  nllSums.forEach((nll, i) =>
+    check(nll, tokenCounts[i], { nll: `NLL sum at index ${i}`, count: `token count at index ${i}`, pair: `sequence at index ${i}` }),
+  );
   return summary(neumaierSum(nllSums), neumaierSum(tokenCounts));
 }
 

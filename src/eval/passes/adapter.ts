@@ -15,7 +15,10 @@ export type { ScoringModel };
  * Adapter over the tfjs decoder in evaluation mode (no dropout, no gradient tape). With a pool of more than one
  * worker, `positionNlls` splits whole batches across it at the model's current weights.
  */
-export function decoderAdapter(model: GPT, opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[]; pool?: WorkerPool } = {}): ScoringModel {
+export function decoderAdapter(
+  model: GPT,
+  opts: { name?: string; watched?: Map<string, tf.Tensor>; rngs?: Rng[]; pool?: WorkerPool } = {},
+): ScoringModel {
   // on onnxruntime kernels the whole forward runs as one ONNX graph, else on tfjs (graph_scoring.ts)
   const one = (batch: ScoredBatch) => scoreBatch(model, batch);
   const pool = opts.pool;

@@ -20,10 +20,14 @@ export interface SpecialIds {
 export function conventionIds(convention: Convention, special: SpecialIds, text: readonly number[]): number[] {
   if (convention === "rolling") {
     const prefix = special.bos ?? special.eos;
-    if (prefix === undefined) throw new Error("--convention rolling needs a BOS or an EOS token as the prefix, and the model declares neither");
+    if (prefix === undefined)
+      throw new Error("--convention rolling needs a BOS or an EOS token as the prefix, and the model declares neither");
     return [prefix, ...text];
   }
-  if (special.bos === undefined || special.eos === undefined) throw new Error(`--convention tinylab needs a BOS and an EOS token, and the model declares no ${special.bos === undefined ? "BOS" : "EOS"}`);
+  if (special.bos === undefined || special.eos === undefined)
+    throw new Error(
+      `--convention tinylab needs a BOS and an EOS token, and the model declares no ${special.bos === undefined ? "BOS" : "EOS"}`,
+    );
   return [special.bos, ...text, special.eos];
 }
 

@@ -5,8 +5,7 @@ import type { ScoringModel } from "../../model/scoring.ts";
 
 /** Greedy takes the top token (lowest id on ties); sampling draws from softmax(log p / temperature) over the top k. */
 export type Decoding =
-  | { readonly kind: "greedy" }
-  | { readonly kind: "sample"; readonly temperature: number; readonly topK?: number; readonly rng: Rng };
+  { readonly kind: "greedy" } | { readonly kind: "sample"; readonly temperature: number; readonly topK?: number; readonly rng: Rng };
 
 export interface GenerateOptions {
   readonly maxTokens: number;
@@ -34,13 +33,17 @@ export function nextLogProbs(model: ScoringModel, context: readonly number[]): F
 
 /** Indices of the k largest values, largest first (lower index first among equals). */
 function topIndices(values: Float32Array, k: number): number[] {
-  return Array.from(values.keys()).sort((a, b) => values[b] - values[a] || a - b).slice(0, k);
+  return Array.from(values.keys())
+    .sort((a, b) => values[b] - values[a] || a - b)
+    .slice(0, k);
 }
 
 /** Draw one token from log-probabilities with temperature and optional top-k, using only `rng`. */
 export function sampleToken(logProbs: Float32Array, temperature: number, rng: Rng, topK?: number): number {
-  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be finite and > 0 (use greedy for 0), got ${temperature}`);
-  if (topK !== undefined && (!Number.isInteger(topK) || topK < 1 || topK > logProbs.length)) throw new Error(`top-k must be an integer in [1, ${logProbs.length}], got ${topK}`);
+  if (!(Number.isFinite(temperature) && temperature > 0))
+    throw new Error(`temperature must be finite and > 0 (use greedy for 0), got ${temperature}`);
+  if (topK !== undefined && (!Number.isInteger(topK) || topK < 1 || topK > logProbs.length))
+    throw new Error(`top-k must be an integer in [1, ${logProbs.length}], got ${topK}`);
   const keep = topIndices(logProbs, topK ?? logProbs.length);
   const scaled = keep.map((v) => logProbs[v] / temperature);
   const max = Math.max(...scaled);
@@ -56,9 +59,11 @@ export function sampleToken(logProbs: Float32Array, temperature: number, rng: Rn
 
 /** Continue `prompt` by up to maxTokens tokens. Deterministic for greedy; for sampling, a function of the Rng's state. */
 export function generate(model: ScoringModel, prompt: readonly number[], opts: GenerateOptions): Generation {
-  if (!Number.isInteger(opts.maxTokens) || opts.maxTokens < 0) throw new Error(`maxTokens must be a non-negative integer, got ${opts.maxTokens}`);
+  if (!Number.isInteger(opts.maxTokens) || opts.maxTokens < 0)
+    throw new Error(`maxTokens must be a non-negative integer, got ${opts.maxTokens}`);
   const context = [...prompt];
-  const tokens: number[] = [], logProbs: number[] = [];
+  const tokens: number[] = [],
+    logProbs: number[] = [];
   for (let t = 0; t < opts.maxTokens; t++) {
     const lp = nextLogProbs(model, context);
     const d = opts.decoding;
@@ -66,7 +71,8 @@ export function generate(model: ScoringModel, prompt: readonly number[], opts: G
     tokens.push(next);
     logProbs.push(lp[next]);
     context.push(next);
-    if (opts.stopToken !== undefined && opts.stopToken !== null && next === opts.stopToken) return { tokens, logProbs, stopped: "stop-token" };
+    if (opts.stopToken !== undefined && opts.stopToken !== null && next === opts.stopToken)
+      return { tokens, logProbs, stopped: "stop-token" };
   }
   return { tokens, logProbs, stopped: "length" };
 }
@@ -85,5 +91,11 @@ export function greedyMargin(model: ScoringModel, context: readonly number[]): G
   if (lp.length < 2) throw new Error("a greedy margin needs a vocabulary of at least two tokens");
   const [token, runnerUp] = topIndices(lp, 2);
   // log-softmax shifts every logit by the same logsumexp, so the difference of log-probs is the logit lead
-  return { token, probability: Math.exp(lp[token]), runnerUp, runnerUpProbability: Math.exp(lp[runnerUp]), margin: lp[token] - lp[runnerUp] };
+  return {
+    token,
+    probability: Math.exp(lp[token]),
+    runnerUp,
+    runnerUpProbability: Math.exp(lp[runnerUp]),
+    margin: lp[token] - lp[runnerUp],
+  };
 }

@@ -12,7 +12,11 @@ export interface GraphModel extends ScoringModel {
   nextLogProbs(ids: readonly number[]): Float32Array;
 }
 
-const int64 = (xs: ArrayLike<number>, dims: number[]): GraphFeed => ({ type: "int64", data: BigInt64Array.from(Array.from(xs), (x) => BigInt(x)), dims });
+const int64 = (xs: ArrayLike<number>, dims: number[]): GraphFeed => ({
+  type: "int64",
+  data: BigInt64Array.from(Array.from(xs), (x) => BigInt(x)),
+  dims,
+});
 
 /** Refuse a row holding two documents, or padding before its text: one document per row, right-padded, is what an attention_mask can say. */
 function checkRows(input: ModelInput): void {
@@ -21,7 +25,10 @@ function checkRows(input: ModelInput): void {
     const first = docIds[r * cols];
     for (let c = 1; c < cols; c++) {
       const d = docIds[r * cols + c];
-      if (d >= 0 && d !== first) throw new Error(`row ${r} holds ${first < 0 ? "padding before a document" : "two documents"}; another library's graph takes one document per row, right-padded`);
+      if (d >= 0 && d !== first)
+        throw new Error(
+          `row ${r} holds ${first < 0 ? "padding before a document" : "two documents"}; another library's graph takes one document per row, right-padded`,
+        );
     }
   }
 }
@@ -42,13 +49,24 @@ export function logSoftmax64(z: Float32Array): Float64Array {
  */
 export function graphAdapter(session: GraphSession, info: GraphInfo, config: HfModelConfig, name: string, fingerprint: string): GraphModel {
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
-  const V = config.vocabSize, H = config.nHeads, D = config.headDim;
+  const V = config.vocabSize,
+    H = config.nHeads,
+    D = config.headDim;
   const takes = new Set(info.inputs.map((v) => v.name));
   const presents = Array.from({ length: info.cacheLayers }, (_, l) => [presentName(l, "key"), presentName(l, "value")]).flat();
   const cacheOut = info.cacheLayers > 0 && presents.every((p) => info.outputs.some((o) => o.name === p));
 
   /** The logits [rows, cols, V] (and the presents, when asked) of ids after `past` cached positions. */
-  function run(ids: ArrayLike<number>, rows: number, cols: number, mask: ArrayLike<number>, positions: ArrayLike<number>, past: Float32Array[] | null, pastLen: number, withPresents: boolean): Float32Array[] {
+  function run(
+    ids: ArrayLike<number>,
+    rows: number,
+    cols: number,
+    mask: ArrayLike<number>,
+    positions: ArrayLike<number>,
+    past: Float32Array[] | null,
+    pastLen: number,
+    withPresents: boolean,
+  ): Float32Array[] {
     const feeds: Record<string, GraphFeed> = { [INPUT_IDS]: int64(ids, [rows, cols]) };
     if (takes.has(ATTENTION_MASK)) feeds[ATTENTION_MASK] = int64(mask, [rows, pastLen + cols]);
     if (takes.has(POSITION_IDS)) feeds[POSITION_IDS] = int64(positions, [rows, cols]);
@@ -59,7 +77,8 @@ export function graphAdapter(session: GraphSession, info: GraphInfo, config: HfM
       });
     }
     const out = session(feeds, withPresents ? [LOGITS, ...presents] : [LOGITS]);
-    if (out[0].length !== rows * cols * V) throw new Error(`${name}: the graph gave ${out[0].length} logits for ${rows}×${cols} positions of a ${V}-token vocabulary`);
+    if (out[0].length !== rows * cols * V)
+      throw new Error(`${name}: the graph gave ${out[0].length} logits for ${rows}×${cols} positions of a ${V}-token vocabulary`);
     return out;
   }
 
@@ -86,12 +105,14 @@ export function graphAdapter(session: GraphSession, info: GraphInfo, config: HfM
       return nll;
     },
     logProbs(input: ModelInput): Float32Array {
-      const z = logits(input), out = new Float32Array(z.length);
+      const z = logits(input),
+        out = new Float32Array(z.length);
       for (let i = 0; i < z.length; i += V) out.set(logSoftmax64(z.subarray(i, i + V)), i);
       return out;
     },
     nextLogProbs(ids: readonly number[]): Float32Array {
-      if (ids.length === 0 || ids.length > config.contextLength) throw new Error(`${name}: next-token context of ${ids.length} ids, expected 1 to ${config.contextLength}`);
+      if (ids.length === 0 || ids.length > config.contextLength)
+        throw new Error(`${name}: next-token context of ${ids.length} ids, expected 1 to ${config.contextLength}`);
       checkModelInput({ rows: 1, cols: ids.length, ids: Int32Array.from(ids), docIds: new Int32Array(ids.length) }, binding);
       const reuse = cacheOut && cached !== null && cached.ids.length < ids.length && cached.ids.every((id, i) => id === ids[i]);
       const pastLen = reuse ? cached!.ids.length : 0;

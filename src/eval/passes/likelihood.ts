@@ -17,7 +17,9 @@ export interface Evaluation {
 export function checkBatch(batch: Batch, split: Split, binding: Binding, index: number): void {
   if (batch.split !== split) throw new Error(`batch ${index} is declared ${batch.split}, evaluation expected ${split}`);
   if (batch.binding.vocabSize !== binding.vocabSize || batch.binding.contextLength !== binding.contextLength) {
-    throw new Error(`batch ${index} is bound to vocab ${batch.binding.vocabSize}/context ${batch.binding.contextLength}, model has ${binding.vocabSize}/${binding.contextLength}`);
+    throw new Error(
+      `batch ${index} is bound to vocab ${batch.binding.vocabSize}/context ${batch.binding.contextLength}, model has ${binding.vocabSize}/${binding.contextLength}`,
+    );
   }
 }
 
@@ -32,7 +34,12 @@ export function maskedSum(nll: Float64Array, mask: Float32Array): number {
 export const SCORED_TOGETHER = 32;
 
 /** Score every masked target once; leaves the model's state bit-identical (checked). */
-export function evaluateLikelihood(model: ScoringModel, split: Split, batches: readonly Batch[], onScored?: (batches: number) => void): Evaluation {
+export function evaluateLikelihood(
+  model: ScoringModel,
+  split: Split,
+  batches: readonly Batch[],
+  onScored?: (batches: number) => void,
+): Evaluation {
   if (batches.length === 0) throw new Error(`empty evaluation: no ${split} batches`);
   batches.forEach((b, i) => checkBatch(b, split, model.binding, i));
   // a tape that is recording here would mean we are inside someone's gradient computation
@@ -45,7 +52,9 @@ export function evaluateLikelihood(model: ScoringModel, split: Split, batches: r
     const nlls = model.positionNlls ? model.positionNlls(group) : group.map((b) => model.positionNll(b));
     if (nlls.length !== group.length) throw new Error(`${model.name} returned ${nlls.length} score arrays for ${group.length} batches`);
     // merged in batch order whoever computed each batch: the total is the same bit for bit
-    group.forEach((b, i) => { metrics = merge(metrics, summary(maskedSum(nlls[i], b.mask), b.targetCount)); });
+    group.forEach((b, i) => {
+      metrics = merge(metrics, summary(maskedSum(nlls[i], b.mask), b.targetCount));
+    });
     onScored?.(group.length);
   }
   const mean = meanNll(metrics);

@@ -19,12 +19,18 @@ export interface Canary {
  */
 export function insertCanary(docs: readonly TextDocument[], canary: Canary): TextDocument[] {
   if (canary.text.length === 0) throw new Error("canary text is empty");
-  if (!Number.isInteger(canary.repetitions) || canary.repetitions < 0) throw new Error(`canary repetitions must be a non-negative integer, got ${canary.repetitions}`);
+  if (!Number.isInteger(canary.repetitions) || canary.repetitions < 0)
+    throw new Error(`canary repetitions must be a non-negative integer, got ${canary.repetitions}`);
   for (const d of docs) {
     if (d.text.includes(canary.text)) throw new Error(`canary already occurs in ${d.split} document "${d.id}"`);
     if (d.id.startsWith("canary-")) throw new Error(`document id "${d.id}" collides with canary ids`);
   }
-  const copies = Array.from({ length: canary.repetitions }, (_, i): TextDocument => ({ id: `canary-${i}`, split: "train", source: "canary", text: canary.text }));
+  const copies = Array.from({ length: canary.repetitions }, (_, i): TextDocument => ({
+    id: `canary-${i}`,
+    split: "train",
+    source: "canary",
+    text: canary.text,
+  }));
   return [...docs, ...copies];
 }
 
@@ -72,7 +78,11 @@ export function continuationLogProb(model: ScoringModel, prefix: readonly number
 }
 
 /** Greedy continuation of the prefix for as many tokens as the secret has; recovered if identical. */
-export function greedyRecovery(model: ScoringModel, prefix: readonly number[], secret: readonly number[]): { recovered: boolean; matchedTokens: number; tokens: number[] } {
+export function greedyRecovery(
+  model: ScoringModel,
+  prefix: readonly number[],
+  secret: readonly number[],
+): { recovered: boolean; matchedTokens: number; tokens: number[] } {
   const { tokens } = generate(model, prefix, { maxTokens: secret.length, decoding: { kind: "greedy" }, stopToken: null });
   let matched = 0;
   while (matched < secret.length && tokens[matched] === secret[matched]) matched++;
@@ -83,7 +93,14 @@ export function greedyRecovery(model: ScoringModel, prefix: readonly number[], s
 export function canaryProbe(model: ScoringModel, prefix: readonly number[], secret: readonly number[]) {
   const score = continuationLogProb(model, prefix, secret);
   const recovery = greedyRecovery(model, prefix, secret);
-  return { model: model.name, log_prob: score.logProb, per_token: score.perToken, recovered: recovery.recovered, matched_tokens: recovery.matchedTokens, greedy_tokens: recovery.tokens };
+  return {
+    model: model.name,
+    log_prob: score.logProb,
+    per_token: score.perToken,
+    recovered: recovery.recovered,
+    matched_tokens: recovery.matchedTokens,
+    greedy_tokens: recovery.tokens,
+  };
 }
 
 /**
@@ -91,6 +108,11 @@ export function canaryProbe(model: ScoringModel, prefix: readonly number[], secr
  * of a model fitted with the canary repeated r times, for each r (r = 0 is the model fitted without it).
  * This is a graded log-probability, not the rank-based exposure of Carlini et al.
  */
-export function exposureByRepetitions(fit: (repetitions: number) => ScoringModel, prefix: readonly number[], secret: readonly number[], repetitions: readonly number[]) {
+export function exposureByRepetitions(
+  fit: (repetitions: number) => ScoringModel,
+  prefix: readonly number[],
+  secret: readonly number[],
+  repetitions: readonly number[],
+) {
   return repetitions.map((r) => ({ repetitions: r, ...canaryProbe(fit(r), prefix, secret) }));
 }

@@ -21,7 +21,10 @@ export function topOf(logProbs: Float32Array, i: number, vocab: number): { token
   let best = -Infinity;
   for (let v = 0; v < vocab; v++) {
     const lp = logProbs[i * vocab + v];
-    if (lp > best) { best = lp; token = v; }
+    if (lp > best) {
+      best = lp;
+      token = v;
+    }
   }
   return { token, logProb: best };
 }
@@ -34,7 +37,12 @@ export interface NextTokenPredictions {
 }
 
 /** One prediction per scored target of `docs` (one split); the model's state is checked unchanged. */
-export function nextTokenPredictions(model: ScoringModel, docs: readonly Document[], stride: number, opts: { rowsPerBatch?: number; onBatch?: () => void } = {}): NextTokenPredictions {
+export function nextTokenPredictions(
+  model: ScoringModel,
+  docs: readonly Document[],
+  stride: number,
+  opts: { rowsPerBatch?: number; onBatch?: () => void } = {},
+): NextTokenPredictions {
   const V = model.binding.vocabSize;
   const { batches } = windowBatches(docs, model.binding, stride, opts.rowsPerBatch);
   const before = model.stateFingerprint();
@@ -42,7 +50,8 @@ export function nextTokenPredictions(model: ScoringModel, docs: readonly Documen
   const correct: boolean[] = [];
   for (const batch of batches) {
     const lp = model.logProbs(batch.input); // [rows·cols·V]
-    if (lp.length !== batch.targets.length * V) throw new Error(`${model.name} returned ${lp.length} log-probs for ${batch.targets.length} positions × ${V}`);
+    if (lp.length !== batch.targets.length * V)
+      throw new Error(`${model.name} returned ${lp.length} log-probs for ${batch.targets.length} positions × ${V}`);
     for (let i = 0; i < batch.targets.length; i++) {
       if (batch.mask[i] === 0) continue;
       const top = topOf(lp, i, V);
@@ -66,7 +75,14 @@ export function nextTokenCalibration(p: NextTokenPredictions, bins: BinOptions =
     stride: p.stride,
     definition: "confidence = top next-token probability; correct = top token equals the target",
     accuracy: { correct: hits, predictions: n, ...reasoned("rate", n === 0 ? NaN : hits / n, "no predictions") },
-    report: { ...report, ...reasoned("ece", n >= MIN_ECE_PREDICTIONS ? report.ece : NaN, `declined: ${n} predictions, fewer than ${MIN_ECE_PREDICTIONS} (MIN_ECE_PREDICTIONS)`) },
+    report: {
+      ...report,
+      ...reasoned(
+        "ece",
+        n >= MIN_ECE_PREDICTIONS ? report.ece : NaN,
+        `declined: ${n} predictions, fewer than ${MIN_ECE_PREDICTIONS} (MIN_ECE_PREDICTIONS)`,
+      ),
+    },
     brier_decomposition: brierDecomposition(p.confidences, p.correct, bins),
   };
 }

@@ -10,8 +10,13 @@ import { windowBatches } from "./windows.ts";
  * the first predicts tokens[0, min(T, N)) from [prefix, …]; each later one predicts the next ≤ T tokens from the
  * T tokens before its last target. Written out here so a test can hold tinylab's strided windows against it.
  */
-export function rollingWindows(tokens: readonly number[], prefix: number, maxLength: number): { context: number[]; continuation: number[] }[] {
-  if (!Number.isInteger(maxLength) || maxLength < 1) throw new Error(`rolling windows: the context must be a positive integer, got ${maxLength}`);
+export function rollingWindows(
+  tokens: readonly number[],
+  prefix: number,
+  maxLength: number,
+): { context: number[]; continuation: number[] }[] {
+  if (!Number.isInteger(maxLength) || maxLength < 1)
+    throw new Error(`rolling windows: the context must be a positive integer, got ${maxLength}`);
   const out: { context: number[]; continuation: number[] }[] = [];
   if (tokens.length === 0) return out;
   const first = Math.min(maxLength, tokens.length);
@@ -28,7 +33,11 @@ export function rollingWindows(tokens: readonly number[], prefix: number, maxLen
 }
 
 /** A text's tokens as the harness scores them: the prefix token, then the tokens, no EOS; undefined for an empty text. */
-export function rollingDocument(doc: { id: string; split: Split; source: string }, tokens: readonly number[], prefix: number): Document | undefined {
+export function rollingDocument(
+  doc: { id: string; split: Split; source: string },
+  tokens: readonly number[],
+  prefix: number,
+): Document | undefined {
   return tokens.length === 0 ? undefined : { id: doc.id, split: doc.split, source: doc.source, ids: [prefix, ...tokens] };
 }
 

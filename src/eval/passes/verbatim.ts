@@ -52,14 +52,20 @@ export function contentLength(doc: Document, tokenizer: Pick<AnyTokenizer, "bos"
  * A shorter one would become its own prompt whole, so its "continuation" is only what follows the document's end:
  * a memorized document would then score no recall, inverting the probe's signal. Those are skipped and counted.
  */
-export function promptable(docs: readonly Document[], n: number, tokenizer: Pick<AnyTokenizer, "bos" | "eos">): { docs: Document[]; skipped: number } {
+export function promptable(
+  docs: readonly Document[],
+  n: number,
+  tokenizer: Pick<AnyTokenizer, "bos" | "eos">,
+): { docs: Document[]; skipped: number } {
   const ok = docs.filter((d) => contentLength(d, tokenizer) > n);
   return { docs: ok, skipped: docs.length - ok.length };
 }
 
 /** Why a probe over `docs` has nothing to average: no documents, or all too short for the prompt. */
 export function noPromptReason(total: number, promptTokens: number, what: string): string {
-  return total === 0 ? `no ${what} documents` : `all ${total} ${what} documents have ≤ ${promptTokens} content tokens: a ${promptTokens}-token prompt leaves no continuation`;
+  return total === 0
+    ? `no ${what} documents`
+    : `all ${total} ${what} documents have ≤ ${promptTokens} content tokens: a ${promptTokens}-token prompt leaves no continuation`;
 }
 
 export interface VerbatimRow {
@@ -72,17 +78,30 @@ export interface VerbatimRow {
 }
 
 /** Greedy continuations of training and held-out prompts with their longest verbatim match against training text. */
-export function verbatimProbe(model: ScoringModel, tokenizer: AnyTokenizer, train: readonly Document[], heldOut: readonly Document[], settings: VerbatimSettings = VERBATIM_DEFAULTS, onRow?: () => void) {
+export function verbatimProbe(
+  model: ScoringModel,
+  tokenizer: AnyTokenizer,
+  train: readonly Document[],
+  heldOut: readonly Document[],
+  settings: VerbatimSettings = VERBATIM_DEFAULTS,
+  onRow?: () => void,
+) {
   const trainingTexts = train.map((d) => tokenizer.decode(d.ids));
   const rows = (docs: readonly Document[]): VerbatimRow[] =>
-    promptable(docs, settings.promptTokens, tokenizer).docs.slice(0, settings.prompts).map((d) => {
-      const prompt = promptOf(d, settings.promptTokens);
-      const { tokens } = generate(model, prompt, { maxTokens: settings.continueTokens, decoding: { kind: "greedy" }, stopToken: tokenizer.eos });
-      const continuation = tokenizer.decode(tokens);
-      const m = longestVerbatimMatch(continuation, trainingTexts);
-      onRow?.();
-      return { doc: d.id, split: d.split, prompt: tokenizer.decode(prompt), continuation, longest_match: m.length, match: m.match };
-    });
+    promptable(docs, settings.promptTokens, tokenizer)
+      .docs.slice(0, settings.prompts)
+      .map((d) => {
+        const prompt = promptOf(d, settings.promptTokens);
+        const { tokens } = generate(model, prompt, {
+          maxTokens: settings.continueTokens,
+          decoding: { kind: "greedy" },
+          stopToken: tokenizer.eos,
+        });
+        const continuation = tokenizer.decode(tokens);
+        const m = longestVerbatimMatch(continuation, trainingTexts);
+        onRow?.();
+        return { doc: d.id, split: d.split, prompt: tokenizer.decode(prompt), continuation, longest_match: m.length, match: m.match };
+      });
   const side = (docs: readonly Document[], what: string) => {
     const r = rows(docs);
     const why = noPromptReason(docs.length, settings.promptTokens, what);
@@ -94,5 +113,10 @@ export function verbatimProbe(model: ScoringModel, tokenizer: AnyTokenizer, trai
       rows: r,
     };
   };
-  return { unit: "characters (Unicode code points)", settings, train_prompts: side(train, "train"), held_out_prompts: side(heldOut, "held-out") };
+  return {
+    unit: "characters (Unicode code points)",
+    settings,
+    train_prompts: side(train, "train"),
+    held_out_prompts: side(heldOut, "held-out"),
+  };
 }

@@ -43,7 +43,12 @@ export interface WindowedOptions {
 }
 
 /** Score every target of `docs` (one split) exactly once with windows of stride `stride`. */
-export function evaluateWindows(model: ScoringModel, docs: readonly Document[], stride: number, opts: WindowedOptions = {}): WindowedResult {
+export function evaluateWindows(
+  model: ScoringModel,
+  docs: readonly Document[],
+  stride: number,
+  opts: WindowedOptions = {},
+): WindowedResult {
   const T = model.binding.contextLength;
   const { windows, batches, firstWindow } = windowBatches(docs, model.binding, stride, opts.rowsPerBatch);
   opts.onBatches?.(batches.length);
@@ -62,7 +67,9 @@ export function evaluateWindows(model: ScoringModel, docs: readonly Document[], 
     stateFingerprint: () => model.stateFingerprint(),
     positionNll: (batch) => record(batch, model.positionNll(batch)),
     // batches come back in order, so the running batch index still names each one's windows
-    ...(model.positionNlls ? { positionNlls: (group: readonly ScoredBatch[]) => model.positionNlls!(group).map((nll, i) => record(group[i], nll)) } : {}),
+    ...(model.positionNlls
+      ? { positionNlls: (group: readonly ScoredBatch[]) => model.positionNlls!(group).map((nll, i) => record(group[i], nll)) }
+      : {}),
   };
   function record(batch: ScoredBatch, nll: Float64Array): Float64Array {
     const cols = batch.input.cols;
@@ -99,9 +106,14 @@ export function evaluateWindows(model: ScoringModel, docs: readonly Document[], 
 
 /** Refuse to compare results unless stride, context and scored targets agree; returns b − a in nats per target. */
 export function compareWindowed(a: WindowedResult, b: WindowedResult): { stride: number; difference: number; targets: number } {
-  if (a.stride !== b.stride) throw new Error(`refusing to compare NLL at stride ${a.stride} (${a.model}) with NLL at stride ${b.stride} (${b.model}): different strides measure different things`);
-  if (a.contextLength !== b.contextLength) throw new Error(`refusing to compare context ${a.contextLength} with context ${b.contextLength}`);
-  if (a.split !== b.split || a.metrics.targets !== b.metrics.targets) throw new Error(`refusing to compare different targets: ${a.split} ${a.metrics.targets} vs ${b.split} ${b.metrics.targets}`);
+  if (a.stride !== b.stride)
+    throw new Error(
+      `refusing to compare NLL at stride ${a.stride} (${a.model}) with NLL at stride ${b.stride} (${b.model}): different strides measure different things`,
+    );
+  if (a.contextLength !== b.contextLength)
+    throw new Error(`refusing to compare context ${a.contextLength} with context ${b.contextLength}`);
+  if (a.split !== b.split || a.metrics.targets !== b.metrics.targets)
+    throw new Error(`refusing to compare different targets: ${a.split} ${a.metrics.targets} vs ${b.split} ${b.metrics.targets}`);
   return { stride: a.stride, difference: meanNll(b.metrics) - meanNll(a.metrics), targets: a.metrics.targets };
 }
 

@@ -26,12 +26,14 @@ export interface Window {
  */
 export function scoringStride(stride: number | undefined, contextLength: number): number {
   if (stride === undefined) return contextLength;
-  if (!Number.isInteger(stride) || stride < 1 || stride > contextLength) throw new Error(`--stride must be an integer in [1, ${contextLength}] (the model's context), got ${stride}`);
+  if (!Number.isInteger(stride) || stride < 1 || stride > contextLength)
+    throw new Error(`--stride must be an integer in [1, ${contextLength}] (the model's context), got ${stride}`);
   return stride;
 }
 
 /** How a result names its stride: `stride 64`, or `stride 128 (= the context, the default)`. */
-export const strideLabel = (stride: number, contextLength: number) => `stride ${stride}${stride === contextLength ? " (= the context)" : ""}`;
+export const strideLabel = (stride: number, contextLength: number) =>
+  `stride ${stride}${stride === contextLength ? " (= the context)" : ""}`;
 
 export function checkStride(stride: number, contextLength: number): void {
   if (!Number.isInteger(stride) || stride < 1 || stride > contextLength) {
@@ -68,13 +70,17 @@ export interface WindowBatches {
 /** All windows of `docs` (one split), in document order, as padded batches bound to the model's binding. */
 export function windowBatches(docs: readonly Document[], binding: Binding, stride: number, rowsPerBatch = 16): WindowBatches {
   if (docs.length === 0) throw new Error("no documents to window");
-  if (!Number.isInteger(rowsPerBatch) || rowsPerBatch < 1) throw new Error(`rows per batch must be a positive integer, got ${rowsPerBatch}`);
+  if (!Number.isInteger(rowsPerBatch) || rowsPerBatch < 1)
+    throw new Error(`rows per batch must be a positive integer, got ${rowsPerBatch}`);
   checkDocuments(docs);
   const split = docs[0].split;
   const byId = new Map(docs.map((d) => [d.id, d]));
   for (const d of docs) {
-    if (d.split !== split) throw new Error(`documents from two splits in one window list: "${docs[0].id}" is ${split}, "${d.id}" is ${d.split}`);
-    for (const id of d.ids) if (!Number.isInteger(id) || id < 0 || id >= binding.vocabSize) throw new Error(`document "${d.id}" holds id ${id} outside [0, ${binding.vocabSize})`);
+    if (d.split !== split)
+      throw new Error(`documents from two splits in one window list: "${docs[0].id}" is ${split}, "${d.id}" is ${d.split}`);
+    for (const id of d.ids)
+      if (!Number.isInteger(id) || id < 0 || id >= binding.vocabSize)
+        throw new Error(`document "${d.id}" holds id ${id} outside [0, ${binding.vocabSize})`);
   }
   const windows = docs.flatMap((d) => documentWindows(d, binding.contextLength, stride));
   const batches: Batch[] = [];
@@ -105,5 +111,14 @@ function layRows(rows: readonly Window[], docOf: (w: Window) => Document, split:
     }
   });
   const targetTotal = rows.reduce((n, w) => n + w.scored, 0);
-  return { split, binding, layout: "padded", input: { rows: rows.length, cols, ids, docIds }, targets, mask, targetCount: targetTotal, docIds: rows.map((w) => w.doc) };
+  return {
+    split,
+    binding,
+    layout: "padded",
+    input: { rows: rows.length, cols, ids, docIds },
+    targets,
+    mask,
+    targetCount: targetTotal,
+    docIds: rows.map((w) => w.doc),
+  };
 }

@@ -22,14 +22,42 @@ const TOKEN_CSS = `<style>.tok{white-space:pre-wrap;font-family:monospace;paddin
 
 /** The page: summary tables, a legend, then each document with every target token coloured by its loss difference. */
 export function compareHtml(r: CompareResult, tokens: CompareTokens | null): string {
-  const summary = htmlTable(["quantity", "A", "B", "B − A", "95% interval", "one-sided p"], [
-    ...(r.nll ? [["NLL (nats/target)", f(r.nll.a), f(r.nll.b), f(r.nll.difference.estimate), ...intervalCells(r.nll.difference)]] : []),
-    ["bits per byte", f(r.bits_per_byte.a), f(r.bits_per_byte.b), f(r.bits_per_byte.difference.estimate), ...intervalCells(r.bits_per_byte.difference)],
-    ...(r.accuracy ? [["next-token accuracy", pct(r.accuracy.a.acc), pct(r.accuracy.b.acc), pct(r.accuracy.b.acc - r.accuracy.a.acc), "—", (r.accuracy.mcnemar.p_two_sided === null ? `McNemar: no p-value (${r.accuracy.mcnemar.p_reason})` : `McNemar exact p ${r.accuracy.mcnemar.p_two_sided.toPrecision(4)} (two-sided)`)]] : []),
-  ]);
+  const summary = htmlTable(
+    ["quantity", "A", "B", "B − A", "95% interval", "one-sided p"],
+    [
+      ...(r.nll ? [["NLL (nats/target)", f(r.nll.a), f(r.nll.b), f(r.nll.difference.estimate), ...intervalCells(r.nll.difference)]] : []),
+      [
+        "bits per byte",
+        f(r.bits_per_byte.a),
+        f(r.bits_per_byte.b),
+        f(r.bits_per_byte.difference.estimate),
+        ...intervalCells(r.bits_per_byte.difference),
+      ],
+      ...(r.accuracy
+        ? [
+            [
+              "next-token accuracy",
+              pct(r.accuracy.a.acc),
+              pct(r.accuracy.b.acc),
+              pct(r.accuracy.b.acc - r.accuracy.a.acc),
+              "—",
+              r.accuracy.mcnemar.p_two_sided === null
+                ? `McNemar: no p-value (${r.accuracy.mcnemar.p_reason})`
+                : `McNemar exact p ${r.accuracy.mcnemar.p_two_sided.toPrecision(4)} (two-sided)`,
+            ],
+          ]
+        : []),
+    ],
+  );
   const sections = [
-    { heading: "Models and data", html: `<p>A: <code>${escapeHtml(r.a.name)}</code><br>B: <code>${escapeHtml(r.b.name)}</code><br>${escapeHtml(`${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes`)}</p>` },
-    { heading: "Paired differences", html: `${summary}<p>${escapeHtml(`${r.bootstrap.replicates} bootstrap replicates over ${r.bootstrap.resampled}, seed ${r.bootstrap.seed}. ${r.bootstrap.note}.`)}</p>` },
+    {
+      heading: "Models and data",
+      html: `<p>A: <code>${escapeHtml(r.a.name)}</code><br>B: <code>${escapeHtml(r.b.name)}</code><br>${escapeHtml(`${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes`)}</p>`,
+    },
+    {
+      heading: "Paired differences",
+      html: `${summary}<p>${escapeHtml(`${r.bootstrap.replicates} bootstrap replicates over ${r.bootstrap.resampled}, seed ${r.bootstrap.seed}. ${r.bootstrap.note}.`)}</p>`,
+    },
   ];
   if (tokens) {
     const diffs = tokens.documents.flatMap((d) => Array.from(d.b, (x, i) => x - d.a[i]));

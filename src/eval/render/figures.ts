@@ -1,6 +1,24 @@
 // Figures specific to evaluation metrics, drawn with the generic SVG primitives of src/util: the reliability
 import { MARGIN_TOP } from "../../util/render/charts.ts";
-import { type Box, type LegendItem, axes, el, escapeXml, formatNumber, GRAY, legend, legendWidth, linearScale, niceTicks, noData, notesText, paletteColor, svgDocument, tickFormat, titleText } from "../../util/render/svg.ts";
+import {
+  type Box,
+  type LegendItem,
+  axes,
+  el,
+  escapeXml,
+  formatNumber,
+  GRAY,
+  legend,
+  legendWidth,
+  linearScale,
+  niceTicks,
+  noData,
+  notesText,
+  paletteColor,
+  svgDocument,
+  tickFormat,
+  titleText,
+} from "../../util/render/svg.ts";
 import type { ReliabilityBin } from "../metrics/calibration.ts";
 import { wrapNotes } from "../../util/render/text_width.ts";
 
@@ -49,7 +67,11 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const xScale = linearScale([0, 1], [main.x, main.x + main.w]);
   const yScale = linearScale([0, 1], [main.y + main.h, main.y]);
   const f1 = tickFormat(unit);
-  const mainAxes = axes(main, { ticks: unit, scale: xScale, format: () => "" }, { ticks: unit, scale: yScale, format: f1, label: "accuracy" });
+  const mainAxes = axes(
+    main,
+    { ticks: unit, scale: xScale, format: () => "" },
+    { ticks: unit, scale: yScale, format: f1, label: "accuracy" },
+  );
   const maxCount = Math.max(...shown.map((b) => b.count));
   const cTicks = niceTicks(0, maxCount, 2);
   const cScale = linearScale([0, cTicks[cTicks.length - 1]], [strip.y + strip.h, strip.y]);
@@ -62,13 +84,42 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], opts: Reliab
   const barsSvg = shown.map((b) => {
     const x = xScale(b.lo) + 1;
     const bw = Math.max(1, xScale(b.hi) - xScale(b.lo) - 2);
-    const tip = el("title", {}, escapeXml(`[${formatNumber(b.lo)}, ${formatNumber(b.hi)}]: n=${b.count}, conf=${b.meanConfidence.toFixed(3)}, acc=${b.accuracy.toFixed(3)}`));
-    const acc = el("rect", { x, y: yScale(b.accuracy), width: bw, height: yScale(0) - yScale(b.accuracy), fill: paletteColor(0), opacity: 0.75 });
-    const conf = el("line", { x1: x, x2: x + bw, y1: yScale(b.meanConfidence), y2: yScale(b.meanConfidence), stroke: paletteColor(1), "stroke-width": 2.5 });
+    const tip = el(
+      "title",
+      {},
+      escapeXml(
+        `[${formatNumber(b.lo)}, ${formatNumber(b.hi)}]: n=${b.count}, conf=${b.meanConfidence.toFixed(3)}, acc=${b.accuracy.toFixed(3)}`,
+      ),
+    );
+    const acc = el("rect", {
+      x,
+      y: yScale(b.accuracy),
+      width: bw,
+      height: yScale(0) - yScale(b.accuracy),
+      fill: paletteColor(0),
+      opacity: 0.75,
+    });
+    const conf = el("line", {
+      x1: x,
+      x2: x + bw,
+      y1: yScale(b.meanConfidence),
+      y2: yScale(b.meanConfidence),
+      stroke: paletteColor(1),
+      "stroke-width": 2.5,
+    });
     const count = el("rect", { x, y: cScale(b.count), width: bw, height: cScale(0) - cScale(b.count), fill: "#999999" });
     return el("g", {}, tip + acc + conf + count);
   });
-  const diagonal = el("line", { x1: xScale(0), y1: yScale(0), x2: xScale(1), y2: yScale(1), stroke: GRAY, "stroke-width": 1.5, "stroke-dasharray": "5 4", class: "diagonal" });
+  const diagonal = el("line", {
+    x1: xScale(0),
+    y1: yScale(0),
+    x2: xScale(1),
+    y2: yScale(1),
+    stroke: GRAY,
+    "stroke-width": 1.5,
+    "stroke-dasharray": "5 4",
+    class: "diagonal",
+  });
   const body = titleText(W, title) + mainAxes + stripAxes + barsSvg.join("") + diagonal + legendSvg + notesSvg;
   return svgDocument(W, H, body, title);
 }

@@ -7,7 +7,8 @@ import { reasonOf } from "../metrics/reasoned.ts";
 export type Interval = { lo: number; hi: number } | null | undefined;
 
 /** Page: a quantity without a value is null in the report; the page says n/a, the JSON keeps the reason. */
-export const fixed = (x: number | null | undefined, d = 4): string => (x !== null && x !== undefined && Number.isFinite(x) ? x.toFixed(d) : "n/a");
+export const fixed = (x: number | null | undefined, d = 4): string =>
+  x !== null && x !== undefined && Number.isFinite(x) ? x.toFixed(d) : "n/a";
 
 /** Page: a value with its interval in brackets, both through `f` (e.g. exp for a perplexity). */
 export const withIv = (x: number | null | undefined, iv: Interval, f: (v: number) => number = (v) => v, d = 4): string =>
@@ -35,10 +36,19 @@ export function interval(record: object, key: string): string {
  * escaped, so a source or file name is shown as text: never raw HTML (Markdown renderers pass it through) nor a link.
  */
 export const md = (s: string | number) =>
-  String(s).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ")
-    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[[\]]/g, (c) => `\\${c}`);
+  String(s)
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/\r?\n/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[[\]]/g, (c) => `\\${c}`);
 const row = (cells: readonly (string | number)[]) => `| ${cells.map(md).join(" | ")} |`;
-export function markdownTable(headers: readonly string[], rows: readonly (readonly (string | number)[])[], right: readonly boolean[] = []): string[] {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+  right: readonly boolean[] = [],
+): string[] {
   return [row(headers), `|${headers.map((_, i) => (right[i] ? " ---: " : " --- ")).join("|")}|`, ...rows.map(row)];
 }
-

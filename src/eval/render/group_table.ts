@@ -21,13 +21,24 @@ export function groupTableLines(r: Report): string[] {
     ["split/source", "NLL", "NLL 95%", "perplexity", "targets", "bits/byte", "bits/byte 95%", "bytes", "bits/char", "chars"],
     p.groups.map((g, i) => {
       const bpb = r.bits_per_byte.groups[i];
-      return [`${g.split}/${g.source}`, f4(g.nll), cellOf(g, "block_bootstrap_95"), f4(g.perplexity), String(g.targets),
-        shown(bpb, "bits_per_byte"), cellOf(bpb, "block_bootstrap_95"), String(bpb.bytes), shown(bpb, "bits_per_char"), String(bpb.chars)];
+      return [
+        `${g.split}/${g.source}`,
+        f4(g.nll),
+        cellOf(g, "block_bootstrap_95"),
+        f4(g.perplexity),
+        String(g.targets),
+        shown(bpb, "bits_per_byte"),
+        cellOf(bpb, "block_bootstrap_95"),
+        String(bpb.bytes),
+        shown(bpb, "bits_per_char"),
+        String(bpb.chars),
+      ];
     }),
     ["l", "r", "l", "r", "r", "r", "l", "r", "r", "r"],
   );
   return [
     `perplexity by split/source (stride ${p.stride}, context ${p.context_length}; NLL in nats per target, bits per byte of UTF-8 text; 95% moving-block bootstrap over windows):`,
-    ...table, ...[...reasons].map((why) => `  n/a interval: ${why}`),
+    ...table,
+    ...[...reasons].map((why) => `  n/a interval: ${why}`),
   ];
 }

@@ -18,18 +18,26 @@ export function reportCard(r: Report, ctx: CardContext, evaluators: readonly Eva
   const p = r.provenance;
   const ids = r.identities;
   const hashes = r.data.split_sha256;
-  const git = ctx.git ? `${ctx.git.commit}${ctx.git.dirty ? " (dirty: uncommitted changes in the checkout)" : " (clean)"}` : "not run from a git checkout";
+  const git = ctx.git
+    ? `${ctx.git.commit}${ctx.git.dirty ? " (dirty: uncommitted changes in the checkout)" : " (clean)"}`
+    : "not run from a git checkout";
   const provenance: [string, string][] = [
     ["tinylab", p.tinylab],
     ["git commit", git],
-    ["backend", `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : `, matrix products on tfjs's own ${p.backend} kernels`}`],
+    [
+      "backend",
+      `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : `, matrix products on tfjs's own ${p.backend} kernels`}`,
+    ],
     ["workers", p.workers !== undefined ? String(p.workers) : "not recorded by this version"],
     ["command", p.command],
     ["date", p.date],
     ["model", ids.model.path ?? ids.model.name],
     ["model sha256", ids.model.sha256 ?? "in memory, no file"],
     ["data", r.data.description],
-    ...Object.entries(hashes).map(([split, h]): [string, string] => [`${split} split sha256`, h ?? (split === "test" && !r.final_test ? "not read (no --final-test)" : "no documents")]),
+    ...Object.entries(hashes).map(([split, h]): [string, string] => [
+      `${split} split sha256`,
+      h ?? (split === "test" && !r.final_test ? "not read (no --final-test)" : "no documents"),
+    ]),
   ];
   const headline = headlineRows(r).map((x) => {
     const c = headlineCells(x);
@@ -56,7 +64,10 @@ export function reportCard(r: Report, ctx: CardContext, evaluators: readonly Eva
     ...ctx.figures.flatMap((f) => [`[![${md(f.title)}](${f.file})](${f.file})`, ""]),
     "## Evaluators",
     "",
-    ...table(["namespace", "evaluator", "version", "id"], Object.entries(ids.evaluators).map(([k, e]) => [k, e.name, e.version, `\`${e.id}\``])),
+    ...table(
+      ["namespace", "evaluator", "version", "id"],
+      Object.entries(ids.evaluators).map(([k, e]) => [k, e.name, e.version, `\`${e.id}\``]),
+    ),
     "",
   ];
   return lines.join("\n");

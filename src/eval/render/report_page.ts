@@ -28,17 +28,36 @@ const sourcesOf = (r: Report) => new Set(r.perplexity.groups.map((g) => g.source
 /** Model and baselines per (split, source), the merged "(all sources)" group of each split first. */
 export function headlineRows(r: Report): HeadlineRow[] {
   const mergedOnly = sourcesOf(r).size > HEADLINE_MAX_SOURCES && r.perplexity.groups.some((g) => g.source === "(all sources)");
-  const groups = r.perplexity.groups.map((g, i) => ({ g, i })).filter(({ g }) => !mergedOnly || g.source === "(all sources)")
+  const groups = r.perplexity.groups
+    .map((g, i) => ({ g, i }))
+    .filter(({ g }) => !mergedOnly || g.source === "(all sources)")
     .sort((a, b) => Number(b.g.source === "(all sources)") - Number(a.g.source === "(all sources)") || a.i - b.i);
   return groups.flatMap(({ g, i }) => {
     const bpb = r.bits_per_byte.groups[i];
-    const rows: Omit<HeadlineRow, "best">[] = [{
-      split: g.split, source: g.source, scorer: "model", targets: g.targets, nll: g.nll, nllInterval: g.block_bootstrap_95,
-      bitsPerByte: bpb.bits_per_byte, bpbInterval: bpb.block_bootstrap_95,
-    }];
+    const rows: Omit<HeadlineRow, "best">[] = [
+      {
+        split: g.split,
+        source: g.source,
+        scorer: "model",
+        targets: g.targets,
+        nll: g.nll,
+        nllInterval: g.block_bootstrap_95,
+        bitsPerByte: bpb.bits_per_byte,
+        bpbInterval: bpb.block_bootstrap_95,
+      },
+    ];
     if ("groups" in r.baselines) {
       for (const b of r.baselines.groups.filter((x) => x.split === g.split && x.source === g.source)) {
-        rows.push({ split: g.split, source: g.source, scorer: b.baseline, targets: b.targets, nll: b.nll, nllInterval: null, bitsPerByte: b.bits_per_byte, bpbInterval: null });
+        rows.push({
+          split: g.split,
+          source: g.source,
+          scorer: b.baseline,
+          targets: b.targets,
+          nll: b.nll,
+          nllInterval: null,
+          bitsPerByte: b.bits_per_byte,
+          bpbInterval: null,
+        });
       }
     }
     const best = Math.min(...rows.map((x) => (x.nll !== null && Number.isFinite(x.nll) ? x.nll : Infinity)));
@@ -46,14 +65,31 @@ export function headlineRows(r: Report): HeadlineRow[] {
   });
 }
 
-export const HEADLINE_COLUMNS = ["split", "source", "scorer", "targets", "NLL (nats/target) [95%]", "perplexity [95%]", "bits per byte [95%]"];
+export const HEADLINE_COLUMNS = [
+  "split",
+  "source",
+  "scorer",
+  "targets",
+  "NLL (nats/target) [95%]",
+  "perplexity [95%]",
+  "bits per byte [95%]",
+];
 
 /** The headline's cells, shared by the page and the Markdown report card; the best NLL of each group is marked. */
 export function headlineCells(row: HeadlineRow): [string, string, string, string, string, string, string] {
-  return [row.split, row.source, row.scorer, String(row.targets), withIv(row.nll, row.nllInterval), withIv(row.nll, row.nllInterval, Math.exp, 2), withIv(row.bitsPerByte, row.bpbInterval)];
+  return [
+    row.split,
+    row.source,
+    row.scorer,
+    String(row.targets),
+    withIv(row.nll, row.nllInterval),
+    withIv(row.nll, row.nllInterval, Math.exp, 2),
+    withIv(row.bitsPerByte, row.bpbInterval),
+  ];
 }
 
-export const HEADLINE_NOTE = "Intervals: 95% moving-block bootstrap over windows (model only; the count baselines are fixed functions of the training split and get none). Bold: the lowest NLL of its split and source.";
+export const HEADLINE_NOTE =
+  "Intervals: 95% moving-block bootstrap over windows (model only; the count baselines are fixed functions of the training split and get none). Bold: the lowest NLL of its split and source.";
 
 /**
  * Source × scorer: one row per (split, source), the model's NLL with its interval beside each baseline's, the
@@ -62,20 +98,43 @@ export const HEADLINE_NOTE = "Intervals: 95% moving-block bootstrap over windows
 export function bySourceHtml(r: Report): string {
   const baselines = "groups" in r.baselines ? [...new Set(r.baselines.groups.map((g) => g.baseline))] : [];
   const rows = r.perplexity.groups.map((g, i): Cell[] => {
-    const base = baselines.map((b) => ("groups" in r.baselines ? r.baselines.groups.find((x) => x.baseline === b && x.split === g.split && x.source === g.source)?.nll ?? null : null));
+    const base = baselines.map((b) =>
+      "groups" in r.baselines
+        ? (r.baselines.groups.find((x) => x.baseline === b && x.split === g.split && x.source === g.source)?.nll ?? null)
+        : null,
+    );
     const best = Math.min(g.nll, ...base.map((x) => x ?? Infinity));
-    return [g.split, g.source, g.targets, { num: withIv(g.nll, g.block_bootstrap_95), bold: g.nll === best }, ...base.map((x): Cell => ({ num: fixed(x), bold: x === best }))];
+    return [
+      g.split,
+      g.source,
+      g.targets,
+      { num: withIv(g.nll, g.block_bootstrap_95), bold: g.nll === best },
+      ...base.map((x): Cell => ({ num: fixed(x), bold: x === best })),
+    ];
   });
-  return htmlTable(["split", "source", "targets", "model NLL [95%]", ...baselines], rows, "by-source") +
-    para(`NLL in nats per target at stride ${r.perplexity.stride}; bold: the lowest of its row.`);
+  return (
+    htmlTable(["split", "source", "targets", "model NLL [95%]", ...baselines], rows, "by-source") +
+    para(`NLL in nats per target at stride ${r.perplexity.stride}; bold: the lowest of its row.`)
+  );
 }
 
 function headlineHtml(r: Report): string {
   const rows = headlineRows(r).map((row): Cell[] => {
     const c = headlineCells(row);
-    return [c[0], c[1], { text: c[2], bold: row.best }, row.targets, { num: c[4], bold: row.best }, { num: c[5], bold: row.best }, { num: c[6], bold: row.best }];
+    return [
+      c[0],
+      c[1],
+      { text: c[2], bold: row.best },
+      row.targets,
+      { num: c[4], bold: row.best },
+      { num: c[5], bold: row.best },
+      { num: c[6], bold: row.best },
+    ];
   });
-  return htmlTable(HEADLINE_COLUMNS, rows, "headline") + para(`${HEADLINE_NOTE} Stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; ${r.test_split}.`);
+  return (
+    htmlTable(HEADLINE_COLUMNS, rows, "headline") +
+    para(`${HEADLINE_NOTE} Stride ${r.perplexity.stride}, context ${r.perplexity.context_length}; ${r.test_split}.`)
+  );
 }
 
 /** The page's figures as standalone SVG strings with a file name each (the report card links them). */
@@ -116,11 +175,22 @@ export function reportHtml(r: Report, extras: PageExtras = {}, evaluators: reado
     ...evaluatorSections(r, evaluators),
     {
       heading: "Identities",
-      html: keyValueTable([
-        ["model", ids.model.path ?? ids.model.name],
-        ["model sha256", ids.model.sha256 ?? "in memory, no file"],
-        ["data", r.data.description],
-      ]) + htmlTable(["evaluator", "id", "settings"], Object.entries(ids.evaluators).map(([k, e]): Cell[] => [k, e.id, flatEntries(e.settings).map(([a, b]) => `${a}=${b}`).join("; ")])),
+      html:
+        keyValueTable([
+          ["model", ids.model.path ?? ids.model.name],
+          ["model sha256", ids.model.sha256 ?? "in memory, no file"],
+          ["data", r.data.description],
+        ]) +
+        htmlTable(
+          ["evaluator", "id", "settings"],
+          Object.entries(ids.evaluators).map(([k, e]): Cell[] => [
+            k,
+            e.id,
+            flatEntries(e.settings)
+              .map(([a, b]) => `${a}=${b}`)
+              .join("; "),
+          ]),
+        ),
     },
     { heading: "Provenance", html: keyValueTable(flatEntries(r.provenance)) },
   ];
@@ -131,7 +201,8 @@ export function reportHtml(r: Report, extras: PageExtras = {}, evaluators: reado
 /** The one line under the title: the merged validation result (or the first group) against the best baseline. */
 function leadSentence(r: Report): string {
   const rows = headlineRows(r);
-  const first = rows.find((x) => x.split === "validation" && x.source === "(all sources)") ?? rows.find((x) => x.split === "validation") ?? rows[0];
+  const first =
+    rows.find((x) => x.split === "validation" && x.source === "(all sources)") ?? rows.find((x) => x.split === "validation") ?? rows[0];
   if (!first) return "";
   const same = rows.filter((x) => x.split === first.split && x.source === first.source);
   const model = same.find((x) => x.scorer === "model")!;

@@ -13,7 +13,8 @@ export function visibleToken(tokenizer: Tokenizer, id: number): string {
 
 /** A token sequence's text: runs of byte-carrying tokens decoded together (so split characters rejoin), specials marked. */
 export function visibleIds(tokenizer: Tokenizer, ids: readonly number[]): string {
-  let out = "", run: number[] = [];
+  let out = "",
+    run: number[] = [];
   const flush = () => {
     if (run.length > 0) out += visibleChars(tokenizer.decode(run));
     run = [];

@@ -23,7 +23,6 @@ import { REPORT_SETTING_DEFAULTS as D } from "./defaults.ts";
 import { documentWindows, scoringStride } from "../passes/windows.ts";
 
 export interface ReportOptions {
-
   /**
    * Reference scorers for the baselines namespace, already fitted by the caller on this call's training
    * documents (e.g. allBaselines(train, binding) from src/baselines/ngram.ts), scored in this order.
@@ -68,10 +67,7 @@ export interface ReportOptions {
   readonly baselinesNotRun?: string;
 }
 
-
-
 export const REPORT_VERSION = 1;
-
 
 /** Evaluate `model` on `documents` (any mix of splits and sources): the passes once, then every evaluator in order. */
 export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, documents: readonly Document[], opts: ReportOptions): Report {
@@ -79,23 +75,44 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
   const T = model.binding.contextLength;
   const stride = scoringStride(opts.stride, T);
   const settings: ReportSettings = {
-    stride, contextLength: T, calibrationStride: opts.calibrationStride ?? stride, seed: opts.seed ?? D.seed, rowsPerBatch: opts.rowsPerBatch ?? D.rowsPerBatch,
-    bins: opts.bins ?? D.bins, scheme: opts.scheme ?? D.scheme, replicates: opts.replicates ?? D.replicates,
-    generation: { ...GENERATION_DEFAULTS, ...opts.generation }, verbatim: { ...VERBATIM_DEFAULTS, ...opts.verbatim },
-    canary: opts.canary, baselines: opts.baselines, baselineSmoothing: opts.baselineSmoothing, baselinesNotRun: opts.baselinesNotRun, strides: opts.strides,
+    stride,
+    contextLength: T,
+    calibrationStride: opts.calibrationStride ?? stride,
+    seed: opts.seed ?? D.seed,
+    rowsPerBatch: opts.rowsPerBatch ?? D.rowsPerBatch,
+    bins: opts.bins ?? D.bins,
+    scheme: opts.scheme ?? D.scheme,
+    replicates: opts.replicates ?? D.replicates,
+    generation: { ...GENERATION_DEFAULTS, ...opts.generation },
+    verbatim: { ...VERBATIM_DEFAULTS, ...opts.verbatim },
+    canary: opts.canary,
+    baselines: opts.baselines,
+    baselineSmoothing: opts.baselineSmoothing,
+    baselinesNotRun: opts.baselinesNotRun,
+    strides: opts.strides,
   };
   checkDocuments(documents); // ids unique across splits: groups find their documents by id
   const finalTest = opts.finalTest === true;
   const scored = opts.scoreSplits ?? SPLITS.filter((s) => finalTest || s !== "test");
-  if (scored.includes("test") && !finalTest) throw new Error("report: the test split is scored only in a final report (finalTest, --final-test)");
+  if (scored.includes("test") && !finalTest)
+    throw new Error("report: the test split is scored only in a final report (finalTest, --final-test)");
   const testNotScored = scored.includes("test") ? 0 : documents.filter((d) => d.split === "test").length;
-  const bySplit = SPLITS.filter((s) => scored.includes(s)).map((s) => [s, documents.filter((d) => d.split === s)] as const).filter(([, d]) => d.length > 0);
+  const bySplit = SPLITS.filter((s) => scored.includes(s))
+    .map((s) => [s, documents.filter((d) => d.split === s)] as const)
+    .filter(([, d]) => d.length > 0);
   const train = documents.filter((d) => d.split === "train");
   // held-out prompts come from the scored held-out splits only: an unscored test split is never read
   const heldOut = documents.filter((d) => d.split !== "train" && scored.includes(d.split));
   const rows = settings.rowsPerBatch;
   const inputs: ReportInputs = {
-    model, tokenizer, documents, settings, bySplit, train, heldOut, promptDocs: heldOut.length > 0 ? heldOut : train,
+    model,
+    tokenizer,
+    documents,
+    settings,
+    bySplit,
+    train,
+    heldOut,
+    promptDocs: heldOut.length > 0 ? heldOut : train,
     batchesAt: (s) => bySplit.reduce((n, [, d]) => n + Math.ceil(d.reduce((w, x) => w + documentWindows(x, T, s).length, 0) / rows), 0),
   };
   const active = evaluators.filter((e) => e.applies?.(inputs) ?? true);
@@ -104,17 +121,23 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
 
   // the likelihood passes: headline stride, and stride = context for loss by position (one pass when they agree)
   const shared = calibrationSharesContextPass(settings);
-  const total = inputs.batchesAt(stride) + (stride === T ? 0 : inputs.batchesAt(T)) + active.reduce((n, e) => n + (e.steps?.(inputs) ?? 0), 0);
+  const total =
+    inputs.batchesAt(stride) + (stride === T ? 0 : inputs.batchesAt(T)) + active.reduce((n, e) => n + (e.steps?.(inputs) ?? 0), 0);
   const progress = phase(opts.progress, "report", total, "steps");
   const tick = () => progress?.tick();
   const headline = bySplit.map(([, d]) => evaluateWindows(model, d, stride, { tokenizer, rowsPerBatch: rows, onBatch: tick }));
   const captured = new Map<Split, NextTokenPredictions>();
-  const full = stride === T ? headline : bySplit.map(([split, d]) =>
-    evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }));
+  const full =
+    stride === T
+      ? headline
+      : bySplit.map(([split, d]) =>
+          evaluateWindows(shared ? capturingNextToken(model, split, T, captured) : model, d, T, { rowsPerBatch: rows, onBatch: tick }),
+        );
   const groups = groupWindowsWithOverall(headline);
   const rng = Rng.fromSeed(settings.seed);
   let samples: GenerationValue | undefined;
-  const drawSamples = () => (samples ??= sampleGeneration(model, tokenizer, inputs.promptDocs, settings.generation, rng.child("sampling"), tick));
+  const drawSamples = () =>
+    (samples ??= sampleGeneration(model, tokenizer, inputs.promptDocs, settings.generation, rng.child("sampling"), tick));
   const ctx: ReportContext = { ...inputs, headline, groups, full, captured, rng, samples: drawSamples, tick, score: evaluateWindows };
 
   // each value lands at its key, in list order: a namespace first named by a field ("memorization.verbatim") is placed there
@@ -131,24 +154,42 @@ export function buildReport(model: ScoringModel, tokenizer: AnyTokenizer, docume
     report: "tinylab-evaluation" as const,
     version: REPORT_VERSION,
     final_test: finalTest,
-    test_split: finalTest ? "scored: a final report, choose nothing on it" : testNotScored > 0 ? `not scored: ${testNotScored} test documents left unread (--final-test for the final report)` : "not scored (no --final-test)",
+    test_split: finalTest
+      ? "scored: a final report, choose nothing on it"
+      : testNotScored > 0
+        ? `not scored: ${testNotScored} test documents left unread (--final-test for the final report)`
+        : "not scored (no --final-test)",
     data: {
       description: opts.data?.description ?? "documents passed in memory",
       path: opts.data?.path ?? null,
       ...(opts.data?.note ? { note: opts.data.note } : {}),
       // identity of what was scored: sha256 of the JSON [[id, token ids], …] per split in input order; an unscored split is not read
-      split_sha256: Object.fromEntries(SPLITS.map((s) => [s, scored.includes(s) || s === "train" ? splitHash(documents.filter((d) => d.split === s)) : null])) as Record<Split, string | null>,
-      groups: groups.map((g) => ({ split: g.split, source: g.source, documents: new Set(g.windows.map((w) => w.doc)).size, targets: g.windows.reduce((n, w) => n + w.scored, 0) })),
+      split_sha256: Object.fromEntries(
+        SPLITS.map((s) => [s, scored.includes(s) || s === "train" ? splitHash(documents.filter((d) => d.split === s)) : null]),
+      ) as Record<Split, string | null>,
+      groups: groups.map((g) => ({
+        split: g.split,
+        source: g.source,
+        documents: new Set(g.windows.map((w) => w.doc)).size,
+        targets: g.windows.reduce((n, w) => n + w.scored, 0),
+      })),
     },
   };
   const identities = {
     model: opts.model ?? modelIdentity(model.name),
     tokenizer: tokenizer.toJSON(),
-    evaluators: Object.fromEntries(active.flatMap((e) => (e.identity ? [[e.identity.key, evaluatorIdentity(e.id, e.identity.settings(inputs), e.version)]] : []))),
+    evaluators: Object.fromEntries(
+      active.flatMap((e) => (e.identity ? [[e.identity.key, evaluatorIdentity(e.id, e.identity.settings(inputs), e.version)]] : [])),
+    ),
   };
   const prov = provenance(opts.engine ?? tfjsOnly(), opts.command);
   // the one place the list's values meet the declared type: each evaluator's value type is its namespace's in Report
-  return { ...head, ...namespaces, identities, provenance: opts.workers !== undefined ? { ...prov, workers: opts.workers } : prov } as unknown as Report;
+  return {
+    ...head,
+    ...namespaces,
+    identities,
+    provenance: opts.workers !== undefined ? { ...prov, workers: opts.workers } : prov,
+  } as unknown as Report;
 }
 
 /** The sha256 of a split's documents (ids and token ids, in order), or null when it has none. */

@@ -12,46 +12,99 @@ import { MIN_INTERVAL_DOCUMENTS } from "../metrics/intervals.ts";
 import { reasoned, reasonedRecord } from "../metrics/reasoned.ts";
 import type { CalibrationValue, ReportSettings } from "./types.ts";
 
-
 const NO_PREDICTIONS = "no predictions";
 /** Top-1 accuracy: Σ correct / Σ predictions of a split, with Wilson's interval (under MIN_INTERVAL_DOCUMENTS documents: none). */
 const ACCURACY = {
-  kind: "ratio-of-sums", numerator: "correct", denominator: "predictions", over: "the scored targets of a split (ECE: per bin, weighted by its count)",
-  interval: "wilson-95", noDenominator: NO_PREDICTIONS,
+  kind: "ratio-of-sums",
+  numerator: "correct",
+  denominator: "predictions",
+  over: "the scored targets of a split (ECE: per bin, weighted by its count)",
+  interval: "wilson-95",
+  noDenominator: NO_PREDICTIONS,
 } as const satisfies RatioOfSums;
 
 /** Calibration at stride = context rides on the stride-context pass (one forward per window) when that pass is its own. */
 export const calibrationSharesContextPass = (s: ReportSettings) => s.calibrationStride === s.contextLength && s.stride !== s.contextLength;
 
 export const calibrationEvaluator: Evaluator<CalibrationValue> = {
-  key: "calibration", id: "next-token-calibration", version: 2, aggregation: ACCURACY,
-  identity: { key: "calibration", settings: ({ settings: s }) => ({ stride: s.calibrationStride, bins: s.bins, scheme: s.scheme, min_ece_predictions: MIN_ECE_PREDICTIONS, accuracy_interval: ACCURACY.interval, min_interval_documents: MIN_INTERVAL_DOCUMENTS }) },
+  key: "calibration",
+  id: "next-token-calibration",
+  version: 2,
+  aggregation: ACCURACY,
+  identity: {
+    key: "calibration",
+    settings: ({ settings: s }) => ({
+      stride: s.calibrationStride,
+      bins: s.bins,
+      scheme: s.scheme,
+      min_ece_predictions: MIN_ECE_PREDICTIONS,
+      accuracy_interval: ACCURACY.interval,
+      min_interval_documents: MIN_INTERVAL_DOCUMENTS,
+    }),
+  },
   steps: (inputs) => (calibrationSharesContextPass(inputs.settings) ? 0 : inputs.batchesAt(inputs.settings.calibrationStride)),
   compute: (ctx) => {
     const s = ctx.settings;
     const predictions = (split: (typeof ctx.bySplit)[number][0], d: (typeof ctx.bySplit)[number][1]) =>
-      ctx.captured.get(split) ?? nextTokenPredictions(ctx.model, d, s.calibrationStride, { rowsPerBatch: s.rowsPerBatch, onBatch: ctx.tick });
+      ctx.captured.get(split) ??
+      nextTokenPredictions(ctx.model, d, s.calibrationStride, { rowsPerBatch: s.rowsPerBatch, onBatch: ctx.tick });
     return {
-      stride: s.calibrationStride, bins: s.bins, scheme: s.scheme,
+      stride: s.calibrationStride,
+      bins: s.bins,
+      scheme: s.scheme,
       by_split: ctx.bySplit.map(([split, d]) => {
-        const p = predictions(split, d), c = nextTokenCalibration(p, { bins: s.bins, scheme: s.scheme });
+        const p = predictions(split, d),
+          c = nextTokenCalibration(p, { bins: s.bins, scheme: s.scheme });
         const a = aggregate(ACCURACY, { numerators: p.correct.map(Number), denominators: p.correct.map(() => 1), documents: d.length });
-        return { ...c, accuracy: { ...c.accuracy, ...reasoned("rate", a.value, NO_PREDICTIONS), ...reasonedRecord("wilson95", a.interval, a.interval_reason ?? "") } };
+        return {
+          ...c,
+          accuracy: {
+            ...c.accuracy,
+            ...reasoned("rate", a.value, NO_PREDICTIONS),
+            ...reasonedRecord("wilson95", a.interval, a.interval_reason ?? ""),
+          },
+        };
       }),
     };
   },
   render: {
-    html: (cal) => [{
-      heading: `Next-token calibration (stride ${cal.stride}, ${cal.bins} ${cal.scheme} ${cal.bins === 1 ? "bin" : "bins"})`,
-      html: cal.by_split.map((c) => {
-        const w = c.accuracy.wilson95;
-        const populated = `${c.report.populatedBins} populated ${c.report.populatedBins === 1 ? "bin" : "bins"}`;
-        return `<h3>${escapeHtml(c.split)}</h3>` + para(`${c.definition}. Accuracy ${c.accuracy.correct}/${c.accuracy.predictions}${w ? ` (Wilson 95% [${fixed(w.lo)}, ${fixed(w.hi)}])` : ""}; ECE ${c.report.ece === null ? `n/a (${c.report.ece_reason})` : fixed(c.report.ece)} over ${populated}; Brier ${fixed(c.report.brier)}.`) +
-          htmlTable(["bin", "predictions", "mean confidence", "accuracy"], c.report.bins.map((b) => [`[${fixed(b.lo, 2)}, ${fixed(b.hi, 2)}]`, b.count, { num: fixed(b.meanConfidence) }, { num: fixed(b.accuracy) }]));
-      }).join("\n"),
-    }],
+    html: (cal) => [
+      {
+        heading: `Next-token calibration (stride ${cal.stride}, ${cal.bins} ${cal.scheme} ${cal.bins === 1 ? "bin" : "bins"})`,
+        html: cal.by_split
+          .map((c) => {
+            const w = c.accuracy.wilson95;
+            const populated = `${c.report.populatedBins} populated ${c.report.populatedBins === 1 ? "bin" : "bins"}`;
+            return (
+              `<h3>${escapeHtml(c.split)}</h3>` +
+              para(
+                `${c.definition}. Accuracy ${c.accuracy.correct}/${c.accuracy.predictions}${w ? ` (Wilson 95% [${fixed(w.lo)}, ${fixed(w.hi)}])` : ""}; ECE ${c.report.ece === null ? `n/a (${c.report.ece_reason})` : fixed(c.report.ece)} over ${populated}; Brier ${fixed(c.report.brier)}.`,
+              ) +
+              htmlTable(
+                ["bin", "predictions", "mean confidence", "accuracy"],
+                c.report.bins.map((b) => [
+                  `[${fixed(b.lo, 2)}, ${fixed(b.hi, 2)}]`,
+                  b.count,
+                  { num: fixed(b.meanConfidence) },
+                  { num: fixed(b.accuracy) },
+                ]),
+              )
+            );
+          })
+          .join("\n"),
+      },
+    ],
     markdown: notShown,
-    console: (cal) => cal.by_split.map((c) => `calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f4(c.report.brier)}`),
-    figures: (cal) => cal.by_split.map((c) => ({ name: `reliability_${c.split}.svg`, title: `Reliability, ${c.split}`, svg: reliabilityDiagram(c.report.bins, { title: `Reliability, ${c.split} (stride ${c.stride})`, ece: c.report.ece ?? undefined }) })),
+    console: (cal) =>
+      cal.by_split.map(
+        (c) =>
+          `calibration ${c.split} (stride ${c.stride}): accuracy ${c.accuracy.correct}/${c.accuracy.predictions}, ECE ${shown(c.report, "ece")} over ${count(c.report.populatedBins, "populated bin")}, Brier ${f4(c.report.brier)}`,
+      ),
+    figures: (cal) =>
+      cal.by_split.map((c) => ({
+        name: `reliability_${c.split}.svg`,
+        title: `Reliability, ${c.split}`,
+        svg: reliabilityDiagram(c.report.bins, { title: `Reliability, ${c.split} (stride ${c.stride})`, ece: c.report.ece ?? undefined }),
+      })),
   },
 };

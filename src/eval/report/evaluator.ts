@@ -50,7 +50,12 @@ export interface ReportContext extends ReportInputs {
    * Score documents with a scorer (the model or a baseline) at a stride: windowed.ts evaluateWindows, passed in
    * so an evaluator's file, which the page imports for its renderers, never reaches the engine.
    */
-  score(scorer: ScoringModel, docs: readonly Document[], stride: number, opts?: { readonly tokenizer?: AnyTokenizer; readonly rowsPerBatch?: number }): WindowedResult;
+  score(
+    scorer: ScoringModel,
+    docs: readonly Document[],
+    stride: number,
+    opts?: { readonly tokenizer?: AnyTokenizer; readonly rowsPerBatch?: number },
+  ): WindowedResult;
 }
 
 /** A standalone SVG figure with the file name the report card links it by. */

@@ -8,8 +8,13 @@ import type { ReportContext } from "./evaluator.ts";
 import type { IntervalSettings, ReportSettings } from "./types.ts";
 
 /** How the block-bootstrap intervals were drawn: recorded beside them and hashed into their evaluators' identities. */
-export const blockIntervalSettings = (s: ReportSettings): IntervalSettings =>
-  ({ method: "moving-block bootstrap over windows", replicates: s.replicates, level: 0.95, block_length: "round(cbrt(windows))", seed: s.seed });
+export const blockIntervalSettings = (s: ReportSettings): IntervalSettings => ({
+  method: "moving-block bootstrap over windows",
+  replicates: s.replicates,
+  level: 0.95,
+  block_length: "round(cbrt(windows))",
+  seed: s.seed,
+});
 
 /** The declared ratio over `g`'s windows (`numerator`, `denominator` of each) and its interval, from stream `bootstrap/<stream>`. */
 export function groupInterval(
@@ -19,6 +24,10 @@ export function groupInterval(
   ctx: Pick<ReportContext, "rng" | "settings">,
   stream: string,
 ): Aggregated<BlockInterval> {
-  const items = { numerators: g.windows.map(parts.numerator), denominators: g.windows.map(parts.denominator), documents: new Set(g.windows.map((w) => w.doc)).size };
+  const items = {
+    numerators: g.windows.map(parts.numerator),
+    denominators: g.windows.map(parts.denominator),
+    documents: new Set(g.windows.map((w) => w.doc)).size,
+  };
   return aggregate(a, items, { rng: ctx.rng.child("bootstrap").child(stream), replicates: ctx.settings.replicates });
 }

@@ -6,11 +6,14 @@ import { sha256Hex } from "../../util/primitives/sha256.ts";
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && !Number.isFinite(value)) return JSON.stringify(String(value));
-    if (value === undefined || typeof value === "function" || typeof value === "symbol") throw new Error(`canonical JSON cannot hold ${typeof value}`);
+    if (value === undefined || typeof value === "function" || typeof value === "symbol")
+      throw new Error(`canonical JSON cannot hold ${typeof value}`);
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 

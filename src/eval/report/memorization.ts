@@ -12,33 +12,55 @@ import { f4, fixed, para, shown } from "../render/format.ts";
 import type { CanaryOptions, CanaryValue, VerbatimValue } from "./types.ts";
 import { promptable, verbatimProbe } from "../passes/verbatim.ts";
 
-
-const usable = (docs: readonly Document[], i: ReportInputs) => Math.min(i.settings.verbatim.prompts, promptable(docs, i.settings.verbatim.promptTokens, i.tokenizer).docs.length);
+const usable = (docs: readonly Document[], i: ReportInputs) =>
+  Math.min(i.settings.verbatim.prompts, promptable(docs, i.settings.verbatim.promptTokens, i.tokenizer).docs.length);
 
 export const verbatimEvaluator: Evaluator<VerbatimValue> = {
-  key: "memorization.verbatim", id: "verbatim-recall", version: 1,
+  key: "memorization.verbatim",
+  id: "verbatim-recall",
+  version: 1,
   aggregation: { kind: "mean-over-items", item: "prompt (the longest match of each, in characters)" },
   identity: { key: "verbatim", settings: (i) => ({ ...i.settings.verbatim }) },
   steps: (i) => (i.train.length > 0 ? usable(i.train, i) + usable(i.heldOut, i) : 0),
-  compute: (ctx) => (ctx.train.length > 0 ? verbatimProbe(ctx.model, ctx.tokenizer, ctx.train, ctx.heldOut, ctx.settings.verbatim, ctx.tick) : { status: "not run: no training documents to match against" }),
+  compute: (ctx) =>
+    ctx.train.length > 0
+      ? verbatimProbe(ctx.model, ctx.tokenizer, ctx.train, ctx.heldOut, ctx.settings.verbatim, ctx.tick)
+      : { status: "not run: no training documents to match against" },
   render: {
     html: (v) => {
       if (!("train_prompts" in v)) return [{ heading: "Memorization", html: para(v.status) }];
-      const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [x.split, x.doc, visibleText(x.prompt), visibleText(x.continuation), x.longest_match, visibleText(x.match)]);
-      return [{
-        heading: "Memorization",
-        html: para(`Longest verbatim match with training text, in ${v.unit}: training prompts mean ${fixed(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${fixed(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`) +
-          htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows),
-      }];
+      const rows = [...v.train_prompts.rows, ...v.held_out_prompts.rows].map((x) => [
+        x.split,
+        x.doc,
+        visibleText(x.prompt),
+        visibleText(x.continuation),
+        x.longest_match,
+        visibleText(x.match),
+      ]);
+      return [
+        {
+          heading: "Memorization",
+          html:
+            para(
+              `Longest verbatim match with training text, in ${v.unit}: training prompts mean ${fixed(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${fixed(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`,
+            ) + htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows),
+        },
+      ];
     },
-    markdown: notShown, figures: notShown,
+    markdown: notShown,
+    figures: notShown,
     console: (v) => {
       if (!("train_prompts" in v)) return [];
-      const t = v.train_prompts, h = v.held_out_prompts;
+      const t = v.train_prompts,
+        h = v.held_out_prompts;
       if (t.prompts + h.prompts === 0) return [`verbatim recall: n/a (${t.mean_longest_match_reason}; ${h.mean_longest_match_reason})`];
       const skipped = t.skipped_too_short + h.skipped_too_short;
-      return [`verbatim recall: longest match with training text in characters, mean ${shown(t, "mean_longest_match")} on ${t.prompts} train prompts vs ${shown(h, "mean_longest_match")} on ${h.prompts} held-out prompts` +
-        (skipped > 0 ? `; skipped, too short to leave a continuation: ${t.skipped_too_short} train, ${h.skipped_too_short} held-out documents` : "")];
+      return [
+        `verbatim recall: longest match with training text in characters, mean ${shown(t, "mean_longest_match")} on ${t.prompts} train prompts vs ${shown(h, "mean_longest_match")} on ${h.prompts} held-out prompts` +
+          (skipped > 0
+            ? `; skipped, too short to leave a continuation: ${t.skipped_too_short} train, ${h.skipped_too_short} held-out documents`
+            : ""),
+      ];
     },
   },
 };
@@ -67,19 +89,37 @@ function canarySection(model: ReportInputs["model"], tokenizer: AnyTokenizer, tr
     evaluated: withModel,
     without_canary: without,
     log_prob_gain: without ? withModel.log_prob - without.log_prob : null,
-    note: without ? "gain = log p(secret | prefix) of the evaluated model minus that of the model fitted without the canary" : "no model fitted without the canary was given: a log-probability alone is not evidence of memorization",
+    note: without
+      ? "gain = log p(secret | prefix) of the evaluated model minus that of the model fitted without the canary"
+      : "no model fitted without the canary was given: a log-probability alone is not evidence of memorization",
   };
 }
 
-
 export const canaryEvaluator: Evaluator<CanaryValue> = {
-  key: "memorization.canary", id: "canary-probe", version: 1, aggregation: { kind: "per-item", item: "canary" },
-  identity: { key: "canary", settings: ({ settings: s }) => ({ text: s.canary?.text ?? null, secret_tokens: s.canary?.secretTokens ?? REPORT_SETTING_DEFAULTS.secretTokens }) },
+  key: "memorization.canary",
+  id: "canary-probe",
+  version: 1,
+  aggregation: { kind: "per-item", item: "canary" },
+  identity: {
+    key: "canary",
+    settings: ({ settings: s }) => ({
+      text: s.canary?.text ?? null,
+      secret_tokens: s.canary?.secretTokens ?? REPORT_SETTING_DEFAULTS.secretTokens,
+    }),
+  },
   check: (i) => void (i.settings.canary && canaryParts(i.tokenizer, i.settings.canary)),
-  compute: (ctx) => (ctx.settings.canary ? canarySection(ctx.model, ctx.tokenizer, ctx.train, ctx.settings.canary) : { status: "not run: no canary given" }),
+  compute: (ctx) =>
+    ctx.settings.canary ? canarySection(ctx.model, ctx.tokenizer, ctx.train, ctx.settings.canary) : { status: "not run: no canary given" },
   render: {
-    html: (c) => [{ heading: "Memorization", html: "<h3>canary</h3>" + keyValueTable(flatEntries(c).map(([k, v]) => [k, visibleText(v)])) }],
-    markdown: notShown, figures: notShown,
-    console: (c) => ["evaluated" in c ? `canary: log p(secret | prefix) ${f4(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f4(c.log_prob_gain)}` : ""}` : `canary: ${c.status}`],
+    html: (c) => [
+      { heading: "Memorization", html: "<h3>canary</h3>" + keyValueTable(flatEntries(c).map(([k, v]) => [k, visibleText(v)])) },
+    ],
+    markdown: notShown,
+    figures: notShown,
+    console: (c) => [
+      "evaluated" in c
+        ? `canary: log p(secret | prefix) ${f4(c.evaluated.log_prob)}, greedy recovery ${c.evaluated.recovered}${c.log_prob_gain !== null ? `, gain over model without it ${f4(c.log_prob_gain)}` : ""}`
+        : `canary: ${c.status}`,
+    ],
   },
 };

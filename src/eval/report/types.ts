@@ -14,9 +14,16 @@ import type { verbatimProbe, VerbatimSettings } from "../passes/verbatim.ts";
 import type { EvaluatorIdentity, ModelIdentity } from "./identity.ts";
 
 /** Probe a canary: the last `secretTokens` tokens of `text` given BOS and the rest; optionally against a model fitted without it. */
-export interface CanaryOptions { readonly text: string; readonly secretTokens?: number; readonly without?: ScoringModel }
+export interface CanaryOptions {
+  readonly text: string;
+  readonly secretTokens?: number;
+  readonly without?: ScoringModel;
+}
 /** The smoothing the caller fitted the count baselines with, recorded in their evaluator id (default k = 1, no λ). */
-export interface BaselineSmoothing { readonly k?: number; readonly lambda?: number }
+export interface BaselineSmoothing {
+  readonly k?: number;
+  readonly lambda?: number;
+}
 
 /** The options resolved: every default applied once, here. */
 export interface ReportSettings {
@@ -63,7 +70,11 @@ export interface Report {
   readonly baselines: BaselinesValue;
   /** Only when extra strides were asked for. */
   readonly perplexity_by_stride?: PerplexityByStride;
-  readonly identities: { readonly model: ModelIdentity; readonly tokenizer: TokenizerJSON | unknown; readonly evaluators: Record<string, EvaluatorIdentity> };
+  readonly identities: {
+    readonly model: ModelIdentity;
+    readonly tokenizer: TokenizerJSON | unknown;
+    readonly evaluators: Record<string, EvaluatorIdentity>;
+  };
   readonly provenance: Provenance & { readonly workers?: number };
 }
 
@@ -137,7 +148,16 @@ export interface GenerationValue {
   readonly prompt_source: string[];
   readonly prompt_documents_skipped_too_short: number;
   readonly samples: { doc: string; sample: number; prompt: string; text: string; tokens: number[]; stopped: "stop-token" | "length" }[];
-  readonly greedy_margins: { doc: string; prompt: string; token: number; token_text: string; probability: number; runner_up: number; runner_up_text: string; margin_logits: number }[];
+  readonly greedy_margins: {
+    doc: string;
+    prompt: string;
+    token: number;
+    token_text: string;
+    probability: number;
+    runner_up: number;
+    runner_up_text: string;
+    margin_logits: number;
+  }[];
 }
 
 export interface OverlapValue {
@@ -146,22 +166,47 @@ export interface OverlapValue {
   readonly orders: ({ n: number; samples_scored: number; samples_with_ngrams: number } & Reasoned<"mean_overlap">)[];
 }
 
-export type DiversityValue = { readonly unit: "token ids"; readonly samples: number } & Reasoned<"distinct_1"> & Reasoned<"distinct_2"> & Reasoned<"unique_sequence_ratio"> & Reasoned<"mean_pairwise_jaccard_2">;
+export type DiversityValue = { readonly unit: "token ids"; readonly samples: number } & Reasoned<"distinct_1"> &
+  Reasoned<"distinct_2"> &
+  Reasoned<"unique_sequence_ratio"> &
+  Reasoned<"mean_pairwise_jaccard_2">;
 
 export type VerbatimValue = ReturnType<typeof verbatimProbe> | { status: string };
 
 /** The canary probe's reading: log p(secret | prefix) of the model, and of a model fitted without the canary when given. */
-export type CanaryValue = {
-  text: string; prefix: string; secret: string; occurrences_in_training_documents_given: number;
-  evaluated: CanaryProbe; without_canary: CanaryProbe | null; log_prob_gain: number | null; note: string;
-} | { status: string };
+export type CanaryValue =
+  | {
+      text: string;
+      prefix: string;
+      secret: string;
+      occurrences_in_training_documents_given: number;
+      evaluated: CanaryProbe;
+      without_canary: CanaryProbe | null;
+      log_prob_gain: number | null;
+      note: string;
+    }
+  | { status: string };
 type CanaryProbe = ReturnType<typeof canaryProbe>;
 
 type Nll = { targets: number; nll: number | null };
 
-export type ContaminationValue = { status: string } | {
-  n: number; threshold: number; against: string; note: string;
-  splits: { split: Split; documents: number; flagged: readonly string[]; flagged_fraction: number; unauditable: number; all_documents: Nll; unflagged_documents: Nll }[];
-};
+export type ContaminationValue =
+  | { status: string }
+  | {
+      n: number;
+      threshold: number;
+      against: string;
+      note: string;
+      splits: {
+        split: Split;
+        documents: number;
+        flagged: readonly string[];
+        flagged_fraction: number;
+        unauditable: number;
+        all_documents: Nll;
+        unflagged_documents: Nll;
+      }[];
+    };
 
-export type BaselinesValue = { status: string } | { stride: number; fitted_on: string; groups: ({ baseline: string } & GroupRecord & Reasoned<"bits_per_byte">)[] };
+export type BaselinesValue =
+  { status: string } | { stride: number; fitted_on: string; groups: ({ baseline: string } & GroupRecord & Reasoned<"bits_per_byte">)[] };

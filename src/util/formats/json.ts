@@ -7,7 +7,8 @@
  */
 export function toJson(value: unknown): string {
   const walk = (v: unknown, path: string): void => {
-    if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`toJson: ${path} is ${v}; a quantity without a value must be null with a "_reason" beside it`);
+    if (typeof v === "number" && !Number.isFinite(v))
+      throw new Error(`toJson: ${path} is ${v}; a quantity without a value must be null with a "_reason" beside it`);
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
     else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
   };

@@ -34,7 +34,8 @@ export function parseStrictJson(text: string, file: string, root = ""): StrictJs
   let i = 0;
   const fail = (what: string): never => {
     const before = text.slice(0, i);
-    const line = before.split("\n").length, column = i - before.lastIndexOf("\n");
+    const line = before.split("\n").length,
+      column = i - before.lastIndexOf("\n");
     throw new JsonError(`${file}: ${root === "" ? "" : `${root}: `}not valid JSON: ${what} at line ${line}, column ${column}`);
   };
   const space = () => {
@@ -95,8 +96,12 @@ export function parseStrictJson(text: string, file: string, root = ""): StrictJs
       }
     }
     if (c === '"') return string();
-    for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
-      if (text.startsWith(word, i)) return (i += word.length), v;
+    for (const [word, v] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
+      if (text.startsWith(word, i)) return ((i += word.length), v);
     }
     const raw = token(NUMBER) ?? fail(`unexpected ${found()}`);
     const n = Number(raw);

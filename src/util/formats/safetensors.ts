@@ -3,9 +3,19 @@
 
 /** Element type of each dtype. F16/BF16 have no JS array type and are carried as raw bit patterns. */
 interface ArrayOf {
-  F64: Float64Array; F32: Float32Array; I64: BigInt64Array; I32: Int32Array; I16: Int16Array;
-  I8: Int8Array; U64: BigUint64Array; U32: Uint32Array; U16: Uint16Array; U8: Uint8Array;
-  BF16: Uint16Array; F16: Uint16Array; BOOL: Uint8Array;
+  F64: Float64Array;
+  F32: Float32Array;
+  I64: BigInt64Array;
+  I32: Int32Array;
+  I16: Int16Array;
+  I8: Int8Array;
+  U64: BigUint64Array;
+  U32: Uint32Array;
+  U16: Uint16Array;
+  U8: Uint8Array;
+  BF16: Uint16Array;
+  F16: Uint16Array;
+  BOOL: Uint8Array;
 }
 export type DType = keyof ArrayOf;
 
@@ -30,11 +40,19 @@ type ArrayCtor = { new (buffer: ArrayBuffer): ArrayOf[DType]; BYTES_PER_ELEMENT:
 // `rank` is the position in the reference's Dtype enum ("increasing alignment order"); the
 // reference writer lays tensors out by rank descending, then name, and so do we.
 const DTYPES: Record<DType, { ctor: ArrayCtor; rank: number }> = {
-  BOOL: { ctor: Uint8Array, rank: 0 }, U8: { ctor: Uint8Array, rank: 1 }, I8: { ctor: Int8Array, rank: 2 },
-  I16: { ctor: Int16Array, rank: 5 }, U16: { ctor: Uint16Array, rank: 6 }, F16: { ctor: Uint16Array, rank: 7 },
-  BF16: { ctor: Uint16Array, rank: 8 }, I32: { ctor: Int32Array, rank: 9 }, U32: { ctor: Uint32Array, rank: 10 },
-  F32: { ctor: Float32Array, rank: 11 }, F64: { ctor: Float64Array, rank: 12 },
-  I64: { ctor: BigInt64Array, rank: 13 }, U64: { ctor: BigUint64Array, rank: 14 },
+  BOOL: { ctor: Uint8Array, rank: 0 },
+  U8: { ctor: Uint8Array, rank: 1 },
+  I8: { ctor: Int8Array, rank: 2 },
+  I16: { ctor: Int16Array, rank: 5 },
+  U16: { ctor: Uint16Array, rank: 6 },
+  F16: { ctor: Uint16Array, rank: 7 },
+  BF16: { ctor: Uint16Array, rank: 8 },
+  I32: { ctor: Int32Array, rank: 9 },
+  U32: { ctor: Uint32Array, rank: 10 },
+  F32: { ctor: Float32Array, rank: 11 },
+  F64: { ctor: Float64Array, rank: 12 },
+  I64: { ctor: BigInt64Array, rank: 13 },
+  U64: { ctor: BigUint64Array, rank: 14 },
 };
 
 /** The reference implementation's limit: larger headers are refused before being read. */
@@ -47,14 +65,13 @@ const fail = (msg: string): never => {
   throw new SafetensorsError(msg);
 };
 const isDType = (d: unknown): d is DType => typeof d === "string" && Object.hasOwn(DTYPES, d);
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isDims = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((d) => Number.isSafeInteger(d) && d >= 0);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isDims = (v: unknown): v is number[] => Array.isArray(v) && v.every((d) => Number.isSafeInteger(d) && d >= 0);
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** Rust String order: by UTF-8 bytes, then length (Buffer.compare's order, without Node's Buffer so the core runs in a browser). */
 function byteOrder(a: string, b: string): number {
-  const x = utf8(a), y = utf8(b);
+  const x = utf8(a),
+    y = utf8(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
   return x.length === y.length ? 0 : x.length < y.length ? -1 : 1;
 }
@@ -75,10 +92,7 @@ function checkText(s: string, what: string): void {
  * empty), then tensors ordered by dtype alignment descending and then name (UTF-8 byte order), with
  * header entries and data in that same order, compact JSON padded with spaces to a multiple of 8.
  */
-export function encodeSafetensors(
-  tensors: Record<string, TensorEntry>,
-  metadata: Record<string, string> = {},
-): Uint8Array {
+export function encodeSafetensors(tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): Uint8Array {
   const parts: string[] = [];
   const metaKeys = Object.keys(metadata).sort(byteOrder);
   if (metaKeys.length > 0) {
@@ -102,9 +116,7 @@ export function encodeSafetensors(
     const count = t.shape.reduce((a, d) => a * d, 1);
     if (count !== t.data.length) fail(`${where}: shape [${t.shape}] has ${count} elements, data has ${t.data.length}`);
   }
-  const names = Object.keys(tensors).sort(
-    (a, b) => DTYPES[tensors[b].dtype].rank - DTYPES[tensors[a].dtype].rank || byteOrder(a, b),
-  );
+  const names = Object.keys(tensors).sort((a, b) => DTYPES[tensors[b].dtype].rank - DTYPES[tensors[a].dtype].rank || byteOrder(a, b));
   let offset = 0;
   for (const name of names) {
     const t = tensors[name];

@@ -24,7 +24,7 @@ const kind = (v: unknown): string =>
 
 /** The value as the file has it, shortened to stay on one line. */
 function shown(v: unknown, path: string, cx: Context): string {
-  const raw = (typeof v === "number" ? cx.literal?.(path) : undefined) ?? (v === undefined ? "nothing" : JSON.stringify(v) ?? String(v));
+  const raw = (typeof v === "number" ? cx.literal?.(path) : undefined) ?? (v === undefined ? "nothing" : (JSON.stringify(v) ?? String(v)));
   return raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
 }
 
@@ -38,23 +38,27 @@ const typeIs = (want: string, test: (v: unknown) => boolean) => (v: unknown, pat
 };
 
 /** An integer in [min, max], written as an integer (266.0 and 2.66e2 are refused, as Python's json and serde refuse them). */
-export const int = (o: { min?: number; max?: number } = {}): Schema<number> => (v, path, cx) => {
-  typeIs("an integer", (x) => typeof x === "number")(v, path, cx);
-  const lit = cx.literal?.(path);
-  if (lit !== undefined && !/^-?[0-9]+$/.test(lit)) refuse(cx, path, "must be an integer, written without a fraction or exponent", v);
-  if (!Number.isSafeInteger(v)) refuse(cx, path, "must be an integer of at most 2^53 − 1 in size", v);
-  return inRange(v as number, o, path, cx);
-};
+export const int =
+  (o: { min?: number; max?: number } = {}): Schema<number> =>
+  (v, path, cx) => {
+    typeIs("an integer", (x) => typeof x === "number")(v, path, cx);
+    const lit = cx.literal?.(path);
+    if (lit !== undefined && !/^-?[0-9]+$/.test(lit)) refuse(cx, path, "must be an integer, written without a fraction or exponent", v);
+    if (!Number.isSafeInteger(v)) refuse(cx, path, "must be an integer of at most 2^53 − 1 in size", v);
+    return inRange(v as number, o, path, cx);
+  };
 
 /** A finite number in the range (`above`: strictly greater; `below`: strictly less). */
-export const num = (o: { min?: number; max?: number; above?: number; below?: number } = {}): Schema<number> => (v, path, cx) => {
-  typeIs("a number", (x) => typeof x === "number")(v, path, cx);
-  if (!Number.isFinite(v)) refuse(cx, path, "must be a finite number", v);
-  const n = v as number;
-  if (o.above !== undefined && !(n > o.above)) refuse(cx, path, `must be > ${o.above}`, v);
-  if (o.below !== undefined && !(n < o.below)) refuse(cx, path, `must be < ${o.below}`, v);
-  return inRange(n, o, path, cx);
-};
+export const num =
+  (o: { min?: number; max?: number; above?: number; below?: number } = {}): Schema<number> =>
+  (v, path, cx) => {
+    typeIs("a number", (x) => typeof x === "number")(v, path, cx);
+    if (!Number.isFinite(v)) refuse(cx, path, "must be a finite number", v);
+    const n = v as number;
+    if (o.above !== undefined && !(n > o.above)) refuse(cx, path, `must be > ${o.above}`, v);
+    if (o.below !== undefined && !(n < o.below)) refuse(cx, path, `must be < ${o.below}`, v);
+    return inRange(n, o, path, cx);
+  };
 
 function inRange(n: number, o: { min?: number; max?: number }, path: string, cx: Context): number {
   if (o.min !== undefined && o.max !== undefined && !(n >= o.min && n <= o.max)) refuse(cx, path, `must be in [${o.min}, ${o.max}]`, n);
@@ -64,23 +68,37 @@ function inRange(n: number, o: { min?: number; max?: number }, path: string, cx:
 }
 
 /** A string; `pattern` (with `says` naming it) and `oneLine` (no control characters: it may be printed) restrict it. */
-export const str = (o: { pattern?: RegExp; says?: string; oneLine?: boolean; nonEmpty?: boolean } = {}): Schema<string> => (v, path, cx) => {
-  typeIs("a string", (x) => typeof x === "string")(v, path, cx);
-  const s = v as string;
-  if (o.nonEmpty && s.length === 0) refuse(cx, path, "must not be empty", v);
-  // eslint-disable-next-line no-control-regex
-  if (o.oneLine && /[\u0000-\u001f\u007f\u2028\u2029]/.test(s)) refuse(cx, path, "must be one line of text (no control characters)", v);
-  if (o.pattern && !o.pattern.test(s)) refuse(cx, path, `must be ${o.says ?? `a string matching ${o.pattern}`}`, v);
-  return s;
-};
+export const str =
+  (o: { pattern?: RegExp; says?: string; oneLine?: boolean; nonEmpty?: boolean } = {}): Schema<string> =>
+  (v, path, cx) => {
+    typeIs("a string", (x) => typeof x === "string")(v, path, cx);
+    const s = v as string;
+    if (o.nonEmpty && s.length === 0) refuse(cx, path, "must not be empty", v);
+    // eslint-disable-next-line no-control-regex
+    if (o.oneLine && /[\u0000-\u001f\u007f\u2028\u2029]/.test(s)) refuse(cx, path, "must be one line of text (no control characters)", v);
+    if (o.pattern && !o.pattern.test(s)) refuse(cx, path, `must be ${o.says ?? `a string matching ${o.pattern}`}`, v);
+    return s;
+  };
 
 export const bool: Schema<boolean> = (v, path, cx) => (typeIs("a boolean", (x) => typeof x === "boolean")(v, path, cx), v as boolean);
 
 /** Exactly one of the listed values. */
-export const oneOf = <T extends string | number | boolean>(values: readonly T[]): Schema<T> => (v, path, cx) =>
-  values.includes(v as T) ? (v as T) : refuse(cx, path, `must be ${values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`}`, v);
+export const oneOf =
+  <T extends string | number | boolean>(values: readonly T[]): Schema<T> =>
+  (v, path, cx) =>
+    values.includes(v as T)
+      ? (v as T)
+      : refuse(
+          cx,
+          path,
+          `must be ${values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`}`,
+          v,
+        );
 
-export const nullable = <T>(s: Schema<T>): Schema<T | null> => (v, path, cx) => (v === null ? null : s(v, path, cx));
+export const nullable =
+  <T>(s: Schema<T>): Schema<T | null> =>
+  (v, path, cx) =>
+    v === null ? null : s(v, path, cx);
 
 const OPTIONAL = Symbol("optional");
 /** A field an object may lack (read as undefined); present, it must pass `s`. */
@@ -88,7 +106,10 @@ export const optional = <T>(s: Schema<T>): Schema<T | undefined> =>
   Object.assign((v: unknown, path: string, cx: Context) => (v === undefined ? undefined : s(v, path, cx)), { [OPTIONAL]: true });
 
 /** An object with exactly these fields (`open`: other fields are allowed and dropped from the result). */
-export function obj<S extends Record<string, Schema<unknown>>>(shape: S, o: { open?: boolean } = {}): Schema<{ [K in keyof S]: Infer<S[K]> }> {
+export function obj<S extends Record<string, Schema<unknown>>>(
+  shape: S,
+  o: { open?: boolean } = {},
+): Schema<{ [K in keyof S]: Infer<S[K]> }> {
   return (v, path, cx) => {
     typeIs("an object", (x) => typeof x === "object" && x !== null && !Array.isArray(x))(v, path, cx);
     const rec = v as Record<string, unknown>;
@@ -102,46 +123,53 @@ export function obj<S extends Record<string, Schema<unknown>>>(shape: S, o: { op
     }
     if (!o.open) {
       const extra = Object.keys(rec).find((k) => !Object.hasOwn(shape, k));
-      if (extra !== undefined) refuse(cx, keyPath(path, extra), `is not a field here (the fields are ${Object.keys(shape).join(", ")})`, rec[extra]);
+      if (extra !== undefined)
+        refuse(cx, keyPath(path, extra), `is not a field here (the fields are ${Object.keys(shape).join(", ")})`, rec[extra]);
     }
     return out as { [K in keyof S]: Infer<S[K]> };
   };
 }
 
 /** An array of items; `unique` names the field (or "" for the item itself) that no two items may share. */
-export const arr = <T>(item: Schema<T>, o: { min?: number; max?: number; unique?: string } = {}): Schema<T[]> => (v, path, cx) => {
-  typeIs("an array", Array.isArray)(v, path, cx);
-  const a = v as unknown[];
-  if (o.min !== undefined && a.length < o.min) refuse(cx, path, `must hold at least ${o.min} item${o.min === 1 ? "" : "s"}`, v);
-  if (o.max !== undefined && a.length > o.max) refuse(cx, path, `must hold at most ${o.max} items`, `${a.length} items`);
-  const out = a.map((x, i) => item(x, `${path}[${i}]`, cx));
-  if (o.unique !== undefined) {
-    const field = o.unique;
-    const seen = new Map<string, number>();
-    out.forEach((x, i) => {
-      const key = JSON.stringify(field === "" ? x : (x as Record<string, unknown>)[field]);
-      const first = seen.get(key);
-      const at = field === "" ? `${path}[${i}]` : keyPath(`${path}[${i}]`, field);
-      if (first !== undefined) refuse(cx, at, `is given twice (also at ${path}[${first}])`, JSON.parse(key));
-      seen.set(key, i);
-    });
-  }
-  return out;
-};
+export const arr =
+  <T>(item: Schema<T>, o: { min?: number; max?: number; unique?: string } = {}): Schema<T[]> =>
+  (v, path, cx) => {
+    typeIs("an array", Array.isArray)(v, path, cx);
+    const a = v as unknown[];
+    if (o.min !== undefined && a.length < o.min) refuse(cx, path, `must hold at least ${o.min} item${o.min === 1 ? "" : "s"}`, v);
+    if (o.max !== undefined && a.length > o.max) refuse(cx, path, `must hold at most ${o.max} items`, `${a.length} items`);
+    const out = a.map((x, i) => item(x, `${path}[${i}]`, cx));
+    if (o.unique !== undefined) {
+      const field = o.unique;
+      const seen = new Map<string, number>();
+      out.forEach((x, i) => {
+        const key = JSON.stringify(field === "" ? x : (x as Record<string, unknown>)[field]);
+        const first = seen.get(key);
+        const at = field === "" ? `${path}[${i}]` : keyPath(`${path}[${i}]`, field);
+        if (first !== undefined) refuse(cx, at, `is given twice (also at ${path}[${first}])`, JSON.parse(key));
+        seen.set(key, i);
+      });
+    }
+    return out;
+  };
 
 /** An object used as a map: any keys, every value by `s`. */
-export const record = <T>(s: Schema<T>): Schema<Record<string, T>> => (v, path, cx) => {
-  typeIs("an object", (x) => typeof x === "object" && x !== null && !Array.isArray(x))(v, path, cx);
-  return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, s(x, keyPath(path, k), cx)]));
-};
+export const record =
+  <T>(s: Schema<T>): Schema<Record<string, T>> =>
+  (v, path, cx) => {
+    typeIs("an object", (x) => typeof x === "object" && x !== null && !Array.isArray(x))(v, path, cx);
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, s(x, keyPath(path, k), cx)]));
+  };
 
 /** `s`, then a check across its fields: `problem` returns [field path below this one, what is wrong] or nothing. */
-export const refine = <T>(s: Schema<T>, problem: (t: T) => [string, string, unknown] | undefined): Schema<T> => (v, path, cx) => {
-  const t = s(v, path, cx);
-  const p = problem(t);
-  if (p) refuse(cx, p[0] === "" ? path : keyPath(path, p[0]), p[1], p[2]);
-  return t;
-};
+export const refine =
+  <T>(s: Schema<T>, problem: (t: T) => [string, string, unknown] | undefined): Schema<T> =>
+  (v, path, cx) => {
+    const t = s(v, path, cx);
+    const p = problem(t);
+    if (p) refuse(cx, p[0] === "" ? path : keyPath(path, p[0]), p[1], p[2]);
+    return t;
+  };
 
 /** Parse `text` strictly and check it against `s`; every refusal (JSON or schema) names `file`. */
 export function parseJsonFile<T>(text: string, s: Schema<T>, file: string, path = ""): T {

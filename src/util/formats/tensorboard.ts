@@ -42,14 +42,23 @@ export function tfRecord(data: Uint8Array): Uint8Array {
 
 /** Event{wall_time = 1 (double), step = 2 (int64), file_version = 3 (string)}: the first record of a file. */
 export function fileVersionEvent(wallTime: number): Uint8Array {
-  return tfRecord(new BinaryWriter().tag(1, WireType.Bit64).double(wallTime).tag(3, WireType.LengthDelimited).string(FILE_VERSION).finish());
+  return tfRecord(
+    new BinaryWriter().tag(1, WireType.Bit64).double(wallTime).tag(3, WireType.LengthDelimited).string(FILE_VERSION).finish(),
+  );
 }
 
 /** Event{wall_time, step, summary = 5: Summary{value = 1: Value{tag = 1, simple_value = 2 (float)}…}}, one record. */
 export function scalarsEvent(wallTime: number, step: number, scalars: readonly (readonly [string, number])[]): Uint8Array {
-  const w = new BinaryWriter().tag(1, WireType.Bit64).double(wallTime).tag(2, WireType.Varint).int64(step).tag(5, WireType.LengthDelimited).fork();
+  const w = new BinaryWriter()
+    .tag(1, WireType.Bit64)
+    .double(wallTime)
+    .tag(2, WireType.Varint)
+    .int64(step)
+    .tag(5, WireType.LengthDelimited)
+    .fork();
   for (const [tag, value] of scalars) {
-    if (!Number.isFinite(value)) throw new Error(`TensorBoard scalar ${tag} at step ${step} is ${value}; refusing to write a non-finite value`);
+    if (!Number.isFinite(value))
+      throw new Error(`TensorBoard scalar ${tag} at step ${step} is ${value}; refusing to write a non-finite value`);
     w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(tag).tag(2, WireType.Bit32).float(value).join();
   }
   return tfRecord(w.join().finish());
@@ -61,7 +70,9 @@ export function scalarsEvent(wallTime: number, step: number, scalars: readonly (
  */
 export function recordsUpTo(bytes: Uint8Array, maxStep: number): { bytes: Uint8Array; lastStep: number; records: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let at = 0, lastStep = -1, records = 0;
+  let at = 0,
+    lastStep = -1,
+    records = 0;
   while (at + 12 <= bytes.length) {
     const length = Number(view.getBigUint64(at, true));
     if (view.getUint32(at + 8, true) !== maskedCrc32c(bytes.subarray(at, at + 8)) || at + 16 + length > bytes.length) break;

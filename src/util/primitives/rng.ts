@@ -14,7 +14,9 @@ export interface RngState {
  * k / 2^32 for an integer k (mash and every step keep that), in [0, 1); the carry c is t | 0 for
  * t = 2091639·s0 + c·2^-32 < 2091640, an integer in [0, 2091639].
  */
-const ALEA_WORD = refine(num({ min: 0, below: 1 }), (s) => (Number.isInteger(s * 2 ** 32) ? undefined : ["", "must be a multiple of 2^-32 (every alea state word is)", s]));
+const ALEA_WORD = refine(num({ min: 0, below: 1 }), (s) =>
+  Number.isInteger(s * 2 ** 32) ? undefined : ["", "must be a multiple of 2^-32 (every alea state word is)", s],
+);
 export const ALEA_CARRY_MAX = 2091639;
 export const RNG_STATE: Schema<RngState> = obj({
   seed: str(),
@@ -26,7 +28,10 @@ type Alea = seedrandom.StatefulPRNG<seedrandom.State.Alea>;
 /** A seeded stream of uniforms with named, independent child streams. */
 export class Rng {
   private gen: Alea;
-  private constructor(readonly seed: string, state?: RngState["alea"]) {
+  private constructor(
+    readonly seed: string,
+    state?: RngState["alea"],
+  ) {
     // alea with `state: true` exposes .state(); passing a state object restores it.
     this.gen = seedrandom.alea(seed, { state: state ? { ...state } : true });
   }

@@ -2,8 +2,24 @@
 // its interval. Returns a standalone SVG string; nothing here computes the intervals it draws.
 import { extent, MARGIN_TOP } from "./charts.ts";
 import {
-  type AxisSpec, type Box, GRAY, axes, el, escapeXml, linearScale, niceTicks, noData, padFor, notesText,
-  paletteColor, px, svgDocument, text, tickFormat, tickLabelWidth, titleText,
+  type AxisSpec,
+  type Box,
+  GRAY,
+  axes,
+  el,
+  escapeXml,
+  linearScale,
+  niceTicks,
+  noData,
+  padFor,
+  notesText,
+  paletteColor,
+  px,
+  svgDocument,
+  text,
+  tickFormat,
+  tickLabelWidth,
+  titleText,
 } from "./svg.ts";
 import { textWidth, titleWidth, wrapNotes } from "./text_width.ts";
 
@@ -57,13 +73,20 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const W = Math.max(opts.width ?? 760, titleWidth(opts.title), horizontal ? catW + valW + 48 + 260 : 0);
   const notes = wrapNotes(opts.notes ?? [], W);
   const catH = horizontal ? 0 : Math.max(0, ...items.map((it) => textWidth(it.note ? `${it.label} · ${it.note}` : it.label))) * 0.6; // rotated labels' depth
-  const H = opts.height ?? (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : Math.max(420, 300 + catH + notes.length * 15));
+  const H =
+    opts.height ??
+    (horizontal ? MARGIN_TOP + 50 + items.length * 30 + notes.length * 15 + 10 : Math.max(420, 300 + catH + notes.length * 15));
   const bottomPad = (horizontal ? 50 : 36) + notes.length * 15;
   const notesSvg = notesText(W, H, notes);
 
   const values = items.flatMap((it) => [it.value, it.lo, it.hi].filter(finite));
   if (values.length === 0) {
-    return svgDocument(W, H, titleText(W, opts.title) + noData({ x: 40, y: MARGIN_TOP, w: W - 80, h: H - MARGIN_TOP - bottomPad }) + notesSvg, opts.title);
+    return svgDocument(
+      W,
+      H,
+      titleText(W, opts.title) + noData({ x: 40, y: MARGIN_TOP, w: W - 80, h: H - MARGIN_TOP - bottomPad }) + notesSvg,
+      opts.title,
+    );
   }
   let [v0, v1] = extent(zero ? [0, ...values] : values);
   if (v0 === v1) [v0, v1] = [v0 - padFor(v0), v1 + padFor(v1)];
@@ -79,7 +102,9 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
     if (!finite(it.lo) || !finite(it.hi)) return el("g", {}, tip + bar);
     const [l, h, c] = [scale(it.lo), scale(it.hi), 5];
     const [L, Hh, P, P0, P1] = [l, h, pos, pos - c, pos + c].map(px);
-    const whisker = horizontal ? `M${L} ${P}H${Hh}M${L} ${P0}V${P1}M${Hh} ${P0}V${P1}` : `M${P} ${L}V${Hh}M${P0} ${L}H${P1}M${P0} ${Hh}H${P1}`;
+    const whisker = horizontal
+      ? `M${L} ${P}H${Hh}M${L} ${P0}V${P1}M${Hh} ${P0}V${P1}`
+      : `M${P} ${L}V${Hh}M${P0} ${L}H${P1}M${P0} ${Hh}H${P1}`;
     return el("g", {}, tip + bar + el("path", { d: whisker, stroke: "#222", "stroke-width": 1.5, fill: "none" }));
   };
 
@@ -98,7 +123,11 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
         text(box.x + box.w + 10, pos + 4, labelText(it), { fill: "#222" })
       );
     });
-    const body = titleText(W, opts.title) + axes(box, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }, yAxis) + parts.join("") + notesSvg;
+    const body =
+      titleText(W, opts.title) +
+      axes(box, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }, yAxis) +
+      parts.join("") +
+      notesSvg;
     return svgDocument(W, H, body, opts.title);
   }
 
@@ -112,7 +141,10 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
   const boxH = H - MARGIN_TOP - 24 - bottomPad - labelH;
   const ticks = niceTicks(v0, v1, Math.max(2, Math.floor(boxH / 55)));
   // a label tilted at 35° reaches 0.82 of its length to the left of its bar: the first one must stay inside
-  const left = Math.max(20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks, format: tickFormat(ticks) }), rotate ? 0.82 * textWidth(catLabel(items[0])) - slot / 2 + 12 : 0);
+  const left = Math.max(
+    20 + (opts.valueLabel ? 20 : 0) + tickLabelWidth({ ticks, format: tickFormat(ticks) }),
+    rotate ? 0.82 * textWidth(catLabel(items[0])) - slot / 2 + 12 : 0,
+  );
   const box: Box = { x: left, y: MARGIN_TOP + 24, w: W - left - 20, h: boxH };
   const scale = linearScale([ticks[0], ticks[ticks.length - 1]], [box.y + box.h, box.y]);
   const col = box.w / Math.max(1, items.length);
@@ -127,11 +159,19 @@ export function barChartWithIntervals(items: readonly BarItem[], opts: BarChartO
     const interval = finite(it.lo) && finite(it.hi) ? `[${fmt(it.lo)}, ${fmt(it.hi)}]` : "";
     const fits = textWidth(interval, 10) < col - 4;
     return (
-      mark(pos, Math.min(48, col * 0.6), it, scale) + label +
-      text(pos, top - (interval && fits ? 18 : 6), finite(it.value) ? fmt(it.value) : "n/a", { "text-anchor": "middle", "font-weight": "bold" }) +
+      mark(pos, Math.min(48, col * 0.6), it, scale) +
+      label +
+      text(pos, top - (interval && fits ? 18 : 6), finite(it.value) ? fmt(it.value) : "n/a", {
+        "text-anchor": "middle",
+        "font-weight": "bold",
+      }) +
       (interval && fits ? text(pos, top - 6, interval, { "text-anchor": "middle", "font-size": 10, fill: GRAY }) : "")
     );
   });
-  const body = titleText(W, opts.title) + axes(box, xAxis, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }) + parts.join("") + notesSvg;
+  const body =
+    titleText(W, opts.title) +
+    axes(box, xAxis, { ticks, scale, format: tickFormat(ticks), label: opts.valueLabel }) +
+    parts.join("") +
+    notesSvg;
   return svgDocument(W, H, body, opts.title);
 }

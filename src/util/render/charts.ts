@@ -1,8 +1,33 @@
-
 import {
-  type AxisSpec, type Box, type LegendItem, GRAY, LEGEND_ROW, axes, dashFor, el, escapeXml, formatNumber,
-  integerTicks, legend, legendLayout, legendWidth, linearScale, logScale, logTicks, niceTicks, noData, padFor,
-  notesText, paletteColor, pathData, px, svgDocument, text, tickFormat, tickLabelWidth, titleText,
+  type AxisSpec,
+  type Box,
+  type LegendItem,
+  GRAY,
+  LEGEND_ROW,
+  axes,
+  dashFor,
+  el,
+  escapeXml,
+  formatNumber,
+  integerTicks,
+  legend,
+  legendLayout,
+  legendWidth,
+  linearScale,
+  logScale,
+  logTicks,
+  niceTicks,
+  noData,
+  padFor,
+  notesText,
+  paletteColor,
+  pathData,
+  px,
+  svgDocument,
+  text,
+  tickFormat,
+  tickLabelWidth,
+  titleText,
 } from "./svg.ts";
 import { textWidth, titleWidth, wrapNotes } from "./text_width.ts";
 
@@ -73,7 +98,10 @@ export function smoothEma(values: readonly number[], alpha: number): number[] {
 /** The raw series, faded, followed by its EMA in full colour: both are always drawn. */
 export function rawAndSmoothed(series: Series, alpha: number, colorIndex = 0): Series[] {
   const color = series.color ?? paletteColor(colorIndex);
-  const smooth = smoothEma(series.points.map((p) => p[1]), alpha);
+  const smooth = smoothEma(
+    series.points.map((p) => p[1]),
+    alpha,
+  );
   return [
     { ...series, color, name: `${series.name} (raw)`, opacity: 0.3, marker: false },
     { ...series, color, name: `${series.name} (EMA α=${alpha})`, points: series.points.map((p, i) => [p[0], smooth[i]] as const) },
@@ -115,7 +143,10 @@ const LABEL_GAP = 14;
  * keeping their order (ties by index, so the layout is the same on every run).
  */
 export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi: number): number[] {
-  const order = ys.map((y, i) => [y, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i);
+  const order = ys
+    .map((y, i) => [y, i] as const)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([, i]) => i);
   const out = ys.slice();
   let prev = -Infinity;
   for (const i of order) prev = out[i] = Math.max(ys[i], lo, prev + gap);
@@ -142,10 +173,17 @@ export function lineChart(spec: LineChartSpec): string {
   const okY = (y: number) => Number.isFinite(y) && (!logY || y > 0);
   const ok = (p: Point) => Number.isFinite(p[0]) && okY(p[1]);
   const series = spec.series.map((s, i) => ({
-    ...s, color: s.color ?? paletteColor(i), dash: s.color || s.dash ? s.dash : dashFor(i), marker: s.marker ?? s.points.length <= 40, ...splitRuns(s.points, ok),
+    ...s,
+    color: s.color ?? paletteColor(i),
+    dash: s.color || s.dash ? s.dash : dashFor(i),
+    marker: s.marker ?? s.points.length <= 40,
+    ...splitRuns(s.points, ok),
   }));
   const scatter = (spec.scatter ?? []).map((s, i) => ({
-    ...s, color: s.color ?? paletteColor(series.length + i), pts: s.points.filter(ok), dropped: s.points.length - s.points.filter(ok).length,
+    ...s,
+    color: s.color ?? paletteColor(series.length + i),
+    pts: s.points.filter(ok),
+    dropped: s.points.length - s.points.filter(ok).length,
   }));
   const refs = (spec.refLines ?? []).map((r) => ({ ...r, color: r.color ?? GRAY, dash: r.dash ?? "6 4", drawn: okY(r.y) }));
 
@@ -160,13 +198,22 @@ export function lineChart(spec: LineChartSpec): string {
 
   const empty = (n: number) => (n === 0 ? " (no data)" : "");
   const items: LegendItem[] = [
-    ...series.map((s) => ({ label: s.name + empty(s.runs.length), color: s.color, kind: "line" as const, dash: s.dash, marker: s.marker, opacity: s.opacity })),
+    ...series.map((s) => ({
+      label: s.name + empty(s.runs.length),
+      color: s.color,
+      kind: "line" as const,
+      dash: s.dash,
+      marker: s.marker,
+      opacity: s.opacity,
+    })),
     ...refs.map((r) => ({ label: `${r.name} (${formatNumber(r.y)})`, color: r.color, kind: "line" as const, dash: r.dash })),
     ...scatter.map((s) => ({ label: s.name + empty(s.pts.length), color: s.color, kind: "dot" as const })),
   ];
   // faded series (the raw curve under its EMA) are not labelled at their end: their smoothed twin is
   const ends = [
-    ...series.filter((s) => s.runs.length > 0 && (s.opacity ?? 1) >= 1).map((s) => ({ label: s.name, color: s.color, y: s.runs[s.runs.length - 1].at(-1)![1] })),
+    ...series
+      .filter((s) => s.runs.length > 0 && (s.opacity ?? 1) >= 1)
+      .map((s) => ({ label: s.name, color: s.color, y: s.runs[s.runs.length - 1].at(-1)![1] })),
     ...refs.filter((r) => r.drawn).map((r) => ({ label: `${r.name} ${formatNumber(r.y)}`, color: r.color, y: r.y })),
   ];
   const gutter = ends.length > 0 ? 14 + Math.max(...ends.map((e) => textWidth(e.label))) : 0;
@@ -211,16 +258,42 @@ export function lineChart(spec: LineChartSpec): string {
   let [x0, x1] = extent(allPts.map((p) => p[0]));
   if (x0 === x1) [x0, x1] = [x0 - padFor(x0), x1 + padFor(x1)];
   const within = (t: number) => t >= x0 - 1e-9 * Math.abs(x1 - x0) && t <= x1 + 1e-9 * Math.abs(x1 - x0);
-  const xTicks = spec.xTicks ? spec.xTicks.filter(within) : spec.xInteger ? integerTicks(x0, x1, Math.max(2, Math.floor(box.w / 28))) : niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter(within);
+  const xTicks = spec.xTicks
+    ? spec.xTicks.filter(within)
+    : spec.xInteger
+      ? integerTicks(x0, x1, Math.max(2, Math.floor(box.w / 28)))
+      : niceTicks(x0, x1, Math.max(2, Math.floor(box.w / 90))).filter(within);
   const xScale = linearScale([x0, x1], [box.x, box.x + box.w]);
-  const xAxis: AxisSpec = { ticks: xTicks, scale: xScale, format: spec.xInteger || spec.xTicks ? formatNumber : tickFormat(xTicks), label: spec.xLabel };
+  const xAxis: AxisSpec = {
+    ticks: xTicks,
+    scale: xScale,
+    format: spec.xInteger || spec.xTicks ? formatNumber : tickFormat(xTicks),
+    label: spec.xLabel,
+  };
 
   const at = (p: Point) => [xScale(p[0]), yScale(p[1])] as const;
   const refSvg = refs
     .filter((r) => r.drawn)
-    .map((r) => el("line", { x1: box.x, x2: box.x + box.w, y1: yScale(r.y), y2: yScale(r.y), stroke: r.color, "stroke-width": 1.5, "stroke-dasharray": r.dash }));
+    .map((r) =>
+      el("line", {
+        x1: box.x,
+        x2: box.x + box.w,
+        y1: yScale(r.y),
+        y2: yScale(r.y),
+        stroke: r.color,
+        "stroke-width": 1.5,
+        "stroke-dasharray": r.dash,
+      }),
+    );
   const lineSvg = series.map((s) => {
-    const common = { stroke: s.color, "stroke-width": 1.8, "stroke-dasharray": s.dash, fill: "none", "stroke-linejoin": "round", "stroke-linecap": "round" };
+    const common = {
+      stroke: s.color,
+      "stroke-width": 1.8,
+      "stroke-dasharray": s.dash,
+      fill: "none",
+      "stroke-linejoin": "round",
+      "stroke-linecap": "round",
+    };
     // A run of one point has no segment to draw, so it always gets a dot.
     const paths = s.runs.map((run) => (run.length > 1 ? el("path", { d: pathData(run.map(at)), ...common }) : ""));
     const tip = (p: Point) => {
@@ -233,23 +306,51 @@ export function lineChart(spec: LineChartSpec): string {
     return el("g", { opacity: s.opacity }, el("title", {}, escapeXml(s.name)) + paths.join("") + dots.join(""));
   });
   const scatterSvg = scatter.map((s) =>
-    el("g", {}, el("title", {}, escapeXml(s.name)) + s.pts.map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 4, fill: s.color, stroke: "#fff", "stroke-width": 1 })).join("")),
+    el(
+      "g",
+      {},
+      el("title", {}, escapeXml(s.name)) +
+        s.pts.map((p) => el("circle", { cx: at(p)[0], cy: at(p)[1], r: 4, fill: s.color, stroke: "#fff", "stroke-width": 1 })).join(""),
+    ),
   );
-  const endSvg = endLabels(ends.map((e) => ({ ...e, y: yScale(e.y) })), box);
+  const endSvg = endLabels(
+    ends.map((e) => ({ ...e, y: yScale(e.y) })),
+    box,
+  );
   const stripSvg = strip ? countStrip(strip, xScale, box.y + box.h + 28 + (spec.xLabel ? 22 : 0) + 14, box) : "";
   const body =
-    titleText(W, spec.title) + axes(box, xAxis, yAxis) + refSvg.join("") + lineSvg.join("") + scatterSvg.join("") + endSvg + stripSvg +
-    legendAt(box) + notesSvg;
+    titleText(W, spec.title) +
+    axes(box, xAxis, yAxis) +
+    refSvg.join("") +
+    lineSvg.join("") +
+    scatterSvg.join("") +
+    endSvg +
+    stripSvg +
+    legendAt(box) +
+    notesSvg;
   return svgDocument(W, H, body, spec.title);
 }
 
 /** Labels in the gutter right of the plot, each at its line's last y, nudged apart, with a leader when moved. */
 function endLabels(ends: readonly { label: string; color: string; y: number }[], box: Box): string {
-  const ys = spreadLabels(ends.map((e) => e.y), LABEL_GAP, box.y + 6, box.y + box.h - 2);
+  const ys = spreadLabels(
+    ends.map((e) => e.y),
+    LABEL_GAP,
+    box.y + 6,
+    box.y + box.h - 2,
+  );
   const x = box.x + box.w + 10;
   return `<g class="end-labels">${ends
     .map((e, i) => {
-      const leader = Math.abs(ys[i] - e.y) > 2 ? el("path", { d: `M${px(box.x + box.w + 1)} ${px(e.y)}L${px(x - 2)} ${px(ys[i])}`, stroke: e.color, "stroke-width": 0.8, fill: "none" }) : "";
+      const leader =
+        Math.abs(ys[i] - e.y) > 2
+          ? el("path", {
+              d: `M${px(box.x + box.w + 1)} ${px(e.y)}L${px(x - 2)} ${px(ys[i])}`,
+              stroke: e.color,
+              "stroke-width": 0.8,
+              fill: "none",
+            })
+          : "";
       return leader + text(x, ys[i] + 4, e.label, { fill: e.color === "#F0E442" ? "#8a7f00" : e.color });
     })
     .join("")}</g>`;
@@ -265,7 +366,11 @@ function countStrip(c: CountStrip, xScale: (v: number) => number, top: number, b
   const base = top + STRIP_H - 4;
   const bars = c.points.map((p, i) => {
     const h = ((STRIP_H - 31) * p[1]) / max;
-    const bar = el("rect", { x: xs[i] - barW / 2, y: base - h, width: barW, height: h, fill: "#999999" }, el("title", {}, escapeXml(`${formatNumber(p[0])}: ${p[1]} ${c.name}`)));
+    const bar = el(
+      "rect",
+      { x: xs[i] - barW / 2, y: base - h, width: barW, height: h, fill: "#999999" },
+      el("title", {}, escapeXml(`${formatNumber(p[0])}: ${p[1]} ${c.name}`)),
+    );
     return bar + (fits ? text(xs[i], base - h - 3, String(p[1]), { "text-anchor": "middle", "font-size": 10, fill: "#333" }) : "");
   });
   const caption = text(box.x, top, `${c.name}${fits ? "" : ` (max ${max}; hover a bar for its count)`}`, { "font-size": 11, fill: GRAY });
@@ -282,9 +387,18 @@ export interface LossHistory {
  * Training loss (raw and smoothed, both drawn) and validation points against update, with each baseline (e.g. its
  * validation NLL) as a labelled horizontal line; `note` says what each is.
  */
-export function lossCurve(h: LossHistory, title: string, note: string, baselines: readonly RefLine[] = [], validationName = "validation"): string {
+export function lossCurve(
+  h: LossHistory,
+  title: string,
+  note: string,
+  baselines: readonly RefLine[] = [],
+  validationName = "validation",
+): string {
   return lineChart({
-    title, xLabel: "update", yLabel: "NLL (nats per token)", notes: [note],
+    title,
+    xLabel: "update",
+    yLabel: "NLL (nats per token)",
+    notes: [note],
     series: rawAndSmoothed({ name: "train loss", points: h.train }, 0.1),
     scatter: [{ name: validationName, points: h.validation }],
     refLines: baselines.map((b, i) => ({ dash: "4 3", color: paletteColor(i + 2), ...b })),

@@ -31,7 +31,8 @@ export type Cell = string | number | NumCell | TextCell | null | undefined;
 function cell(c: Cell, tag: "td" | "th"): string {
   if (c === null || c === undefined) return `<${tag} class="na">—</${tag}>`;
   if (typeof c === "number") return `<${tag} class="num">${escapeHtml(String(c))}</${tag}>`;
-  if (typeof c === "object" && "text" in c) return `<${tag}>${c.bold ? `<strong>${escapeHtml(c.text)}</strong>` : escapeHtml(c.text)}</${tag}>`;
+  if (typeof c === "object" && "text" in c)
+    return `<${tag}>${c.bold ? `<strong>${escapeHtml(c.text)}</strong>` : escapeHtml(c.text)}</${tag}>`;
   if (typeof c === "object") return `<${tag} class="num">${c.bold ? `<strong>${escapeHtml(c.num)}</strong>` : escapeHtml(c.num)}</${tag}>`;
   return `<${tag}>${escapeHtml(c)}</${tag}>`;
 }
@@ -44,14 +45,20 @@ export function htmlTable(headers: readonly string[], rows: readonly (readonly C
 
 /** A two-column table of named values (provenance, settings): readable where a JSON dump is not. */
 export function keyValueTable(entries: readonly (readonly [string, Cell])[]): string {
-  return htmlTable(["", ""], entries.map(([k, v]) => [k, v])).replace(/<thead>.*?<\/thead>/, "");
+  return htmlTable(
+    ["", ""],
+    entries.map(([k, v]) => [k, v]),
+  ).replace(/<thead>.*?<\/thead>/, "");
 }
 
 /** Flattens nested settings into "a.b" keys with printable values, in the object's own key order. */
 export function flatEntries(x: unknown, prefix = ""): [string, string][] {
-  if (x === null || typeof x !== "object" || Array.isArray(x)) return [[prefix || "value", x === null ? "null" : Array.isArray(x) ? x.map(String).join(", ") : String(x)]];
+  if (x === null || typeof x !== "object" || Array.isArray(x))
+    return [[prefix || "value", x === null ? "null" : Array.isArray(x) ? x.map(String).join(", ") : String(x)]];
   return Object.entries(x as Record<string, unknown>).flatMap(([k, v]) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? flatEntries(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v === null ? "null" : Array.isArray(v) ? v.map(String).join(", ") : String(v)] as [string, string]],
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? flatEntries(v, `${prefix}${k}.`)
+      : [[`${prefix}${k}`, v === null ? "null" : Array.isArray(v) ? v.map(String).join(", ") : String(v)] as [string, string]],
   );
 }
 

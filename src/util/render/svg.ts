@@ -121,7 +121,12 @@ export function logTicks(lo: number, hi: number): number[] {
 /** A formatter whose precision matches the tick spacing, so 0.1 + 0.2 never prints as 0.30000000000000004. */
 export function tickFormat(ticks: readonly number[]): (v: number) => string {
   if (ticks.length < 2) return formatNumber;
-  const step = Math.min(...ticks.slice(1).map((t, i) => Math.abs(t - ticks[i])).filter((d) => d > 0));
+  const step = Math.min(
+    ...ticks
+      .slice(1)
+      .map((t, i) => Math.abs(t - ticks[i]))
+      .filter((d) => d > 0),
+  );
   const big = Math.max(...ticks.map(Math.abs));
   if (!Number.isFinite(step)) return formatNumber;
   // Suffixes keep token and step counts short: 2M instead of 2000000.
@@ -257,8 +262,16 @@ export function legend(items: readonly LegendItem[], x: number, y: number, wrapW
     const x0 = x + at[i][0];
     const swatch =
       it.kind === "line"
-        ? el("line", { x1: x0, x2: x0 + SWATCH, y1: cy, y2: cy, stroke: it.color, "stroke-width": 2, "stroke-dasharray": it.dash, opacity: it.opacity }) +
-          (it.marker ? el("circle", { cx: x0 + SWATCH / 2, cy, r: 3, fill: it.color }) : "")
+        ? el("line", {
+            x1: x0,
+            x2: x0 + SWATCH,
+            y1: cy,
+            y2: cy,
+            stroke: it.color,
+            "stroke-width": 2,
+            "stroke-dasharray": it.dash,
+            opacity: it.opacity,
+          }) + (it.marker ? el("circle", { cx: x0 + SWATCH / 2, cy, r: 3, fill: it.color }) : "")
         : it.kind === "dot"
           ? el("circle", { cx: x0 + SWATCH / 2, cy, r: 4, fill: it.color, opacity: it.opacity })
           : el("rect", { x: x0 + 4, y: cy - 6, width: SWATCH - 8, height: 12, fill: it.color, opacity: it.opacity });
@@ -281,7 +294,11 @@ export function svgDocument(width: number, height: number, body: string, title?:
 
 /** Centred chart title; cut only if the caller did not make room (see titleWidth). */
 export function titleText(width: number, title: string): string {
-  return text(width / 2, 22, fitText(title, width - 20, TITLE_SIZE * 1.12), { "text-anchor": "middle", "font-size": TITLE_SIZE, "font-weight": "bold" });
+  return text(width / 2, 22, fitText(title, width - 20, TITLE_SIZE * 1.12), {
+    "text-anchor": "middle",
+    "font-size": TITLE_SIZE,
+    "font-weight": "bold",
+  });
 }
 
 /** Frame and "no data" message for a chart with nothing finite to plot. */

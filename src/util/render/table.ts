@@ -9,7 +9,13 @@ export type Align = "l" | "r";
 const width = (s: string) => Array.from(s).length;
 
 /** Header and rows as aligned lines, `gap` spaces between columns, each line prefixed by `indent`. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[], indent = "  ", gap = 2): string[] {
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[],
+  indent = "  ",
+  gap = 2,
+): string[] {
   const n = header.length;
   for (const r of rows) if (r.length !== n) throw new Error(`formatTable: a row has ${r.length} cells, the header ${n}`);
   const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i]))));

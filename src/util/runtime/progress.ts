@@ -68,9 +68,16 @@ export function formatField(v: string | number): string {
  * `since`, the first finished item, when given: the first item carries one-off start-up (kernel compilation,
  * warm-up), and an ETA that includes it starts far too long. Before a second item there is no ETA ("?").
  */
-export function progressLine(
-  state: { label?: string; unit?: string; done: number; total: number; elapsedMs: number; fields?: Fields; final?: boolean; since?: { done: number; elapsedMs: number } },
-): string {
+export function progressLine(state: {
+  label?: string;
+  unit?: string;
+  done: number;
+  total: number;
+  elapsedMs: number;
+  fields?: Fields;
+  final?: boolean;
+  since?: { done: number; elapsedMs: number };
+}): string {
   const { done, total, elapsedMs } = state;
   const secs = elapsedMs / 1000;
   const from = state.since && !state.final ? state.since : { done: 0, elapsedMs: 0 };

@@ -16,7 +16,14 @@ export interface Provenance extends EngineRecord {
 
 /** `engine` is what computed the result; `command` is what the user ran (argv after node), so a reader can rerun it; a browser caller passes its own. */
 export function provenance(engine: EngineRecord, command = ["tinylab", ...(nodeProcess()?.argv.slice(2) ?? [])].join(" ")): Provenance {
-  return { ...engineRecord(engine), tfjs: tf.version_core, node: nodeProcess()?.version ?? NO_NODE, tinylab: pkg.version, command, date: new Date().toISOString() };
+  return {
+    ...engineRecord(engine),
+    tfjs: tf.version_core,
+    node: nodeProcess()?.version ?? NO_NODE,
+    tinylab: pkg.version,
+    command,
+    date: new Date().toISOString(),
+  };
 }
 
 // display rounding lives apart from the engine, so a page can show the CLI's digits without loading tfjs

@@ -7,9 +7,20 @@ import { wilsonInterval } from "../../../src/eval/metrics/intervals.ts";
 describe("lm-evaluation-harness formats", () => {
   it("writes a float as Python's repr does (printed by python3 for each value)", () => {
     const python: [number, string][] = [
-      [-22.79455804824829, "-22.79455804824829"], [1e-5, "1e-05"], [0.0001, "0.0001"], [1e16, "1e+16"], [123456789012345.0, "123456789012345.0"],
-      [-0, "-0.0"], [1.5e-7, "1.5e-07"], [2.5, "2.5"], [100, "100.0"], [9999999999999998.0, "9999999999999998.0"],
-      [-1.2345678901234567e-12, "-1.2345678901234567e-12"], [0.1, "0.1"], [1e22, "1e+22"], [-3.0e-4, "-0.0003"],
+      [-22.79455804824829, "-22.79455804824829"],
+      [1e-5, "1e-05"],
+      [0.0001, "0.0001"],
+      [1e16, "1e+16"],
+      [123456789012345.0, "123456789012345.0"],
+      [-0, "-0.0"],
+      [1.5e-7, "1.5e-07"],
+      [2.5, "2.5"],
+      [100, "100.0"],
+      [9999999999999998.0, "9999999999999998.0"],
+      [-1.2345678901234567e-12, "-1.2345678901234567e-12"],
+      [0.1, "0.1"],
+      [1e22, "1e+22"],
+      [-3.0e-4, "-0.0003"],
     ];
     for (const [x, repr] of python) expect(pyFloat(x), String(x)).toBe(repr);
   });
@@ -22,7 +33,15 @@ describe("lm-evaluation-harness formats", () => {
 
   it("gives a choice task's acc tinylab's Wilson interval from 10 questions, and under that none, the reason in the task's config", () => {
     // candidate 0 always wins, and gold is 1 at every multiple of 3: 6 of 10 right (0, 3, 6, 9 wrong)
-    const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ doc: { id: i }, context: "q", choices: ["a", "b"], gold: i % 3 === 0 ? 1 : 0, loglikelihoods: [-1, -2], greedy: [true, false] }));
+    const docs = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        doc: { id: i },
+        context: "q",
+        choices: ["a", "b"],
+        gold: i % 3 === 0 ? 1 : 0,
+        loglikelihoods: [-1, -2],
+        greedy: [true, false],
+      }));
     const ten = choiceTask("t", docs(10), {}).results;
     const w = wilsonInterval(6, 10);
     expect([ten["acc,none"], ten["acc_tinylab_wilson95_lower,none"], ten["acc_tinylab_wilson95_upper,none"]]).toEqual([0.6, w.lo, w.hi]);

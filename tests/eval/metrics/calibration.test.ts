@@ -42,13 +42,21 @@ describe("reliability bins and ECE", () => {
 
   it("defaults to 10 equal-width bins, closes the last bin at 1 and opens the first at 0", () => {
     const bins = reliabilityBins([0, 0.05, 0.95, 1], [false, true, true, true]);
-    expect(bins.map((b) => [b.lo, b.hi, b.count])).toEqual([[0, 0.1, 2], [0.9, 1, 2]]);
+    expect(bins.map((b) => [b.lo, b.hi, b.count])).toEqual([
+      [0, 0.1, 2],
+      [0.9, 1, 2],
+    ]);
   });
 
   it("equal-mass bins split sorted confidences into equal counts", () => {
     const bins = reliabilityBins(conf000, correct000, { bins: 4, scheme: "equal-mass" });
     expect(bins.map((b) => b.count)).toEqual([2, 2, 2, 2]);
-    expect(bins.map((b) => [b.lo, b.hi])).toEqual([[0.12, 0.18], [0.32, 0.38], [0.62, 0.68], [0.82, 0.92]]);
+    expect(bins.map((b) => [b.lo, b.hi])).toEqual([
+      [0.12, 0.18],
+      [0.32, 0.38],
+      [0.62, 0.68],
+      [0.82, 0.92],
+    ]);
     // Same grouping as 5 equal-width bins here, so the same ECE.
     expect(expectedCalibrationError(conf000, correct000, { bins: 4, scheme: "equal-mass" }).ece).toBeCloseTo(0.305, 12);
   });
@@ -56,7 +64,10 @@ describe("reliability bins and ECE", () => {
   it("equal-mass bins never split a run of tied confidences", () => {
     // A cut after 2 of 4 would separate the three 0.5 confidences; they stay together and the next bin takes the rest.
     const bins = reliabilityBins([0.5, 0.9, 0.5, 0.5], [1, 1, 0, 0], { bins: 2, scheme: "equal-mass" });
-    expect(bins.map((b) => [b.lo, b.hi, b.count])).toEqual([[0.5, 0.5, 3], [0.9, 0.9, 1]]);
+    expect(bins.map((b) => [b.lo, b.hi, b.count])).toEqual([
+      [0.5, 0.5, 3],
+      [0.9, 0.9, 1],
+    ]);
   });
 });
 
@@ -86,7 +97,16 @@ describe("002's edge cases", () => {
     expect(expectedCalibrationError([], [])).toEqual({ ece: 0, populatedBins: 0 });
     expect(brierScore([], [])).toBe(0);
     expect(reliabilityBins([], [])).toEqual([]);
-    expect(calibrationReport([], [])).toEqual({ count: 0, scheme: "equal-width", binCount: 10, ece: 0, populatedBins: 0, brier: 0, bins: [], reliability: { confidence: new Array(10).fill(0), accuracy: new Array(10).fill(0), count: new Array(10).fill(0) } }); // 002: zero-filled arrays
+    expect(calibrationReport([], [])).toEqual({
+      count: 0,
+      scheme: "equal-width",
+      binCount: 10,
+      ece: 0,
+      populatedBins: 0,
+      brier: 0,
+      bins: [],
+      reliability: { confidence: new Array(10).fill(0), accuracy: new Array(10).fill(0), count: new Array(10).fill(0) },
+    }); // 002: zero-filled arrays
     expect(brierDecomposition([], [])).toEqual({ brier: 0, reliability: 0, resolution: 0, uncertainty: 0, residual: 0 });
   });
 });
@@ -107,7 +127,9 @@ describe("Brier decomposition", () => {
     // One bin holds p = [.1, .3], y = [0, 1]: mean .2, acc .5 → rel .09, res 0, unc .25; Brier = (.01+.49)/2 = .25.
     // Residual = mean of dp² − 2·dp·(y − acc) = ((.01 − .1) + (.01 − .1))/2 = −0.09, and .09 − 0 + .25 − .09 = .25.
     const d = brierDecomposition([0.1, 0.3], [0, 1], { bins: 1 });
-    expect([d.brier, d.reliability, d.resolution, d.uncertainty, d.residual].map((v) => +v.toFixed(12))).toEqual([0.25, 0.09, 0, 0.25, -0.09]);
+    expect([d.brier, d.reliability, d.resolution, d.uncertainty, d.residual].map((v) => +v.toFixed(12))).toEqual([
+      0.25, 0.09, 0, 0.25, -0.09,
+    ]);
   });
 
   it("brier = reliability − resolution + uncertainty + residual on random data, both schemes", () => {
@@ -144,14 +166,21 @@ describe("calibrationReport and validation", () => {
     expect(() => reliabilityBins([0.1], [1], { bins: 0 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 0/);
     expect(() => reliabilityBins([0.1], [1], { bins: 2.5 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 2.5/);
     // a bound checked before the bins are allocated: 1e9 of them would be gigabytes of arrays
-    expect(() => reliabilityBins([0.1], [1], { bins: 1e9 })).toThrow(/bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 1000000000/);
+    expect(() => reliabilityBins([0.1], [1], { bins: 1e9 })).toThrow(
+      /bins must be an integer in \[1, 10000\] \(MAX_BINS\), got 1000000000/,
+    );
     expect(reliabilityBins([0.1], [1], { bins: 10_000 })).toHaveLength(1); // the limit itself is taken (one populated bin)
     expect(() => reliabilityBins([0.1], [1], { scheme: "quantile" as "equal-mass" })).toThrow(/unknown bin scheme "quantile"/);
   });
 });
 
 describe("calibration as the report computes it (nextTokenCalibration, what `tinylab report --bins --scheme` calls)", () => {
-  const predictions = (confidences: number[], correct: number[]) => ({ split: "validation" as const, stride: 1, confidences, correct: correct.map((c) => c === 1) });
+  const predictions = (confidences: number[], correct: number[]) => ({
+    split: "validation" as const,
+    stride: 1,
+    confidences,
+    correct: correct.map((c) => c === 1),
+  });
 
   it("reproduces 000's ECE 0.305 with --bins 5, and returns 002's zero-filled per-bin arrays", async () => {
     const { nextTokenCalibration } = await import("../../../src/eval/passes/next_token.ts");
@@ -167,7 +196,9 @@ describe("calibration as the report computes it (nextTokenCalibration, what `tin
     expect(ten.report.reliability.count).toEqual([0, 2, 0, 2, 0, 0, 2, 0, 1, 1]);
     expect(ten.report.reliability.confidence).toHaveLength(10);
     // equal-mass: 4 bins of 2 predictions each
-    expect(nextTokenCalibration(predictions(conf000, correct000), { bins: 4, scheme: "equal-mass" }).report.reliability.count).toEqual([2, 2, 2, 2]);
+    expect(nextTokenCalibration(predictions(conf000, correct000), { bins: 4, scheme: "equal-mass" }).report.reliability.count).toEqual([
+      2, 2, 2, 2,
+    ]);
   });
 
   it("declines the ECE below MIN_ECE_PREDICTIONS, with the reason, and keeps Brier and the bins", async () => {

@@ -18,7 +18,14 @@ describe("wordTokens", () => {
 
 describe("contaminationAudit", () => {
   it("reproduces 003's check: 'A b c d' overlaps 'a b c d' at n = 3; 'a b' has no 3-grams", () => {
-    const audit = contaminationAudit([{ id: "q0", text: "A b c d" }, { id: "q1", text: "a b" }], ["a b c d"], { n: 3 });
+    const audit = contaminationAudit(
+      [
+        { id: "q0", text: "A b c d" },
+        { id: "q1", text: "a b" },
+      ],
+      ["a b c d"],
+      { n: 3 },
+    );
     expect(audit.items[0]).toEqual({ id: "q0", hasNgrams: true, ngrams: 2, matched: 2, overlap: 1, flagged: true });
     expect(audit.items[1]).toEqual({ id: "q1", hasNgrams: false, ngrams: 0, matched: 0, overlap: 0, flagged: false });
     expect(audit.flaggedIds).toEqual(["q0"]);
@@ -63,7 +70,15 @@ describe("contaminationAudit", () => {
   });
 
   it("refuses duplicate ids, a threshold outside [0, 1] and a bad order", () => {
-    expect(() => contaminationAudit([{ id: "a", text: "x" }, { id: "a", text: "y" }], [])).toThrow(/duplicate item id "a"/);
+    expect(() =>
+      contaminationAudit(
+        [
+          { id: "a", text: "x" },
+          { id: "a", text: "y" },
+        ],
+        [],
+      ),
+    ).toThrow(/duplicate item id "a"/);
     expect(() => contaminationAudit([], [], { threshold: 1.5 })).toThrow(/threshold must be in \[0, 1\], got 1.5/);
     expect(() => contaminationAudit([], [], { threshold: NaN })).toThrow(/threshold must be in \[0, 1\], got NaN/);
     expect(() => contaminationAudit([{ id: "a", text: "x" }], [], { n: 0 })).toThrow(/order must be a positive integer, got 0/);
@@ -71,7 +86,12 @@ describe("contaminationAudit", () => {
 });
 
 describe("fullVsFiltered", () => {
-  const scores = [{ id: "a", score: 1 }, { id: "b", score: 0 }, { id: "c", score: 1 }, { id: "d", score: 1 }];
+  const scores = [
+    { id: "a", score: 1 },
+    { id: "b", score: 0 },
+    { id: "c", score: 1 },
+    { id: "d", score: 1 },
+  ];
 
   it("reports both denominators: 3/4 on all items, 1/2 without the flagged a and c", () => {
     expect(fullVsFiltered(scores, ["a", "c"])).toEqual({ full: { count: 4, mean: 0.75 }, filtered: { count: 2, mean: 0.5 }, removed: 2 });
@@ -83,8 +103,23 @@ describe("fullVsFiltered", () => {
   });
 
   it("takes flagged ids straight from an audit", () => {
-    const audit = contaminationAudit([{ id: "a", text: "a b c" }, { id: "b", text: "x y z" }], ["a b c"], { n: 3 });
-    expect(fullVsFiltered([{ id: "a", score: 1 }, { id: "b", score: 0 }], audit.flaggedIds).filtered).toEqual({ count: 1, mean: 0 });
+    const audit = contaminationAudit(
+      [
+        { id: "a", text: "a b c" },
+        { id: "b", text: "x y z" },
+      ],
+      ["a b c"],
+      { n: 3 },
+    );
+    expect(
+      fullVsFiltered(
+        [
+          { id: "a", score: 1 },
+          { id: "b", score: 0 },
+        ],
+        audit.flaggedIds,
+      ).filtered,
+    ).toEqual({ count: 1, mean: 0 });
   });
 
   it("refuses an unknown flagged id, a duplicate scored id and a non-finite score", () => {

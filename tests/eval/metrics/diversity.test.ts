@@ -17,7 +17,11 @@ describe("000's published diversity rows", () => {
     expect(distinctN(repetitive, 2)).toBeCloseTo(7 / 15, 12);
     expect(uniqueSequenceRatio(repetitive)).toBeCloseTo(2 / 3, 12);
     expect(meanPairwiseJaccard(repetitive)).toBeCloseTo(13 / 21, 12);
-    expect([distinctN(repetitive, 1), distinctN(repetitive, 2), uniqueSequenceRatio(repetitive), meanPairwiseJaccard(repetitive)].map((v) => +v.toFixed(3))).toEqual([0.333, 0.467, 0.667, 0.619]);
+    expect(
+      [distinctN(repetitive, 1), distinctN(repetitive, 2), uniqueSequenceRatio(repetitive), meanPairwiseJaccard(repetitive)].map(
+        (v) => +v.toFixed(3),
+      ),
+    ).toEqual([0.333, 0.467, 0.667, 0.619]);
   });
 
   it("varied: 1, 1, 1, 0", () => {

@@ -1,7 +1,13 @@
 // Interval contracts: Wilson values (003 and by hand), paired and block bootstrap determinism and
 // behaviour, and the ratio-estimator standard error of a token-weighted mean (004).
 import { describe, expect, it } from "vitest";
-import { blockBootstrap, blockBootstrapRatio, pairedBootstrap, tokenWeightedStandardError, wilsonInterval } from "../../../src/eval/metrics/intervals.ts";
+import {
+  blockBootstrap,
+  blockBootstrapRatio,
+  pairedBootstrap,
+  tokenWeightedStandardError,
+  wilsonInterval,
+} from "../../../src/eval/metrics/intervals.ts";
 import { Rng } from "../../../src/util/primitives/rng.ts";
 
 describe("wilsonInterval", () => {
@@ -169,9 +175,15 @@ describe("blockBootstrap", () => {
 
 describe("blockBootstrapRatio", () => {
   it("is the token-weighted block bootstrap when numerators are count × mean (same stream, same replicates)", () => {
-    const means = [3.1, 4.2, 2.9, 5.0, 3.3, 4.4, 3.8], counts = [5, 9, 2, 7, 7, 1, 4];
+    const means = [3.1, 4.2, 2.9, 5.0, 3.3, 4.4, 3.8],
+      counts = [5, 9, 2, 7, 7, 1, 4];
     const a = blockBootstrap(means, counts, Rng.fromSeed(21), { replicates: 200 });
-    const b = blockBootstrapRatio(means.map((m, i) => m * counts[i]), counts, Rng.fromSeed(21), { replicates: 200 });
+    const b = blockBootstrapRatio(
+      means.map((m, i) => m * counts[i]),
+      counts,
+      Rng.fromSeed(21),
+      { replicates: 200 },
+    );
     expect(b).toEqual(a);
   });
 

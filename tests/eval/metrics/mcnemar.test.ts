@@ -30,7 +30,13 @@ describe("mcnemarExact", () => {
 describe("gatedMcNemar", () => {
   it("withholds the p-value under MIN_INTERVAL_DOCUMENTS documents, naming why, and gives mcnemarExact's at the minimum", () => {
     // 1 only-A and 6 only-B: p = 2 · (1 + 7) / 2^7 = 0.125 (worked by hand), whatever the document count
-    expect(gatedMcNemar(1, 6, 2)).toEqual({ a_only: 1, b_only: 6, p_two_sided: null, p_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)", test: mcnemarExact(1, 6).test });
+    expect(gatedMcNemar(1, 6, 2)).toEqual({
+      a_only: 1,
+      b_only: 6,
+      p_two_sided: null,
+      p_reason: "n too small for an interval: 2 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)",
+      test: mcnemarExact(1, 6).test,
+    });
     expect(gatedMcNemar(1, 6, 10)).toEqual(mcnemarExact(1, 6));
     expect(mcnemarExact(1, 6).p_two_sided).toBeCloseTo(0.125, 15);
   });

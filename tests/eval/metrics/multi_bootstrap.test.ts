@@ -2,7 +2,13 @@
 // seed pairing and refusals.
 import { describe, expect, it } from "vitest";
 import { blockBootstrapRatio } from "../../../src/eval/metrics/intervals.ts";
-import { gatedMultiBootstrap, multiBootstrap, multiBootstrapDifference, replicateRatio, type Arm } from "../../../src/eval/metrics/multi_bootstrap.ts";
+import {
+  gatedMultiBootstrap,
+  multiBootstrap,
+  multiBootstrapDifference,
+  replicateRatio,
+  type Arm,
+} from "../../../src/eval/metrics/multi_bootstrap.ts";
 import { Rng } from "../../../src/util/primitives/rng.ts";
 
 // Hand-worked arm: 2 seeds × 2 documents, document 0 has 1 target, document 1 has 2.
@@ -17,7 +23,17 @@ import { Rng } from "../../../src/util/primitives/rng.ts";
 // percentile interval is exactly [1, 3]. Seeds only (documents fixed at {0,1}): 7/3, 2, 5/3 with probabilities
 // 1/4, 1/2, 1/4, so [5/3, 7/3]. Documents only (seeds fixed at {0,1}): always 2, so [2, 2] — here the documents'
 // differences cancel across the two seeds, and resampling documents alone sees no spread at all.
-const hand: Arm = { seeds: [0, 1], nll: [[1, 6], [3, 2]], targets: [[1, 2], [1, 2]] };
+const hand: Arm = {
+  seeds: [0, 1],
+  nll: [
+    [1, 6],
+    [3, 2],
+  ],
+  targets: [
+    [1, 2],
+    [1, 2],
+  ],
+};
 
 describe("multiBootstrap", () => {
   it("works the hand case: replicate ratios, estimate 2 and the percentile intervals", () => {
@@ -38,14 +54,29 @@ describe("multiBootstrap", () => {
     const arm: Arm = { seeds: [39], nll: [[4.1, 7.3, 0.2, 9.9, 3.3]], targets: [[3, 5, 1, 6, 2]] };
     const multi = multiBootstrap(arm, Rng.fromSeed(5), { replicates: 500 });
     const docs = blockBootstrapRatio(arm.nll[0], arm.targets[0], Rng.fromSeed(5).child("documents"), { replicates: 500, blockLength: 1 });
-    expect({ estimate: multi.estimate, lo: multi.lo, hi: multi.hi, se: multi.se }).toEqual({ estimate: docs.estimate, lo: docs.lo, hi: docs.hi, se: docs.se });
+    expect({ estimate: multi.estimate, lo: multi.lo, hi: multi.hi, se: multi.se }).toEqual({
+      estimate: docs.estimate,
+      lo: docs.lo,
+      hi: docs.hi,
+      se: docs.se,
+    });
   });
 
   it("with one document equals the seed bootstrap bit for bit", () => {
     const arm: Arm = { seeds: [39, 40, 41, 42], nll: [[20.1], [25.7], [18.3], [30.2]], targets: [[9], [9], [9], [9]] };
     const multi = multiBootstrap(arm, Rng.fromSeed(5), { replicates: 500 });
-    const seeds = blockBootstrapRatio(arm.nll.map((r) => r[0]), arm.targets.map((r) => r[0]), Rng.fromSeed(5).child("seeds"), { replicates: 500, blockLength: 1 });
-    expect({ estimate: multi.estimate, lo: multi.lo, hi: multi.hi, se: multi.se }).toEqual({ estimate: seeds.estimate, lo: seeds.lo, hi: seeds.hi, se: seeds.se });
+    const seeds = blockBootstrapRatio(
+      arm.nll.map((r) => r[0]),
+      arm.targets.map((r) => r[0]),
+      Rng.fromSeed(5).child("seeds"),
+      { replicates: 500, blockLength: 1 },
+    );
+    expect({ estimate: multi.estimate, lo: multi.lo, hi: multi.hi, se: multi.se }).toEqual({
+      estimate: seeds.estimate,
+      lo: seeds.lo,
+      hi: seeds.hi,
+      se: seeds.se,
+    });
   });
 
   it("refuses empty arms, ragged rows, repeated seeds, non-finite sums and all-zero counts", () => {
@@ -68,7 +99,11 @@ describe("multiBootstrapDifference", () => {
 
   it("works a paired hand case: B = A + 0.5 per target in every cell is a difference of exactly 0.5 in every replicate", () => {
     // each cell of B adds 0.5 × targets, so every replicate's ratio rises by exactly 0.5 (Σ(n + t/2)/Σt = Σn/Σt + 1/2)
-    const b: Arm = { seeds: hand.seeds, nll: hand.nll.map((row, s) => row.map((n, d) => n + 0.5 * hand.targets[s][d])), targets: hand.targets };
+    const b: Arm = {
+      seeds: hand.seeds,
+      nll: hand.nll.map((row, s) => row.map((n, d) => n + 0.5 * hand.targets[s][d])),
+      targets: hand.targets,
+    };
     const d = multiBootstrapDifference(hand, b, Rng.fromSeed(3), { replicates: 999 });
     expect(d.difference.estimate).toBe(0.5);
     expect(d.difference.lo).toBeCloseTo(0.5, 12);
@@ -88,17 +123,29 @@ describe("multiBootstrapDifference", () => {
   });
 
   it("refuses arms over different documents", () => {
-    expect(() => multiBootstrapDifference(hand, { seeds: [0], nll: [[1, 2, 3]], targets: [[1, 1, 1]] }, Rng.fromSeed(0))).toThrow(/expected 2 documents/);
+    expect(() => multiBootstrapDifference(hand, { seeds: [0], nll: [[1, 2, 3]], targets: [[1, 1, 1]] }, Rng.fromSeed(0))).toThrow(
+      /expected 2 documents/,
+    );
   });
 });
 
 describe("gatedMultiBootstrap", () => {
   // 3 seeds × n documents of 2 targets each, every cell's NLL a fixed function of (seed, document)
-  const arm = (n: number): Arm => ({ seeds: [0, 1, 2], nll: [0, 1, 2].map((s) => Array.from({ length: n }, (_, d) => 1 + ((s * 7 + d * 3) % 5))), targets: [0, 1, 2].map(() => Array(n).fill(2)) });
+  const arm = (n: number): Arm => ({
+    seeds: [0, 1, 2],
+    nll: [0, 1, 2].map((s) => Array.from({ length: n }, (_, d) => 1 + ((s * 7 + d * 3) % 5))),
+    targets: [0, 1, 2].map(() => Array(n).fill(2)),
+  });
 
   it("under MIN_INTERVAL_DOCUMENTS documents gives the estimate alone, with the reason; at the minimum the whole interval", () => {
     const few = gatedMultiBootstrap(arm(9), Rng.fromSeed(3), { replicates: 200 });
-    expect(few).toEqual({ estimate: multiBootstrap(arm(9), Rng.fromSeed(3), { replicates: 200 }).estimate, lo: null, hi: null, se: null, interval_reason: "n too small for an interval: 9 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)" });
+    expect(few).toEqual({
+      estimate: multiBootstrap(arm(9), Rng.fromSeed(3), { replicates: 200 }).estimate,
+      lo: null,
+      hi: null,
+      se: null,
+      interval_reason: "n too small for an interval: 9 documents, fewer than 10 (MIN_INTERVAL_DOCUMENTS)",
+    });
     const enough = gatedMultiBootstrap(arm(10), Rng.fromSeed(3), { replicates: 200 });
     const { estimate, lo, hi, se } = multiBootstrap(arm(10), Rng.fromSeed(3), { replicates: 200 });
     expect(enough).toEqual({ estimate, lo, hi, se });

@@ -17,7 +17,13 @@ describe("scoreMultipleChoice", () => {
   it("scores each candidate as a continuation of the prompt, once", () => {
     const calls: [number[], number[]][] = [];
     scoreMultipleChoice([{ prompt: [5, 6], candidates: [[1], [2, 3]], gold: 0 }], tableScorer({ "[1]": [-1], "[2,3]": [-1, -1] }, calls));
-    expect(calls).toEqual([[[5, 6], [1]], [[5, 6], [2, 3]]]);
+    expect(calls).toEqual([
+      [[5, 6], [1]],
+      [
+        [5, 6],
+        [2, 3],
+      ],
+    ]);
   });
 
   it("003: summed and per-token likelihood can pick different candidates", () => {
@@ -25,7 +31,14 @@ describe("scoreMultipleChoice", () => {
     // per token −0.5. Sum picks the short one (wrong), per-token the long one (gold).
     const items: ChoiceItem[] = [{ prompt: [9], candidates: [[1], [2, 3, 4]], gold: 1 }];
     const r = scoreMultipleChoice(items, tableScorer({ "[1]": [-1], "[2,3,4]": [-0.5, -0.5, -0.5] }));
-    expect(r.items[0]).toEqual({ sumLogLik: [-1, -1.5], perTokenLogLik: [-1, -0.5], predicted: 0, predictedNorm: 1, correct: false, correctNorm: true });
+    expect(r.items[0]).toEqual({
+      sumLogLik: [-1, -1.5],
+      perTokenLogLik: [-1, -0.5],
+      predicted: 0,
+      predictedNorm: 1,
+      correct: false,
+      correctNorm: true,
+    });
     expect([r.acc, r.accNorm]).toEqual([0, 1]);
   });
 
@@ -75,8 +88,14 @@ describe("scoreMultipleChoice", () => {
 
   it("refuses scorer output that is positive, NaN or the wrong length", () => {
     const item: ChoiceItem = { prompt: [0], candidates: [[1], [2, 3]], gold: 0 };
-    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [-1], "[2,3]": [-1, 0.2] }))).toThrow(/item 0 candidate 1 token 1 has log-prob 0.2; must be ≤ 0/);
-    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [NaN], "[2,3]": [-1, -1] }))).toThrow(/item 0 candidate 0 token 0 has log-prob NaN/);
-    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [-1], "[2,3]": [-2] }))).toThrow(/scorer returned 1 log-probs for item 0 candidate 1 of 2 tokens/);
+    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [-1], "[2,3]": [-1, 0.2] }))).toThrow(
+      /item 0 candidate 1 token 1 has log-prob 0.2; must be ≤ 0/,
+    );
+    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [NaN], "[2,3]": [-1, -1] }))).toThrow(
+      /item 0 candidate 0 token 0 has log-prob NaN/,
+    );
+    expect(() => scoreMultipleChoice([item], tableScorer({ "[1]": [-1], "[2,3]": [-2] }))).toThrow(
+      /scorer returned 1 log-probs for item 0 candidate 1 of 2 tokens/,
+    );
   });
 });

@@ -25,7 +25,10 @@ describe("overlapByOrder", () => {
   it("counts a generation with no n-gram of order n as 0 in the mean (000's ngram_overlap), and says how many had one", () => {
     const rows = overlapByOrder([words("the cat"), words("new birds fly")], training, [2, 3]);
     // Order 2: "the cat" → 1, "new birds fly" → 0, mean .5 over 2. Order 3: "the cat" has no trigram → 0, the 3-word line 0.
-    expect(rows).toEqual([{ n: 2, meanOverlap: 0.5, scored: 2, withNgrams: 2 }, { n: 3, meanOverlap: 0, scored: 2, withNgrams: 1 }]);
+    expect(rows).toEqual([
+      { n: 2, meanOverlap: 0.5, scored: 2, withNgrams: 2 },
+      { n: 3, meanOverlap: 0, scored: 2, withNgrams: 1 },
+    ]);
     expect(overlapByOrder([words("cat")], training, [2])[0]).toEqual({ n: 2, meanOverlap: 0, scored: 1, withNgrams: 0 });
     // a copied 2-word line: 1 at order 2, 0 at order 3 (000 returns 0.0 for an empty candidate set), so the mean is 0.5, not 1
     expect(overlapByOrder([words("the cat"), words("the cat sat")], training, [3])[0].meanOverlap).toBe(0.5);

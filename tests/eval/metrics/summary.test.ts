@@ -41,7 +41,12 @@ describe("perplexity", () => {
 
   it("agrees with 000's grouped table: exp(nll) matches each printed ppl to 3 decimals", () => {
     // Rows (tokens, nll, ppl) from 000's printed report; totals are nll·tokens.
-    const rows: [number, number, number][] = [[5, 1.1925, 3.295], [5, 0.7129, 2.04], [6, 0.6857, 1.985], [5, 0.7096, 2.033]];
+    const rows: [number, number, number][] = [
+      [5, 1.1925, 3.295],
+      [5, 0.7129, 2.04],
+      [6, 0.6857, 1.985],
+      [5, 0.7096, 2.033],
+    ];
     for (const [tokens, nll, ppl] of rows) expect(perplexity([nll * tokens], [tokens]).perplexity).toBeCloseTo(ppl, 3);
   });
 

@@ -17,7 +17,11 @@ describe("conventionIds", () => {
     expect(conventionIds("tinylab", { bos: 0, eos: 1 }, text)).toEqual([0, ...text, 1]);
   });
   it("refuses, naming the option, a convention whose ids the model does not declare", () => {
-    expect(() => conventionIds("rolling", {}, text)).toThrow("--convention rolling needs a BOS or an EOS token as the prefix, and the model declares neither");
-    expect(() => conventionIds("tinylab", { bos: 0 }, text)).toThrow("--convention tinylab needs a BOS and an EOS token, and the model declares no EOS");
+    expect(() => conventionIds("rolling", {}, text)).toThrow(
+      "--convention rolling needs a BOS or an EOS token as the prefix, and the model declares neither",
+    );
+    expect(() => conventionIds("tinylab", { bos: 0 }, text)).toThrow(
+      "--convention tinylab needs a BOS and an EOS token, and the model declares no EOS",
+    );
   });
 });

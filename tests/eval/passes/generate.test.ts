@@ -16,10 +16,18 @@ import { leakedBy, useBackend } from "../../helpers.ts";
 function fixedLogits(rows: number[][], contextLength = 4): ScoringModel & { seen: ModelInput[] } {
   const V = rows[0].length;
   const seen: ModelInput[] = [];
-  const logSoftmax = (z: number[]) => { const m = Math.max(...z); const l = m + Math.log(z.reduce((s, v) => s + Math.exp(v - m), 0)); return z.map((v) => v - l); };
+  const logSoftmax = (z: number[]) => {
+    const m = Math.max(...z);
+    const l = m + Math.log(z.reduce((s, v) => s + Math.exp(v - m), 0));
+    return z.map((v) => v - l);
+  };
   return {
-    name: "fixed", binding: { vocabSize: V, contextLength }, seen,
-    positionNll: () => { throw new Error("not used"); },
+    name: "fixed",
+    binding: { vocabSize: V, contextLength },
+    seen,
+    positionNll: () => {
+      throw new Error("not used");
+    },
     logProbs: (input) => {
       seen.push(input);
       const out = new Float32Array(input.ids.length * V);
@@ -32,7 +40,9 @@ function fixedLogits(rows: number[][], contextLength = 4): ScoringModel & { seen
 
 describe("sampling with an explicit Rng", () => {
   const flat = baselineAdapter("uniform", () => 1 / 50, { vocabSize: 50, contextLength: 8 });
-  const sample = (seed: number, topK?: number) => generate(flat, [0], { maxTokens: 40, decoding: { kind: "sample", temperature: 1, topK, rng: Rng.fromSeed(seed).child("sampling") } }).tokens;
+  const sample = (seed: number, topK?: number) =>
+    generate(flat, [0], { maxTokens: 40, decoding: { kind: "sample", temperature: 1, topK, rng: Rng.fromSeed(seed).child("sampling") } })
+      .tokens;
 
   it("gives the same tokens for the same seed and different tokens for another seed", () => {
     expect(sample(7)).toEqual(sample(7));
@@ -64,7 +74,14 @@ describe("sampling with an explicit Rng", () => {
   });
 
   it("stops after the stop token and crops the context on the left to the model's context length", () => {
-    const m = fixedLogits([[0, 5, 0], [0, 0, 5], [9, 0, 0]], 4); // 0 → 1 → 2 → 0 …
+    const m = fixedLogits(
+      [
+        [0, 5, 0],
+        [0, 0, 5],
+        [9, 0, 0],
+      ],
+      4,
+    ); // 0 → 1 → 2 → 0 …
     const g = generate(m, [0, 1, 2, 0, 1, 2], { maxTokens: 10, decoding: { kind: "greedy" }, stopToken: 1 });
     expect(g).toMatchObject({ tokens: [0, 1], stopped: "stop-token" });
     // ln p of each emitted token: after 2 the logits are [9, 0, 0], after 0 they are [0, 5, 0] (float32 log-softmax)
@@ -99,9 +116,15 @@ describe("generation from the decoder", () => {
     const prompt = [0, 118, 106, 103]; // BOS "the"
     const greedy = () => generate(a, prompt, { maxTokens: 12, decoding: { kind: "greedy" } }).tokens;
     expect(greedy()).toEqual(greedy());
-    const sample = (seed: number) => generate(a, prompt, { maxTokens: 20, decoding: { kind: "sample", temperature: 1.5, rng: Rng.fromSeed(seed) } }).tokens;
+    const sample = (seed: number) =>
+      generate(a, prompt, { maxTokens: 20, decoding: { kind: "sample", temperature: 1.5, rng: Rng.fromSeed(seed) } }).tokens;
     expect(sample(7)).toEqual(sample(7));
     expect(sample(7)).not.toEqual(sample(8));
-    expect(leakedBy(() => { greedy(); greedyMargin(a, prompt); })).toBe(0);
+    expect(
+      leakedBy(() => {
+        greedy();
+        greedyMargin(a, prompt);
+      }),
+    ).toBe(0);
   });
 });

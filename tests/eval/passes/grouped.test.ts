@@ -18,7 +18,13 @@ const records: Document[] = [
 function table(contextLength: number, stride: number) {
   const binding = { vocabSize: 7, contextLength };
   const bigram = baselineAdapter("bigram 0.1", addKBigram(fitCounts(records.slice(0, 2), 7), 0.1), binding);
-  const results = (["train", "validation", "test"] as const).map((s) => evaluateWindows(bigram, records.filter((r) => r.split === s), stride));
+  const results = (["train", "validation", "test"] as const).map((s) =>
+    evaluateWindows(
+      bigram,
+      records.filter((r) => r.split === s),
+      stride,
+    ),
+  );
   return groupWindows(results).map(groupRecord);
 }
 
@@ -27,7 +33,12 @@ describe("perplexity by (split, source)", () => {
     const rows = table(8, 4);
     const get = (split: string, source: string) => rows.find((r) => r.split === split && r.source === source)!;
     // printed: ('test','code') 5, 1.1925, 3.295; ('train','code') 5, 0.7129, 2.040; ('train','prose') 6, 0.6857, 1.985; ('validation','prose') 5, 0.7096, 2.033
-    for (const [split, source, tokens, nll, ppl] of [["test", "code", 5, 1.1925, 3.295], ["train", "code", 5, 0.7129, 2.04], ["train", "prose", 6, 0.6857, 1.985], ["validation", "prose", 5, 0.7096, 2.033]] as const) {
+    for (const [split, source, tokens, nll, ppl] of [
+      ["test", "code", 5, 1.1925, 3.295],
+      ["train", "code", 5, 0.7129, 2.04],
+      ["train", "prose", 6, 0.6857, 1.985],
+      ["validation", "prose", 5, 0.7096, 2.033],
+    ] as const) {
       const r = get(split, source);
       expect(r.targets).toBe(tokens);
       expect(r.nll).toBeCloseTo(nll, 4);
@@ -37,7 +48,8 @@ describe("perplexity by (split, source)", () => {
   });
 
   it("gives a bigram the same numbers at any stride: it only ever reads the previous token", () => {
-    const a = table(8, 8), b = table(3, 1);
+    const a = table(8, 8),
+      b = table(3, 1);
     a.forEach((r, i) => {
       expect(b[i].targets).toBe(r.targets);
       expect(b[i].total_nll).toBeCloseTo(r.total_nll, 12);
@@ -54,7 +66,12 @@ describe("perplexity by (split, source)", () => {
 
   it("sums window bytes to the documents' scored bytes, and refuses a mismatch", () => {
     const tok = new ByteTokenizer();
-    const docs: Document[] = ["the cat — sat", "a dog “ran”"].map((t, i) => ({ id: `d${i}`, split: "validation", source: "s", ids: [0, ...tok.encode(t), 1] }));
+    const docs: Document[] = ["the cat — sat", "a dog “ran”"].map((t, i) => ({
+      id: `d${i}`,
+      split: "validation",
+      source: "s",
+      ids: [0, ...tok.encode(t), 1],
+    }));
     const model = baselineAdapter("uniform", () => 1 / tok.vocabSize, { vocabSize: tok.vocabSize, contextLength: 5 });
     const [g] = groupWindows([evaluateWindows(model, docs, 2, { tokenizer: tok })]);
     const b = groupBpb(g, docs, tok);

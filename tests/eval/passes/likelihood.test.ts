@@ -37,7 +37,6 @@ describe("metric summary", () => {
     expect(meanNll(summary(0, 0))).toBeNaN();
     expect(() => summary(-3, 2)).toThrow(/−log p, not log p/);
   });
-
 });
 
 describe("likelihood evaluator", () => {
@@ -49,7 +48,10 @@ describe("likelihood evaluator", () => {
     const dropoutRng = Rng.fromSeed(1).child("dropout");
     // real, non-zero gradients held by the caller (as an accumulating trainer would)
     const vars = [...model.params.values()];
-    const grads = tf.variableGrads(() => batchLoss(model, { train: true, dropoutRng })(packedBatches(train, binding, 2)[0]).sum, vars).grads;
+    const grads = tf.variableGrads(
+      () => batchLoss(model, { train: true, dropoutRng })(packedBatches(train, binding, 2)[0]).sum,
+      vars,
+    ).grads;
     const watched = new Map(vars.map((v) => [v.name, grads[v.name]]));
     expect(Math.abs(tf.tidy(() => tf.sum(tf.abs(watched.get(vars[0].name)!)).dataSync()[0]))).toBeGreaterThan(0);
     const gradBytes = [...watched.values()].map((g) => Buffer.from((g.dataSync() as Float32Array).buffer).toString("hex"));
@@ -71,14 +73,28 @@ describe("likelihood evaluator", () => {
     const model = new GPT(PRESETS.overfit, initParameters(PRESETS.overfit, Rng.fromSeed(39).child("init")));
     const adapter = decoderAdapter(model);
     expect(() => evaluateLikelihood(adapter, "validation", [])).toThrow(/empty evaluation/);
-    expect(() => evaluateLikelihood(adapter, "train", packedBatches(val, binding, 2))).toThrow(/declared validation, evaluation expected train/);
-    expect(() => evaluateLikelihood(adapter, "validation", packedBatches(val, { vocabSize: 266, contextLength: 7 }, 2))).toThrow(/bound to vocab 266\/context 7/);
+    expect(() => evaluateLikelihood(adapter, "train", packedBatches(val, binding, 2))).toThrow(
+      /declared validation, evaluation expected train/,
+    );
+    expect(() => evaluateLikelihood(adapter, "validation", packedBatches(val, { vocabSize: 266, contextLength: 7 }, 2))).toThrow(
+      /bound to vocab 266\/context 7/,
+    );
     const broken = { ...adapter, positionNll: () => new Float64Array(10).fill(Infinity) };
     expect(() => evaluateLikelihood(broken, "validation", packedBatches(val, binding, 2))).toThrow(/non-finite validation loss/);
     const v = model.p("wte");
-    expect(() => tf.variableGrads(() => { evaluateLikelihood(adapter, "validation", packedBatches(val, binding, 2)); return tf.sum(v) as tf.Scalar; }, [v]))
-      .toThrow(/gradient tape is recording/);
-    const mutating = { ...adapter, positionNll: (b: Parameters<typeof adapter.positionNll>[0]) => { tf.tidy(() => v.assign(tf.add(v, 1))); return adapter.positionNll(b); } };
+    expect(() =>
+      tf.variableGrads(() => {
+        evaluateLikelihood(adapter, "validation", packedBatches(val, binding, 2));
+        return tf.sum(v) as tf.Scalar;
+      }, [v]),
+    ).toThrow(/gradient tape is recording/);
+    const mutating = {
+      ...adapter,
+      positionNll: (b: Parameters<typeof adapter.positionNll>[0]) => {
+        tf.tidy(() => v.assign(tf.add(v, 1)));
+        return adapter.positionNll(b);
+      },
+    };
     expect(() => evaluateLikelihood(mutating, "validation", packedBatches(val, binding, 2))).toThrow(/changed the state/);
     model.dispose();
   });

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addKBigram, baselineAdapter, fitCounts } from "../../../src/baselines/ngram.ts";
 import type { Document, TextDocument } from "../../../src/data/documents.ts";
 import { decoderAdapter } from "../../../src/eval/passes/adapter.ts";
-import { canaryProbe, continuationLogProb, exposureByRepetitions, greedyRecovery, insertCanary } from "../../../src/eval/passes/memorization.ts";
+import {
+  canaryProbe,
+  continuationLogProb,
+  exposureByRepetitions,
+  greedyRecovery,
+  insertCanary,
+} from "../../../src/eval/passes/memorization.ts";
 import { longestVerbatimMatch, promptOf, verbatimProbe } from "../../../src/eval/passes/verbatim.ts";
 import type { GPT } from "../../../src/model/gpt.ts";
 import { tinyData, tinyDecoder } from "../tiny_model.ts";
@@ -26,7 +32,9 @@ const V = alphabet.length;
 
 /** 000's fit_character_bigram(texts, alphabet, 0.05) as a ScoringModel: add-0.05 bigram on the train texts. */
 function fitted(texts: readonly TextDocument[]) {
-  const docs: Document[] = texts.filter((t) => t.split === "train").map((t) => ({ id: t.id, split: "train", source: t.source, ids: ids(t.text) }));
+  const docs: Document[] = texts
+    .filter((t) => t.split === "train")
+    .map((t) => ({ id: t.id, split: "train", source: t.source, ids: ids(t.text) }));
   return baselineAdapter("char bigram", addKBigram(fitCounts(docs, V), 0.05), { vocabSize: V, contextLength: 32 });
 }
 const corpus: TextDocument[] = [{ id: "base", split: "train", source: "base", text: base }];
@@ -40,7 +48,10 @@ describe("canary probe (000)", () => {
     expect(seen.logProb).toBeCloseTo(-1.4793, 3); // float32 log-probs: 3 decimals
     expect(unseen.logProb).toBeCloseTo(-6.3561, 3);
     expect(seen.perToken).toHaveLength(2);
-    expect(greedyRecovery(fitted(insertCanary(corpus, { text: canary, repetitions: 1 })), prefix, secret)).toMatchObject({ recovered: true, matchedTokens: 2 });
+    expect(greedyRecovery(fitted(insertCanary(corpus, { text: canary, repetitions: 1 })), prefix, secret)).toMatchObject({
+      recovered: true,
+      matchedTokens: 2,
+    });
     expect(greedyRecovery(fitted(corpus), prefix, secret).recovered).toBe(false);
   });
 
@@ -53,7 +64,20 @@ describe("canary probe (000)", () => {
 
   it("gives the same log-prob when the sequence is longer than the context (per-token cropping path)", () => {
     const model = fitted(insertCanary(corpus, { text: canary, repetitions: 3 }));
-    const short = baselineAdapter("same, context 4", addKBigram(fitCounts([{ id: "b", split: "train", source: "s", ids: ids(base) }, ...[0, 1, 2].map((i): Document => ({ id: `c${i}`, split: "train", source: "c", ids: ids(canary) }))], V), 0.05), { vocabSize: V, contextLength: 4 });
+    const short = baselineAdapter(
+      "same, context 4",
+      addKBigram(
+        fitCounts(
+          [
+            { id: "b", split: "train", source: "s", ids: ids(base) },
+            ...[0, 1, 2].map((i): Document => ({ id: `c${i}`, split: "train", source: "c", ids: ids(canary) })),
+          ],
+          V,
+        ),
+        0.05,
+      ),
+      { vocabSize: V, contextLength: 4 },
+    );
     expect(continuationLogProb(short, prefix, secret).logProb).toBeCloseTo(continuationLogProb(model, prefix, secret).logProb, 5);
     expect(canaryProbe(short, prefix, secret).recovered).toBe(true);
   });
@@ -61,9 +85,13 @@ describe("canary probe (000)", () => {
   it("inserts copies as separate training documents and refuses leaks, bad counts and id collisions", () => {
     const out = insertCanary(corpus, { text: canary, repetitions: 3 });
     expect(out.slice(1)).toEqual([0, 1, 2].map((i) => ({ id: `canary-${i}`, split: "train", source: "canary", text: canary })));
-    expect(() => insertCanary([{ id: "v", split: "validation", source: "s", text: `x ${canary} y` }], { text: canary, repetitions: 1 })).toThrow(/validation document "v"/);
+    expect(() =>
+      insertCanary([{ id: "v", split: "validation", source: "s", text: `x ${canary} y` }], { text: canary, repetitions: 1 }),
+    ).toThrow(/validation document "v"/);
     expect(() => insertCanary(corpus, { text: canary, repetitions: -1 })).toThrow(/repetitions/);
-    expect(() => insertCanary([{ id: "canary-0", split: "train", source: "s", text: "a" }], { text: canary, repetitions: 1 })).toThrow(/collides/);
+    expect(() => insertCanary([{ id: "canary-0", split: "train", source: "s", text: "a" }], { text: canary, repetitions: 1 })).toThrow(
+      /collides/,
+    );
     expect(() => continuationLogProb(fitted(corpus), [], secret)).toThrow(/prefix/);
   });
 });
@@ -96,7 +124,17 @@ describe("verbatim probe on a decoder", () => {
     const adapter = decoderAdapter(model);
     const settings = { promptTokens: 6, continueTokens: 10, prompts: 2 };
     let probe: ReturnType<typeof verbatimProbe> | undefined;
-    expect(leakedBy(() => { probe = verbatimProbe(adapter, tokenizer, docs.filter((d) => d.split === "train"), docs.filter((d) => d.split !== "train"), settings); })).toBe(0);
+    expect(
+      leakedBy(() => {
+        probe = verbatimProbe(
+          adapter,
+          tokenizer,
+          docs.filter((d) => d.split === "train"),
+          docs.filter((d) => d.split !== "train"),
+          settings,
+        );
+      }),
+    ).toBe(0);
     expect(probe!.train_prompts.rows).toHaveLength(2);
     expect(probe!.held_out_prompts.rows).toHaveLength(2);
     for (const r of [...probe!.train_prompts.rows, ...probe!.held_out_prompts.rows]) {
@@ -110,14 +148,17 @@ describe("prompts longer than the document", () => {
   // A stub that has memorized its training documents exactly: after any prefix of one it predicts that document's
   // next token (EOS past its end), after anything else EOS. Its recall on train prompts must beat held-out.
   const tokenizer = new ByteTokenizer(266);
-  const doc = (id: string, split: "train" | "validation", text: string): Document => encodeDocument(tokenizer, { id, split, source: "s", text });
+  const doc = (id: string, split: "train" | "validation", text: string): Document =>
+    encodeDocument(tokenizer, { id, split, source: "s", text });
   const train = [doc("t-long", "train", "the cat sat on the mat and then it slept"), doc("t-short", "train", "hi")];
   const held = [doc("v-long", "validation", "a dog ran in the park all day long"), doc("v-short", "validation", "yo")];
   const V = 266;
   const memorizer: ScoringModel = {
     name: "memorizer",
     binding: { vocabSize: V, contextLength: 128 },
-    positionNll: () => { throw new Error("not used"); },
+    positionNll: () => {
+      throw new Error("not used");
+    },
     logProbs: (input) => {
       const out = new Float32Array(input.ids.length * V).fill(Math.log(1e-9));
       for (let i = 0; i < input.ids.length; i++) {
@@ -138,7 +179,9 @@ describe("prompts longer than the document", () => {
     expect(p.held_out_prompts.mean_longest_match).toBe(0); // the memorizer knows nothing after a held-out prompt
     const none = verbatimProbe(memorizer, tokenizer, [train[1]], [held[1]], { promptTokens: 6, continueTokens: 10, prompts: 8 });
     expect(none.train_prompts).toMatchObject({ prompts: 0, skipped_too_short: 1, mean_longest_match: null, max_longest_match: null });
-    expect(none.train_prompts.mean_longest_match_reason).toBe("all 1 train documents have ≤ 6 content tokens: a 6-token prompt leaves no continuation");
+    expect(none.train_prompts.mean_longest_match_reason).toBe(
+      "all 1 train documents have ≤ 6 content tokens: a 6-token prompt leaves no continuation",
+    );
   });
 
   it("generation skips them too and says how many; with no sample left every quantity is null with a reason", () => {
@@ -150,7 +193,8 @@ describe("prompts longer than the document", () => {
     expect(none.samples).toEqual([]);
     // the report's reason for an empty set of samples (report/generation.ts noSamples), passed through to every quantity
     const why = "no samples: all 1 prompt documents have ≤ 6 content tokens: a 6-token prompt leaves no continuation";
-    const overlap = sampleOverlap([], train, tokenizer, s.overlapOrders, why), diversity = sampleDiversity([], why);
+    const overlap = sampleOverlap([], train, tokenizer, s.overlapOrders, why),
+      diversity = sampleDiversity([], why);
     expect(overlap.orders.every((o) => o.mean_overlap === null && o.mean_overlap_reason === why)).toBe(true);
     expect([diversity.distinct_1, diversity.unique_sequence_ratio, diversity.mean_pairwise_jaccard_2]).toEqual([null, null, null]);
   });

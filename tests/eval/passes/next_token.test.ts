@@ -8,13 +8,18 @@ import { nextTokenCalibration, nextTokenPredictions, topOf } from "../../../src/
 describe("next-token predictions", () => {
   // add-one bigram over V = 4 fitted on 0→1 (×3) and 0→2 (×1): p(·|0) = (C + 1)/(4 + 4) = [1, 4, 2, 1]/8
   const train: Document[] = [
-    { id: "a", split: "train", source: "s", ids: [0, 1] }, { id: "b", split: "train", source: "s", ids: [0, 1] },
-    { id: "c", split: "train", source: "s", ids: [0, 1] }, { id: "d", split: "train", source: "s", ids: [0, 2] },
+    { id: "a", split: "train", source: "s", ids: [0, 1] },
+    { id: "b", split: "train", source: "s", ids: [0, 1] },
+    { id: "c", split: "train", source: "s", ids: [0, 1] },
+    { id: "d", split: "train", source: "s", ids: [0, 2] },
   ];
   const model = baselineAdapter("bigram", addKBigram(fitCounts(train, 4), 1), { vocabSize: 4, contextLength: 2 });
 
   it("takes the top probability as confidence and checks the top token against the target", () => {
-    const val: Document[] = [{ id: "v1", split: "validation", source: "s", ids: [0, 1] }, { id: "v2", split: "validation", source: "s", ids: [0, 2] }];
+    const val: Document[] = [
+      { id: "v1", split: "validation", source: "s", ids: [0, 1] },
+      { id: "v2", split: "validation", source: "s", ids: [0, 2] },
+    ];
     const p = nextTokenPredictions(model, val, 1);
     expect(p.confidences).toHaveLength(2);
     p.confidences.forEach((c) => expect(c).toBeCloseTo(4 / 8, 6));

@@ -28,7 +28,9 @@ describe("rollingWindows", () => {
     // the first predicts 1 2 from input [P 1]; each later one's input is the 2 ids before its last target: [2 3] for
     // 3 4, [3 4] for 5, of which all but the targets after the first are context
     expect(rollingWindows([1, 2, 3, 4, 5], 0, 2)).toEqual([
-      { context: [0], continuation: [1, 2] }, { context: [2], continuation: [3, 4] }, { context: [3, 4], continuation: [5] },
+      { context: [0], continuation: [1, 2] },
+      { context: [2], continuation: [3, 4] },
+      { context: [3, 4], continuation: [5] },
     ]);
     expect(rollingWindows([], 0, 4)).toEqual([]);
     expect(rollingDocument({ id: "e", split: "train", source: "s" }, [], 0)).toBeUndefined();

@@ -12,7 +12,12 @@ import { documentWindows, windowBatches } from "../../../src/eval/passes/windows
 import { tinyData, tinyDecoder } from "../tiny_model.ts";
 import { leakedBy, useBackend } from "../../helpers.ts";
 
-const doc = (n: number, id = `d${n}`): Document => ({ id, split: "validation", source: "s", ids: Array.from({ length: n }, (_, i) => 2 + (i % 50)) });
+const doc = (n: number, id = `d${n}`): Document => ({
+  id,
+  split: "validation",
+  source: "s",
+  ids: Array.from({ length: n }, (_, i) => 2 + (i % 50)),
+});
 
 describe("documentWindows / windowBatches", () => {
   it("scores each target exactly once for strides 1..T and lengths 2..40, with the right target at each scored position", () => {
@@ -46,7 +51,13 @@ describe("documentWindows / windowBatches", () => {
   it("makes the first window full and later ones score their last s targets (fewer in the last partial window)", () => {
     // 20 targets, T = 8, s = 3: first window scores 1..8; then ends 11, 14, 17, 20 each scoring 3 with 8 inputs
     const w = documentWindows(doc(21), 8, 3);
-    expect(w.map((x) => [x.start, x.length, x.scored])).toEqual([[0, 8, 8], [3, 8, 3], [6, 8, 3], [9, 8, 3], [12, 8, 3]]);
+    expect(w.map((x) => [x.start, x.length, x.scored])).toEqual([
+      [0, 8, 8],
+      [3, 8, 3],
+      [6, 8, 3],
+      [9, 8, 3],
+      [12, 8, 3],
+    ]);
     // 19 targets: the last window scores only 2 but still sees a full context
     const v = documentWindows(doc(20), 8, 3);
     expect(v[v.length - 1]).toMatchObject({ start: 11, length: 8, scored: 2 });
@@ -57,7 +68,12 @@ describe("documentWindows / windowBatches", () => {
   it("at the default stride (= T), gives a long document's last window up to T − 1 scored tokens as context (docs/evaluation.md's example)", () => {
     // 100 targets, T = 32: windows score 1–32, 33–64, 65–96, then 97–100 from inputs 68..99, the 28 before target 97 as context
     const w = documentWindows(doc(101), 32, 32);
-    expect(w.map((x) => [x.start, x.length, x.scored])).toEqual([[0, 32, 32], [32, 32, 32], [64, 32, 32], [68, 32, 4]]);
+    expect(w.map((x) => [x.start, x.length, x.scored])).toEqual([
+      [0, 32, 32],
+      [32, 32, 32],
+      [64, 32, 32],
+      [68, 32, 4],
+    ]);
     expect(w[3].length - w[3].scored).toBe(28);
   });
 
@@ -81,7 +97,10 @@ describe("evaluateWindows on a trained decoder", () => {
   const validation = docs.filter((d) => d.split === "validation");
 
   it("agrees with evaluateLikelihood on separate batches when documents fit in the context", () => {
-    const short: Document[] = [{ id: "a", split: "validation", source: "s", ids: [0, 70, 71, 72, 1] }, { id: "b", split: "validation", source: "s", ids: [0, 80, 1] }];
+    const short: Document[] = [
+      { id: "a", split: "validation", source: "s", ids: [0, 70, 71, 72, 1] },
+      { id: "b", split: "validation", source: "s", ids: [0, 80, 1] },
+    ];
     const plain = evaluateLikelihood(adapter, "validation", separateBatches(short, adapter.binding)).metrics;
     for (const s of [1, 4, 8]) {
       const w = evaluateWindows(adapter, short, s);

@@ -23,30 +23,71 @@ describe("buildReport on a briefly trained decoder", () => {
     model = tinyDecoder(15);
     const adapter = decoderAdapter(model, { name: "tiny" });
     const opts = {
-      baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding),
-      stride: 4, seed: 3, replicates: 200, finalTest: true, // this suite reads every split, the test one included
+      baselines: allBaselines(
+        docs.filter((d) => d.split === "train"),
+        adapter.binding,
+      ),
+      stride: 4,
+      seed: 3,
+      replicates: 200,
+      finalTest: true, // this suite reads every split, the test one included
       generation: { prompts: 3, maxTokens: 12, samplesPerPrompt: 2 },
       verbatim: { prompts: 2, promptTokens: 6, continueTokens: 10 },
       canary: { text: "the cat sat.", secretTokens: 3 },
       progress: { write: (s: string) => lines.push(s), isTTY: false, quietMs: 0 }, // no quiet time: a quick build still shows its bar
     };
     buildReport(adapter, tokenizer, docs, { ...opts, progress: undefined }); // warm-up: kernels created once are not leaks
-    leaked = leakedBy(() => { report = buildReport(adapter, tokenizer, docs, opts); });
+    leaked = leakedBy(() => {
+      report = buildReport(adapter, tokenizer, docs, opts);
+    });
   });
   afterAll(() => model.dispose());
 
   it("has every namespace, each with its own units", () => {
-    for (const k of ["data", "perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "overlap", "diversity", "memorization", "contamination", "baselines", "identities", "provenance"]) expect(report).toHaveProperty(k);
+    for (const k of [
+      "data",
+      "perplexity",
+      "bits_per_byte",
+      "loss_by_position",
+      "calibration",
+      "generation",
+      "overlap",
+      "diversity",
+      "memorization",
+      "contamination",
+      "baselines",
+      "identities",
+      "provenance",
+    ])
+      expect(report).toHaveProperty(k);
     expect(report).not.toHaveProperty("intervals"); // each metric carries its own, from its declared aggregation
     // one identity per evaluator that names a pass, in REPORT_EVALUATORS's order
-    expect(Object.keys(report.identities.evaluators)).toEqual(["perplexity", "bits_per_byte", "loss_by_position", "calibration", "generation", "verbatim", "contamination", "canary", "baselines"]);
+    expect(Object.keys(report.identities.evaluators)).toEqual([
+      "perplexity",
+      "bits_per_byte",
+      "loss_by_position",
+      "calibration",
+      "generation",
+      "verbatim",
+      "contamination",
+      "canary",
+      "baselines",
+    ]);
     for (const e of Object.values(report.identities.evaluators)) expect(e.id).toMatch(/^eval-[0-9a-f]{16}$/);
     expect(report.identities.model).toEqual({ name: "tiny", path: null, sha256: null });
   });
 
   it("groups by (split, source) with counts that add up to every target once, stride beside each number", () => {
     const groups = report.perplexity.groups;
-    expect(groups.map((g) => `${g.split}/${g.source}`)).toEqual(["train/animals", "train/code", "validation/animals", "validation/code", "test/quotes", "train/(all sources)", "validation/(all sources)"]);
+    expect(groups.map((g) => `${g.split}/${g.source}`)).toEqual([
+      "train/animals",
+      "train/code",
+      "validation/animals",
+      "validation/code",
+      "test/quotes",
+      "train/(all sources)",
+      "validation/(all sources)",
+    ]);
     const perSource = groups.filter((g) => g.source !== "(all sources)");
     expect(perSource.reduce((n, g) => n + g.targets, 0)).toBe(docs.reduce((n, d) => n + d.ids.length - 1, 0));
     // each merged group holds exactly its split's per-source sums (token-weighted, never a mean of means)
@@ -54,7 +95,10 @@ describe("buildReport on a briefly trained decoder", () => {
       const all = groups.find((g) => g.split === split && g.source === "(all sources)")!;
       const parts = perSource.filter((g) => g.split === split);
       expect(all.targets).toBe(parts.reduce((n, g) => n + g.targets, 0));
-      expect(all.total_nll).toBeCloseTo(parts.reduce((n, g) => n + g.total_nll, 0), 9);
+      expect(all.total_nll).toBeCloseTo(
+        parts.reduce((n, g) => n + g.total_nll, 0),
+        9,
+      );
     }
     for (const g of groups) {
       expect(g.stride).toBe(4);
@@ -98,7 +142,7 @@ describe("buildReport on a briefly trained decoder", () => {
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
     expect((html.match(/<svg/g) ?? []).length).toBe(2 + report.calibration.by_split.length);
     // the headline comes first, identities and provenance last
-    expect(html.indexOf("id=\"headline\"")).toBeLessThan(html.indexOf("<svg"));
+    expect(html.indexOf('id="headline"')).toBeLessThan(html.indexOf("<svg"));
     expect(html.indexOf("<h2>Provenance")).toBeGreaterThan(html.indexOf("<h2>Identities"));
     expect(html).not.toContain("<pre>");
     expect(html).toContain('class="diagonal"');
@@ -107,7 +151,10 @@ describe("buildReport on a briefly trained decoder", () => {
   });
 
   it("writes a report card: provenance with the git state, the headline with every baseline, linked figures, evaluator ids", () => {
-    const md = reportCard(report, { git: { commit: "abc123", dirty: true }, figures: [{ file: "figures/loss_by_position.svg", title: "Loss by position" }] });
+    const md = reportCard(report, {
+      git: { commit: "abc123", dirty: true },
+      figures: [{ file: "figures/loss_by_position.svg", title: "Loss by position" }],
+    });
     expect(md).toContain("| git commit | abc123 (dirty: uncommitted changes in the checkout) |");
     expect(reportCard(report, { git: null, figures: [] })).toContain("| git commit | not run from a git checkout |");
     expect(md).toContain("[![Loss by position](figures/loss_by_position.svg)](figures/loss_by_position.svg)");
@@ -146,18 +193,35 @@ describe("calibration sharing the stride-T pass", () => {
     const { tokenizer, docs } = tinyData();
     const model = tinyDecoder(10);
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const small = { baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding), generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 }, replicates: 20 };
+    const small = {
+      baselines: allBaselines(
+        docs.filter((d) => d.split === "train"),
+        adapter.binding,
+      ),
+      generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 },
+      verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 },
+      replicates: 20,
+    };
     const T = adapter.binding.contextLength;
     const shared = buildReport(adapter, tokenizer, docs, { ...small, stride: 4, calibrationStride: T });
     const separate = buildReport(adapter, tokenizer, docs, { ...small, stride: T }); // loss by position from its own pass
     for (const c of shared.calibration.by_split) {
-      const direct = nextTokenCalibration(nextTokenPredictions(adapter, docs.filter((d) => d.split === c.split), T), { bins: 10 });
+      const direct = nextTokenCalibration(
+        nextTokenPredictions(
+          adapter,
+          docs.filter((d) => d.split === c.split),
+          T,
+        ),
+        { bins: 10 },
+      );
       expect(c.accuracy).toMatchObject(direct.accuracy); // plus its Wilson interval (or why none)
       expect(c.report.ece).toBeCloseTo(direct.report.ece!, 12);
       expect(c.stride).toBe(T);
     }
     // NLL read off log-softmax vs logsumexp: float32 rounding only
-    shared.loss_by_position.by_split.forEach((s, i) => s.positions.forEach((p, j) => expect(Math.abs(p.nll - separate.loss_by_position.by_split[i].positions[j].nll)).toBeLessThan(1e-5)));
+    shared.loss_by_position.by_split.forEach((s, i) =>
+      s.positions.forEach((p, j) => expect(Math.abs(p.nll - separate.loss_by_position.by_split[i].positions[j].nll)).toBeLessThan(1e-5)),
+    );
     model.dispose();
   });
 });
@@ -176,11 +240,25 @@ describe("the contamination namespace", () => {
     const docs = [
       { id: "t-long", split: "train" as const, source: "s", text: `Start. ${long}.` },
       { id: "v-copy", split: "validation" as const, source: "s", text: `${long.toUpperCase()} and more` }, // case folds: shares 13-grams
-      { id: "v-new", split: "validation" as const, source: "s", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu" },
+      {
+        id: "v-new",
+        split: "validation" as const,
+        source: "s",
+        text: "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu",
+      },
       { id: "v-short", split: "validation" as const, source: "s", text: "too short" },
     ].map((d) => encodeDocument(tokenizer, d));
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const r = buildReport(adapter, tokenizer, docs, { baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding), stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 } });
+    const r = buildReport(adapter, tokenizer, docs, {
+      baselines: allBaselines(
+        docs.filter((d) => d.split === "train"),
+        adapter.binding,
+      ),
+      stride: 4,
+      replicates: 20,
+      generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 },
+      verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 },
+    });
     const c = r.contamination;
     if (!("splits" in c)) throw new Error(`expected an audit, got: ${c.status}`);
     expect(c.splits.map((s) => s.split)).toEqual(["validation"]); // train is the reference, never audited against itself
@@ -197,19 +275,32 @@ describe("the contamination namespace", () => {
   it("never reads the test split without finalTest: not scored, not a prompt, and refused if asked for", () => {
     const { tokenizer, docs } = tinyData();
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const small = { baselines: [], stride: 4, replicates: 20, generation: { prompts: 8, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 8, promptTokens: 4, continueTokens: 2 } };
+    const small = {
+      baselines: [],
+      stride: 4,
+      replicates: 20,
+      generation: { prompts: 8, maxTokens: 2, samplesPerPrompt: 1 },
+      verbatim: { prompts: 8, promptTokens: 4, continueTokens: 2 },
+    };
     const r = buildReport(adapter, tokenizer, docs, small);
     expect(r.final_test).toBe(false);
     expect(r.perplexity.groups.some((g) => g.split === "test")).toBe(false);
     expect(r.calibration.by_split.map((c) => c.split)).toEqual(["train", "validation"]);
     expect(r.generation.samples.some((x) => x.doc === "x-dash")).toBe(false);
     expect(r.test_split).toMatch(/^not scored: 1 test documents/);
-    expect(() => buildReport(adapter, tokenizer, docs, { ...small, scoreSplits: ["validation", "test"] })).toThrow(/test split is scored only in a final report/);
+    expect(() => buildReport(adapter, tokenizer, docs, { ...small, scoreSplits: ["validation", "test"] })).toThrow(
+      /test split is scored only in a final report/,
+    );
   });
 
   it("says why when there are no training documents", () => {
     const { tokenizer, docs } = tinyData();
-    const r = buildReport(decoderAdapter(model, { name: "tiny" }), tokenizer, docs.filter((d) => d.split !== "train"), { baselines: [], stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 } });
+    const r = buildReport(
+      decoderAdapter(model, { name: "tiny" }),
+      tokenizer,
+      docs.filter((d) => d.split !== "train"),
+      { baselines: [], stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 } },
+    );
     expect(r.contamination).toEqual({ status: "not run: no training documents to audit against" });
   });
 });

@@ -19,7 +19,12 @@ import { useBackend } from "../../helpers.ts";
 import { gapEvaluator } from "./gap_evaluator.ts";
 import { tinyData, tinyDecoder } from "../tiny_model.ts";
 
-const small = { stride: 4, replicates: 20, generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 }, verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 } };
+const small = {
+  stride: 4,
+  replicates: 20,
+  generation: { prompts: 1, maxTokens: 2, samplesPerPrompt: 1 },
+  verbatim: { prompts: 1, promptTokens: 4, continueTokens: 2 },
+};
 
 describe("a metric added as one evaluator and one line in the list", () => {
   let model: GPT;
@@ -31,7 +36,13 @@ describe("a metric added as one evaluator and one line in the list", () => {
     await useBackend("cpu");
     model = tinyDecoder(2);
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const opts = { ...small, baselines: allBaselines(docs.filter((d) => d.split === "train"), adapter.binding) };
+    const opts = {
+      ...small,
+      baselines: allBaselines(
+        docs.filter((d) => d.split === "train"),
+        adapter.binding,
+      ),
+    };
     plain = buildReport(adapter, tokenizer, docs, opts);
     extended = buildReport(adapter, tokenizer, docs, { ...opts, evaluators: list });
   });
@@ -43,7 +54,11 @@ describe("a metric added as one evaluator and one line in the list", () => {
     expect(gap.train_nll).toBeCloseTo(merged("train").nll, 12);
     expect(gap.validation_nll).toBeCloseTo(merged("validation").nll, 12);
     expect(gap.gap).toBeCloseTo(merged("validation").nll - merged("train").nll, 12);
-    expect(extended.identities.evaluators.generalization_gap).toMatchObject({ name: "generalization-gap", version: 1, settings: { stride: 4 } });
+    expect(extended.identities.evaluators.generalization_gap).toMatchObject({
+      name: "generalization-gap",
+      version: 1,
+      settings: { stride: 4 },
+    });
     expect(extended.identities.evaluators.generalization_gap.id).toMatch(/^eval-[0-9a-f]{16}$/);
     expect(valueOf(plain, gapEvaluator)).toBeUndefined();
     const { generalization_gap: _, ...rest } = extended.identities.evaluators;
@@ -72,14 +87,20 @@ describe("a metric added as one evaluator and one line in the list", () => {
 
   it("leaves no key when it does not apply", () => {
     const adapter = decoderAdapter(model, { name: "tiny" });
-    const r = buildReport(adapter, tokenizer, docs.filter((d) => d.split !== "validation"), { ...small, baselines: [], evaluators: list });
+    const r = buildReport(
+      adapter,
+      tokenizer,
+      docs.filter((d) => d.split !== "validation"),
+      { ...small, baselines: [], evaluators: list },
+    );
     expect(valueOf(r, gapEvaluator)).toBeUndefined();
     expect(r.identities.evaluators).not.toHaveProperty("generalization_gap");
     expect(reportHtml(r, {}, list)).not.toContain("Generalization gap");
   });
 
   it("holds every declared ratio-of-sums over groups: a merged group is its parts' sums divided once", () => {
-    let checked = 0, distinguished = 0;
+    let checked = 0,
+      distinguished = 0;
     for (const e of REPORT_EVALUATORS) {
       const v = valueOf(extended, e) as { groups?: Record<string, unknown>[] } | undefined;
       if (e.aggregation.kind !== "ratio-of-sums" || !v || !Array.isArray(v.groups) || !(e.aggregation.numerator in v.groups[0])) continue;
@@ -110,20 +131,37 @@ describe("an evaluator's check", () => {
     const { tokenizer, docs } = tinyData();
     let calls = 0;
     const counting: ScoringModel = {
-      name: "counting", binding: { vocabSize: 266, contextLength: 8 }, stateFingerprint: () => "x",
-      positionNll: () => { calls++; throw new Error("scored"); },
-      logProbs: () => { calls++; throw new Error("scored"); },
+      name: "counting",
+      binding: { vocabSize: 266, contextLength: 8 },
+      stateFingerprint: () => "x",
+      positionNll: () => {
+        calls++;
+        throw new Error("scored");
+      },
+      logProbs: () => {
+        calls++;
+        throw new Error("scored");
+      },
     };
     const refusing: Evaluator<null> = {
-      key: "never", id: "never", version: 1, aggregation: { kind: "per-item", item: "nothing" },
-      check: () => { throw new Error("never: refused by its check"); },
+      key: "never",
+      id: "never",
+      version: 1,
+      aggregation: { kind: "per-item", item: "nothing" },
+      check: () => {
+        throw new Error("never: refused by its check");
+      },
       compute: () => null,
       render: { html: notShown, markdown: notShown, console: notShown, figures: notShown },
     };
-    expect(() => buildReport(counting, tokenizer, docs, { ...small, baselines: [], evaluators: [...REPORT_EVALUATORS, refusing] })).toThrow("never: refused by its check");
+    expect(() => buildReport(counting, tokenizer, docs, { ...small, baselines: [], evaluators: [...REPORT_EVALUATORS, refusing] })).toThrow(
+      "never: refused by its check",
+    );
     expect(calls).toBe(0);
     // the report's own checks refuse the same way: a canary with no secret left, before any pass
-    expect(() => buildReport(counting, tokenizer, docs, { ...small, baselines: [], canary: { text: "ab", secretTokens: 2 } })).toThrow(/canary secret must be 1 to 1 tokens, got 2/);
+    expect(() => buildReport(counting, tokenizer, docs, { ...small, baselines: [], canary: { text: "ab", secretTokens: 2 } })).toThrow(
+      /canary secret must be 1 to 1 tokens, got 2/,
+    );
     expect(calls).toBe(0);
   });
 });

@@ -13,19 +13,30 @@ export interface Gap {
 }
 
 export const gapEvaluator: Evaluator<Gap> = {
-  key: "generalization_gap", id: "generalization-gap", version: 1,
+  key: "generalization_gap",
+  id: "generalization-gap",
+  version: 1,
   aggregation: { kind: "ratio-of-sums", numerator: "total_nll", denominator: "targets", over: "every headline window of a split" },
   identity: { key: "generalization_gap", settings: ({ settings }) => ({ stride: settings.stride }) },
   applies: ({ bySplit }) => bySplit.some(([s]) => s === "train") && bySplit.some(([s]) => s === "validation"),
   compute: ({ bySplit, headline, settings }) => {
-    const nll = (split: string) => ratioOfSums(headline[bySplit.findIndex(([s]) => s === split)].windows.map((w) => ({ numerator: w.totalNll, denominator: w.scored })));
-    const train = nll("train"), validation = nll("validation");
+    const nll = (split: string) =>
+      ratioOfSums(headline[bySplit.findIndex(([s]) => s === split)].windows.map((w) => ({ numerator: w.totalNll, denominator: w.scored })));
+    const train = nll("train"),
+      validation = nll("validation");
     return { stride: settings.stride, train_nll: train, validation_nll: validation, gap: validation - train };
   },
   render: {
-    html: (g) => [{ heading: "Generalization gap", html: `<p id="gap">${escapeHtml(`validation − train NLL at stride ${g.stride}: ${f4(g.gap)} nats per target`)}</p>` }],
+    html: (g) => [
+      {
+        heading: "Generalization gap",
+        html: `<p id="gap">${escapeHtml(`validation − train NLL at stride ${g.stride}: ${f4(g.gap)} nats per target`)}</p>`,
+      },
+    ],
     markdown: (g) => ["## Generalization gap", "", `validation − train NLL at stride ${g.stride}: ${f4(g.gap)} nats per target`, ""],
-    console: (g) => [`generalization gap (stride ${g.stride}): validation ${f4(g.validation_nll)} − train ${f4(g.train_nll)} = ${f4(g.gap)} nats per target`],
+    console: (g) => [
+      `generalization gap (stride ${g.stride}): validation ${f4(g.validation_nll)} − train ${f4(g.train_nll)} = ${f4(g.gap)} nats per target`,
+    ],
     figures: notShown,
   },
 };

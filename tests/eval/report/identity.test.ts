@@ -7,7 +7,10 @@ import { canonicalJson, evaluatorIdentity, modelIdentity } from "../../../src/ev
 describe("evaluatorIdentity", () => {
   it("is eval- plus the first 16 hex digits of sha256 over the canonical {name, settings, version}", () => {
     const e = evaluatorIdentity("windowed-perplexity", { stride: 64, context_length: 128 }, 1);
-    const expected = createHash("sha256").update('{"name":"windowed-perplexity","settings":{"context_length":128,"stride":64},"version":1}').digest("hex").slice(0, 16);
+    const expected = createHash("sha256")
+      .update('{"name":"windowed-perplexity","settings":{"context_length":128,"stride":64},"version":1}')
+      .digest("hex")
+      .slice(0, 16);
     expect(e.id).toBe(`eval-${expected}`);
     expect(e.id).toMatch(/^eval-[0-9a-f]{16}$/);
   });
@@ -32,7 +35,11 @@ describe("evaluatorIdentity", () => {
 describe("modelIdentity", () => {
   it("records the file's sha256 or null for an in-memory model", () => {
     const sha = "a".repeat(64);
-    expect(modelIdentity("m.safetensors", { path: "m.safetensors", sha256: sha })).toEqual({ name: "m.safetensors", path: "m.safetensors", sha256: sha });
+    expect(modelIdentity("m.safetensors", { path: "m.safetensors", sha256: sha })).toEqual({
+      name: "m.safetensors",
+      path: "m.safetensors",
+      sha256: sha,
+    });
     expect(modelIdentity("decoder")).toEqual({ name: "decoder", path: null, sha256: null });
     expect(() => modelIdentity("m", { path: "m", sha256: "xyz" })).toThrow(/sha256/);
   });

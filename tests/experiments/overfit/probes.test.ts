@@ -15,5 +15,4 @@ describe("overfit probes", () => {
     expect(r6(p.wrong_unweighted_mean_nll)).toBe(0.953077); // (11/8) ln2
     expect(r6(p.wrong_mean_perplexity)).toBe(2.603421); // (2^1.5 + 2^1.25)/2
   });
-
 });

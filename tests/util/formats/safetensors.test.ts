@@ -72,7 +72,8 @@ describe("agreement with hand-built and published files", () => {
   });
 
   it("accepts any header order, an unpadded header and a misaligned input view", () => {
-    const byName = '{"b":{"dtype":"I32","shape":[],"data_offsets":[32,36]},' +
+    const byName =
+      '{"b":{"dtype":"I32","shape":[],"data_offsets":[32,36]},' +
       '"mask":{"dtype":"U8","shape":[3],"data_offsets":[36,39]},' +
       '"pos":{"dtype":"I64","shape":[2],"data_offsets":[0,16]},' +
       '"w":{"dtype":"F32","shape":[2,2],"data_offsets":[16,32]}}';
@@ -90,19 +91,184 @@ describe("agreement with hand-built and published files", () => {
   const f32Zero2Five = [0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0, 160, 64];
   const zero2five = (shape: number[]): TensorEntry => ({ dtype: "F32", shape, data: new Float32Array([0, 1, 2, 3, 4, 5]) });
   const published: Array<[string, Record<string, TensorEntry>, Record<string, string>, number[]]> = [
-    ["attn.0 [1,2,3]", { "attn.0": zero2five([1, 2, 3]) }, {}, [
-      64, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 46, 48, 34, 58, 123, 34, 100, 116, 121, 112, 101, 34, 58,
-      34, 70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34, 58, 91, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116, 97,
-      95, 111, 102, 102, 115, 101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, ...f32Zero2Five]],
-    ["attn0 [1,1,2,3], padded", { attn0: zero2five([1, 1, 2, 3]) }, {}, [
-      72, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 48, 34, 58, 123, 34, 100, 116, 121, 112, 101, 34, 58, 34,
-      70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34, 58, 91, 49, 44, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116,
-      97, 95, 111, 102, 102, 115, 101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, 32, 32, 32, 32, 32, 32, 32,
-      ...f32Zero2Five]],
+    [
+      "attn.0 [1,2,3]",
+      { "attn.0": zero2five([1, 2, 3]) },
+      {},
+      [
+        64,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        123,
+        34,
+        97,
+        116,
+        116,
+        110,
+        46,
+        48,
+        34,
+        58,
+        123,
+        34,
+        100,
+        116,
+        121,
+        112,
+        101,
+        34,
+        58,
+        34,
+        70,
+        51,
+        50,
+        34,
+        44,
+        34,
+        115,
+        104,
+        97,
+        112,
+        101,
+        34,
+        58,
+        91,
+        49,
+        44,
+        50,
+        44,
+        51,
+        93,
+        44,
+        34,
+        100,
+        97,
+        116,
+        97,
+        95,
+        111,
+        102,
+        102,
+        115,
+        101,
+        116,
+        115,
+        34,
+        58,
+        91,
+        48,
+        44,
+        50,
+        52,
+        93,
+        125,
+        125,
+        ...f32Zero2Five,
+      ],
+    ],
+    [
+      "attn0 [1,1,2,3], padded",
+      { attn0: zero2five([1, 1, 2, 3]) },
+      {},
+      [
+        72,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        123,
+        34,
+        97,
+        116,
+        116,
+        110,
+        48,
+        34,
+        58,
+        123,
+        34,
+        100,
+        116,
+        121,
+        112,
+        101,
+        34,
+        58,
+        34,
+        70,
+        51,
+        50,
+        34,
+        44,
+        34,
+        115,
+        104,
+        97,
+        112,
+        101,
+        34,
+        58,
+        91,
+        49,
+        44,
+        49,
+        44,
+        50,
+        44,
+        51,
+        93,
+        44,
+        34,
+        100,
+        97,
+        116,
+        97,
+        95,
+        111,
+        102,
+        102,
+        115,
+        101,
+        116,
+        115,
+        34,
+        58,
+        91,
+        48,
+        44,
+        50,
+        52,
+        93,
+        125,
+        125,
+        32,
+        32,
+        32,
+        32,
+        32,
+        32,
+        32,
+        ...f32Zero2Five,
+      ],
+    ],
     ["empty", {}, {}, [8, 0, 0, 0, 0, 0, 0, 0, 123, 125, 32, 32, 32, 32, 32, 32]],
-    ["empty with metadata", {}, { framework: "pt" }, [
-      40, 0, 0, 0, 0, 0, 0, 0, 123, 34, 95, 95, 109, 101, 116, 97, 100, 97, 116, 97, 95, 95, 34, 58, 123, 34, 102, 114,
-      97, 109, 101, 119, 111, 114, 107, 34, 58, 34, 112, 116, 34, 125, 125, 32, 32, 32, 32, 32]],
+    [
+      "empty with metadata",
+      {},
+      { framework: "pt" },
+      [
+        40, 0, 0, 0, 0, 0, 0, 0, 123, 34, 95, 95, 109, 101, 116, 97, 100, 97, 116, 97, 95, 95, 34, 58, 123, 34, 102, 114, 97, 109, 101, 119,
+        111, 114, 107, 34, 58, 34, 112, 116, 34, 125, 125, 32, 32, 32, 32, 32,
+      ],
+    ],
   ];
   it.each(published)("matches the reference's published bytes: %s", (_, tensors, metadata, bytes) => {
     expect([...encodeSafetensors(tensors, metadata)]).toEqual(bytes);
@@ -112,13 +278,17 @@ describe("agreement with hand-built and published files", () => {
 
 describe("round trip", () => {
   const f32 = new Uint32Array([
-    0x7fc00001, 0xffc12345, 0x7f800001, // NaNs with payloads, one signalling: bits must survive
-    0x80000000, 0x00000001, 0x007fffff, // -0, smallest and largest subnormal
-    0x7f800000, 0xff800000, 0x3f800000,
+    0x7fc00001,
+    0xffc12345,
+    0x7f800001, // NaNs with payloads, one signalling: bits must survive
+    0x80000000,
+    0x00000001,
+    0x007fffff, // -0, smallest and largest subnormal
+    0x7f800000,
+    0xff800000,
+    0x3f800000,
   ]);
-  const f64 = new BigUint64Array([
-    0x7ff8000000000001n, 0xfff0000000000001n, 1n << 63n, 1n, 0xfffffffffffffn, 0x7ff0000000000000n,
-  ]);
+  const f64 = new BigUint64Array([0x7ff8000000000001n, 0xfff0000000000001n, 1n << 63n, 1n, 0xfffffffffffffn, 0x7ff0000000000000n]);
   const all: Record<string, TensorEntry> = {
     f32: { dtype: "F32", shape: [3, 3], data: new Float32Array(f32.buffer) },
     f64: { dtype: "F64", shape: [2, 3], data: new Float64Array(f64.buffer) },
@@ -139,7 +309,7 @@ describe("round trip", () => {
   // A literal `__proto__:` would set the prototype; define it as a real key, as a file can hold.
   const proto: TensorEntry = { dtype: "I32", shape: [2, 0], data: new Int32Array(0) };
   Object.defineProperty(all, "__proto__", { value: proto, enumerable: true });
-  const metadata = { format: "tinylab", "clé ✓": "välue\n\"quoted\"\u0001", "": "" };
+  const metadata = { format: "tinylab", "clé ✓": 'välue\n"quoted"\u0001', "": "" };
 
   it("keeps every dtype bit-identical (NaN payloads, -0, subnormals) and the metadata equal", () => {
     const back = decodeSafetensors(encodeSafetensors(all, metadata));
@@ -159,8 +329,22 @@ describe("round trip", () => {
     expect(n % 8).toBe(0);
     const header = JSON.parse(Buffer.from(file.subarray(8, 8 + n)).toString("utf8"));
     expect(Object.keys(header)).toEqual([
-      "u64", "i64", "empty", "f64", "f32", "scalar", "u32", "__proto__", "i32",
-      "bf16", "f16", "u16", "i16", "i8", "u8", "bool",
+      "u64",
+      "i64",
+      "empty",
+      "f64",
+      "f32",
+      "scalar",
+      "u32",
+      "__proto__",
+      "i32",
+      "bf16",
+      "f16",
+      "u16",
+      "i16",
+      "i8",
+      "u8",
+      "bool",
     ]);
     const offsets = Object.values(header).map((e) => (e as { data_offsets: number[] }).data_offsets);
     offsets.forEach(([begin], i) => expect(begin).toBe(i === 0 ? 0 : offsets[i - 1][1]));
@@ -215,18 +399,30 @@ describe("refusals", () => {
     ["UTF-8 byte order mark", assemble("\ufeff{}"), /does not start with '\{'/],
     ["zero-length header", withLength(0n, new Uint8Array(0)), /does not start with '\{'/],
     ["invalid UTF-8", withLength(8n, new Uint8Array([...B('{"\xff":1}'), 32])), /header is not valid UTF-8/],
-    ["overlapping offsets", assemble(`{${entry("a", "F32", "[2]", "[0,8]")},${entry("b", "F32", "[2]", "[4,12]")}}`,
-      new Array(12).fill(0)), /tensor "b": data_offsets \[4, 12\] overlap tensor "a"/],
+    [
+      "overlapping offsets",
+      assemble(`{${entry("a", "F32", "[2]", "[0,8]")},${entry("b", "F32", "[2]", "[4,12]")}}`, new Array(12).fill(0)),
+      /tensor "b": data_offsets \[4, 12\] overlap tensor "a"/,
+    ],
     ["offsets out of range", oneTensor("F32", "[2]", "[0,8]", 4), /tensor "t": data_offsets \[0, 8\] out of range/],
-    ["a hole between tensors", assemble(`{${entry("a", "F32", "[1]", "[0,4]")},${entry("b", "F32", "[1]", "[8,12]")}}`,
-      new Array(12).fill(0)), /tensor "b": hole of 4 unclaimed bytes before it at offset 4/],
+    [
+      "a hole between tensors",
+      assemble(`{${entry("a", "F32", "[1]", "[0,4]")},${entry("b", "F32", "[1]", "[8,12]")}}`, new Array(12).fill(0)),
+      /tensor "b": hole of 4 unclaimed bytes before it at offset 4/,
+    ],
     ["a first tensor not at 0", oneTensor("F32", "[1]", "[4,8]", 8), /tensor "t": hole of 4 .* at offset 0/],
     ["trailing bytes", oneTensor("F32", "[1]", "[0,4]", 6), /2 trailing bytes after the last tensor/],
     ["data but no tensors", assemble("{}", [1, 2, 3]), /3 trailing bytes/],
-    ["dtype x shape mismatch", oneTensor("F32", "[3]", "[0,8]", 8),
-      /tensor "t": dtype F32 with shape \[3\] needs 12 bytes, data_offsets span 8/],
-    ["overflowing shape", oneTensor("F64", "[4503599627370496,4503599627370496]", "[0,8]", 8),
-      /tensor "t": dtype F64 .* needs more than 2\^53 bytes/],
+    [
+      "dtype x shape mismatch",
+      oneTensor("F32", "[3]", "[0,8]", 8),
+      /tensor "t": dtype F32 with shape \[3\] needs 12 bytes, data_offsets span 8/,
+    ],
+    [
+      "overflowing shape",
+      oneTensor("F64", "[4503599627370496,4503599627370496]", "[0,8]", 8),
+      /tensor "t": dtype F64 .* needs more than 2\^53 bytes/,
+    ],
     ["end before begin", oneTensor("U8", "[0]", "[4,0]", 4), /tensor "t": data_offsets \[4, 0\] end before they begin/],
     ["unknown dtype", oneTensor("F128", "[1]", "[0,16]", 16), /tensor "t": unknown dtype "F128"/],
     ["inherited name as dtype", oneTensor("toString", "[1]", "[0,1]", 1), /unknown dtype "toString"/],
@@ -236,13 +432,22 @@ describe("refusals", () => {
     ["integer written as float", oneTensor("F32", "[2.0]", "[0,8]", 8), /number 2.0 in entry "t"/],
     ["one offset", oneTensor("F32", "[1]", "[0]", 4), /tensor "t": data_offsets \[0\] is not two non-negative integers/],
     ["offsets not numbers", oneTensor("F32", "[1]", '["0","4"]', 4), /data_offsets \["0","4"\] is not two/],
-    ["duplicate tensor name", assemble(`{${entry("t", "U8", "[1]", "[0,1]")},${entry("t", "U8", "[1]", "[1,2]")}}`, [1, 2]),
-      /duplicate key "t"/],
-    ["duplicate field", assemble('{"t":{"dtype":"U8","dtype":"I8","shape":[1],"data_offsets":[0,1]}}', [1]),
-      /duplicate key "dtype" in entry "t"/],
+    [
+      "duplicate tensor name",
+      assemble(`{${entry("t", "U8", "[1]", "[0,1]")},${entry("t", "U8", "[1]", "[1,2]")}}`, [1, 2]),
+      /duplicate key "t"/,
+    ],
+    [
+      "duplicate field",
+      assemble('{"t":{"dtype":"U8","dtype":"I8","shape":[1],"data_offsets":[0,1]}}', [1]),
+      /duplicate key "dtype" in entry "t"/,
+    ],
     ["missing field", assemble('{"t":{"dtype":"U8","shape":[1]}}', [1]), /tensor "t": missing field "data_offsets"/],
-    ["unexpected field", assemble(`{"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"offsets":[0,1]}}`, [1]),
-      /tensor "t": unexpected field "offsets"/],
+    [
+      "unexpected field",
+      assemble(`{"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"offsets":[0,1]}}`, [1]),
+      /tensor "t": unexpected field "offsets"/,
+    ],
     ["entry not an object", assemble('{"t":[1,2]}'), /tensor "t": entry is not an object/],
     ["metadata value not a string", assemble('{"__metadata__":{"epoch":3}}'), /__metadata__ value for "epoch" is not a string/],
     ["metadata not an object", assemble('{"__metadata__":["a"]}'), /__metadata__ is not an object/],
@@ -298,19 +503,22 @@ describe("interop with an independent numpy reader (tools/read_safetensors.py)",
     const tensors: Record<string, TensorEntry> = {
       "blocks.0.attn.w": { dtype: "F32", shape: [2, 3], data: new Float32Array([0.1, -2.5, 3e-39, -0, 1e30, 7]) },
       "ln.eps": { dtype: "F64", shape: [], data: new Float64Array([1e-5]) },
-      "tokens": { dtype: "I64", shape: [3], data: new BigInt64Array([-3n, 2n ** 40n, 0n]) },
-      "step": { dtype: "I32", shape: [1], data: new Int32Array([-123456]) },
-      "mask": { dtype: "BOOL", shape: [2], data: new Uint8Array([1, 0]) },
-      "none": { dtype: "U8", shape: [0, 4], data: new Uint8Array(0) },
+      tokens: { dtype: "I64", shape: [3], data: new BigInt64Array([-3n, 2n ** 40n, 0n]) },
+      step: { dtype: "I32", shape: [1], data: new Int32Array([-123456]) },
+      mask: { dtype: "BOOL", shape: [2], data: new Uint8Array([1, 0]) },
+      none: { dtype: "U8", shape: [0, 4], data: new Uint8Array(0) },
     };
     writeSafetensorsFile(path, tensors, { format: "tinylab", config: '{"nLayer":2}' });
     const script = resolve(import.meta.dirname, "../../../tools/read_safetensors.py");
     const run = spawnSync("python3", [script, path], { encoding: "utf8" });
     expect(run.stderr).toBe("");
-    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const printed = Object.fromEntries(lines.slice(0, -1).map((l) => [l.name, l]));
-    const asNumbers = (t: TensorEntry) => Array.from(t.data as ArrayLike<number | bigint>, (v) =>
-      t.dtype === "BOOL" ? v === 1 : Number(v));
+    const asNumbers = (t: TensorEntry) =>
+      Array.from(t.data as ArrayLike<number | bigint>, (v) => (t.dtype === "BOOL" ? v === 1 : Number(v)));
     for (const [name, t] of Object.entries(tensors)) {
       expect(printed[name]).toEqual({ name, dtype: t.dtype, shape: t.shape, head: asNumbers(t) });
     }
@@ -321,7 +529,10 @@ describe("interop with an independent numpy reader (tools/read_safetensors.py)",
 
 describe("decoding a Node Buffer", () => {
   it("copies tensor data out of a Buffer (Buffer#slice would share memory and misalign)", () => {
-    const bytes = encodeSafetensors({ a: { dtype: "F32", shape: [3], data: Float32Array.of(1, 2, 3) }, b: { dtype: "U8", shape: [1], data: Uint8Array.of(7) } });
+    const bytes = encodeSafetensors({
+      a: { dtype: "F32", shape: [3], data: Float32Array.of(1, 2, 3) },
+      b: { dtype: "U8", shape: [1], data: Uint8Array.of(7) },
+    });
     const buf = Buffer.concat([Buffer.from([0]), Buffer.from(bytes)]).subarray(1); // an odd offset inside a pooled buffer
     const out = decodeSafetensors(buf);
     expect([...(out.tensors.a.data as Float32Array)]).toEqual([1, 2, 3]);

@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, parseStrictJson } from "../../../src/util/formats/json_strict.ts";
 import { arr, bool, int, nullable, num, obj, oneOf, optional, parseJsonFile, record, str } from "../../../src/util/formats/schema.ts";
 
-const S = obj({ n: int({ min: 0 }), x: num({ above: 0 }), s: str({ oneLine: true }), b: bool, k: oneOf(["a", "b"]), z: nullable(int()), o: optional(int()), list: arr(obj({ id: str() }), { unique: "id" }), m: record(int()) });
+const S = obj({
+  n: int({ min: 0 }),
+  x: num({ above: 0 }),
+  s: str({ oneLine: true }),
+  b: bool,
+  k: oneOf(["a", "b"]),
+  z: nullable(int()),
+  o: optional(int()),
+  list: arr(obj({ id: str() }), { unique: "id" }),
+  m: record(int()),
+});
 const GOOD = { n: 1, x: 0.5, s: "t", b: true, k: "a", z: null, list: [{ id: "p" }, { id: "q" }], m: { a: 1 } };
 const read = (text: string) => parseJsonFile(text, S, "f.json");
 
@@ -17,17 +27,25 @@ describe("strict JSON", () => {
   });
 
   it("refuses what JSON.parse refuses, and a key given twice, naming the file, the path and the place", () => {
-    for (const t of ["{", "[1,]", "01", "{'a':1}", "NaN", '"a', "1 2", '{"a":1,}', "\"\t\""]) {
+    for (const t of ["{", "[1,]", "01", "{'a':1}", "NaN", '"a', "1 2", '{"a":1,}', '"\t"']) {
       expect(() => JSON.parse(t)).toThrow();
       expect(() => parseStrictJson(t, "f.json")).toThrow(/^f\.json: not valid JSON: .* at line \d+, column \d+$/);
     }
-    expect(() => parseStrictJson('{"a":{"b":1,\n"b":2}}', "f.json")).toThrow(/^f\.json: not valid JSON: key "b" is given twice \(a\.b\) at line 2, column 1$/);
+    expect(() => parseStrictJson('{"a":{"b":1,\n"b":2}}', "f.json")).toThrow(
+      /^f\.json: not valid JSON: key "b" is given twice \(a\.b\) at line 2, column 1$/,
+    );
     expect(() => parseStrictJson("[".repeat(MAX_JSON_DEPTH + 2), "f.json")).toThrow(/nested deeper than 64 levels/);
   });
 
   it("keeps the literal of a number its value does not print back", () => {
     const { literal } = parseStrictJson('{"a":266.0,"b":[1e3,0.5,7],"c":1e999}', "f");
-    expect([literal("a"), literal("b[0]"), literal("b[1]"), literal("b[2]"), literal("c")]).toEqual(["266.0", "1e3", undefined, undefined, "1e999"]);
+    expect([literal("a"), literal("b[0]"), literal("b[1]"), literal("b[2]"), literal("c")]).toEqual([
+      "266.0",
+      "1e3",
+      undefined,
+      undefined,
+      "1e999",
+    ]);
   });
 });
 
@@ -56,8 +74,12 @@ describe("schemas", () => {
   });
 
   it("quotes numbers as written: an integer written as a float is refused, 1e999 is not finite", () => {
-    expect(() => read(JSON.stringify(GOOD).replace('"n":1', '"n":1.0'))).toThrow("f.json: n: must be an integer, written without a fraction or exponent (got 1.0)");
+    expect(() => read(JSON.stringify(GOOD).replace('"n":1', '"n":1.0'))).toThrow(
+      "f.json: n: must be an integer, written without a fraction or exponent (got 1.0)",
+    );
     expect(() => read(JSON.stringify(GOOD).replace('"x":0.5', '"x":1e999'))).toThrow("f.json: x: must be a finite number (got 1e999)");
-    expect(() => read(JSON.stringify(GOOD).replace('"n":1', '"n":9007199254740993'))).toThrow(/n: must be an integer of at most 2\^53 − 1 in size \(got 9007199254740993\)/);
+    expect(() => read(JSON.stringify(GOOD).replace('"n":1', '"n":9007199254740993'))).toThrow(
+      /n: must be an integer of at most 2\^53 − 1 in size \(got 9007199254740993\)/,
+    );
   });
 });

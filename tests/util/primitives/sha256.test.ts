@@ -10,7 +10,9 @@ function bytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
   let x = seed | 1;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
     out[i] = x & 0xff;
   }
   return out;
@@ -20,9 +22,12 @@ describe("sha256", () => {
   it("gives the FIPS 180-4 / NIST example digests", () => {
     expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    expect(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    expect(sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"))
-      .toBe("cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+    expect(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe(
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    );
+    expect(
+      sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"),
+    ).toBe("cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
     expect(sha256Hex(new Uint8Array(1_000_000).fill(0x61))).toBe("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   });
 
@@ -39,12 +44,19 @@ describe("sha256", () => {
 
   it("gives the same digest however the input is cut into updates, mixing bytes and strings", () => {
     const b = bytes(5000, 7);
-    for (const cuts of [[1, 63, 64, 65, 127, 128, 3000], [500, 501, 502], [64, 128, 192]]) {
-      const h = new Sha256(), ref = createHash("sha256");
+    for (const cuts of [
+      [1, 63, 64, 65, 127, 128, 3000],
+      [500, 501, 502],
+      [64, 128, 192],
+    ]) {
+      const h = new Sha256(),
+        ref = createHash("sha256");
       let at = 0;
       for (const cut of [...cuts, b.length]) {
-        h.update(b.subarray(at, cut)); ref.update(b.subarray(at, cut));
-        h.update(`cut ${cut}`); ref.update(`cut ${cut}`);
+        h.update(b.subarray(at, cut));
+        ref.update(b.subarray(at, cut));
+        h.update(`cut ${cut}`);
+        ref.update(`cut ${cut}`);
         at = cut;
       }
       expect(h.digest()).toBe(ref.digest("hex"));
@@ -52,7 +64,7 @@ describe("sha256", () => {
   });
 
   it("encodes strings as UTF-8 exactly as node's hash.update(string), lone surrogates included", () => {
-    for (const s of ["héllo", "日本語", "emoji 😀", "{\"k\":[1,2]}", "lone \ud800 high", "lone \udc00 low", "end \ud83d"]) {
+    for (const s of ["héllo", "日本語", "emoji 😀", '{"k":[1,2]}', "lone \ud800 high", "lone \udc00 low", "end \ud83d"]) {
       expect(sha256Hex(s), JSON.stringify(s)).toBe(node(s));
     }
   });

@@ -10,7 +10,13 @@ describe("escapeHtml", () => {
 
 describe("htmlTable", () => {
   it("escapes headers and cells, marks numbers and shows missing values", () => {
-    const t = htmlTable(["source <id>", "nll"], [["a & b", 3.5], ["c", null]]);
+    const t = htmlTable(
+      ["source <id>", "nll"],
+      [
+        ["a & b", 3.5],
+        ["c", null],
+      ],
+    );
     expect(t).toContain("<th>source &lt;id&gt;</th>");
     expect(t).toContain("<td>a &amp; b</td>");
     expect(t).toContain('<td class="num">3.5</td>');
@@ -19,7 +25,17 @@ describe("htmlTable", () => {
   });
 
   it("bolds a formatted number (right) or a text cell (left), escaped either way", () => {
-    const t = htmlTable(["who", "nll"], [[{ text: "<model>", bold: true }, { num: "0.1566 [0.15, 0.16]", bold: true }], [{ text: "uniform" }, { num: "5.5835" }]], "headline");
+    const t = htmlTable(
+      ["who", "nll"],
+      [
+        [
+          { text: "<model>", bold: true },
+          { num: "0.1566 [0.15, 0.16]", bold: true },
+        ],
+        [{ text: "uniform" }, { num: "5.5835" }],
+      ],
+      "headline",
+    );
     expect(t.startsWith('<table id="headline">')).toBe(true);
     expect(t).toContain("<td><strong>&lt;model&gt;</strong></td>");
     expect(t).toContain('<td class="num"><strong>0.1566 [0.15, 0.16]</strong></td>');
@@ -30,7 +46,13 @@ describe("htmlTable", () => {
 describe("keyValueTable and flatEntries", () => {
   it("turn nested settings into readable rows instead of a JSON dump", () => {
     const rows = flatEntries({ backend: "wasm", canary: { text: "the cat", recovered: false, ids: [1, 2] }, none: null });
-    expect(rows).toEqual([["backend", "wasm"], ["canary.text", "the cat"], ["canary.recovered", "false"], ["canary.ids", "1, 2"], ["none", "null"]]);
+    expect(rows).toEqual([
+      ["backend", "wasm"],
+      ["canary.text", "the cat"],
+      ["canary.recovered", "false"],
+      ["canary.ids", "1, 2"],
+      ["none", "null"],
+    ]);
     const t = keyValueTable(rows);
     expect(t).not.toContain("<thead>");
     expect(t).toContain("<tr><td>canary.text</td><td>the cat</td></tr>");

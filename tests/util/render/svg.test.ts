@@ -27,7 +27,14 @@ describe("niceTicks", () => {
   });
 
   it("covers any range with evenly spaced 1-2-5 steps", () => {
-    const ranges: [number, number][] = [[0, 1030], [-3.7, 12.2], [1.61, 5.23], [1e-4, 3e-4], [2e6, 9.5e7], [-5, -4.99]];
+    const ranges: [number, number][] = [
+      [0, 1030],
+      [-3.7, 12.2],
+      [1.61, 5.23],
+      [1e-4, 3e-4],
+      [2e6, 9.5e7],
+      [-5, -4.99],
+    ];
     for (const [lo, hi] of ranges) {
       const t = niceTicks(lo, hi, 5);
       expect(t[0]).toBeLessThanOrEqual(lo);
@@ -75,8 +82,24 @@ describe("escapeXml", () => {
 
 describe("lineChart", () => {
   const series = [
-    { name: "train loss", points: [[0, 5], [1, 4], [2, NaN], [3, 3], [4, 2.5]] as [number, number][] },
-    { name: "val loss", points: [[0, 5.2], [4, 2.8]] as [number, number][], marker: true },
+    {
+      name: "train loss",
+      points: [
+        [0, 5],
+        [1, 4],
+        [2, NaN],
+        [3, 3],
+        [4, 2.5],
+      ] as [number, number][],
+    },
+    {
+      name: "val loss",
+      points: [
+        [0, 5.2],
+        [4, 2.8],
+      ] as [number, number][],
+      marker: true,
+    },
   ];
 
   it("is well-formed, names every series and escapes the title", () => {
@@ -104,7 +127,9 @@ describe("lineChart", () => {
     expect(Math.max(...pathXs(svg))).toBeLessThan(Math.min(...endXs));
     expect(ends).toContain("a very long baseline name (fitted on train) 4.5");
     const legendYs = [...svg.split('<g class="legend">')[1].matchAll(/y1="([\d.]+)"/g)].map((m) => Number(m[1]));
-    const pathYs = [...svg.matchAll(/<path d="([^"]*)"/g)].flatMap(([, d]) => [...d.matchAll(/[ML][\d.]+ (-?[\d.]+)/g)].map((m) => Number(m[1])));
+    const pathYs = [...svg.matchAll(/<path d="([^"]*)"/g)].flatMap(([, d]) =>
+      [...d.matchAll(/[ML][\d.]+ (-?[\d.]+)/g)].map((m) => Number(m[1])),
+    );
     expect(Math.min(...legendYs)).toBeGreaterThan(Math.max(...pathYs));
     expect(svg).toContain("a very long baseline name (fitted on train) (4.5)"); // never cut with an ellipsis
     expect(svg).not.toContain("…");
@@ -119,7 +144,12 @@ describe("lineChart", () => {
 
   it("puts integer ticks on a discrete axis, every position when they fit, and draws the counts strip", () => {
     const pts = Array.from({ length: 8 }, (_, t) => [t, 1 + t / 10] as [number, number]);
-    const svg = lineChart({ title: "by position", series: [{ name: "nll", points: pts }], xInteger: true, counts: { name: "targets", points: pts.map(([t]) => [t, 10 - t]) } });
+    const svg = lineChart({
+      title: "by position",
+      series: [{ name: "nll", points: pts }],
+      xInteger: true,
+      counts: { name: "targets", points: pts.map(([t]) => [t, 10 - t]) },
+    });
     const axis = svg.split('<g class="axes">')[1].split("</g>")[0];
     const labels = [...axis.matchAll(/text-anchor="middle" font-size="11" fill="#333">([^<]*)</g)].map((m) => m[1]);
     expect(labels).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
@@ -152,7 +182,19 @@ describe("label layout helpers", () => {
     const single = lineChart({ title: "one", series: [{ name: "s", points: [[3, 1]] }] });
     assertWellFormed(single);
     expect(single).toContain("<circle");
-    const flat = lineChart({ title: "flat", series: [{ name: "f", points: [[0, 2], [1, 2], [2, 2]] }] });
+    const flat = lineChart({
+      title: "flat",
+      series: [
+        {
+          name: "f",
+          points: [
+            [0, 2],
+            [1, 2],
+            [2, 2],
+          ],
+        },
+      ],
+    });
     assertWellFormed(flat);
     expect(flat).not.toContain("NaN");
     expect(flat.match(/<path d=/g)?.length).toBe(1);
@@ -167,7 +209,20 @@ describe("label layout helpers", () => {
     const empty = lineChart({ title: "empty", series: [{ name: "nothing", points: [] }] });
     assertWellFormed(empty);
     expect(empty).toContain("no data");
-    const log = lineChart({ title: "log", logY: true, series: [{ name: "l", points: [[0, 10], [1, 0], [2, 1]] }] });
+    const log = lineChart({
+      title: "log",
+      logY: true,
+      series: [
+        {
+          name: "l",
+          points: [
+            [0, 10],
+            [1, 0],
+            [2, 1],
+          ],
+        },
+      ],
+    });
     assertWellFormed(log);
     expect(log).toContain("non-positive");
   });
@@ -213,7 +268,17 @@ describe("smoothEma", () => {
   });
 
   it("rawAndSmoothed keeps the raw series, drawn first", () => {
-    const [raw, smooth] = rawAndSmoothed({ name: "loss", points: [[0, 1], [1, 9], [2, 1]] }, 0.1);
+    const [raw, smooth] = rawAndSmoothed(
+      {
+        name: "loss",
+        points: [
+          [0, 1],
+          [1, 9],
+          [2, 1],
+        ],
+      },
+      0.1,
+    );
     expect(raw.points.map((p) => p[1])).toEqual([1, 9, 1]); // the spike survives in the raw line
     expect(raw.name).toContain("raw");
     expect(smooth.name).toContain("EMA");

@@ -23,7 +23,14 @@ describe("formatDuration", () => {
 describe("progressLine", () => {
   it("shows count, percentage, rate, ETA and fields", () => {
     // 50 of 200 updates in 5 s: 10 updates/s, 150 left → 15 s.
-    const s = progressLine({ label: "train", unit: "updates", done: 50, total: 200, elapsedMs: 5000, fields: { loss: 3.21, "tok/s": 1234.6 } });
+    const s = progressLine({
+      label: "train",
+      unit: "updates",
+      done: 50,
+      total: 200,
+      elapsedMs: 5000,
+      fields: { loss: 3.21, "tok/s": 1234.6 },
+    });
     expect(s).toBe("train  50/200 updates  25.0%  10 updates/s  ETA 0:15  loss=3.210  tok/s=1235");
   });
 
@@ -33,8 +40,12 @@ describe("progressLine", () => {
 
   it("measures the rate from the first item, so its start-up cost does not inflate the first ETA", () => {
     // the first of 100 items took 10 s (warm-up), the next 9 took 1 s: 9 items/s, 90 left → ETA 0:10, not 1:30
-    expect(progressLine({ done: 10, total: 100, elapsedMs: 11_000, since: { done: 1, elapsedMs: 10_000 } })).toBe("10/100 items  10.0%  9 items/s  ETA 0:10");
-    expect(progressLine({ done: 1, total: 100, elapsedMs: 10_000, since: { done: 1, elapsedMs: 10_000 } })).toBe("1/100 items  1.0%  ? items/s  ETA ?");
+    expect(progressLine({ done: 10, total: 100, elapsedMs: 11_000, since: { done: 1, elapsedMs: 10_000 } })).toBe(
+      "10/100 items  10.0%  9 items/s  ETA 0:10",
+    );
+    expect(progressLine({ done: 1, total: 100, elapsedMs: 10_000, since: { done: 1, elapsedMs: 10_000 } })).toBe(
+      "1/100 items  1.0%  ? items/s  ETA ?",
+    );
   });
 });
 
@@ -79,13 +90,19 @@ describe("createProgress", () => {
     const short = fakeStream(false);
     const clock = fakeClock();
     const p = createProgress({ total: 10, label: "bpe", stream: short, now: clock.now, quietMs: 1500 });
-    for (const t of [0, 500, 1400]) { clock.set(t); p.tick(); }
+    for (const t of [0, 500, 1400]) {
+      clock.set(t);
+      p.tick();
+    }
     p.done();
     expect(short.writes).toEqual([]);
     const long = fakeStream(false);
     clock.set(0);
     const q = createProgress({ total: 10, label: "bpe", stream: long, now: clock.now, quietMs: 1500, every: 5 });
-    for (const t of [0, 1000, 1600, 3000, 6000, 6700]) { clock.set(t); q.tick(); }
+    for (const t of [0, 1000, 1600, 3000, 6000, 6700]) {
+      clock.set(t);
+      q.tick();
+    }
     // the first line at 1.6 s (the first tick past the quiet time), the next 5 s later
     expect(long.writes.map((w) => w.split("  ")[1])).toEqual(["3/10 items", "6/10 items"]);
     clock.set(7000);
