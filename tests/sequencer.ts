@@ -13,12 +13,9 @@ const RANK: [RegExp, number][] = [
   [/\/tests\/cli\//, 2],
   [/\/tests\/(experiments|node|browser|tools|bin)\//, 3],
 ];
-const rank = (f: TestSpecification) =>
-  RANK.find(([re]) => re.test(f.moduleId))?.[1] === 0
-    ? 0
-    : f.project.name === "alone"
-      ? 1
-      : (RANK.find(([re]) => re.test(f.moduleId))?.[1] ?? 4);
+const byPath = (file: string) => RANK.find(([re]) => re.test(file))?.[1] ?? 4;
+/** The doctest first, then the rest of the `alone` project, then by path. */
+const rank = (f: TestSpecification) => (byPath(f.moduleId) === 0 ? 0 : f.project.name === "alone" ? 1 : byPath(f.moduleId));
 
 export class LongestFirst extends BaseSequencer {
   // within a rank vitest's own order: by recorded duration when it has one, else larger files first

@@ -53,7 +53,7 @@ export const reportCommand: CommandModule = {
       { reportCardFiles, scoreReport },
       { formatReport },
       { reportHtml },
-      { requireFile },
+      { checkOutputDir, judgeModelFile, requireFile },
       { FINAL_REPORT_BANNER },
       { gitState },
       { claimOutputDir },
@@ -71,10 +71,10 @@ export const reportCommand: CommandModule = {
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;
     const named = modelOfRun(v);
-    const modelPath = isModelDir(named) ? named : requireFile(named, "model file");
-    const { checkOutputDir, judgeModelFile } = await import("../../node/disk.ts");
+    const isDir = isModelDir(named);
+    const modelPath = isDir ? named : requireFile(named, "model file");
     checkOutputDir(out, "--out"); // where it would write, before reading anything
-    if (!isModelDir(modelPath)) judgeModelFile(modelPath); // from its header, before the engine starts
+    if (!isDir) judgeModelFile(modelPath); // from its header, before the engine starts
     const text = await scoringText(v); // a changed text file is refused before the engine starts
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, modelPath);
     const outputs = claimOutputDir(out, {
