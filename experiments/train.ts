@@ -15,7 +15,7 @@ import { sha256Hex } from "../src/util/primitives/sha256.ts";
 import { phase, type Progress } from "../src/util/runtime/progress.ts";
 import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
-import { documentData, smallSplitWarnings, textData } from "./train_data.ts";
+import { documentData, smallSplitWarnings, textData, type TrainData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
 
 export interface TrainRunResult {
@@ -39,15 +39,37 @@ export async function runTraining(
   warn: (line: string) => void = console.error,
   shouldStop?: () => boolean,
 ): Promise<TrainRunResult> {
+  if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
+  if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
+  const d = o.text ? textData(o) : documentData(o);
+  return trainOn(d, { ...o, text: undefined }, !!o.text && smallSplitWarnings(d, o.text.split), print, warn, shouldStop);
+}
+
+/**
+ * runTraining once the data is tokenized: `o` no longer holds the text (a 200 MB text is then not kept through the
+ * run); `warnings` are --text's small-split warnings, false without --text.
+ */
+async function trainOn(
+  d: TrainData,
+  o: TrainRunOptions,
+  warnings: string[] | false,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+  shouldStop?: () => boolean,
+): Promise<TrainRunResult> {
   // the updates' bar on o.progress; a line printed to the same terminal first erases it, and its next tick redraws it
   let bar: Progress | undefined;
   const log = (line: string) => {
     bar?.clear();
     print(line);
   };
-  if (o.saveEvery !== undefined && !o.out) throw new Error("--save-every needs --out");
-  if (!Number.isSafeInteger(o.seed)) throw new Error(`--seed must be an integer, got ${o.seed}`);
-  const d = o.text ? textData(o) : documentData(o);
+  // what the data is, as soon as it is known: a fresh run speaks before its engine builds the model; a resume only once
+  // its state is accepted, so a refused resume stays its one line
+  const describe = () => {
+    if (warnings) for (const line of warnings) warn(line);
+    log(d.describe);
+  };
+  if (!o.resume) describe();
   const options = trainOptions({
     seed: o.seed,
     lr: o.lr,
@@ -58,7 +80,7 @@ export async function runTraining(
     weightDecay: o.weightDecay,
     microbatchesPerUpdate: d.microbatches,
     batchRows: o.batchRows,
-    shuffle: o.text ? true : o.shuffle,
+    shuffle: warnings ? true : o.shuffle,
     data: d.identity,
   });
   if (o.evalEvery !== undefined && d.validation.length === 0) throw new Error(`--eval-every: the data has no validation documents`);
@@ -105,9 +127,7 @@ export async function runTraining(
     },
     onSave: (step, where) => log(`saved state at update ${step} → ${where}`),
     onStart: (run) => {
-      // once the run is sure to start: a refusal (say, of a resume) stays its one line
-      if (o.text) for (const line of smallSplitWarnings(d, o.text.split)) warn(line);
-      log(d.describe);
+      if (o.resume) describe();
       log(
         `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`,
       );

@@ -1,6 +1,6 @@
 // The data `tinylab train` trains on: the overfit fixture or a documents file as whole-document microbatches, or
 // your own text (--text) split by a manifest in --out with a tokenizer learned on train only. No training here.
-import { trainingBatches } from "../src/data/batches.ts";
+import { trainingBatches, type Binding } from "../src/data/batches.ts";
 import { encodeDocument, targetCount, type Document, type Split } from "../src/data/documents.ts";
 import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
@@ -20,7 +20,7 @@ import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/data/epoch_source.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 import { sha256Hex } from "../src/util/primitives/sha256.ts";
-import { phase, type ProgressStream } from "../src/util/runtime/progress.ts";
+import { phase, type Progress, type ProgressStream } from "../src/util/runtime/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 
 /** The data of a run: model config, tokenizer, documents by split, the training source and how to describe it. */
@@ -72,18 +72,38 @@ export function documentData(o: TrainRunOptions): TrainData {
 
 /** The BPE of --vocab ids learned on the train split, or a refusal naming --vocab and the largest the text supports. */
 function bpeOf(texts: string[], vocab: number, progress?: ProgressStream) {
-  const bar = phase(progress, "bpe", vocab - BYTE_VOCAB, "merges");
+  // two bars of one phase: the sample's documents counted, then the merges learned
+  const counting = phase(progress, "bpe", texts.length, "documents");
+  let bar: Progress | undefined;
   try {
-    const bpe = trainBpe(texts, vocab, { onMerge: () => bar?.tick() });
+    const bpe = trainBpe(texts, vocab, {
+      onCount: () => counting?.tick(),
+      onMerge: () => {
+        if (!bar) {
+          counting?.done();
+          bar = phase(progress, "bpe", vocab - BYTE_VOCAB, "merges");
+        }
+        bar?.tick();
+      },
+    });
     bar?.done();
     return bpe;
   } catch (err) {
     if (!(err instanceof BpeVocabError)) throw err;
+    counting?.clear();
     bar?.clear();
     throw new Error(
       `--vocab ${vocab} is more than this text's train split supports: BPE finds repeated pairs for at most ${err.atMost} ids; pass --vocab ${err.atMost} or less, give more text, or use --tokenizer byte`,
     );
   }
+}
+
+/**
+ * The training source of tokenized documents, made outside textData: a closure made there would share its scope,
+ * and so keep the split's texts (and the input's) alive for the whole run.
+ */
+function randomWindows(train: Document[], binding: Binding, rows: number, parts: number) {
+  return (batches: Rng) => new RandomWindows(train, binding, rows, batches, parts);
 }
 
 /** `--text`: the seeded split (manifest in the output directory), a tokenizer learned on train only, random windows. */
@@ -116,6 +136,10 @@ export function textData(o: TrainRunOptions): TrainData {
     });
   const [train, validation, test] = [enc("train"), enc("validation"), enc("test")];
   tokenizing?.done();
+  // the run's identity hashes the manifest's JSON once more (compact): a million documents take a few seconds
+  const hashing = phase(o.progress, "manifest", manifest.documents.length, "documents");
+  const identity = `text manifest sha256:${jsonSha256(manifest, 0, "", hashing && (() => hashing.tick()))} tokenizer ${t.tokenizer}`;
+  hashing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
   const count = (s: Split) => bySplit[s].length; // the manifest's documents of that split, already apart
@@ -128,9 +152,9 @@ export function textData(o: TrainRunOptions): TrainData {
     test,
     microbatches: parts,
     // the split's content (every document's sha256) and the tokenizer kind name the data; a resume must match both
-    identity: `text manifest sha256:${jsonSha256(manifest, 0)} tokenizer ${t.tokenizer}`,
+    identity,
     describe: `train: ${t.name}, ${count("train")} train / ${count("validation")} validation / ${count("test")} test documents (split seed ${t.split.seed}); ${tokens} train tokens (${t.tokenizer} ${vocab}${sampled}); random windows of ${o.batchRows} × ${config.contextLength}${parts > 1 ? ` as ${parts} microbatches` : ""}`,
-    source: (batches) => new RandomWindows(train, binding, o.batchRows, batches, parts),
+    source: randomWindows(train, binding, o.batchRows, parts),
     split: {
       manifest: o.out.where(MANIFEST_FILE),
       documents: { train: count("train"), validation: count("validation"), test: count("test") },

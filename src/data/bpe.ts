@@ -230,6 +230,8 @@ export interface TrainBpeOptions {
   minCount?: number;
   /** Called after each merge with the merges learned so far (of vocabSize − BYTE_VOCAB), e.g. to tick a progress line. */
   onMerge?: (merges: number) => void;
+  /** Called after each text's chunks are counted, before the first merge (the texts counted so far). */
+  onCount?: (texts: number) => void;
 }
 
 /** Max-heap of (count, pair key): highest count first, ties to the lowest key, i.e. lowest (a, b). */
@@ -295,7 +297,10 @@ export function trainBpe(texts: readonly string[], vocabSize: number, opts: Trai
   checkVocabSize(vocabSize);
   const minCount = opts.minCount ?? 2;
   const freq = new Map<string, number>();
-  for (const t of texts) for (const c of splitChunks(t)) freq.set(c, (freq.get(c) ?? 0) + 1);
+  texts.forEach((t, i) => {
+    for (const c of splitChunks(t)) freq.set(c, (freq.get(c) ?? 0) + 1);
+    opts.onCount?.(i + 1);
+  });
   const words: number[][] = [];
   const weights: number[] = [];
   for (const [chunk, n] of freq) {

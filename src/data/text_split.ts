@@ -44,7 +44,7 @@ export const MANIFEST_FILE = "manifest.json";
 /** Where a manifest is kept: the same shape as src/lab's Store, declared here because data sits below lab. */
 export interface ManifestStore {
   read(name: string): Uint8Array | undefined;
-  write(name: string, data: string): void;
+  write(name: string, data: Uint8Array | string): void;
   where(name: string): string;
 }
 
@@ -281,18 +281,39 @@ export function manifestSha256(m: TextManifest): string {
   return jsonSha256(m, 1, "\n");
 }
 
-const manifestJson = (m: TextManifest) => JSON.stringify(m, null, 1) + "\n";
+const utf8 = new TextEncoder();
+
+/**
+ * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) and their sha256, made a document at a time
+ * into one array sized by a first pass: a million documents' JSON is a few hundred MB, never held as a string beside
+ * its bytes. `tick` is called once a document of the second pass, which also hashes.
+ */
+export function manifestBytes(m: TextManifest, tick?: () => void): { bytes: Uint8Array; sha256: string } {
+  let total = 1;
+  for (const piece of manifestJsonPieces(m, 1)) total += utf8Length(piece);
+  const bytes = new Uint8Array(total);
+  const h = new Sha256();
+  let at = 0,
+    hashed = 0;
+  for (const piece of manifestJsonPieces(m, 1, tick)) {
+    at += utf8.encodeInto(piece, bytes.subarray(at)).written;
+    if (at - hashed >= 1 << 16) h.update(bytes.subarray(hashed, (hashed = at)));
+  }
+  bytes[at++] = 10;
+  if (at !== total) throw new Error(`manifest.json: encoded ${at} bytes, counted ${total}`);
+  return { bytes, sha256: h.update(bytes.subarray(hashed)).digest() };
+}
 
 /**
  * The sha256 of `JSON.stringify(m, null, indent) + tail`, hashed a document at a time: a million documents' JSON is
- * a few hundred MB, built whole only where it is written.
+ * a few hundred MB, built whole only where it is written. `tick` is called once a document.
  */
-export function jsonSha256(m: TextManifest, indent: number, tail = ""): string {
+export function jsonSha256(m: TextManifest, indent: number, tail = "", tick?: () => void): string {
   const h = new Sha256();
   let batch: string[] = [],
     size = 0;
   // pieces are hashed some 64 KB at a time: one update per document would allocate its bytes each time
-  for (const piece of manifestJsonPieces(m, indent)) {
+  for (const piece of manifestJsonPieces(m, indent, tick)) {
     batch.push(piece);
     if ((size += piece.length) < 1 << 16) continue;
     h.update(batch.join(""));
@@ -305,9 +326,9 @@ export function jsonSha256(m: TextManifest, indent: number, tail = ""): string {
 /**
  * `JSON.stringify(m, null, indent)` in pieces that join to exactly it: the top-level fields as JSON.stringify
  * writes them, and the documents one by one, each nested one level deeper (JSON never holds a raw newline in a
- * string, so re-indenting at each newline is exact).
+ * string, so re-indenting at each newline is exact). `tick` is called after each document's piece.
  */
-export function* manifestJsonPieces(m: TextManifest, indent: number): Generator<string> {
+export function* manifestJsonPieces(m: TextManifest, indent: number, tick?: () => void): Generator<string> {
   const pad = " ".repeat(indent);
   const nl = indent > 0 ? "\n" : "";
   const colon = indent > 0 ? ": " : ":";
@@ -322,7 +343,10 @@ export function* manifestJsonPieces(m: TextManifest, indent: number): Generator<
       continue;
     }
     yield "[";
-    for (let i = 0; i < v.length; i++) yield `${i > 0 ? "," : ""}${nl}${pad}${pad}${nest(JSON.stringify(v[i], null, indent), 2)}`;
+    for (let i = 0; i < v.length; i++) {
+      yield `${i > 0 ? "," : ""}${nl}${pad}${pad}${nest(JSON.stringify(v[i], null, indent), 2)}`;
+      tick?.();
+    }
     yield `${nl}${pad}]`;
   }
   yield keys.length > 0 ? `${nl}}` : "}";
@@ -422,14 +446,8 @@ export function textSplit(
     bar?.tick();
     return h;
   });
-  try {
-    const r = splitOf(docs, store, o, sha, where, saved, streams);
-    bar?.done();
-    return r;
-  } catch (err) {
-    bar?.clear();
-    throw err;
-  }
+  bar?.done();
+  return splitOf(docs, store, o, sha, where, saved, streams, progress);
 }
 
 function splitOf(
@@ -440,9 +458,10 @@ function splitOf(
   where: string,
   saved: Uint8Array | undefined,
   streams?: SplitStreams,
+  progress?: ProgressStream,
 ) {
   let m: TextManifest;
-  let json: string | undefined;
+  let written: string | undefined; // the sha256 of the manifest written now
   let order: number[] | undefined; // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
   if (saved) {
     m = parseTextManifest(new TextDecoder().decode(saved), where);
@@ -461,9 +480,13 @@ function splitOf(
         `the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`,
       );
     if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
-    store.write(MANIFEST_FILE, (json = manifestJson(m)));
+    const bar = phase(progress, "manifest", m.documents.length, "documents");
+    const { bytes, sha256 } = manifestBytes(m, bar && (() => bar.tick()));
+    bar?.done();
+    store.write(MANIFEST_FILE, bytes);
+    written = sha256;
   }
   const bySplit = order ? splitDocuments(m, docs, order) : verifyTextManifest(m, docs, where, undefined, sha);
   if (saved) checkSplitRule(m, docs, where, sha, streams);
-  return { bySplit, manifest: m, manifestSha256: json === undefined ? manifestSha256(m) : sha256Hex(json) };
+  return { bySplit, manifest: m, manifestSha256: written ?? manifestSha256(m) };
 }

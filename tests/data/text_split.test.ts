@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import {
   documentsOfText,
   jsonSha256,
+  manifestBytes,
+  manifestSha256,
   manifestJsonPieces,
   splitTexts,
   textSplit,
@@ -24,8 +26,8 @@ const memory = () => {
   return {
     files,
     read: (n: string) => (files.has(n) ? new TextEncoder().encode(files.get(n)) : undefined),
-    write: (n: string, d: string) => {
-      files.set(n, d);
+    write: (n: string, d: Uint8Array | string) => {
+      files.set(n, typeof d === "string" ? d : new TextDecoder().decode(d));
     },
     where: (n: string) => `mem:${n}`,
   };
@@ -83,6 +85,20 @@ describe("text split", () => {
       for (const indent of [0, 1, 2]) expect([...manifestJsonPieces(x, indent)].join("")).toBe(JSON.stringify(x, null, indent));
       expect(jsonSha256(x, 0)).toBe(sha256Hex(JSON.stringify(x)));
       expect(jsonSha256(x, 1, "\n")).toBe(sha256Hex(JSON.stringify(x, null, 1) + "\n"));
+    }
+  });
+
+  it("writes manifest.json's bytes a document at a time, exactly TextEncoder's of JSON.stringify, with their sha256", () => {
+    // non-ASCII (2- and 4-byte UTF-8) and a lone surrogate (3 bytes, as U+FFFD) in ids and sources
+    const m = splitTexts([...docs(5, "a"), ...docs(4, 'é"q'), ...docs(3, "𝄞\ud800")], { seed: 1, validation: 0.2, test: 0.1 });
+    for (const x of [m, { ...m, documents: [] }]) {
+      const ticks: number[] = [];
+      const { bytes, sha256 } = manifestBytes(x, () => ticks.push(1));
+      const whole = new TextEncoder().encode(JSON.stringify(x, null, 1) + "\n");
+      expect(bytes).toEqual(whole);
+      expect(sha256).toBe(sha256Hex(whole));
+      expect(sha256).toBe(manifestSha256(x));
+      expect(ticks).toHaveLength(x.documents.length); // once a document
     }
   });
 

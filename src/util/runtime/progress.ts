@@ -16,7 +16,12 @@ export interface ProgressOptions {
   /** What is counted, shown in the rate ("<rate> updates/s"); default "items". */
   readonly unit?: string;
   readonly stream?: ProgressStream;
-  /** Seconds between lines when the stream is not a terminal (default 5), so logs are not flooded. */
+  /**
+   * Seconds a log (a stream that is not a terminal) may go without a line while items keep coming (default 5): after
+   * the first line, a line is printed at the tick after which the next item, at the pace of the last one, would end later than that.
+   * So lines come a few seconds apart, never flooding a log, and the gaps between them stay under `every` whenever
+   * one item takes less.
+   */
   readonly every?: number;
   /** Milliseconds clock; injectable so tests control time. */
   readonly now?: () => number;
@@ -106,6 +111,7 @@ export function createProgress(opts: ProgressOptions): Progress {
   let done = 0;
   // the first line may come once the quiet time is over
   let lastPrint = opts.quietMs ? start + opts.quietMs - interval : -Infinity;
+  let lastTick = start;
   let printed = false;
   let drawn = false; // a terminal line is on screen, not yet ended by a newline
   let fields: Fields = {};
@@ -131,8 +137,12 @@ export function createProgress(opts: ProgressOptions): Progress {
       if (f) fields = f;
       const t = now();
       since ??= { done, elapsedMs: t - start };
+      // in a log, once a line is out, due when the next item, as long as this one, would end past the interval; a
+      // terminal is redrawn at most every TTY_INTERVAL_MS; the quiet time is kept whole (a phase ending in it prints nothing)
+      const item = tty || !printed ? 0 : t - lastTick;
+      lastTick = t;
       // the last item's line is done()'s, with the elapsed time
-      if (t - lastPrint < interval || done >= opts.total) return;
+      if (t + item - lastPrint < interval || done >= opts.total) return;
       lastPrint = t;
       emit(false);
     },

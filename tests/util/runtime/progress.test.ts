@@ -50,7 +50,7 @@ describe("progressLine", () => {
 });
 
 describe("createProgress", () => {
-  it("off a terminal, prints plain lines at most every `every` seconds", () => {
+  it("off a terminal, prints a plain line a few seconds apart: at the tick after which the next item, at the last one's pace, would end past `every` seconds", () => {
     const stream = fakeStream(false);
     const clock = fakeClock();
     const p = createProgress({ total: 100, label: "eval", stream, every: 5, now: clock.now });
@@ -58,15 +58,36 @@ describe("createProgress", () => {
       clock.set(s * 1000);
       p.tick(5, { loss: 2 });
     }
-    // Printed at t = 0 (first tick), 5 s and 10 s only.
+    // Printed at t = 0 (first tick), 4 s (the next item, 1 s long, would end at 5 s) and 8 s only.
     expect(stream.writes.length).toBe(3);
     expect(stream.writes.every((w) => w.endsWith("\n") && !w.includes("\r") && !w.includes("\x1b"))).toBe(true);
-    // At 5 s: 30 items done (ticks at 0..5 s); from the first tick (5 items at 0 s) 25 items in 5 s = 5 items/s,
-    // 70 left → ETA 0:14.
-    expect(stream.writes[1]).toBe("eval  30/100 items  30.0%  5 items/s  ETA 0:14  loss=2\n");
+    // At 4 s: 25 items done (ticks at 0..4 s); from the first tick (5 items at 0 s) 20 items in 4 s = 5 items/s,
+    // 75 left → ETA 0:15.
+    expect(stream.writes[1]).toBe("eval  25/100 items  25.0%  5 items/s  ETA 0:15  loss=2\n");
     clock.set(12_000);
     p.done();
     expect(stream.writes[3]).toMatch(/^eval {2}55\/100 items {2}55\.0% .* elapsed 0:12 {2}loss=2\n$/);
+  });
+
+  it("off a terminal, leaves no gap longer than `every` between lines while each item takes less", () => {
+    // items of 1.2 s (an xl update): a throttle of "at most every 5 s" printed 6 s apart
+    const stream = fakeStream(false);
+    const clock = fakeClock();
+    const at: number[] = [];
+    const p = createProgress({
+      total: 100,
+      stream: { ...stream, write: (s: string) => at.push(clock.now()) && stream.write(s) },
+      every: 5,
+      now: clock.now,
+    });
+    for (let i = 1; i <= 50; i++) {
+      clock.set(i * 1200);
+      p.tick();
+    }
+    const gaps = at.slice(1).map((t, i) => t - at[i]);
+    expect(gaps.length).toBeGreaterThan(10);
+    // 1.2 s items: printed every 4th item, 4.8 s apart
+    expect(gaps.every((g) => g === 4800)).toBe(true);
   });
 
   it("on a terminal, redraws one line with \\r at most every 100 ms and ends with a newline", () => {
@@ -103,8 +124,9 @@ describe("createProgress", () => {
       clock.set(t);
       q.tick();
     }
-    // the first line at 1.6 s (the first tick past the quiet time), the next 5 s later
-    expect(long.writes.map((w) => w.split("  ")[1])).toEqual(["3/10 items", "6/10 items"]);
+    // the first line at 1.6 s (the first tick past the quiet time); the next at 6 s, after an item of 3 s that the
+    // last one's pace (1.4 s) did not foresee
+    expect(long.writes.map((w) => w.split("  ")[1])).toEqual(["3/10 items", "5/10 items"]);
     clock.set(7000);
     q.done();
     expect(long.writes[2]).toMatch(/^bpe {2}6\/10 items .*elapsed 0:07\n$/);
