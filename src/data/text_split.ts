@@ -284,24 +284,38 @@ export function manifestSha256(m: TextManifest): string {
 const utf8 = new TextEncoder();
 
 /**
- * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) and their sha256, made a document at a time
- * into one array sized by a first pass: a million documents' JSON is a few hundred MB, never held as a string beside
- * its bytes. `tick` is called once a document of the second pass, which also hashes.
+ * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) and their sha256, made in one pass a
+ * document at a time: some 64 KB of JSON at a time is encoded and hashed, and the pieces joined once at the end, so
+ * a million documents' JSON is never a string beside its bytes, nor encoded twice to be hashed. `tick` is called once
+ * a document.
  */
 export function manifestBytes(m: TextManifest, tick?: () => void): { bytes: Uint8Array; sha256: string } {
-  let total = 1;
-  for (const piece of manifestJsonPieces(m, 1)) total += utf8Length(piece);
-  const bytes = new Uint8Array(total);
   const h = new Sha256();
-  let at = 0,
-    hashed = 0;
+  const chunks: Uint8Array[] = [];
+  let batch: string[] = [],
+    size = 0,
+    total = 0;
+  const flush = () => {
+    const chunk = utf8.encode(batch.join(""));
+    h.update(chunk);
+    chunks.push(chunk);
+    total += chunk.length;
+    batch = [];
+    size = 0;
+  };
   for (const piece of manifestJsonPieces(m, 1, tick)) {
-    at += utf8.encodeInto(piece, bytes.subarray(at)).written;
-    if (at - hashed >= 1 << 16) h.update(bytes.subarray(hashed, (hashed = at)));
+    batch.push(piece);
+    if ((size += piece.length) >= 1 << 16) flush();
   }
-  bytes[at++] = 10;
-  if (at !== total) throw new Error(`manifest.json: encoded ${at} bytes, counted ${total}`);
-  return { bytes, sha256: h.update(bytes.subarray(hashed)).digest() };
+  batch.push("\n");
+  flush();
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks.splice(0)) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return { bytes, sha256: h.digest() };
 }
 
 /**
