@@ -83,12 +83,17 @@ export interface ValidatedRunResult extends Pick<Trained, "from" | "stopped" | "
 
 /**
  * Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted; its
- * progress on `progress` when the pass is long enough to need it.
+ * progress on `progress`, as `label`'s bar, when the pass is long enough to need it.
  */
-export function validationNll(model: ScoringModel, docs: readonly Document[], progress?: ProgressStream): { nll: number; targets: number } {
+export function validationNll(
+  model: ScoringModel,
+  docs: readonly Document[],
+  progress?: ProgressStream,
+  label = "validation",
+): { nll: number; targets: number } {
   let bar: Progress | undefined;
   const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength), {
-    onBatches: (n) => (bar = phase(progress, "validation", n, "batches")),
+    onBatches: (n) => (bar = phase(progress, label, n, "batches")),
     onBatch: () => bar?.tick(),
   });
   bar?.done();
@@ -171,7 +176,10 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
     const baselines = validate
-      ? allBaselines(spec.train, binding).map((b) => ({ name: b.name, validation_nll: validationNll(b, spec.validation).nll }))
+      ? allBaselines(spec.train, binding).map((b) => ({
+          name: b.name,
+          validation_nll: validationNll(b, spec.validation, spec.progress, "baseline").nll,
+        }))
       : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
     // history.json and the curve are what --eval-every asks for

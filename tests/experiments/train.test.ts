@@ -96,7 +96,7 @@ describe("train --text's default microbatches", () => {
 });
 
 describe("train --text's progress", () => {
-  it("shows each phase (split, manifest, BPE, tokenizing, validation, updates) on the progress stream, never in the log", async () => {
+  it("shows each phase (split, manifest, BPE, tokenizing, baselines, validation, updates) on the progress stream, never in the log", async () => {
     // quietMs 0: every phase speaks, however short (a terminal or a log waits QUIET_MS before a phase's first line)
     const written: string[] = [],
       logged: string[] = [];
@@ -122,7 +122,9 @@ describe("train --text's progress", () => {
       .split("\n")
       .filter((l) => l !== "");
     for (const l of lines)
-      expect(l).toMatch(/^(split|manifest|bpe|tokenize|validation|train) {2}\d+\/\d+ (merges|documents|batches|updates) {2}[\d.]+% /);
+      expect(l).toMatch(
+        /^(split|manifest|bpe|tokenize|baseline|validation|train) {2}\d+\/\d+ (merges|documents|batches|updates) {2}[\d.]+% /,
+      );
     // each phase ends with its count complete and the time it took
     const last = (label: string) => lines.filter((l) => l.startsWith(`${label}  `)).at(-1);
     expect(last("bpe")).toMatch(/^bpe {2}42\/42 merges {2}100\.0% .* elapsed \d+:\d\d$/);
@@ -135,6 +137,8 @@ describe("train --text's progress", () => {
     expect(lines.filter((l) => /^manifest {2}12\/12 documents {2}100\.0% .* elapsed /.test(l))).toHaveLength(2);
     expect(last("tokenize")).toMatch(/^tokenize {2}12\/12 documents {2}100\.0% .* elapsed /);
     expect(lines.filter((l) => /^validation {2}\d+\/\d+ batches {2}100\.0% .* elapsed /.test(l))).toHaveLength(3); // updates 0, 2 and 4
+    // the four count baselines scored on the same split, before the model
+    expect(lines.filter((l) => /^baseline {2}\d+\/\d+ batches {2}100\.0% .* elapsed /.test(l))).toHaveLength(4);
     expect(last("train")).toMatch(/^train {2}4\/4 updates {2}100\.0% .* elapsed \d+:\d\d {2}loss=\d/);
     expect(logged.some((l) => /\d+\/\d+ (merges|documents|batches|updates)/.test(l))).toBe(false);
   });
