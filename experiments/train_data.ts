@@ -138,7 +138,7 @@ export function textData(o: TrainRunOptions): TrainData {
   tokenizing?.done();
   // the run's identity hashes the manifest's JSON once more (compact): a million documents take a few seconds
   const hashing = phase(o.progress, "manifest", manifest.documents.length, "documents");
-  const identity = `text manifest sha256:${jsonSha256(manifest, 0, "", hashing && (() => hashing.tick()))} tokenizer ${t.tokenizer}`;
+  const identity = `text manifest sha256:${jsonSha256(manifest, 0, "", hashing && ((n) => hashing.tick(n)))} tokenizer ${t.tokenizer}`;
   hashing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);
