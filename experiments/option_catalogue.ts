@@ -14,7 +14,6 @@ import { CONVENTIONS } from "../src/eval/passes/convention.ts";
 import {
   countFrom0UpTo,
   countUpTo,
-  fail,
   intIn,
   intList,
   jsonObject,
@@ -29,10 +28,8 @@ import {
   MAX_WIDTH,
   nonEmpty,
   nonNegative,
-  nonNegativeInt,
   oneOf,
   positive,
-  positiveInt,
   probability,
   REPLICATES_WHY,
   safeInt,

@@ -1,6 +1,6 @@
 // The option catalogue: one definition per idea, parsed and refused by name before any work starts, model-shape
 // flags and --model-config combined without double definitions, and `--resume` meaning one thing.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
