@@ -8,7 +8,7 @@ import { rebuildRunSplit } from "../src/data/text_split.ts";
 import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
-import { lineChart } from "../src/util/render/charts.ts";
+import { lineChart } from "../src/util/render/line_chart.ts";
 import { PALETTE } from "../src/util/render/svg.ts";
 import { escapeHtml } from "../src/util/render/html.ts";
 import { toJson } from "../src/util/formats/json.ts";
