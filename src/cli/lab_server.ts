@@ -17,7 +17,7 @@ import {
 import { createServer, type Server } from "node:http";
 import { basename, dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkOutputDir } from "../node/disk.ts";
+import { checkOutputDir } from "../node/writable.ts";
 import { DIRECTORY_LOCK, lockDirectory, type Lock } from "../node/lock.ts";
 import { isBookkeeping, removeEmpty } from "../node/output_dir.ts";
 import { INTERRUPTED_EXIT_CODE } from "./interrupt.ts";
