@@ -123,6 +123,7 @@ export class AdamW {
    * Parameter `name`'s float32 values now, read only: the array this optimizer last assigned while the variable
    * still holds that assignment (any other assign gives the variable new engine data), else a copy out of the engine.
    * Each update's readers (the weights fed to graphs, the pool's shared buffer, the next update) so copy nothing.
+   * Valid until the next update (the one after writes over it): copy it to keep it.
    */
   current(name: string): Float32Array {
     const p = this.params.get(name);
