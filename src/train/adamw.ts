@@ -75,15 +75,19 @@ function updateRange(
   let mMax = maxima[0],
     vMax = maxima[1],
     wMax = maxima[2];
+  const f = Math.fround; // each value as its float32 store keeps it, without reading the store back
   for (let j = 0, i = at; j < g.length; i++, j++) {
     const gi = g[j] * gradScale;
-    m[i] = beta1 * m[i] + (1 - beta1) * gi;
-    v[i] = beta2 * v[i] + (1 - beta2) * gi * gi;
-    next[i] = w[i] * decay - (stepSize * m[i]) / (Math.sqrt(v[i]) / bc2Sqrt + eps);
-    const am = Math.abs(m[i]),
-      aw = Math.abs(next[i]);
+    const mi = f(beta1 * m[i] + (1 - beta1) * gi);
+    const vi = f(beta2 * v[i] + (1 - beta2) * gi * gi);
+    const wi = f(w[i] * decay - (stepSize * mi) / (Math.sqrt(vi) / bc2Sqrt + eps));
+    m[i] = mi;
+    v[i] = vi;
+    next[i] = wi;
+    const am = Math.abs(mi),
+      aw = Math.abs(wi);
     if (am > mMax) mMax = am;
-    if (v[i] > vMax) vMax = v[i];
+    if (vi > vMax) vMax = vi;
     if (aw > wMax) wMax = aw;
   }
   maxima[0] = mMax;
