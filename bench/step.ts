@@ -5,12 +5,14 @@
 // who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
 // with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
 // computed the training gradients in that line: onnxruntime-graph (the whole step as one ONNX graph) or tfjs.
+// cpu_ms_per_step is the median CPU time of a step over every thread of the process (workers included).
 // Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium,large,xl] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -88,6 +90,10 @@ function interleave(other: string, pairs: number) {
         ms_this: ra.ms_per_step,
         ms_other: rb.ms_per_step,
         step_ratio: +((ra.ms_per_step as number) / (rb.ms_per_step as number)).toFixed(3),
+        cpu_ms_this: ra.cpu_ms_per_step,
+        cpu_ms_other: rb.cpu_ms_per_step,
+        cpu_ratio: +((ra.cpu_ms_per_step as number) / (rb.cpu_ms_per_step as number)).toFixed(3),
+        load: +loadavg()[0].toFixed(1),
         eval_tokens_per_s_this: ra.eval_tokens_per_s,
         eval_tokens_per_s_other: rb.eval_tokens_per_s,
         eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
@@ -215,10 +221,15 @@ async function benchHere(src: string) {
     const times: number[] = [];
     let calls = 0,
       firstUpdateS = 0;
+    const cpuTimes: number[] = [];
     for (let s = 0; s < steps + 2; s++) {
       resetStats();
-      const t0 = performance.now();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       run.update();
+      // CPU of every thread of the process (the pool's workers included): what a loaded machine disturbs least
+      const cpu = process.cpuUsage(c0);
+      if (s >= 2) cpuTimes.push((cpu.user + cpu.system) / 1000);
       // from the process's start: modules, engine, pool, model, then the first update with its graph sessions
       if (s === 0) firstUpdateS = process.uptime();
       if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
@@ -277,6 +288,7 @@ async function benchHere(src: string) {
       parameters: parameterCount(config),
       batch,
       ms_per_step: +ms.toFixed(3),
+      cpu_ms_per_step: +median(cpuTimes).toFixed(1),
       train_tokens_per_s: Math.round((tokens / ms) * 1000),
       eval_ms: +median(evalTimes).toFixed(3),
       eval_first_ms: +evalFirstMs.toFixed(3),
