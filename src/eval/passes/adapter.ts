@@ -33,7 +33,7 @@ export function decoderAdapter(
       const h = new Sha256();
       for (const [name, v] of [...model.params, ...(opts.watched ?? new Map())]) {
         h.update(name);
-        const data = v.dataSync() as Float32Array;
+        const data = float32View(v); // hashed before any other tfjs call: no model-sized copy per digest
         h.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
       }
       for (const r of opts.rngs ?? []) h.update(JSON.stringify(r.state()));
