@@ -94,7 +94,8 @@ interface HeapView {
  * wasm heap, which detaches the view. For feeding a graph run the moment it is taken (a model-sized copy saved).
  */
 export function float32View(t: tf.Tensor): Float32Array {
+  if (t.dtype !== "float32") throw new Error(`float32View: the tensor is ${t.dtype}, not float32`);
   const be = tf.getBackend() === "wasm" ? (tf.backend() as Partial<HeapView>) : undefined;
-  if (t.dtype !== "float32" || typeof be?.typedArrayFromHeap !== "function") return t.dataSync() as Float32Array;
+  if (typeof be?.typedArrayFromHeap !== "function") return t.dataSync() as Float32Array;
   return be.typedArrayFromHeap({ dataId: t.dataId, shape: t.shape, dtype: "float32" });
 }

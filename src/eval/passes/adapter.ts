@@ -33,7 +33,8 @@ export function decoderAdapter(
       const h = new Sha256();
       for (const [name, v] of [...model.params, ...(opts.watched ?? new Map())]) {
         h.update(name);
-        const data = float32View(v); // hashed before any other tfjs call: no model-sized copy per digest
+        // hashed before any other tfjs call: no model-sized copy per digest
+        const data = v.dtype === "float32" ? float32View(v) : v.dataSync();
         h.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
       }
       for (const r of opts.rngs ?? []) h.update(JSON.stringify(r.state()));
