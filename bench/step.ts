@@ -1,6 +1,6 @@
 // Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
-// tokens/s and kernel dispatches per step, for the tiny, medium, large and xl configs (the last three the PyTorch
-// peer's) on each backend. Prints JSON; not a test.
+// tokens/s (and scoring's process CPU ms per call, all threads) and kernel dispatches per step, for the tiny,
+// medium, large and xl configs (the last three the PyTorch peer's) on each backend. Prints JSON; not a test.
 // Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime) and
 // who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
 // with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
@@ -97,6 +97,9 @@ function interleave(other: string, pairs: number) {
         eval_tokens_per_s_this: ra.eval_tokens_per_s,
         eval_tokens_per_s_other: rb.eval_tokens_per_s,
         eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
+        eval_cpu_ms_this: ra.eval_cpu_ms,
+        eval_cpu_ms_other: rb.eval_cpu_ms,
+        eval_cpu_ratio: +((ra.eval_cpu_ms as number) / (rb.eval_cpu_ms as number)).toFixed(3),
         kernel_calls_this: ra.kernel_calls_per_step,
         kernel_calls_other: rb.kernel_calls_per_step,
         same_weights: ra.weights_sha256 === rb.weights_sha256,
@@ -240,12 +243,14 @@ async function benchHere(src: string) {
     const bytes = new Uint8Array(weights.reduce((n, w) => n + w.byteLength, 0));
     weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
     const weightsSha256 = sha256Hex(bytes).slice(0, 16);
-    const evalTimes: number[] = [];
+    const evalTimes: number[] = [],
+      evalCpu: number[] = [];
     let evalNll = 0,
       evalFirstMs = 0;
     // through the adapter, as evaluation scores: on onnxruntime kernels the first call also builds the graph's session
     for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
-      const t0 = performance.now();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       const nll: number[] =
         workers === 1
           ? [...adapter.positionNll(batches[s % 3])]
@@ -253,6 +258,8 @@ async function benchHere(src: string) {
       if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      if (s >= 1) evalCpu.push((c.user + c.system) / 1000);
     }
     // the calling thread computes its share with every worker count: any graph run means the graph path ran
     const gradients = (trainingGraph?.graphGradientRuns() ?? 0) > graphRuns ? "onnxruntime-graph" : "tfjs";
@@ -293,6 +300,8 @@ async function benchHere(src: string) {
       eval_ms: +median(evalTimes).toFixed(3),
       eval_first_ms: +evalFirstMs.toFixed(3),
       eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000),
+      // the process's CPU time (every thread) per scoring call: what a loaded machine disturbs least
+      eval_cpu_ms: +median(evalCpu).toFixed(3),
       kernel_calls_per_step: calls,
       steps: times.length,
       first_update_s: +firstUpdateS.toFixed(2),
