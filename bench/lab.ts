@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { buildLab, serveLab } from "../src/cli/lab_server.ts";
+import { buildLab } from "../src/cli/lab_build.ts";
+import { serveLab } from "../src/cli/lab_server.ts";
 import { launch, openLab, pageEngine, runOverfit } from "../web/drive.ts";
 
 const { values } = parseArgs({

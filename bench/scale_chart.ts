@@ -4,7 +4,7 @@
 //   (bash bench/scale.sh 3; bash bench/scale.sh 3 medium,large,xl 2 2 tfjs) | tee /tmp/scale.jsonl
 //   npx tsx bench/scale_chart.ts < /tmp/scale.jsonl > scale.svg
 import { readFileSync } from "node:fs";
-import { lineChart, type Series } from "../src/util/render/charts.ts";
+import { lineChart, type Series } from "../src/util/render/line_chart.ts";
 
 interface Line {
   config: string;

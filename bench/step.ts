@@ -1,16 +1,18 @@
 // Benchmark: median ms per training step (forward, backward, clip, AdamW), training and forward-only scoring
-// tokens/s and kernel dispatches per step, for the tiny, medium, large and xl configs (the last three the PyTorch
-// peer's) on each backend. Prints JSON; not a test.
+// tokens/s (and scoring's process CPU ms per call, all threads) and kernel dispatches per step, for the tiny,
+// medium, large and xl configs (the last three the PyTorch peer's) on each backend. Prints JSON; not a test.
 // Every result line names its engine (backend and who computes the matrix products: tfjs or onnxruntime) and
 // who scores: onnxruntime kernels score through the whole ONNX graph; onnxruntime-products keeps scoring on tfjs
 // with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
 // computed the training gradients in that line: onnxruntime-graph (the whole step as one ONNX graph) or tfjs.
+// cpu_ms_per_step is the median CPU time of a step over every thread of the process (workers included).
 // Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium,large,xl] [--steps N] [--workers 1] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -88,9 +90,16 @@ function interleave(other: string, pairs: number) {
         ms_this: ra.ms_per_step,
         ms_other: rb.ms_per_step,
         step_ratio: +((ra.ms_per_step as number) / (rb.ms_per_step as number)).toFixed(3),
+        cpu_ms_this: ra.cpu_ms_per_step,
+        cpu_ms_other: rb.cpu_ms_per_step,
+        cpu_ratio: +((ra.cpu_ms_per_step as number) / (rb.cpu_ms_per_step as number)).toFixed(3),
+        load: +loadavg()[0].toFixed(1),
         eval_tokens_per_s_this: ra.eval_tokens_per_s,
         eval_tokens_per_s_other: rb.eval_tokens_per_s,
         eval_time_ratio: +((rb.eval_tokens_per_s as number) / (ra.eval_tokens_per_s as number)).toFixed(3),
+        eval_cpu_ms_this: ra.eval_cpu_ms,
+        eval_cpu_ms_other: rb.eval_cpu_ms,
+        eval_cpu_ratio: +((ra.eval_cpu_ms as number) / (rb.eval_cpu_ms as number)).toFixed(3),
         kernel_calls_this: ra.kernel_calls_per_step,
         kernel_calls_other: rb.kernel_calls_per_step,
         same_weights: ra.weights_sha256 === rb.weights_sha256,
@@ -215,10 +224,15 @@ async function benchHere(src: string) {
     const times: number[] = [];
     let calls = 0,
       firstUpdateS = 0;
+    const cpuTimes: number[] = [];
     for (let s = 0; s < steps + 2; s++) {
       resetStats();
-      const t0 = performance.now();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       run.update();
+      // CPU of every thread of the process (the pool's workers included): what a loaded machine disturbs least
+      const cpu = process.cpuUsage(c0);
+      if (s >= 2) cpuTimes.push((cpu.user + cpu.system) / 1000);
       // from the process's start: modules, engine, pool, model, then the first update with its graph sessions
       if (s === 0) firstUpdateS = process.uptime();
       if (s >= 2) times.push(performance.now() - t0); // two warm-up steps compile kernels
@@ -229,12 +243,14 @@ async function benchHere(src: string) {
     const bytes = new Uint8Array(weights.reduce((n, w) => n + w.byteLength, 0));
     weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
     const weightsSha256 = sha256Hex(bytes).slice(0, 16);
-    const evalTimes: number[] = [];
+    const evalTimes: number[] = [],
+      evalCpu: number[] = [];
     let evalNll = 0,
       evalFirstMs = 0;
     // through the adapter, as evaluation scores: on onnxruntime kernels the first call also builds the graph's session
     for (let s = 0; s < Math.max(3, Math.min(steps, 10)) + 1; s++) {
-      const t0 = performance.now();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       const nll: number[] =
         workers === 1
           ? [...adapter.positionNll(batches[s % 3])]
@@ -242,6 +258,8 @@ async function benchHere(src: string) {
       if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      if (s >= 1) evalCpu.push((c.user + c.system) / 1000);
     }
     // the calling thread computes its share with every worker count: any graph run means the graph path ran
     const gradients = (trainingGraph?.graphGradientRuns() ?? 0) > graphRuns ? "onnxruntime-graph" : "tfjs";
@@ -277,10 +295,13 @@ async function benchHere(src: string) {
       parameters: parameterCount(config),
       batch,
       ms_per_step: +ms.toFixed(3),
+      cpu_ms_per_step: +median(cpuTimes).toFixed(1),
       train_tokens_per_s: Math.round((tokens / ms) * 1000),
       eval_ms: +median(evalTimes).toFixed(3),
       eval_first_ms: +evalFirstMs.toFixed(3),
       eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000),
+      // the process's CPU time (every thread) per scoring call: what a loaded machine disturbs least
+      eval_cpu_ms: +median(evalCpu).toFixed(3),
       kernel_calls_per_step: calls,
       steps: times.length,
       first_update_s: +firstUpdateS.toFixed(2),

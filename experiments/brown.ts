@@ -5,7 +5,7 @@ export { BROWN_DEFAULTS, type BrownOptions };
 import { sha256File } from "../src/node/atomic.ts";
 import { dirStore, type DirStore } from "../src/node/disk.ts";
 import { phase, type Progress } from "../src/util/runtime/progress.ts";
-import type { LossHistory } from "../src/util/render/charts.ts";
+import type { LossHistory } from "../src/util/render/loss_curve.ts";
 import { lossPoints } from "../src/lab/history.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";

@@ -3,7 +3,6 @@ import { resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { defaultOf, type OptionsOf } from "./option_catalogue.ts";
 import type { ProgressStream } from "../src/util/runtime/progress.ts";
 import type { Engine } from "../src/util/engine.ts";
-import type { DivergencePolicy } from "../src/lab/divergence.ts";
 
 /**
  * brown's options: the training group typed by the catalogue's parsers (cosineSteps absent: --updates, kept to

@@ -2,7 +2,7 @@
 // curve and the next-token table after the headline. Presentation only; experiments/brown.ts computes the result.
 import type { BrownResult } from "./brown.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
-import { lossCurve } from "../src/util/render/charts.ts";
+import { lossCurve } from "../src/util/render/loss_curve.ts";
 import { escapeHtml } from "../src/util/render/html.ts";
 import { tokenText, visibleText } from "../src/util/render/text_view.ts";
 

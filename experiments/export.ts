@@ -4,7 +4,8 @@
 // back (src/node/model_dir.ts scores the directory as it is).
 import { decodeModelParts } from "../src/lab/model_file.ts";
 import { ModelFileError } from "../src/lab/file_checks.ts";
-import { checkOutputDir, readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
+import { readFileBytes, readFileText, readModelFileBytes } from "../src/node/disk.ts";
+import { checkOutputDir } from "../src/node/writable.ts";
 import { entriesOneDeep, writeFilesAtomic } from "../src/node/output_files.ts";
 import { claimOutputDir, type OutputDir } from "../src/node/output_dir.ts";
 import { FILE_LIMIT } from "../src/node/files.ts";

@@ -10,12 +10,10 @@ import { conventionIds, conventionLabel, type Convention } from "../src/eval/pas
 import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvenance } from "../src/node/model_dir.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
-import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";
 import { tfjsOnly } from "../src/util/backend.ts";
-import { Rng } from "../src/util/primitives/rng.ts";
 import { checkScoringMemory } from "../src/lab/memory.ts";
-import { checkSampleOptions, type SampleOptions, type SampleResult } from "./sample.ts";
+import { checkSampleOptions, decodingRecord, drawSamples, type SampleOptions, type SampleResult } from "./sample.ts";
 import { scoringStride } from "../src/eval/passes/windows.ts";
 import { chosenSplits, scoreSplits, splitBatches, type EvaluateOptions, type EvaluateReport } from "./evaluate.ts";
 import type { ScoringText } from "./scoring_data.ts";
@@ -147,24 +145,13 @@ export function runSampleDir(o: SampleOptions & DirOptions): DirSampleResult {
     throw new Error(
       `--max-tokens ${o.maxTokens}: the prompt's ${prompt.length} ids and the continuation must fit the model's context of ${config.contextLength} (config.json), at most ${config.contextLength - prompt.length}`,
     );
-  const root = Rng.fromSeed(o.seed).child("sampling");
-  const samples = Array.from({ length: o.samples }, (_, index) => {
-    const decoding: Decoding =
-      o.temperature === 0
-        ? { kind: "greedy" }
-        : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
-    const g = generate(m.model, prompt, { maxTokens: o.maxTokens, decoding, stopToken: m.special.eos ?? null });
-    return { index, ids: g.tokens, probabilities: g.logProbs.map(Math.exp), text: tokenizer.decode(g.tokens), stopped: g.stopped };
-  });
+  const samples = drawSamples(m.model, prompt, o, m.special.eos ?? null, (ids) => tokenizer.decode(ids));
   return {
     model: o.model,
     model_sha256: m.provenance.sha256,
     convention: conventionRecord(m, o.convention),
     model_dir: m.provenance,
-    decoding:
-      o.temperature === 0
-        ? { kind: "greedy" }
-        : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` },
+    decoding: decodingRecord(o),
     max_tokens: o.maxTokens,
     prompt: { text: o.prompt, ids: prompt },
     samples,

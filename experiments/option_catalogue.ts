@@ -14,7 +14,6 @@ import { CONVENTIONS } from "../src/eval/passes/convention.ts";
 import {
   countFrom0UpTo,
   countUpTo,
-  fail,
   intIn,
   intList,
   jsonObject,
@@ -29,10 +28,8 @@ import {
   MAX_WIDTH,
   nonEmpty,
   nonNegative,
-  nonNegativeInt,
   oneOf,
   positive,
-  positiveInt,
   probability,
   REPLICATES_WHY,
   safeInt,
@@ -348,7 +345,11 @@ export const OPTION_GROUPS = {
     },
   },
   "Generation:": {
-    prompt: { type: "string", describe: "text to continue (encoded after BOS with the model file's tokenizer)", check: utf8Text },
+    prompt: {
+      type: "string",
+      describe: "text to continue (encoded after BOS with the model file's tokenizer); not empty",
+      check: (v, f) => utf8Text(nonEmpty(v, f), f),
+    },
     temperature: {
       type: "number",
       describe: "sampling temperature: 0 = greedy (top token, lowest id on ties), > 0 = sample from softmax(log p / T)",

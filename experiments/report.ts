@@ -63,6 +63,17 @@ export interface ReportRunOptions {
   allowNonFloat32?: boolean;
 }
 
+/** The report's settings a model file and a model directory share, as given. */
+const passSettings = (o: ReportRunOptions) => ({
+  baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
+  stride: o.stride,
+  seed: o.seed,
+  replicates: o.replicates,
+  finalTest: o.finalTest,
+  bins: o.bins,
+  scheme: o.scheme,
+});
+
 /** `report --model DIR`: the harness on the directory's adapter; what cannot apply is refused or says why in its section. */
 function runReportDir(o: ReportRunOptions): Report {
   if (o.canary?.reference)
@@ -87,13 +98,7 @@ function runReportDir(o: ReportRunOptions): Report {
     baselinesNotRun: fits
       ? undefined
       : `a count baseline of this ${V}-token vocabulary holds a ${V} × ${V} table, more than MAX_BASELINE_TABLE (${MAX_BASELINE_TABLE}) entries`,
-    baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
-    stride: o.stride,
-    seed: o.seed,
-    replicates: o.replicates,
-    finalTest: o.finalTest,
-    bins: o.bins,
-    scheme: o.scheme,
+    ...passSettings(o),
     canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens } : undefined,
     model: modelIdentity(o.model, { path: o.model, sha256: m.provenance.sha256 }),
     data: {
@@ -168,13 +173,7 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
           o.smoothing,
           o.lambda,
         ),
-        baselineSmoothing: { k: o.smoothing, lambda: o.lambda },
-        stride: o.stride,
-        seed: o.seed,
-        replicates: o.replicates,
-        finalTest: o.finalTest,
-        bins: o.bins,
-        scheme: o.scheme,
+        ...passSettings(o),
         canary: o.canary ? { text: o.canary.text, secretTokens: o.canary.secretTokens, without } : undefined,
         model: modelIdentity(o.model, { path: o.model, sha256: main.sha256 }),
         data: {

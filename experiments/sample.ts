@@ -1,6 +1,7 @@
 // `tinylab sample` as a recipe: continue a prompt with a model file's decoder, greedily or by seeded sampling
 // (src/eval/passes/generate.ts). Not scoring and not training; the prompt is encoded with the file's own tokenizer.
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";
+import type { ScoringModel } from "../src/model/scoring.ts";
 import { generate, type Decoding } from "../src/eval/passes/generate.ts";
 import { decodeModelFile } from "../src/lab/model_file.ts";
 import { readModelFileBytes } from "../src/node/disk.ts";
@@ -33,6 +34,31 @@ export function checkSampleOptions(o: SampleOptions): void {
   if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`--samples must be a positive integer, got ${o.samples}`);
 }
 
+/** The continuations asked for: sample i from the child stream "sampling/i" of the seed (greedy: no stream). */
+export function drawSamples(
+  model: ScoringModel,
+  prompt: readonly number[],
+  o: Pick<SampleOptions, "samples" | "temperature" | "topK" | "seed" | "maxTokens">,
+  stopToken: number | null,
+  decode: (ids: number[]) => string,
+): SampleResult["samples"] {
+  const root = Rng.fromSeed(o.seed).child("sampling");
+  return Array.from({ length: o.samples }, (_, index) => {
+    const decoding: Decoding =
+      o.temperature === 0
+        ? { kind: "greedy" }
+        : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
+    const g = generate(model, prompt, { maxTokens: o.maxTokens, decoding, stopToken });
+    return { index, ids: g.tokens, probabilities: g.logProbs.map(Math.exp), text: decode(g.tokens), stopped: g.stopped };
+  });
+}
+
+/** How the samples were decoded, as a result records it. */
+export const decodingRecord = (o: Pick<SampleOptions, "temperature" | "topK" | "seed">): SampleResult["decoding"] =>
+  o.temperature === 0
+    ? { kind: "greedy" }
+    : { kind: "sample", temperature: o.temperature, top_k: o.topK ?? null, seed: o.seed, stream: `${o.seed}/sampling/<sample index>` };
+
 /**
  * Each sample i draws from the child stream "sampling/i" of the seed, so a sample does not depend on how many
  * were asked for; greedy samples are all the same and one is enough (more are refused as pointless).
@@ -52,29 +78,12 @@ export function runSample(o: SampleOptions): SampleResult {
     if (content.length === 0) throw new Error(`--prompt ${JSON.stringify(o.prompt)} encodes to no tokens; give some text to continue`);
     const prompt = [tokenizer.bos, ...content];
     const model = decoderAdapter(loaded.model);
-    const root = Rng.fromSeed(o.seed).child("sampling");
-    const samples = Array.from({ length: o.samples }, (_, index) => {
-      const decoding: Decoding =
-        o.temperature === 0
-          ? { kind: "greedy" }
-          : { kind: "sample", temperature: o.temperature, topK: o.topK, rng: root.child(String(index)) };
-      const g = generate(model, prompt, { maxTokens: o.maxTokens, decoding, stopToken: tokenizer.eos });
-      return { index, ids: g.tokens, probabilities: g.logProbs.map(Math.exp), text: tokenizer.decode(g.tokens), stopped: g.stopped };
-    });
+    const samples = drawSamples(model, prompt, o, tokenizer.eos, (ids) => tokenizer.decode(ids));
     return {
       model: o.model,
       model_sha256: loaded.sha256,
       tokenizer: tokenizer.toJSON(),
-      decoding:
-        o.temperature === 0
-          ? { kind: "greedy" }
-          : {
-              kind: "sample",
-              temperature: o.temperature,
-              top_k: o.topK ?? null,
-              seed: o.seed,
-              stream: `${o.seed}/sampling/<sample index>`,
-            },
+      decoding: decodingRecord(o),
       max_tokens: o.maxTokens,
       prompt: { text: o.prompt, ids: prompt },
       samples,

@@ -3,7 +3,7 @@
 // processes and the reading back are src/node/sweep_runner.ts's (a Slurm job array: sweep_slurm.ts); also `--collect`
 // over directories made elsewhere.
 import { absolutePath } from "../src/node/disk.ts";
-import { arr, int, nullable, num, obj, optional, type Schema } from "../src/util/formats/schema.ts";
+import { arr, int, nullable, num, obj, optional } from "../src/util/formats/schema.ts";
 import { runSweep as runRuns, runTask, type SweepOptions } from "../src/node/sweep_runner.ts";
 import { collectSweep as collectRuns, type ResultReader, type SweepRow } from "../src/node/sweep_results.ts";
 import { runSlurmSweep as runSlurm, type SlurmSweepOptions } from "../src/node/sweep_slurm.ts";

@@ -19,7 +19,6 @@ import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/conf
 import { checkTrainingMemory } from "../src/lab/memory.ts";
 import { EpochSource } from "../src/data/epoch_source.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
-import { sha256Hex } from "../src/util/primitives/sha256.ts";
 import { phase, type Progress, type ProgressStream } from "../src/util/runtime/progress.ts";
 import { TEXT_DEFAULTS, textMicrobatches, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 

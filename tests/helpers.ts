@@ -1,7 +1,9 @@
 // Test helpers: backend set-up per describe block, leak checks, and model/state files by path (the lab itself
 // works on bytes; src/node/disk.ts reads and writes them). Not a test file itself.
-import type { Rng } from "../src/util/primitives/rng.ts";
-import { parameterShapes, type ModelConfig } from "../src/model/config.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
+import { parameterShapes, PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
+import { gradcheckParameters } from "../src/model/gradcheck.ts";
+import { toModelInput, type ModelInput } from "../src/model/input.ts";
 import type { ParamArrays } from "../src/model/init.ts";
 import { initBackend, tf, type BackendChoice } from "../src/util/backend.ts";
 import { readSafetensorsBytes } from "../src/node/disk.ts";
@@ -80,4 +82,30 @@ export function saveModel(path: string, model: GPT, tokenizer: Tokenizer, prov: 
 /** A training-state file by path. */
 export function loadTrainState(path: string): TrainSnapshot {
   return decodeTrainState(readSafetensorsBytes(path, "training-state file", ModelFileError), path);
+}
+
+/**
+ * The float64 reference's agreement cases (tests/model/reference.test.ts, tests/node/native_kernels.test.ts): the
+ * overfit config and a 2-layer untied one, each with its gradcheck parameters and a packed-and-padded input.
+ */
+export function referenceCases(): { config: ModelConfig; params: ParamArrays; input: ModelInput }[] {
+  const configs = [
+    PRESETS.overfit,
+    resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false }),
+  ];
+  return configs.map((config) => ({
+    config,
+    params: gradcheckParameters(config, Rng.fromSeed(11).child(`p${config.nLayers}`)),
+    input: toModelInput(
+      [
+        [0, 99, 99, 100, 1, 0, 100, 1],
+        [0, 100, 99, 99, 1, 0, 0, 0],
+      ],
+      [
+        [0, 0, 0, 0, 0, 1, 1, 1],
+        [2, 2, 2, 2, 2, -1, -1, -1],
+      ],
+      config,
+    ),
+  }));
 }

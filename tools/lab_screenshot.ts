@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { buildLab, serveLab } from "../src/cli/lab_server.ts";
+import { buildLab } from "../src/cli/lab_build.ts";
+import { serveLab } from "../src/cli/lab_server.ts";
 import { writeOutput } from "../src/cli/common.ts";
 import { launch, missingChromium, openLab, runOverfit } from "../web/drive.ts";
 

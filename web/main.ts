@@ -1,53 +1,25 @@
 // The lab page: forms, live curves and tables over results the Web Worker (worker.ts) computes with the CLI's recipes.
 // Presentation only: no training, scoring or metric here, and no engine on this thread (the page stays responsive).
 import { EVALUATE_DEFAULTS, OVERFIT_DEFAULTS, type OverfitOptions } from "../experiments/options.ts";
-import type { OverfitProgress, OverfitResult } from "../experiments/overfit.ts";
+import type { OverfitResult } from "../experiments/overfit.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
 import type { ScoringText } from "../experiments/scoring_data.ts";
 import { rebuildRunSplit } from "../src/data/text_split.ts";
 import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";
-import { lineChart } from "../src/util/render/charts.ts";
-import { PALETTE } from "../src/util/render/svg.ts";
 import { escapeHtml } from "../src/util/render/html.ts";
 import { toJson } from "../src/util/formats/json.ts";
-import { round6 } from "../src/util/primitives/round.ts";
 import { findOption, optionKey, parseOptionText } from "../experiments/option_catalogue.ts";
-import { asTyped, formValue, OVERFIT_FORM, type BrowserEngine, type EngineRequest, type Reply, type Request } from "./protocol.ts";
+import { asTyped, formValue, OVERFIT_FORM, type BrowserEngine, type EngineRequest } from "./protocol.ts";
 import type { Report } from "../src/eval/report/types.ts";
-
-const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const f6 = (x: number) => round6(x).toFixed(6);
-/** A shown number: 6 decimals on the page, the full double in data-exact (the browser test compares both). */
-const num = (metric: string, x: number) => `<td class="n" data-metric="${escapeHtml(metric)}" data-exact="${x}">${f6(x)}</td>`;
-const cell = (s: string | number) => `<td>${escapeHtml(String(s))}</td>`;
-const table = (head: string[], rows: string[]) =>
-  `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+import { $, cell, download, dropZone, num, table } from "./dom.ts";
+import { EngineWorker } from "./worker_client.ts";
+import { drawLive, showRuns, showSetup, type Live } from "./overfit_view.ts";
 
 // ---- the worker: one per engine choice, restarted when the choice changes ----
-let worker: Worker | undefined;
-let nextId = 1;
-const pending = new Map<number, { onReply: (r: Reply) => void }>();
+const engineWorker = new EngineWorker();
 let engine: BrowserEngine | undefined;
-
-/** A request without its id (distributed over the union, which a plain Omit would collapse). */
-type Ask = Request extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never;
-
-function call(req: Ask, onProgress?: (p: OverfitProgress, figure?: string) => void): Promise<Reply> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, {
-      onReply: (r) => {
-        if (r.type === "progress") return onProgress?.(r.progress, r.figure);
-        pending.delete(id);
-        if (r.type === "error") reject(new Error(r.message));
-        else resolve(r);
-      },
-    });
-    worker!.postMessage({ ...req, id } as Request);
-  });
-}
 
 function engineRequest(): EngineRequest {
   const backend = $<HTMLSelectElement>("backend").value as EngineRequest["backend"];
@@ -61,17 +33,12 @@ function engineRequest(): EngineRequest {
 }
 
 async function startWorker(): Promise<void> {
-  worker?.terminate();
-  for (const p of pending.values()) p.onReply({ id: 0, type: "error", message: "the engine was restarted" });
-  pending.clear();
   engine = undefined;
   setBusy(true);
   $("engine").textContent = "starting the engine…";
-  worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
-  worker.onmessage = (ev: MessageEvent<Reply>) => pending.get(ev.data.id)?.onReply(ev.data);
-  worker.onerror = (ev) => showError("engine", ev.message || "the worker failed to load");
+  engineWorker.restart((message) => showError("engine", message));
   try {
-    const r = await call({ type: "init", engine: engineRequest() });
+    const r = await engineWorker.call({ type: "init", engine: engineRequest() });
     if (r.type !== "ready") throw new Error(`unexpected reply ${r.type}`);
     engine = r.engine;
     const e = $("engine");
@@ -109,87 +76,6 @@ function overfitOptions(): Partial<OverfitOptions> {
   return Object.fromEntries(OVERFIT_FORM.map((name) => [optionKey(name), parseOptionText(name, $<HTMLInputElement>(name).value)]));
 }
 
-type Live = {
-  setup?: Extract<OverfitProgress, { kind: "setup" }>;
-  runs: Map<number, { checkpoints: OverfitResult["runs"][number]["checkpoints"]; losses: number[] }>;
-};
-
-function drawLive(live: Live, figure: string | undefined) {
-  if (figure !== undefined) $("curves").innerHTML = figure;
-  const series = [...live.runs].map(([seed, r], i) => ({
-    name: `seed ${seed}`,
-    points: r.losses.map((l, k) => [k + 1, l] as [number, number]),
-    color: PALETTE[i % PALETTE.length],
-  }));
-  $("loss-curves").innerHTML = series.some((s) => s.points.length > 1)
-    ? lineChart({
-        title: "Training loss of each update (the update's own forward pass, before it is applied)",
-        xLabel: "update",
-        yLabel: "loss (nats per target)",
-        series,
-      })
-    : "";
-}
-
-function showSetup(s: Extract<OverfitProgress, { kind: "setup" }>) {
-  const w = s.weighting_probe;
-  $("probe").innerHTML = table(
-    ["quantity", "value"],
-    [
-      `<tr>${cell("correct: merged mean NLL over " + w.correct.targets + " targets")}${num("probe:correct:mean_nll", w.correct.mean_nll)}</tr>`,
-      `<tr>${cell("correct: perplexity of the merged mean")}${num("probe:correct:perplexity", w.correct.perplexity)}</tr>`,
-      `<tr>${cell("wrong: unweighted mean of the two batch means")}${num("probe:wrong:mean_nll", w.wrong_unweighted_mean_nll)}</tr>`,
-      `<tr>${cell("wrong: mean of the two batch perplexities")}${num("probe:wrong:perplexity", w.wrong_mean_perplexity)}</tr>`,
-    ],
-  );
-  const l = s.layout_comparison;
-  $("layouts").innerHTML =
-    table(
-      ["layout", "batches", "rows", "targets", "validation NLL", "recorded graphs"],
-      l.rows.map(
-        (r) =>
-          `<tr>${cell(r.layout)}${cell(r.batches)}${cell(r.rows)}${cell(r.targets)}${num(`layout:${r.layout}:nll`, r.nll)}${cell(r.recorded_graphs)}</tr>`,
-      ),
-    ) +
-    `<p>largest NLL difference <span data-metric="layout:largest_difference" data-exact="${l.largest_nll_difference}">${l.largest_nll_difference.toExponential(3)}</span></p>`;
-  $("baselines").innerHTML = table(
-    ["baseline (fitted on train)", "train NLL", "train ppl", "validation NLL", "validation ppl", "targets"],
-    s.baselines.map(
-      (b) =>
-        `<tr>${cell(b.name)}${num(`baseline:${b.name}:train:nll`, b.train.nll)}${num(`baseline:${b.name}:train:perplexity`, b.train.perplexity)}${num(`baseline:${b.name}:validation:nll`, b.validation.nll)}${num(`baseline:${b.name}:validation:perplexity`, b.validation.perplexity)}${cell(`${b.train.targets}/${b.validation.targets}`)}</tr>`,
-    ),
-  );
-}
-
-function showRuns(r: OverfitResult) {
-  $("seeds-tables").innerHTML = r.runs
-    .map(
-      (run) =>
-        `<h4>seed ${run.seed}</h4>` +
-        table(
-          ["update", "train NLL", "train ppl", "validation NLL", "validation ppl"],
-          run.checkpoints.map(
-            (c) =>
-              `<tr>${cell(c.update)}${num(`run:${run.seed}:${c.update}:train:nll`, c.train.nll)}${num(`run:${run.seed}:${c.update}:train:perplexity`, c.train.perplexity)}${num(`run:${run.seed}:${c.update}:validation:nll`, c.validation.nll)}${num(`run:${run.seed}:${c.update}:validation:perplexity`, c.validation.perplexity)}</tr>`,
-          ),
-        ) +
-        `<ul>${run.intervals.map((i) => `<li>${i.from}→${i.to}: training ${i.train_fell ? "fell" : "did not fall"}, validation ${i.validation_rose ? "rose" : "did not rise"}</li>`).join("")}<li>lowest validation NLL among checkpoints: update ${run.lowest_validation_checkpoint}</li></ul>`,
-    )
-    .join("");
-  const s = r.final_validation_seed_summary;
-  $("summary").innerHTML =
-    table(
-      ["final validation NLL over seeds", "value"],
-      [
-        `<tr>${cell("count")}${cell(s.count)}</tr>`,
-        `<tr>${cell("mean")}${num("summary:mean", s.mean)}</tr>`,
-        `<tr>${cell("sample SD (K − 1)")}${s.sample_sd === null ? cell(`n/a (${s.sample_sd_reason})`) : num("summary:sd", s.sample_sd)}</tr>`,
-        `<tr>${cell("min")}${num("summary:min", s.min)}</tr>`,
-        `<tr>${cell("max")}${num("summary:max", s.max)}</tr>`,
-      ],
-    ) + `<p>${escapeHtml(s.interpretation)}</p>`;
-}
-
 async function runOverfitClicked() {
   const status = $("overfit-status");
   status.classList.remove("error");
@@ -205,7 +91,7 @@ async function runOverfitClicked() {
   const live: Live = { runs: new Map() };
   status.textContent = "running…";
   try {
-    const r = await call({ type: "overfit", options }, (p, figure) => {
+    const r = await engineWorker.call({ type: "overfit", options }, (p, figure) => {
       if (p.kind === "setup") {
         live.setup = p;
         showSetup(p);
@@ -237,14 +123,6 @@ async function runOverfitClicked() {
   }
 }
 
-function download(name: string, text: string) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-}
-
 // ---- 2. gradient check ----
 async function runGradcheckClicked() {
   const status = $("gradcheck-status");
@@ -252,7 +130,7 @@ async function runGradcheckClicked() {
   setBusy(true);
   status.textContent = "checking every coordinate…";
   try {
-    const r = await call({ type: "gradcheck" });
+    const r = await engineWorker.call({ type: "gradcheck" });
     if (r.type !== "gradcheck") throw new Error(`unexpected reply ${r.type}`);
     const g: GradcheckReport = r.report;
     const e = (x: number) => x.toExponential(2);
@@ -326,7 +204,7 @@ async function rescoreClicked() {
     const modelBytes = new Uint8Array(await modelFile.arrayBuffer());
     const text = await runText();
     const dataBytes = docsFile && !text ? new Uint8Array(await docsFile.arrayBuffer()) : undefined;
-    const r = await call({
+    const r = await engineWorker.call({
       type: "rescore",
       model: modelFile.name,
       modelBytes,
@@ -371,20 +249,6 @@ async function showReport(file: File) {
   } catch (err) {
     showError("report", (err as Error).message);
   }
-}
-
-function dropZone(id: string, onFiles: (files: FileList) => void) {
-  const zone = $(id);
-  zone.addEventListener("dragover", (ev) => {
-    ev.preventDefault();
-    zone.classList.add("over");
-  });
-  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
-  zone.addEventListener("drop", (ev) => {
-    ev.preventDefault();
-    zone.classList.remove("over");
-    if (ev.dataTransfer?.files.length) onFiles(ev.dataTransfer.files);
-  });
 }
 
 // ---- wiring ----

@@ -1,6 +1,6 @@
 // The overfitting figure: training and validation NLL by update per seed, with the count baselines as lines.
 // Drawing only, from plain numbers (experiments/overfit.ts computes them); the CLI and the lab page both draw it.
-import { lineChart } from "../../src/util/render/charts.ts";
+import { lineChart } from "../../src/util/render/line_chart.ts";
 import { dashFor, paletteColor } from "../../src/util/render/svg.ts";
 
 /** NLL of one split at a point (nats per target). */

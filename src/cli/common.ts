@@ -3,7 +3,7 @@
 import { dirname, join } from "node:path";
 import type { Engine } from "../util/engine.ts";
 import { writeFileAtomic } from "../node/atomic.ts";
-import { ensureDir } from "../node/disk.ts";
+import { ensureDir } from "../node/writable.ts";
 import { TEXT_DEFAULTS as t } from "../../experiments/train_options.ts";
 import { optionKey, type ScoringDataValues } from "./options.ts";
 

@@ -1,7 +1,7 @@
 // --lm-eval-out DIR for the scoring commands (evaluate, choice): the tasks a recipe scored, written as
 // lm-evaluation-harness's results and samples files with the run's identity. Not the format (src/eval/loggers/lm_eval.ts).
 import { lmEvalDateId, lmEvalFiles, type LmEvalModel, type LmEvalTask } from "../eval/loggers/lm_eval.ts";
-import { checkOutputDir } from "../node/disk.ts";
+import { checkOutputDir } from "../node/writable.ts";
 import { gitState } from "../node/git.ts";
 import { writeLmEvalFiles } from "../node/lm_eval_files.ts";
 import { isModelDir } from "../node/model_dir.ts";

@@ -1,6 +1,6 @@
 // The `tinylab` program: yargs over the commands, and every refusal as one line with its exit code. It does not
 // start itself (main.ts, the entry point, does), so a test can run a command line in its own process.
-import yargs from "yargs";
+import yargs, { type CommandModule } from "yargs";
 import { gradcheckCommand } from "./commands/gradcheck.ts";
 import { overfitCommand } from "./commands/overfit.ts";
 import { trainCommand } from "./commands/train.ts";
@@ -18,7 +18,8 @@ import { labCommand } from "./commands/lab.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { refuseRepeatedOptions } from "./options.ts";
 
-const commands = [
+/** Every command, in --help's order. */
+export const COMMANDS: readonly CommandModule[] = [
   overfitCommand,
   trainCommand,
   evaluateCommand,
@@ -45,7 +46,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName("tinylab")
     .usage("$0 <command> [options]\n\nA small GPT-style decoder on TensorFlow.js, trained and evaluated honestly.")
     .strict()
-    .demandCommand(1, `name a command: ${commands.map((c) => String(c.command)).join(", ")}`)
+    .demandCommand(1, `name a command: ${COMMANDS.map((c) => String(c.command)).join(", ")}`)
     .recommendCommands()
     .help()
     .alias("h", "help")
@@ -59,7 +60,7 @@ export async function main(argv: string[]): Promise<void> {
           : "";
       throw new UsageError(`${msg}${hint} (run tinylab --help for usage)`);
     });
-  for (const c of commands) cli.command(c);
+  for (const c of COMMANDS) cli.command(c);
   await cli.parseAsync();
 }
 

@@ -1,10 +1,12 @@
 // How a tinylab safetensors file (a model file or a training state) is checked as it is read: its error, the
 // integrity digest over tensors and metadata, the writer's header padding, its format and metadata fields parsed by
-// schema. Not what the fields mean (model_file.ts, state_file.ts).
+// schema, and the tensors each holds taken by name, shape and value rule. Not what the fields mean (model_file.ts,
+// state_file.ts).
 import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
 import { decodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
 import { parseStrictJson } from "../util/formats/json_strict.ts";
 import { isFileError, parseJsonFile, type Schema } from "../util/formats/schema.ts";
+import type { ParamArrays } from "../model/init.ts";
 
 /** Every refusal of a model or training-state file whose safetensors layer is valid; names the file. */
 export class ModelFileError extends Error {
@@ -118,3 +120,65 @@ export function checkFormat(metadata: Record<string, string>, expected: readonly
 }
 
 /** The config from metadata: every declared key present, no unknown key, types and values valid. */
+
+/**
+ * Take exactly the tensors `expected` names (with `prefix`), each F32 of the expected shape; refuse a
+ * missing, extra, mistyped or misshapen tensor by name. Returns arrays keyed by the unprefixed name.
+ */
+export function takeTensors(
+  tensors: Record<string, TensorEntry>,
+  expected: [string, number[]][],
+  prefix: string,
+  where: string,
+): ParamArrays {
+  checkLayout(tensors, expected, prefix, where);
+  return new Map(expected.map(([name]) => [name, tensors[prefix + name].data as Float32Array]));
+}
+
+/** Refuse a missing, mistyped or misshapen tensor of `expected` by name, from its declared dtype and shape alone. */
+export function checkLayout(
+  tensors: Record<string, { dtype: string; shape: number[] }>,
+  expected: [string, number[]][],
+  prefix: string,
+  where: string,
+): void {
+  for (const [name, shape] of expected) {
+    const key = prefix + name;
+    if (!Object.hasOwn(tensors, key)) throw new ModelFileError(`${where}: tensor "${key}" is missing`);
+    const t = tensors[key];
+    if (t.dtype !== "F32") throw new ModelFileError(`${where}: tensor "${key}" is ${t.dtype}, expected F32`);
+    if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
+      throw new ModelFileError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
+    }
+  }
+}
+
+/** What a tensor's values must satisfy, and how a refusal says it. */
+export interface ValueRule {
+  ok: (x: number) => boolean;
+  says: string;
+}
+export const FINITE: ValueRule = { ok: Number.isFinite, says: "a non-finite value" };
+
+/** The first flat index whose value breaks `rule`, or -1. */
+export function firstBad(data: Float32Array, rule: ValueRule = FINITE): number {
+  for (let i = 0; i < data.length; i++) if (!rule.ok(data[i])) return i;
+  return -1;
+}
+
+/** Refuse the first value that breaks `rule`, naming the tensor (with `prefix`) and its flat index. */
+export function refuseBadValues(arrays: ParamArrays, prefix: string, where: string, rule: ValueRule = FINITE): void {
+  for (const [name, data] of arrays) {
+    const i = firstBad(data, rule);
+    if (i >= 0) throw new ModelFileError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
+  }
+}
+
+/** Refuse any tensor not in `known`, naming it. */
+export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<string>, where: string): void {
+  const extra = Object.keys(tensors).filter((k) => !known.has(k));
+  if (extra.length > 0)
+    throw new ModelFileError(
+      `${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`,
+    );
+}

@@ -1,6 +1,6 @@
 // A run's training history: one entry per update (loss, rate, grad norm, speed, time; validation NLL where it was
 // scored), kept across resumes without duplicates. Pure data and JSON; the recipe writes it (history.json).
-import type { LossHistory } from "../util/render/charts.ts";
+import type { LossHistory } from "../util/render/loss_curve.ts";
 import { arr, int, nullable, num, obj, oneOf, parseJsonFile, refine, type Schema } from "../util/formats/schema.ts";
 
 export const HISTORY_FILE = "history.json";

@@ -12,18 +12,22 @@ import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
 import type { Engine, EngineRecord } from "../util/engine.ts";
 import { provenance } from "../util/runtime/provenance.ts";
-import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
+import { encodeSafetensors, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
+import { arr, int, obj, oneOf, str, type Schema } from "../util/formats/schema.ts";
 import {
-  decodeSafetensors,
-  encodeSafetensors,
-  SafetensorsError,
-  type HeaderLayout,
-  type SafetensorsContents,
-  type TensorEntry,
-} from "../util/formats/safetensors.ts";
-import { parseStrictJson } from "../util/formats/json_strict.ts";
-import { arr, int, isFileError, obj, oneOf, parseJsonFile, str, type Schema } from "../util/formats/schema.ts";
-import { checkFormat, checkIntegrity, decodeCheckpoint, INTEGRITY, metaField, metaJSON, ModelFileError, signed } from "./file_checks.ts";
+  checkFormat,
+  checkIntegrity,
+  checkLayout,
+  decodeCheckpoint,
+  INTEGRITY,
+  metaField,
+  metaJSON,
+  ModelFileError,
+  refuseBadValues,
+  refuseExtraTensors,
+  signed,
+  takeTensors,
+} from "./file_checks.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";
@@ -217,38 +221,6 @@ export function parseProvenance(metadata: Record<string, string>, where: string)
 }
 
 /**
- * Take exactly the tensors `expected` names (with `prefix`), each F32 of the expected shape; refuse a
- * missing, extra, mistyped or misshapen tensor by name. Returns arrays keyed by the unprefixed name.
- */
-export function takeTensors(
-  tensors: Record<string, TensorEntry>,
-  expected: [string, number[]][],
-  prefix: string,
-  where: string,
-): ParamArrays {
-  checkLayout(tensors, expected, prefix, where);
-  return new Map(expected.map(([name]) => [name, tensors[prefix + name].data as Float32Array]));
-}
-
-/** Refuse a missing, mistyped or misshapen tensor of `expected` by name, from its declared dtype and shape alone. */
-function checkLayout(
-  tensors: Record<string, { dtype: string; shape: number[] }>,
-  expected: [string, number[]][],
-  prefix: string,
-  where: string,
-): void {
-  for (const [name, shape] of expected) {
-    const key = prefix + name;
-    if (!Object.hasOwn(tensors, key)) throw new ModelFileError(`${where}: tensor "${key}" is missing`);
-    const t = tensors[key];
-    if (t.dtype !== "F32") throw new ModelFileError(`${where}: tensor "${key}" is ${t.dtype}, expected F32`);
-    if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
-      throw new ModelFileError(`${where}: tensor "${key}" has shape [${t.shape}], the config needs [${shape}]`);
-    }
-  }
-}
-
-/**
  * Judge a model file by its header alone, before its tensors are read (src/node/disk.ts readModelFileBytes): its
  * format, its config, and exactly the tensors that config calls for, each F32 of its shape. A file that passes can
  * hold no more bytes than its config's weights (the header tiles the data exactly), so reading it is bounded by
@@ -270,36 +242,6 @@ function refuseStateFile(metadata: Record<string, string>, where: string): void 
       `${where}: is a training-state file (format "${metadata.format}"), not a model file; write one with train --save-model`,
     );
   }
-}
-
-/** What a tensor's values must satisfy, and how a refusal says it. */
-export interface ValueRule {
-  ok: (x: number) => boolean;
-  says: string;
-}
-export const FINITE: ValueRule = { ok: Number.isFinite, says: "a non-finite value" };
-
-/** The first flat index whose value breaks `rule`, or -1. */
-export function firstBad(data: Float32Array, rule: ValueRule = FINITE): number {
-  for (let i = 0; i < data.length; i++) if (!rule.ok(data[i])) return i;
-  return -1;
-}
-
-/** Refuse the first value that breaks `rule`, naming the tensor (with `prefix`) and its flat index. */
-export function refuseBadValues(arrays: ParamArrays, prefix: string, where: string, rule: ValueRule = FINITE): void {
-  for (const [name, data] of arrays) {
-    const i = firstBad(data, rule);
-    if (i >= 0) throw new ModelFileError(`${where}: tensor "${prefix}${name}" has ${rule.says} (${data[i]}) at flat index ${i}`);
-  }
-}
-
-/** Refuse any tensor not in `known`, naming it. */
-export function refuseExtraTensors(tensors: Record<string, unknown>, known: Set<string>, where: string): void {
-  const extra = Object.keys(tensors).filter((k) => !known.has(k));
-  if (extra.length > 0)
-    throw new ModelFileError(
-      `${where}: unexpected tensor${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} for this config`,
-    );
 }
 
 /** Everything a model file holds, validated (format, integrity, config, tokenizer, weights), without building the model. */

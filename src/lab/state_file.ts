@@ -17,14 +17,21 @@ import {
   parseProvenance,
   parseTokenizer,
   modelProvenance,
-  refuseBadValues,
-  refuseExtraTensors,
-  takeTensors,
   weightTensors,
   type ModelProvenance,
-  type ValueRule,
 } from "./model_file.ts";
-import { ModelFileError, checkFormat, checkIntegrity, decodeCheckpoint, metaField, signed } from "./file_checks.ts";
+import {
+  ModelFileError,
+  checkFormat,
+  checkIntegrity,
+  decodeCheckpoint,
+  metaField,
+  refuseBadValues,
+  refuseExtraTensors,
+  signed,
+  takeTensors,
+  type ValueRule,
+} from "./file_checks.ts";
 
 /** /2 adds the integrity digest (model_file.ts `integrityDigest`); /1 files are refused. */
 export const TRAIN_STATE_FORMAT = "tinylab-train-state/2";

@@ -16,7 +16,7 @@ import type { WorkerPool } from "../train/pool.ts";
 import type { Engine } from "../util/engine.ts";
 import type { StepResult } from "../train/trainer.ts";
 import { learningRate } from "../train/schedule.ts";
-import { lossCurve } from "../util/render/charts.ts";
+import { lossCurve } from "../util/render/loss_curve.ts";
 import { phase, type Progress, type ProgressStream } from "../util/runtime/progress.ts";
 import type { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";

@@ -1,5 +1,6 @@
 // What the ONNX graph paths share: one session per (runtime, config, graph form) in this thread, the weights fed
 // with every run (so an update never rebuilds a session), and a batch's feeds. Not the loader (src/node/native_kernels.ts).
+import { float32View } from "../util/backend.ts";
 import type { GraphFeed, GraphLoader, GraphSession } from "../util/engine.ts";
 import type { GPT } from "./gpt.ts";
 import { attentionMask, checkModelInput, positionsOf, type ScoredBatch } from "./input.ts";
@@ -28,13 +29,14 @@ const int64 = (xs: Int32Array, dims: number[]): GraphFeed => ({ type: "int64", d
 
 /**
  * Feeds named as the model's parameters: `weights` where given (a pool worker's own copy of the shared weights,
- * so it builds no tensors only to read them back), else the model's current weights (dataSync copies them out).
+ * so it builds no tensors only to read them back), else the model's current weights, read in place (no copy: run
+ * the graph before any other tfjs call, float32View).
  */
 export function weightFeeds(model: GPT, weights?: ReadonlyMap<string, Float32Array>): Record<string, GraphFeed> {
   return Object.fromEntries(
     [...model.params].map(([name, v]) => [
       name,
-      { type: "float32", data: weights ? sized(weights, name, v.size) : (v.dataSync() as Float32Array), dims: v.shape },
+      { type: "float32", data: weights ? sized(weights, name, v.size) : float32View(v), dims: v.shape },
     ]),
   );
 }

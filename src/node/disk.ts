@@ -1,24 +1,23 @@
 // The file-system edge: reading whole files as bytes with named errors, safetensors files on disk, and a
-// directory store that writes atomically and sweeps the temp files of killed writers. Not a format (that is
+// directory store that writes atomically and sweeps the temp files of killed writers (whether a path can be
+// written at all is writable.ts). Not a format (that is
 // src/util/formats/safetensors.ts, src/lab/*_file.ts): bytes and paths only. The core never imports this file.
 import { constants } from "node:buffer";
 import {
-  accessSync,
   closeSync,
   constants as fsConstants,
   existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
-  realpathSync,
   rmSync,
   statSync,
   type Stats,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { notRegular, writeFileAtomic } from "./atomic.ts";
+import { ensureDir, osReason } from "./writable.ts";
 import { isAlive } from "../util/runtime/process.ts";
 import {
   checkHeader,
@@ -223,89 +222,6 @@ export function readSafetensorsFile(path: string): SafetensorsContents {
 /** Encodes and writes atomically: the file at `path` is either the old one or the complete new one. */
 export function writeSafetensorsFile(path: string, tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): void {
   writeFileAtomic(path, encodeSafetensors(tensors, metadata));
-}
-
-/** What checkOutputDir asks of the file system; tests inject one (root may write anywhere chmod forbids). */
-export interface FsProbe {
-  /** Is `path` a directory; undefined when it does not exist (ENOENT, or ENOTDIR: a file on the way). */
-  isDirectory(path: string): boolean | undefined;
-  /** Throws (with the OS reason) unless the directory's entries can be created. */
-  canWrite(path: string): void;
-  realpath(path: string): string;
-}
-
-const nodeProbe: FsProbe = {
-  isDirectory: (path) => {
-    try {
-      return statSync(path).isDirectory();
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-      throw err;
-    }
-  },
-  canWrite: (path) => accessSync(path, fsConstants.W_OK | fsConstants.X_OK),
-  realpath: (path) => realpathSync(path),
-};
-
-/** Kernel pseudo-filesystems: nothing can be written there, and Node 20's recursive mkdir hangs under /proc. */
-const PSEUDO = ["/proc", "/sys"];
-/** "EACCES: permission denied, access '/x'" → "EACCES: permission denied". */
-const osReason = (err: unknown) => ((err as Error).message ?? String(err)).split(", ")[0];
-
-/**
- * Refuse, naming `option`, an output directory that could not be created or written, before anything is
- * created: the nearest existing ancestor must be a directory, writable, and not on /proc or /sys. Run at
- * the start of a command so a long run is never lost to an unwritable output.
- */
-export function checkOutputDir(dir: string, option: string, probe: FsProbe = nodeProbe): void {
-  checkDir(resolve(dir), `${option} ${dir}`, probe);
-}
-
-/**
- * Refuse an output file path (e.g. --save-model) that is a directory, a device, a FIFO or a link to one (only a
- * regular file or a new path is ever replaced), or whose directory could not be written.
- */
-export function checkOutputFile(path: string, option: string, probe: FsProbe = nodeProbe): void {
-  const abs = resolve(path);
-  if (probe.isDirectory(abs) === true) throw new Error(`${option} ${path}: is a directory; give a file name`);
-  const what = notRegular(abs);
-  if (what) throw new Error(`${option} ${path}: is ${what}, not a regular file; give a file path`);
-  checkDir(dirname(abs), `${option} ${path}`, probe);
-}
-
-function checkDir(abs: string, label: string, probe: FsProbe): void {
-  const refuse = (why: string): never => {
-    throw new Error(`${label}: ${why}`);
-  };
-  const pseudo = (p: string, shown: string) => {
-    const root = PSEUDO.find((r) => p === r || p.startsWith(r + "/"));
-    if (root)
-      refuse(`${shown === root ? root : `${shown} is on ${root}, which`} is a kernel pseudo-filesystem; nothing can be written there`);
-  };
-  pseudo(abs, abs.split("/").slice(0, 2).join("/"));
-  let p = abs,
-    isDir: boolean | undefined;
-  try {
-    while ((isDir = probe.isDirectory(p)) === undefined && dirname(p) !== p) p = dirname(p);
-  } catch (err) {
-    refuse(`cannot look at ${p} (${osReason(err)})`);
-  }
-  if (isDir === undefined) refuse("no ancestor directory exists");
-  if (!isDir) refuse(`${p} is a file, not a directory`);
-  pseudo(probe.realpath(p), p);
-  try {
-    probe.canWrite(p);
-  } catch (err) {
-    refuse(`cannot write into ${p} (${osReason(err)})`);
-  }
-}
-
-/** Create `dir` (and parents) unless it exists, after checkOutputDir (so a path under /proc never hangs). */
-export function ensureDir(dir: string, what = "output directory"): void {
-  if (existsSync(dir)) return;
-  checkOutputDir(dir, what);
-  mkdirSync(dir, { recursive: true });
 }
 
 /** Files in a directory, by name: what src/lab's Store interface asks of a place to keep a run's files. */

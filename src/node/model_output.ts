@@ -6,7 +6,7 @@ import { dirname, join, normalize, resolve } from "node:path";
 import { MANIFEST_FILE } from "../data/text_split.ts";
 import { STATE_FILE } from "../lab/store.ts";
 import { MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../lab/model_file.ts";
-import { checkOutputFile } from "./disk.ts";
+import { checkOutputFile } from "./writable.ts";
 import { DIRECTORY_LOCK, lockPath, refuseIfHeld, type Lock } from "./lock.ts";
 import { inside, realish, systemDir, type Inputs } from "./output_dir.ts";
 

@@ -142,7 +142,7 @@ class Products {
  * it, 1.11 GB without; medium took no more CPU without it); without the arena every run maps and faults its
  * buffers afresh, several times slower (docs/benchmarks.md).
  */
-const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: false };
+export const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: false };
 
 function graphLoader(ort: Ort): GraphLoader {
   return (bytes) => {

@@ -6,7 +6,8 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, rmdirSync, type Stats } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { writeFileAtomic } from "./atomic.ts";
-import { checkOutputDir, dirStore, type DirStore } from "./disk.ts";
+import { dirStore, type DirStore } from "./disk.ts";
+import { checkOutputDir } from "./writable.ts";
 import { lockDirectory, type Lock } from "./lock.ts";
 
 /** What a command writes into its output directory. */

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../model/config.ts";
 import { parameterShapes } from "../model/config.ts";
-import { MAX_WORKERS, withPool, WorkerPool, type PoolOpener, type Replicas } from "../train/pool.ts";
+import { MAX_WORKERS, WorkerPool, type PoolOpener, type Replicas } from "../train/pool.ts";
 import { engineRecord, type EngineRecord } from "../util/engine.ts";
 import { SIGNAL_SLOTS, weightLayout, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
 

@@ -30,6 +30,10 @@ const own = new Float32Array(init.layout.total);
 const ownWeights = new Map(
   init.layout.names.map((n, i) => [n, own.subarray(init.layout.offsets[i], init.layout.offsets[i] + init.layout.sizes[i])]),
 );
+// which write of the shared buffer `own` and the model hold (the pool numbers its writes from 1; the model starts
+// at the weights the pool was started with, which no job names)
+let ownHolds = 0,
+  modelHolds = 0;
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
 const noDropout = Rng.fromSeed("pool worker: no dropout");
 
@@ -39,8 +43,14 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     return [{ kind: "memory", numTensors: tf.memory().numTensors, wasmBytes: heap ? heap.buffer.byteLength : null }, []];
   }
   const graph = job.kind === "scores" ? engine.graphs !== undefined : gradientPath(model) === "onnxruntime-graph";
-  if (graph) own.set(view);
-  else model.assign(readWeights(view, init.layout));
+  // the shared buffer is read again only when the caller wrote it since this copy was taken
+  if (graph && ownHolds !== job.weights) {
+    own.set(view);
+    ownHolds = job.weights;
+  } else if (!graph && modelHolds !== job.weights) {
+    model.assign(readWeights(view, init.layout));
+    modelHolds = job.weights;
+  }
   if (job.kind === "gradients") {
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;

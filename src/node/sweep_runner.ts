@@ -8,7 +8,8 @@ import { existsSync, lstatSync, openSync, closeSync, readdirSync, rmSync } from 
 import { basename, dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic.ts";
 import { SWEEP_PARENT_ENV, SWEEP_RUN_LOCK } from "./child_watch.ts";
-import { ensureDir, readFileText } from "./disk.ts";
+import { readFileText } from "./disk.ts";
+import { ensureDir } from "./writable.ts";
 import { acquireLock, DIRECTORY_LOCK, type Lock } from "./lock.ts";
 import { claimOutputDir, type OutputKind } from "./output_dir.ts";
 import { claimRun } from "./task_claim.ts";

@@ -34,6 +34,9 @@ export interface GradientItem {
 
 export class WorkerPool {
   private closed = false;
+  /** How many times the shared weights were written, and what the last scoring call said they stand for. */
+  private written = 0;
+  private writtenFor: object | undefined;
 
   constructor(private readonly replicas: Replicas | null) {}
 
@@ -52,7 +55,7 @@ export class WorkerPool {
       weights,
       items,
       local,
-      (idx) => ({ kind: "gradients", items: idx.map((i) => ({ index: i, ...items[i] })) }),
+      (idx, held) => ({ kind: "gradients", weights: held, items: idx.map((i) => ({ index: i, ...items[i] })) }),
       (r) => {
         if (r.kind !== "gradients") return undefined;
         return r.items.map(({ index, grads, lossSum, count }) => [index, { grads, lossSum, count }] as const);
@@ -60,21 +63,28 @@ export class WorkerPool {
     );
   }
 
-  /** −ln p per position of each batch (as ScoringModel.positionNll), in batch order, at `weights`. */
+  /**
+   * −ln p per position of each batch (as ScoringModel.positionNll), in batch order, at `weights`. `same` stands for
+   * these weights' values: passing the object this pool was last given promises that nothing changed them since,
+   * so the shared buffer and the workers' copies are not written again (a validation pass scores call after call
+   * at one set of weights).
+   */
   scores(
     weights: readonly ArrayLike<number>[],
     batches: readonly ScoredBatch[],
     local: (batch: ScoredBatch) => Float64Array,
+    same?: object,
   ): Float64Array[] {
     return this.map(
       weights,
       batches,
       local,
-      (idx) => ({ kind: "scores", items: idx.map((i) => ({ index: i, batch: batches[i] })) }),
+      (idx, held) => ({ kind: "scores", weights: held, items: idx.map((i) => ({ index: i, batch: batches[i] })) }),
       (r) => {
         if (r.kind !== "scores") return undefined;
         return r.items.map(({ index, nll }) => [index, nll] as const);
       },
+      same,
     );
   }
 
@@ -116,19 +126,26 @@ export class WorkerPool {
   /**
    * Items i go to worker i mod N; this thread computes its own share while the others run, then each reply is
    * placed by item index, so the output order is the input order. Any error closes the pool and reaches the caller.
+   * The weights are written unless `same` is what the last write stood for; each job names the write it reads.
    */
   private map<I, O>(
     weights: readonly ArrayLike<number>[],
     items: readonly I[],
     local: (item: I) => O,
-    job: (indices: number[]) => Job,
+    job: (indices: number[], written: number) => Job,
     unpack: (r: Reply) => (readonly [number, O])[] | undefined,
+    same?: object,
   ): O[] {
     const r = this.live();
     if (!r || r.count === 0) return items.map(local);
     const parts = shares(items.length, this.size);
-    writeWeights(r.weights, r.layout, weights);
-    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w]));
+    if (same === undefined || same !== this.writtenFor) {
+      this.writtenFor = undefined; // a write that throws halfway leaves nothing to promise
+      writeWeights(r.weights, r.layout, weights);
+      this.written++;
+      this.writtenFor = same;
+    }
+    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w], this.written));
     const out: (O | undefined)[] = new Array(items.length);
     try {
       for (const i of parts[0]) out[i] = local(items[i]);

@@ -59,10 +59,13 @@ export interface WorkerInit {
   engine: EngineRecord;
 }
 
-/** A job for one worker: its share of an update's microbatches or of a scoring call, by item index. */
+/**
+ * A job for one worker: its share of an update's microbatches or of a scoring call, by item index, at the weights
+ * of the caller's `weights`-th write to the shared buffer (a worker re-reads them only when that number moved).
+ */
 export type Job =
-  | { kind: "gradients"; items: { index: number; batch: ScoredBatch; dropout: RngState | null }[] }
-  | { kind: "scores"; items: { index: number; batch: ScoredBatch }[] }
+  | { kind: "gradients"; weights: number; items: { index: number; batch: ScoredBatch; dropout: RngState | null }[] }
+  | { kind: "scores"; weights: number; items: { index: number; batch: ScoredBatch }[] }
   | { kind: "memory" };
 
 /** Engine memory of a worker: live tensors, and the wasm heap size when the backend has one (else null). */

@@ -5,7 +5,7 @@ import { tf } from "../util/backend.ts";
 import type { AdamW } from "./adamw.ts";
 import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
 import { NonFiniteError } from "./non_finite.ts";
-import { sumOfSquares } from "./gradient_terms.ts";
+import { squaresAndMax } from "./gradient_terms.ts";
 
 /** What a loss closure returns for one microbatch: Σ NLL over its targets (a tfjs scalar) and their count. */
 export interface LossTerms {
@@ -88,16 +88,18 @@ export function applyGradients(args: {
     targets += r.count;
   }
   if (!Number.isFinite(lossSum)) throw new NonFiniteError(step, "loss");
-  let sq = 0;
+  let sq = 0,
+    maxAbs = 0;
   terms.forEach((t, i) => {
-    const s = sumOfSquares(t);
-    if (!Number.isFinite(s)) throw new NonFiniteError(step, `gradient in parameter "${names[i]}"`);
-    sq += s;
+    const s = squaresAndMax(t);
+    if (!Number.isFinite(s.squares)) throw new NonFiniteError(step, `gradient in parameter "${names[i]}"`);
+    sq += s.squares;
+    maxAbs = Math.max(maxAbs, s.maxAbs);
   });
   const gradNorm = Math.sqrt(sq) / targets;
   // PyTorch's clip_grad_norm_: scale by max/(norm + 1e-6) only when that is below 1
   const coef = clipNorm / (gradNorm + 1e-6);
-  optimizer.apply(new Map(names.map((n, i) => [n, terms[i]])), lr, (coef < 1 ? coef : 1) / targets);
+  optimizer.apply(new Map(names.map((n, i) => [n, terms[i]])), lr, (coef < 1 ? coef : 1) / targets, maxAbs);
   return { loss: lossSum / targets, lossSum, targets, gradNorm, clipped: coef < 1 };
 }
 

@@ -82,3 +82,20 @@ export function readTensor(f: () => tf.Tensor): Float32Array {
     t.dispose();
   }
 }
+
+/** The part of tfjs-wasm 4.22's BackendWasm a view needs (as wasm_kernels.ts uses it). */
+interface HeapView {
+  typedArrayFromHeap: (t: tf.TensorInfo) => Float32Array;
+}
+
+/**
+ * A float32 tensor's values without a copy where the backend keeps them in memory JS can read (wasm: a view of its
+ * heap), else dataSync's array. Read only, and only until the next tfjs call: one that allocates may grow the
+ * wasm heap, which detaches the view. For feeding a graph run the moment it is taken (a model-sized copy saved).
+ */
+export function float32View(t: tf.Tensor): Float32Array {
+  if (t.dtype !== "float32") throw new Error(`float32View: the tensor is ${t.dtype}, not float32`);
+  const be = tf.getBackend() === "wasm" ? (tf.backend() as Partial<HeapView>) : undefined;
+  if (typeof be?.typedArrayFromHeap !== "function") return t.dataSync() as Float32Array;
+  return be.typedArrayFromHeap({ dataId: t.dataId, shape: t.shape, dtype: "float32" });
+}

@@ -5,7 +5,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 
 type T = tf.Tensor;
-type Grads = Record<string, () => T>;
 
 /** Sum a broadcast gradient back to the input's shape. */
 function unbroadcast(dy: T, shape: number[]): T {

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildLab, serveLab, type LabServer } from "../../src/cli/lab_server.ts";
+import { buildLab } from "../../src/cli/lab_build.ts";
+import { serveLab, type LabServer } from "../../src/cli/lab_server.ts";
 import { launch, missingChromium, openLab, pageEngine, runOverfit, shownNumbers } from "../../web/drive.ts";
 import { tinylab, type Finished } from "../cli/spawn.ts";
 

@@ -3,39 +3,7 @@
 import yargs from "yargs";
 import type { CommandModule } from "yargs";
 import { describe, expect, it } from "vitest";
-import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
-import { brownCommand } from "../../src/cli/commands/brown.ts";
-import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
-import { evaluateCommand } from "../../src/cli/commands/evaluate.ts";
-import { exportCommand } from "../../src/cli/commands/export.ts";
-import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
-import { overfitCommand } from "../../src/cli/commands/overfit.ts";
-import { reportCommand } from "../../src/cli/commands/report.ts";
-import { trainCommand } from "../../src/cli/commands/train.ts";
-import { compareCommand } from "../../src/cli/commands/compare.ts";
-import { sampleCommand } from "../../src/cli/commands/sample.ts";
-import { choiceCommand } from "../../src/cli/commands/choice.ts";
-import { canaryCommand } from "../../src/cli/commands/canary.ts";
-import { labCommand } from "../../src/cli/commands/lab.ts";
-import { sweepCommand } from "../../src/cli/commands/sweep.ts";
-
-const COMMANDS: CommandModule[] = [
-  overfitCommand,
-  trainCommand,
-  evaluateCommand,
-  gradcheckCommand,
-  cyclicCommand,
-  baselinesCommand,
-  reportCommand,
-  brownCommand,
-  exportCommand,
-  compareCommand,
-  sampleCommand,
-  choiceCommand,
-  canaryCommand,
-  labCommand,
-  sweepCommand,
-];
+import { COMMANDS } from "../../src/cli/program.ts";
 
 /** Options whose description states a default in words and which also carry a yargs [default: …]: two defaults, which may disagree. */
 const twoDefaults = (options: string[]) =>

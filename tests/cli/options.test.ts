@@ -1,9 +1,9 @@
 // The option catalogue: one definition per idea, parsed and refused by name before any work starts, model-shape
 // flags and --model-config combined without double definitions, and `--resume` meaning one thing.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import yargs, { type CommandModule } from "yargs";
+import yargs from "yargs";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   KERNELS_BY_USE,
@@ -27,15 +27,8 @@ import { TRAIN_OPTIONS } from "../../src/cli/commands/train.ts";
 import { checkMinLr } from "../../experiments/train_options.ts";
 import { defaultOf, parseOptionText } from "../../experiments/option_catalogue.ts";
 import type { Spec } from "../../experiments/option_checks.ts";
-import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
-import { brownCommand } from "../../src/cli/commands/brown.ts";
+import { COMMANDS } from "../../src/cli/program.ts";
 import { compareCommand } from "../../src/cli/commands/compare.ts";
-import { cyclicCommand } from "../../src/cli/commands/cyclic.ts";
-import { evaluateCommand } from "../../src/cli/commands/evaluate.ts";
-import { gradcheckCommand } from "../../src/cli/commands/gradcheck.ts";
-import { overfitCommand } from "../../src/cli/commands/overfit.ts";
-import { reportCommand } from "../../src/cli/commands/report.ts";
-import { trainCommand } from "../../src/cli/commands/train.ts";
 import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
 
@@ -351,22 +344,15 @@ describe("refusals through the CLI", () => {
 // requiresArg for every string option of every command: `--name` with no value, or with "", is refused by name
 // (never a silent fallback to a default such as the built-in fixture).
 describe("string options need a value", () => {
-  const commands: CommandModule[] = [
-    overfitCommand,
-    trainCommand,
-    evaluateCommand,
-    gradcheckCommand,
-    cyclicCommand,
-    baselinesCommand,
-    reportCommand,
-    brownCommand,
-  ];
+  const commands = COMMANDS;
   const cases = commands.flatMap((c) => {
     const y = (c.builder as (y: ReturnType<typeof yargs>) => ReturnType<typeof yargs>)(yargs());
     // getOptions() is yargs' own (untyped) view of what the builder declared
     const o = (y as unknown as { getOptions(): { string: string[]; demandedOptions: Record<string, unknown> } }).getOptions();
     const required = Object.keys(o.demandedOptions).flatMap((name) => [`--${name}`, "x"]);
-    return o.string.map((name) => [c.command as string, name, required] as const);
+    // positionals (`<a> [b]` in the command) are not `--name` options
+    const positionals = new Set([...String(c.command).matchAll(/[<[](\w+)[\]>]/g)].map((m) => m[1]));
+    return o.string.filter((name) => !positionals.has(name)).map((name) => [c.command as string, name, required] as const);
   });
   const parse = (c: string, args: string[]) => {
     const command = commands.find((m) => m.command === c)!;

@@ -54,7 +54,7 @@ describe("tinylab sample", () => {
   it("refuses bad input by name, one line each (the value checks themselves: tests/experiments/compare.test.ts)", async () => {
     const cases: [string[], RegExp][] = [
       [["--model", "/nonexistent/m.safetensors", "--prompt", "a"], /model file not found: \/nonexistent\/m\.safetensors/],
-      [["--model", FIXTURE, "--prompt", ""], /--prompt "" encodes to no tokens/],
+      [["--model", FIXTURE, "--prompt", ""], /--prompt must be a non-empty string/],
       [
         ["--model", FIXTURE, "--prompt", "a", "--temperature", "1", "--top-k", "0"],
         /--top-k must be an integer in \[1, 1048576\] \(MAX_VOCAB_SIZE\), got 0/,

@@ -40,7 +40,6 @@ async function freePorts(): Promise<number> {
   }
 }
 
-const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 /** Every path under `dir`, relative to it. */
 const tree = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
 /** A row without where its result file is (each sweep has its own --out). */

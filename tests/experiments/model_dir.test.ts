@@ -12,7 +12,7 @@ import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from "@huggingface/t
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trainBpe } from "../../src/data/bpe.ts";
 import { HfTokenizer } from "../../src/data/hf_tokenizer.ts";
-import { SPLITS, type Document } from "../../src/data/documents.ts";
+import { SPLITS } from "../../src/data/documents.ts";
 import type { Tokenizer } from "../../src/data/tokenizer.ts";
 import { conventionIds, type Convention } from "../../src/eval/passes/convention.ts";
 import { encodeModel, modelProvenance } from "../../src/lab/model_file.ts";

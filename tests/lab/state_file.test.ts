@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend, tf, tfjsOnly } from "../../src/util/backend.ts";
-import { sha256File } from "../../src/node/atomic.ts";
 import { basename, dirname } from "node:path";
 import { decodeSafetensors, encodeSafetensors } from "../../src/util/formats/safetensors.ts";
 import { dirStore } from "../../src/node/disk.ts";

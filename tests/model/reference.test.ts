@@ -11,7 +11,7 @@ import { runGradcheck } from "../../experiments/gradcheck.ts";
 import { packedBatches } from "../../src/data/batches.ts";
 import { overfitDocuments } from "../../src/data/fixtures.ts";
 import { SLICE_MIN_MACS, usesSlicedMatMul } from "../../src/util/wasm_matmul.ts";
-import { TEST_BACKENDS, maxAbsDiff, useBackend } from "../helpers.ts";
+import { TEST_BACKENDS, maxAbsDiff, referenceCases, useBackend } from "../helpers.ts";
 
 /** The bound: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room for accumulation. */
 const LOGIT_ATOL = 1e-5;
@@ -20,24 +20,8 @@ describe.each(TEST_BACKENDS)("reference agreement on %s", (backend) => {
   beforeAll(() => useBackend(backend));
 
   it("logits match the float64 reference within 1e-5 (packed, padded and a 2-layer untied model)", () => {
-    const configs = [
-      PRESETS.overfit,
-      resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false }),
-    ];
-    for (const config of configs) {
-      const params = gradcheckParameters(config, Rng.fromSeed(11).child(`p${config.nLayers}`));
+    for (const { config, params, input } of referenceCases()) {
       const model = new GPT(config, params);
-      const input = toModelInput(
-        [
-          [0, 99, 99, 100, 1, 0, 100, 1],
-          [0, 100, 99, 99, 1, 0, 0, 0],
-        ],
-        [
-          [0, 0, 0, 0, 0, 1, 1, 1],
-          [2, 2, 2, 2, 2, -1, -1, -1],
-        ],
-        config,
-      );
       const got = readTensor(() => model.forward(input));
       const want = referenceLogits(config, toParams64(params), input);
       expect(maxAbsDiff(got, want)).toBeLessThan(LOGIT_ATOL);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BpeTokenizer, MAX_TOKEN_BYTES, MAX_TOKENIZER_BYTES } from "../../src/data/bpe.ts";
+import { BpeTokenizer, MAX_TOKEN_BYTES } from "../../src/data/bpe.ts";
 import { readDocumentsBytes } from "../../src/node/files.ts";
 import { readSplitFile } from "../../src/node/split_files.ts";
 import { readTextInput } from "../../src/node/text_files.ts";

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkOutputDir, checkOutputFile, ensureDir, type FsProbe } from "../../src/node/disk.ts";
+import { checkOutputDir, checkOutputFile, ensureDir, type FsProbe } from "../../src/node/writable.ts";
 import { tinylabHere } from "../cli/in_process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-disk-"));

@@ -1,6 +1,6 @@
 // The output lock: one live writer per output directory or model path, stale locks of dead writers taken over,
 // released on exit; and two real `tinylab train` processes on one output directory, the second refused.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -23,7 +23,7 @@ import { Run } from "../../src/lab/run.ts";
 import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { runGradcheck } from "../../experiments/gradcheck.ts";
 import { startPool } from "../../src/node/pool.ts";
-import { leakedBy, maxAbsDiff, randomArray } from "../helpers.ts";
+import { leakedBy, maxAbsDiff, randomArray, referenceCases } from "../helpers.ts";
 
 /** As tests/model/reference.test.ts: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room. */
 const LOGIT_ATOL = 1e-5;
@@ -104,24 +104,8 @@ describe("native products", () => {
 
 describe("the model on native products", () => {
   it("matches the float64 reference within 1e-5 (packed, padded and a 2-layer untied model)", () => {
-    const configs = [
-      PRESETS.overfit,
-      resolveModelConfig({ vocabSize: 300, contextLength: 8, nLayers: 2, dModel: 12, nHeads: 3, dFF: 20, tiedHead: false }),
-    ];
-    for (const config of configs) {
-      const params = gradcheckParameters(config, Rng.fromSeed(11).child(`p${config.nLayers}`));
+    for (const { config, params, input } of referenceCases()) {
       const model = new GPT(config, params);
-      const input = toModelInput(
-        [
-          [0, 99, 99, 100, 1, 0, 100, 1],
-          [0, 100, 99, 99, 1, 0, 0, 0],
-        ],
-        [
-          [0, 0, 0, 0, 0, 1, 1, 1],
-          [2, 2, 2, 2, 2, -1, -1, -1],
-        ],
-        config,
-      );
       const r = both(() => readTensor(() => model.forward(input)));
       expect(r.calls).toBeGreaterThan(0);
       expect(maxAbsDiff(r.native, referenceLogits(config, toParams64(params), input))).toBeLessThan(LOGIT_ATOL);

@@ -79,16 +79,23 @@ describe.each([
     const alternate = (pool?: WorkerPool) => {
       const run = Run.create(spec(config), undefined, pool);
       const adapter = decoderAdapter(run.model, { pool });
+      const score = () => adapter.positionNlls?.(batches) ?? batches.map((b) => adapter.positionNll(b));
       try {
-        return [0, 1, 2].map(() => {
+        const turns = [0, 1, 2].map(() => {
           run.update();
-          return adapter.positionNlls?.(batches) ?? batches.map((b) => adapter.positionNll(b));
+          return score();
         });
+        // unchanged weights (the workers keep their copies), then weights assigned with no pool call between
+        const again = score();
+        run.model.assign(new Map([...run.model.read()].map(([n, w]) => [n, w.map((x) => x * 0.5)])));
+        return [...turns, again, score()];
       } finally {
         run.dispose();
       }
     };
     const want = alternate();
+    expect(want[3]).toEqual(want[2]);
+    expect(want[4]).not.toEqual(want[3]);
     for (const n of [2, 3]) {
       const pool = startPool(n, config, engine);
       pools.push(pool);

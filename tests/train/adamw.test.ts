@@ -135,6 +135,19 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     param.dispose();
   });
 
+  it("after a restore, the bound reads the restored moments, not the maxima the last update left", () => {
+    // the update before the restore leaves |m| ≤ 0.05; the restored m = 1e34 with v = 0 and a zero gradient moves the
+    // weight by (lr / (1 − β1)) · 0.9e34 / ε = 9e41 at step 1, beyond float32: refused, not applied
+    const param = tf.variable(tf.tensor([1], [1]));
+    const opt = new AdamW(new Map([["w", param]]));
+    opt.apply(new Map([["w", new Float32Array([0.5])]]), 0.1);
+    opt.restore({ step: 0, m: new Map([["w", Float32Array.from([1e34])]]), v: new Map([["w", new Float32Array(1)]]) });
+    expect(() => opt.apply(new Map([["w", new Float32Array([0])]]), 0.1)).toThrow(/non-finite new weight in parameter "w"/);
+    expect(param.dataSync()[0]).toBeCloseTo(0.9, 6);
+    opt.dispose();
+    param.dispose();
+  });
+
   it("per-microbatch terms give the update of their float64 sum", () => {
     const run = (g: Float32Array[] | Float64Array) => {
       const param = tf.variable(tf.tensor(p0, [4]));

@@ -65,7 +65,6 @@ export const brownCommand: CommandModule = {
       view,
       { brownPageHtml },
       { resolveModelConfig },
-      { checkOutputDir },
       { claimOutputDir },
       { onInterrupt, reportInterrupted },
       { claimRunDir, RUN_KIND },
@@ -75,11 +74,11 @@ export const brownCommand: CommandModule = {
       import("../views/brown.ts"),
       import("../../../experiments/brown_page.ts"),
       import("../../model/config.ts"),
-      import("../../node/disk.ts"),
       import("../../node/output_dir.ts"),
       import("../interrupt.ts"),
       import("../../lab/run_dir.ts"),
     ]);
+    const { checkOutputDir } = await import("../../node/writable.ts");
     const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } =
       optionValues(argv, BROWN_OPTIONS);
     checkOutputDir(given.out, "--out");

@@ -58,7 +58,7 @@ export const compareCommand: CommandModule = {
       { runCompare },
       { compareCsv, formatCompare },
       { compareHtml },
-      { checkOutputDir, requireFile: requireRegular },
+      { requireFile: requireRegular },
       { FINAL_REPORT_BANNER },
       { chosenSplits },
       { claimOutputDir, SHARED_KINDS },
@@ -74,6 +74,7 @@ export const compareCommand: CommandModule = {
       import("../../node/output_dir.ts"),
       import("../../node/model_dir.ts"),
     ]);
+    const { checkOutputDir } = await import("../../node/writable.ts");
     const requireFile = (path: string, what: string) => (what.startsWith("model") && isModelDir(path) ? path : requireRegular(path, what));
     const { json, backend, kernels, out, overwrite, ...v } = optionValues(argv, COMPARE_OPTIONS);
     const split = narrowedTo(SPLITS, v.split, "split");

@@ -41,6 +41,8 @@ export const evaluateCommand: CommandModule = {
     if (v.lmEvalOut !== undefined) (await import("../lm_eval_out.ts")).checkLmEvalOut(v.lmEvalOut, model);
     const start = new Date();
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
+    // what a model file and a model directory are scored with alike
+    const scoringSettings = { model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest };
     const { isModelDir } = await import("../../node/model_dir.ts");
     if (isModelDir(model)) {
       if (v.workers !== undefined && v.workers > 1)
@@ -51,12 +53,7 @@ export const evaluateCommand: CommandModule = {
       ]);
       const report = evaluateModelDir(
         {
-          model,
-          batchRows: v.batchRows,
-          split: v.split,
-          data: v.data,
-          stride: v.stride,
-          finalTest: v.finalTest,
+          ...scoringSettings,
           convention: v.convention,
           graph: v.graph,
           allowNonFloat32: v.allowNonFloat32,
@@ -77,12 +74,7 @@ export const evaluateCommand: CommandModule = {
     const engine = await startEngine(v);
     const { report, lmEval, lmEvalModel } = scoreModelFile(
       {
-        model,
-        batchRows: v.batchRows,
-        split: v.split,
-        data: v.data,
-        stride: v.stride,
-        finalTest: v.finalTest,
+        ...scoringSettings,
         engine,
         workers: v.workers,
         openPool: (await import("../../node/pool.ts")).threadPools(engine),

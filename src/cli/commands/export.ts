@@ -17,7 +17,8 @@ export const exportCommand: CommandModule = {
     }),
   handler: async (argv) => {
     const { json, ...o } = optionValues(argv, EXPORT_OPTIONS);
-    const { checkOutputDir, judgeModelFile } = await import("../../node/disk.ts");
+    const { judgeModelFile } = await import("../../node/disk.ts");
+    const { checkOutputDir } = await import("../../node/writable.ts");
     checkOutputDir(o.out, "--out"); // before the recipe (and tfjs's modules) load
     judgeModelFile(o.model); // from its header, before the engine starts
     const [{ startEngine, toJson }, { exportModel }, { formatExport }] = await Promise.all([

@@ -53,7 +53,7 @@ export const reportCommand: CommandModule = {
       { reportCardFiles, scoreReport },
       { formatReport },
       { reportHtml },
-      { checkOutputDir, judgeModelFile, requireFile },
+      { judgeModelFile, requireFile },
       { FINAL_REPORT_BANNER },
       { gitState },
       { claimOutputDir },
@@ -67,6 +67,7 @@ export const reportCommand: CommandModule = {
       import("../../node/git.ts"),
       import("../../node/output_dir.ts"),
     ]);
+    const { checkOutputDir } = await import("../../node/writable.ts");
     const { isModelDir } = await import("../../node/model_dir.ts");
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;

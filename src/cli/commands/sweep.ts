@@ -71,7 +71,6 @@ export const sweepCommand: CommandModule = {
       { collectSweep, parseGrid, planSweep, runSlurmSweep, runSweep, runTask, splitOptionValues },
       { formatSweep, sweepCsv },
       { toJson },
-      { checkOutputDir },
       { provenance },
       { tfjsOnly },
       { INTERRUPTED_EXIT_CODE },
@@ -81,13 +80,13 @@ export const sweepCommand: CommandModule = {
       import("../../../experiments/sweep.ts"),
       import("../views/sweep.ts"),
       import("../common.ts"),
-      import("../../node/disk.ts"),
       import("../../util/runtime/provenance.ts"),
       import("../../util/backend.ts"),
       import("../interrupt.ts"),
       import("../../node/sweep_runner.ts"),
       import("../../node/output_dir.ts"),
     ]);
+    const { checkOutputDir } = await import("../../node/writable.ts");
     const {
       collect,
       grid: gridText,

@@ -128,7 +128,7 @@ export const trainCommand: CommandModule = {
     const [
       { startEngine, toJson },
       { runTraining },
-      { checkOutputDir, dirStore, requireFile },
+      { dirStore, requireFile },
       { sha256File },
       { readDocumentsFile },
       { claimOutputDir },
@@ -148,6 +148,7 @@ export const trainCommand: CommandModule = {
       import("../../node/text_files.ts"),
       import("../../lab/run_dir.ts"),
     ]);
+    const { checkOutputDir } = await import("../../node/writable.ts");
     const dataPath = data === undefined ? undefined : requireFile(data, "documents file");
     const outDir = s.out;
     const savePath = saveModel ?? (text ? join(outDir!, "model.safetensors") : undefined);

@@ -2,7 +2,8 @@
 import { round6 } from "../../util/runtime/provenance.ts";
 import { engineLabel } from "../../util/engine.ts";
 import { count, formatTable } from "./table.ts";
-import { lineChart, rawAndSmoothed } from "../../util/render/charts.ts";
+import { lineChart } from "../../util/render/line_chart.ts";
+import { rawAndSmoothed } from "../../util/render/loss_curve.ts";
 import { dashFor, paletteColor } from "../../util/render/svg.ts";
 import type { Split } from "../../data/documents.ts";
 import type { CyclicResult, Score } from "../../../experiments/cyclic.ts";

@@ -5,6 +5,7 @@ import { visibleChars } from "../../util/render/text_view.ts";
 import type { DirEvaluateReport, DirSampleResult } from "../../../experiments/model_dir.ts";
 import type { ModelDirProvenance } from "../../node/model_dir.ts";
 import { strideLabel } from "../../eval/passes/windows.ts";
+import { decodingLabel } from "./sample.ts";
 
 const v = (s: unknown) => visibleChars(String(s));
 
@@ -35,11 +36,7 @@ export function formatDirEvaluation(r: DirEvaluateReport): string {
 }
 
 export function formatDirSample(r: DirSampleResult): string {
-  const d = r.decoding;
-  const how =
-    d.kind === "greedy"
-      ? "greedy (top token, lowest id on ties)"
-      : `sampled at temperature ${d.temperature}${d.top_k === null ? "" : `, top-k ${d.top_k}`}, seed ${d.seed}`;
+  const how = decodingLabel(r.decoding);
   const lines = [
     ...dirLines(r.model_dir),
     `convention: ${r.convention.label}`,

@@ -3,7 +3,6 @@
 // its aggregations (lm_eval/api/metrics.py). Pure: the caller writes the files. Not a task runner.
 import { sha256Hex } from "../../util/primitives/sha256.ts";
 import { proportion } from "../metrics/aggregate.ts";
-import { wilsonInterval } from "../metrics/intervals.ts";
 
 // ---- lm_eval/api/metrics.py, one function each ----
 export const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;

@@ -1,24 +1,21 @@
 // Figures specific to evaluation metrics, drawn with the generic SVG primitives of src/util: the reliability
-import { MARGIN_TOP } from "../../util/render/charts.ts";
+import { MARGIN_TOP } from "../../util/render/line_chart.ts";
 import {
   type Box,
   type LegendItem,
   axes,
   el,
   escapeXml,
-  formatNumber,
   GRAY,
   legend,
   legendWidth,
-  linearScale,
-  niceTicks,
   noData,
   notesText,
   paletteColor,
   svgDocument,
-  tickFormat,
   titleText,
 } from "../../util/render/svg.ts";
+import { formatNumber, linearScale, niceTicks, tickFormat } from "../../util/render/ticks.ts";
 import type { ReliabilityBin } from "../metrics/calibration.ts";
 import { wrapNotes } from "../../util/render/text_width.ts";
 

@@ -97,7 +97,7 @@ export const HEADLINE_NOTE =
  */
 export function bySourceHtml(r: Report): string {
   const baselines = "groups" in r.baselines ? [...new Set(r.baselines.groups.map((g) => g.baseline))] : [];
-  const rows = r.perplexity.groups.map((g, i): Cell[] => {
+  const rows = r.perplexity.groups.map((g): Cell[] => {
     const base = baselines.map((b) =>
       "groups" in r.baselines
         ? (r.baselines.groups.find((x) => x.baseline === b && x.split === g.split && x.source === g.source)?.nll ?? null)

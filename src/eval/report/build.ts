@@ -1,10 +1,10 @@
 // The composed evaluation report: the likelihood passes run once, then the declared evaluators
 import { checkDocuments, SPLITS, type Document, type Split } from "../../data/documents.ts";
-import type { AnyTokenizer, TokenizerJSON } from "../../data/tokenizer.ts";
+import type { AnyTokenizer } from "../../data/tokenizer.ts";
 import { Rng } from "../../util/primitives/rng.ts";
 import { sha256Hex } from "../../util/primitives/sha256.ts";
 import { phase, type ProgressStream } from "../../util/runtime/progress.ts";
-import { provenance, type Provenance } from "../../util/runtime/provenance.ts";
+import { provenance } from "../../util/runtime/provenance.ts";
 import { tfjsOnly } from "../../util/backend.ts";
 import type { EngineRecord } from "../../util/engine.ts";
 import type { ScoringModel } from "../../model/scoring.ts";

@@ -1,6 +1,6 @@
 // The report's loss by position in the window: token-weighted NLL at each position p (predicting from p + 1
 // tokens of context), from windows at stride = context (each target scored once), per scored split. Shown as a figure.
-import { lineChart } from "../../util/render/charts.ts";
+import { lineChart } from "../../util/render/line_chart.ts";
 import { dashFor, paletteColor } from "../../util/render/svg.ts";
 import type { LossByPosition } from "./types.ts";
 import { notShown, type Evaluator } from "./evaluator.ts";

@@ -1,6 +1,6 @@
 // Bars (or dots) with interval whiskers and value labels, one row or column per item: the chart of a metric with
 // its interval. Returns a standalone SVG string; nothing here computes the intervals it draws.
-import { extent, MARGIN_TOP } from "./charts.ts";
+import { extent, MARGIN_TOP } from "./line_chart.ts";
 import {
   type AxisSpec,
   type Box,
@@ -8,19 +8,16 @@ import {
   axes,
   el,
   escapeXml,
-  linearScale,
-  niceTicks,
   noData,
-  padFor,
   notesText,
   paletteColor,
   px,
   svgDocument,
   text,
-  tickFormat,
   tickLabelWidth,
   titleText,
 } from "./svg.ts";
+import { linearScale, niceTicks, padFor, tickFormat } from "./ticks.ts";
 import { textWidth, titleWidth, wrapNotes } from "./text_width.ts";
 
 /** A bar's value with an optional interval [lo, hi] (e.g. a bootstrap interval) and a short note. */

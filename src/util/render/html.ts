@@ -1,5 +1,5 @@
 // Standalone HTML reports: a page of sections and an escaped table, with inline CSS and no external assets.
-// Not a template engine: section bodies are trusted HTML (typically inline SVG from charts.ts).
+// Not a template engine: section bodies are trusted HTML (typically inline SVG from line_chart.ts or bar_chart.ts).
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 

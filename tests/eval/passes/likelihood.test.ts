@@ -12,10 +12,7 @@ import { decoderAdapter } from "../../../src/eval/passes/adapter.ts";
 import { evaluateLikelihood } from "../../../src/eval/passes/likelihood.ts";
 import { fromProbabilities, meanNll, merge, perplexity, summary } from "../../../src/eval/metrics/summary.ts";
 import { useBackend } from "../../helpers.ts";
-import { seedSummary } from "../../../experiments/overfit/seed_summary.ts";
-import { weightingProbe } from "../../../experiments/overfit/probes.ts";
 
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const binding = { vocabSize: 266, contextLength: 8 };
 const docs = overfitDocuments();
 const val = docs.filter((d) => d.split === "validation");

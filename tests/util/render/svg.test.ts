@@ -1,9 +1,12 @@
 // Contracts of the SVG primitives and charts: well-formed escaped XML, round ticks covering the range,
 // lines broken at non-finite points, end labels and legend placed whole. Rendered overlap is tests/browser's.
 import { describe, expect, it } from "vitest";
-import { lineChart, rawAndSmoothed, smoothEma, spreadLabels } from "../../../src/util/render/charts.ts";
+import { lineChart } from "../../../src/util/render/line_chart.ts";
+import { rawAndSmoothed, smoothEma } from "../../../src/util/render/loss_curve.ts";
+import { spreadLabels } from "../../../src/util/render/end_labels.ts";
 import { barChartWithIntervals } from "../../../src/util/render/bar_chart.ts";
-import { escapeXml, integerTicks, logTicks, niceTicks, tickFormat } from "../../../src/util/render/svg.ts";
+import { escapeXml } from "../../../src/util/render/svg.ts";
+import { integerTicks, logTicks, niceTicks, tickFormat } from "../../../src/util/render/ticks.ts";
 import { textWidth, wrapText } from "../../../src/util/render/text_width.ts";
 import { assertWellFormed } from "../xml.ts";
 

@@ -1,3 +1,6 @@
+// Line charts: series, reference lines and scatter sets on shared axes, labelled at their right ends, with an
+// optional strip of counts under the plot. A standalone SVG string; the loss curve (loss_curve.ts) and other
+// figures are built on it.
 import {
   type AxisSpec,
   type Box,
@@ -8,28 +11,21 @@ import {
   dashFor,
   el,
   escapeXml,
-  formatNumber,
-  integerTicks,
   legend,
   legendLayout,
   legendWidth,
-  linearScale,
-  logScale,
-  logTicks,
-  niceTicks,
   noData,
-  padFor,
   notesText,
   paletteColor,
   pathData,
-  px,
   svgDocument,
   text,
-  tickFormat,
   tickLabelWidth,
   titleText,
 } from "./svg.ts";
+import { formatNumber, integerTicks, linearScale, logScale, logTicks, niceTicks, padFor, tickFormat } from "./ticks.ts";
 import { textWidth, titleWidth, wrapNotes } from "./text_width.ts";
+import { endLabels, LABEL_GAP } from "./end_labels.ts";
 
 type Point = readonly [number, number];
 
@@ -80,34 +76,6 @@ export interface LineChartSpec {
   readonly notes?: readonly string[];
 }
 
-/**
- * Exponential moving average with weight `alpha` on the newest value (alpha = 1 returns the input).
- * Non-finite values give NaN at their position and leave the running average untouched.
- * Callers always draw the raw values too (see rawAndSmoothed): a smoothed curve alone can hide a spike.
- */
-export function smoothEma(values: readonly number[], alpha: number): number[] {
-  if (!(alpha > 0 && alpha <= 1)) throw new Error(`smoothEma alpha must be in (0, 1], got ${alpha}`);
-  let avg = NaN;
-  return values.map((v) => {
-    if (!Number.isFinite(v)) return NaN;
-    avg = Number.isNaN(avg) ? v : alpha * v + (1 - alpha) * avg;
-    return avg;
-  });
-}
-
-/** The raw series, faded, followed by its EMA in full colour: both are always drawn. */
-export function rawAndSmoothed(series: Series, alpha: number, colorIndex = 0): Series[] {
-  const color = series.color ?? paletteColor(colorIndex);
-  const smooth = smoothEma(
-    series.points.map((p) => p[1]),
-    alpha,
-  );
-  return [
-    { ...series, color, name: `${series.name} (raw)`, opacity: 0.3, marker: false },
-    { ...series, color, name: `${series.name} (EMA α=${alpha})`, points: series.points.map((p, i) => [p[0], smooth[i]] as const) },
-  ];
-}
-
 /** Maximal runs of drawable points; anything else breaks the line and is counted. */
 function splitRuns(points: readonly Point[], ok: (p: Point) => boolean): { runs: Point[][]; dropped: number } {
   const runs: Point[][] = [];
@@ -134,26 +102,6 @@ export function extent(values: readonly number[]): [number, number] {
 
 /** Room above every chart's plot box for its title; shared by the figures built on these primitives. */
 export const MARGIN_TOP = 40;
-
-/** Gap between end-of-line labels: the 12 px font's line height. */
-const LABEL_GAP = 14;
-
-/**
- * Vertical centres for labels wanted at `ys`, at least `gap` apart and within [lo, hi] when there is room,
- * keeping their order (ties by index, so the layout is the same on every run).
- */
-export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi: number): number[] {
-  const order = ys
-    .map((y, i) => [y, i] as const)
-    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
-    .map(([, i]) => i);
-  const out = ys.slice();
-  let prev = -Infinity;
-  for (const i of order) prev = out[i] = Math.max(ys[i], lo, prev + gap);
-  let next = Infinity;
-  for (const i of [...order].reverse()) next = out[i] = Math.min(out[i], hi, next - gap);
-  return out;
-}
 
 /** Counts per x drawn as small bars under a chart (e.g. targets per position, so a spike's support shows). */
 export interface CountStrip {
@@ -331,31 +279,6 @@ export function lineChart(spec: LineChartSpec): string {
   return svgDocument(W, H, body, spec.title);
 }
 
-/** Labels in the gutter right of the plot, each at its line's last y, nudged apart, with a leader when moved. */
-function endLabels(ends: readonly { label: string; color: string; y: number }[], box: Box): string {
-  const ys = spreadLabels(
-    ends.map((e) => e.y),
-    LABEL_GAP,
-    box.y + 6,
-    box.y + box.h - 2,
-  );
-  const x = box.x + box.w + 10;
-  return `<g class="end-labels">${ends
-    .map((e, i) => {
-      const leader =
-        Math.abs(ys[i] - e.y) > 2
-          ? el("path", {
-              d: `M${px(box.x + box.w + 1)} ${px(e.y)}L${px(x - 2)} ${px(ys[i])}`,
-              stroke: e.color,
-              "stroke-width": 0.8,
-              fill: "none",
-            })
-          : "";
-      return leader + text(x, ys[i] + 4, e.label, { fill: e.color === "#F0E442" ? "#8a7f00" : e.color });
-    })
-    .join("")}</g>`;
-}
-
 /** Bars of counts under the plot, aligned with its x scale, each number printed above its bar when it fits. */
 function countStrip(c: CountStrip, xScale: (v: number) => number, top: number, box: Box): string {
   const max = Math.max(1, ...c.points.map((p) => p[1]).filter(Number.isFinite));
@@ -375,32 +298,4 @@ function countStrip(c: CountStrip, xScale: (v: number) => number, top: number, b
   });
   const caption = text(box.x, top, `${c.name}${fits ? "" : ` (max ${max}; hover a bar for its count)`}`, { "font-size": 11, fill: GRAY });
   return `<g class="counts">${caption}${el("line", { x1: box.x, x2: box.x + box.w, y1: base, y2: base, stroke: "#999" })}${bars.join("")}</g>`;
-}
-
-/** A training history: the loss of each update's own batch and validation points, both as [update, nats]. */
-export interface LossHistory {
-  train: [number, number][];
-  validation: [number, number][];
-}
-
-/**
- * Training loss (raw and smoothed, both drawn) and validation points against update, with each baseline (e.g. its
- * validation NLL) as a labelled horizontal line; `note` says what each is.
- */
-export function lossCurve(
-  h: LossHistory,
-  title: string,
-  note: string,
-  baselines: readonly RefLine[] = [],
-  validationName = "validation",
-): string {
-  return lineChart({
-    title,
-    xLabel: "update",
-    yLabel: "NLL (nats per token)",
-    notes: [note],
-    series: rawAndSmoothed({ name: "train loss", points: h.train }, 0.1),
-    scatter: [{ name: validationName, points: h.validation }],
-    refLines: baselines.map((b, i) => ({ dash: "4 3", color: paletteColor(i + 2), ...b })),
-  });
 }

@@ -1,0 +1,111 @@
+// Benchmark: where one training-graph run (src/model/onnx_train.ts, the whole step's forward and backward) spends
+// its time on onnxruntime-node, per ONNX op type and per node, from onnxruntime's own profiler, with the session
+// options the engine uses (src/node/native_kernels.ts GRAPH_OPTIONS). Prints text; not a test.
+// Usage: npx tsx bench/graph_profile.ts [--config xl] [--rows 4] [--runs 6] [--nodes 20]
+//   --rows: one microbatch's rows (bench/step.ts's --workers 2 gives 4 rows per worker at large and xl, 8 at medium)
+import { createRequire } from "node:module";
+import { readFileSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
+import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
+import { GRAPH_OPTIONS, ONNXRUNTIME_VERSION } from "../src/node/native_kernels.ts";
+import { Rng } from "../src/util/primitives/rng.ts";
+
+const { values } = parseArgs({
+  options: {
+    config: { type: "string", default: "xl" },
+    rows: { type: "string", default: "4" },
+    runs: { type: "string", default: "6" },
+    nodes: { type: "string", default: "20" },
+  },
+});
+// bench/step.ts's configs: medium, then the peer's large and xl
+const CONFIGS: Record<string, ModelConfig> = {
+  medium: PRESETS.medium,
+  large: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 },
+  xl: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 },
+};
+const c = CONFIGS[values.config!];
+if (!c) throw new Error(`--config: unknown config "${values.config}" (known: ${Object.keys(CONFIGS).join(", ")})`);
+const rows = Number(values.rows),
+  runs = Number(values.runs),
+  warm = 2;
+if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(runs) && runs > warm))
+  throw new Error(`--rows must be a positive integer and --runs an integer above ${warm}`);
+
+// the binding native_kernels.ts runs graphs through (its version checked there), here with onnxruntime's profiler on
+const require = createRequire(import.meta.url);
+const { binding, initOrt } = require("onnxruntime-node/dist/binding.js");
+const { Tensor } = require("onnxruntime-common");
+initOrt();
+const bytes = trainingModel(c);
+const session = new binding.InferenceSession();
+session.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, {
+  ...GRAPH_OPTIONS,
+  enableProfiling: true,
+  profileFilePrefix: join(tmpdir(), "tinylab-graph-profile"),
+});
+
+const rng = Rng.fromSeed(1);
+const T = c.contextLength,
+  n = rows * T;
+const ids = () => new Tensor("int64", BigInt64Array.from({ length: n }, () => BigInt(Math.floor(rng.next() * c.vocabSize))), [rows, T]);
+const causal = new Float32Array(rows * T * T);
+for (let r = 0; r < rows; r++) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) causal[(r * T + i) * T + j] = -1e9;
+const feeds: Record<string, unknown> = {
+  input_ids: ids(),
+  targets: ids(),
+  position_ids: new Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i % T)), [rows, T]),
+  target_mask: new Tensor("float32", new Float32Array(n).fill(1), [rows, T]),
+  attention_bias: new Tensor("float32", causal, [rows, 1, T, T]),
+};
+for (const [name, shape] of parameterShapes(c)) {
+  const size = shape.reduce((a, b) => a * b, 1);
+  const gain = name.endsWith(".g") ? 1 : 0;
+  feeds[name] = new Tensor("float32", Float32Array.from({ length: size }, () => gain + (rng.next() - 0.5) * 0.04), shape);
+}
+const fetches = Object.fromEntries([LOSS_SUM, ...parameterShapes(c).map(([p]) => gradName(p))].map((o) => [o, null]));
+const cpu: number[] = [];
+for (let r = 0; r < runs; r++) {
+  const c0 = process.cpuUsage();
+  session.run(feeds, fetches, {});
+  const u = process.cpuUsage(c0);
+  if (r >= warm) cpu.push((u.user + u.system) / 1000);
+}
+const file: string = session.endProfiling();
+interface Event {
+  cat: string;
+  name: string;
+  ts: number;
+  dur: number;
+  args?: { op_name?: string };
+}
+const events = JSON.parse(readFileSync(file, "utf8")) as Event[];
+unlinkSync(file);
+const timed = events.filter((e) => e.cat === "Session" && e.name === "model_run").slice(warm);
+const from = timed[0].ts,
+  k = timed.length;
+const nodes = events.filter((e) => e.cat === "Node" && e.name.endsWith("_kernel_time") && e.ts >= from);
+const sum = (m: Map<string, number>, key: string, us: number) => m.set(key, (m.get(key) ?? 0) + us);
+const byOp = new Map<string, number>(),
+  count = new Map<string, number>(),
+  byNode = new Map<string, number>();
+for (const e of nodes) {
+  sum(byOp, e.args?.op_name ?? "?", e.dur);
+  sum(count, e.args?.op_name ?? "?", 1);
+  sum(byNode, e.name.replace(/_kernel_time$/, ""), e.dur);
+}
+const total = nodes.reduce((t, e) => t + e.dur, 0);
+const ms = (us: number) => (us / k / 1000).toFixed(2).padStart(9);
+const median = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
+console.log(
+  `${values.config} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${GRAPH_OPTIONS.intraOpNumThreads} intra-op thread: ` +
+    `run ${ms(timed.reduce((t, e) => t + e.dur, 0)).trim()} ms wall (mean of ${k}), ${median.toFixed(1)} ms CPU (median), kernels ${ms(total).trim()} ms`,
+);
+console.log("op type                       ms/run  nodes  share");
+for (const [op, us] of [...byOp].sort((a, b) => b[1] - a[1]))
+  console.log(`${op.padEnd(24)}${ms(us)}  ${String(count.get(op)! / k).padStart(5)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`);
+console.log(`slowest ${values.nodes} nodes (ms/run):`);
+for (const [name, us] of [...byNode].sort((a, b) => b[1] - a[1]).slice(0, Number(values.nodes))) console.log(`${ms(us)}  ${name}`);
