@@ -51,20 +51,33 @@ session.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, {
 const rng = Rng.fromSeed(1);
 const T = c.contextLength,
   n = rows * T;
-const ids = () => new Tensor("int64", BigInt64Array.from({ length: n }, () => BigInt(Math.floor(rng.next() * c.vocabSize))), [rows, T]);
+const ids = () =>
+  new Tensor(
+    "int64",
+    BigInt64Array.from({ length: n }, () => BigInt(Math.floor(rng.next() * c.vocabSize))),
+    [rows, T],
+  );
 const causal = new Float32Array(rows * T * T);
 for (let r = 0; r < rows; r++) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) causal[(r * T + i) * T + j] = -1e9;
 const feeds: Record<string, unknown> = {
   input_ids: ids(),
   targets: ids(),
-  position_ids: new Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i % T)), [rows, T]),
+  position_ids: new Tensor(
+    "int64",
+    BigInt64Array.from({ length: n }, (_, i) => BigInt(i % T)),
+    [rows, T],
+  ),
   target_mask: new Tensor("float32", new Float32Array(n).fill(1), [rows, T]),
   attention_bias: new Tensor("float32", causal, [rows, 1, T, T]),
 };
 for (const [name, shape] of parameterShapes(c)) {
   const size = shape.reduce((a, b) => a * b, 1);
   const gain = name.endsWith(".g") ? 1 : 0;
-  feeds[name] = new Tensor("float32", Float32Array.from({ length: size }, () => gain + (rng.next() - 0.5) * 0.04), shape);
+  feeds[name] = new Tensor(
+    "float32",
+    Float32Array.from({ length: size }, () => gain + (rng.next() - 0.5) * 0.04),
+    shape,
+  );
 }
 const fetches = Object.fromEntries([LOSS_SUM, ...parameterShapes(c).map(([p]) => gradName(p))].map((o) => [o, null]));
 const cpu: number[] = [];

@@ -149,9 +149,14 @@ export class AdamW {
   }
 
   /** Parameter `name`'s gradient as float32 or float64 arrays: one array, or its per-microbatch terms. */
-  private gradient(grads: Gradients, name: string, size: number): { terms: readonly Float32Array[] } | { array: Float32Array | Float64Array } {
+  private gradient(
+    grads: Gradients,
+    name: string,
+    size: number,
+  ): { terms: readonly Float32Array[] } | { array: Float32Array | Float64Array } {
     const g = grads.get(name)!;
-    const array = g instanceof tf.Tensor ? (g.dataSync() as Float32Array) : g instanceof Float32Array || g instanceof Float64Array ? g : undefined;
+    const array =
+      g instanceof tf.Tensor ? (g.dataSync() as Float32Array) : g instanceof Float32Array || g instanceof Float64Array ? g : undefined;
     if (array) {
       if (array.length !== size) throw new Error(`AdamW: the gradient of parameter "${name}" has ${array.length} values, expected ${size}`);
       return { array };
