@@ -7,7 +7,7 @@ import { dirStore, type DirStore } from "../src/node/disk.ts";
 import { phase, type Progress } from "../src/util/runtime/progress.ts";
 import type { LossHistory } from "../src/util/render/loss_curve.ts";
 import { lossPoints } from "../src/lab/history.ts";
-import { trainWithValidation } from "../src/lab/validated_training.ts";
+import { runSchedule, trainWithValidation } from "../src/lab/validated_training.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { brownSplit, loadBrown, sliceBrown } from "../src/node/brown.ts";
@@ -109,16 +109,10 @@ export async function runBrown(o: BrownOptions) {
     train,
     validation,
     data,
-    updates: o.updates,
-    evalEvery: o.evalEvery,
-    saveEvery: o.saveEvery,
+    ...runSchedule(o),
     store,
-    resume: o.resume,
-    patience: o.patience,
-    tensorboard: o.tensorboard,
     stopAt: o.stopAt,
     shouldStop: o.shouldStop,
-    onDivergence: o.onDivergence,
     warn: (line) => o.progress?.write(`${line}\n`),
     progress: o.progress,
     curve: {

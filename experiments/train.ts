@@ -13,7 +13,7 @@ import { BEST_MODEL_FILE } from "../src/lab/run_dir.ts";
 import { selectionOf } from "../src/lab/run.ts";
 import { sha256Hex } from "../src/util/primitives/sha256.ts";
 import { phase, type Progress } from "../src/util/runtime/progress.ts";
-import { CURVE_FILE, trainWithValidation } from "../src/lab/validated_training.ts";
+import { CURVE_FILE, runSchedule, trainWithValidation } from "../src/lab/validated_training.ts";
 import { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from "./train_options.ts";
 import { documentData, smallSplitWarnings, textData, type TrainData } from "./train_data.ts";
 export { TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions };
@@ -99,15 +99,9 @@ async function trainOn(
     validation: d.validation,
     data: d.source,
     trainedOn: d.trainedOn,
-    updates: o.updates,
-    evalEvery: o.evalEvery,
-    saveEvery: o.saveEvery,
+    ...runSchedule(o),
     store,
-    resume: o.resume,
-    patience: o.patience,
-    tensorboard: o.tensorboard,
     shouldStop,
-    onDivergence: o.onDivergence,
     warn: (line) => {
       bar?.clear();
       warn(line);

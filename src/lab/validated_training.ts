@@ -100,6 +100,23 @@ export function validationNll(
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
 }
 
+/** The schedule settings a recipe hands on unchanged from its options (train --text and brown alike). */
+export type RunSchedule = Pick<
+  ValidatedRunSpec,
+  "updates" | "evalEvery" | "saveEvery" | "resume" | "patience" | "tensorboard" | "onDivergence"
+>;
+
+/** Exactly the RunSchedule fields of a recipe's options, by name. */
+export const runSchedule = (o: RunSchedule): RunSchedule => ({
+  updates: o.updates,
+  evalEvery: o.evalEvery,
+  saveEvery: o.saveEvery,
+  resume: o.resume,
+  patience: o.patience,
+  tensorboard: o.tensorboard,
+  onDivergence: o.onDivergence,
+});
+
 /** Options whose default a resume can move (it follows --updates, or the model), named as the flag to give with the run's value. */
 const KEEP: Record<string, (was: unknown, now: unknown) => string> = {
   "options.schedule.cosineSteps": (was, now) =>
