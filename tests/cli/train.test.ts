@@ -1,7 +1,6 @@
 // Resume across processes: 80 updates straight vs 40, exit, and a new process resuming to 80; and a run killed
 // with SIGKILL at seeded moments, resumed each time from its last saved state, ending on the uninterrupted weights.
-// A refused resume and the straight 80-update reference run through the CLI's own code in this process
-// (tests/cli/in_process.ts); the 40 + 40 runs are two processes.
+// A refused resume runs through the CLI's own code in this process (tests/cli/in_process.ts).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,9 +18,11 @@ const STATE = "train_state.safetensors";
 describe("tinylab train across processes", () => {
   it("80 updates straight equal 40 updates, exit, and a new process resuming for 40 more (same model sha256)", async () => {
     const ckpt = join(dir, "half");
-    const firstHalf = tinylab(["train", "--updates", "40", "--out", ckpt]);
-    ok(await tinylabHere(["train", "--updates", "80", "--save-model", join(dir, "straight.safetensors")]));
-    const first = await firstHalf;
+    const [straight, first] = await Promise.all([
+      tinylab(["train", "--updates", "80", "--save-model", join(dir, "straight.safetensors")]),
+      tinylab(["train", "--updates", "40", "--out", ckpt]),
+    ]);
+    ok(straight);
     expect(ok(first).stdout).toContain(`saved state at update 40 → ${join(ckpt, STATE)}`);
     // one after the other: two runs on one output directory at once are refused (tests/node/lock.test.ts)
     const resumed = await tinylab([
