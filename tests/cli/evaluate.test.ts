@@ -1,6 +1,6 @@
 // Re-scoring in another process: `tinylab overfit --save-model` in one process, `tinylab evaluate` in new
-// ones, compared with the in-process scores of the very same trained weights; plus evaluate's refusals, through the
-// CLI's own code in this process (tests/cli/in_process.ts).
+// ones, compared with the in-process scores of the very same trained weights; plus evaluate's refusals, its test-split
+// banner and report.json's numbers, through the CLI's own code in this process (tests/cli/in_process.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -166,10 +166,8 @@ describe("the test split is reachable only with --final-test", () => {
   });
 
   it("says so in one line from the command, and prints the final-report banner with the flag", async () => {
-    const [refused, final] = await Promise.all([
-      tinylabHere(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]),
-      tinylab(["evaluate", "--model", modelPath, "--data", data, "--final-test"]),
-    ]);
+    const refused = await tinylabHere(["evaluate", "--model", modelPath, "--data", data, "--split", "test"]);
+    const final = await tinylabHere(["evaluate", "--model", modelPath, "--data", data, "--final-test"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toMatch(/^tinylab: error: --split test scores the test split/);
@@ -211,26 +209,24 @@ describe("report.json holds no NaN, no Infinity and no number written as a strin
 
   it("on the README's fixture report and on a final report with one-window groups, --bins 5 --scheme equal-mass --smoothing 0.1", async () => {
     const data = join(dir, "with-test.jsonl");
-    const [plain, final] = await Promise.all([
-      tinylab(["report", "--model", modelPath, "--out", join(dir, "r1"), "--replicates", "50"]),
-      tinylab([
-        "report",
-        "--model",
-        modelPath,
-        "--out",
-        join(dir, "r2"),
-        "--replicates",
-        "50",
-        "--data",
-        data,
-        "--final-test",
-        "--bins",
-        "5",
-        "--scheme",
-        "equal-mass",
-        "--smoothing",
-        "0.1",
-      ]),
+    const plain = await tinylabHere(["report", "--model", modelPath, "--out", join(dir, "r1"), "--replicates", "50"]);
+    const final = await tinylabHere([
+      "report",
+      "--model",
+      modelPath,
+      "--out",
+      join(dir, "r2"),
+      "--replicates",
+      "50",
+      "--data",
+      data,
+      "--final-test",
+      "--bins",
+      "5",
+      "--scheme",
+      "equal-mass",
+      "--smoothing",
+      "0.1",
     ]);
     expect([plain.code, final.code]).toEqual([0, 0]);
     const { readFileSync } = await import("node:fs");

@@ -1,5 +1,5 @@
 // A run directory as the input of every scorer: one tiny `train --text` run on a corpus built here (blank-line
-// documents), then evaluate --run (a process), report and compare (in process, through the CLI's own scoringText)
+// documents, run through the CLI's own code in this process), then evaluate --run (a process), report and compare (in process, through the CLI's own scoringText)
 // and tools/score.py --run give the run's own validation NLL at the one stride; a changed text file is refused by
 // name (by the CLI's own code run in process, tests/cli/in_process.ts, and by score.py); a text model given no data
 // is refused naming --run; a text-trained model's provenance names its manifest.
@@ -48,7 +48,7 @@ let trainedValidation: number;
 beforeAll(async () => {
   writeFileSync(text, corpus());
   const r = ok(
-    await tinylab([
+    await tinylabHere([
       "train",
       "--text",
       text,

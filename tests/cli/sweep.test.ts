@@ -20,20 +20,21 @@ const undated = (j: { provenance: { date: string } }) => ({ ...j, provenance: { 
 describe("tinylab sweep", () => {
   it("overfit over 3 seeds with --jobs 2: each run equals the run done alone; a second sweep redoes nothing; --collect agrees", async () => {
     const out = join(dir, "out");
-    const sweep = await tinylab(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out, "--json"]);
+    const sweeping = tinylab(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out, "--json"]);
+    // the same command alone, in a directory of its own: what the sweep's child ran (`tinylab overfit --seeds S --backend wasm
+    // --out .`), run here (the CLI's own code, tests/cli/in_process.ts) while the sweep's children run theirs
+    const alone: string[] = [];
+    for (const seed of [39, 40, 41]) {
+      const cwd = join(dir, `alone-${seed}`);
+      mkdirSync(cwd);
+      const r = await tinylabHere(["overfit", "--seeds", String(seed), "--backend", "wasm", "--out", "."], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+      alone.push(cwd);
+    }
+    const sweep = await sweeping;
     expect(sweep.code, sweep.stderr).toBe(0);
     const result = JSON.parse(sweep.stdout);
     expect(result.runs.map((r: { name: string }) => r.name)).toEqual(["seed=39", "seed=40", "seed=41"]); // plan order, not arrival
-    // the same command alone, in a directory of its own: what the sweep's child ran (`tinylab overfit --seeds S --backend wasm --out .`)
-    const alone = await Promise.all(
-      [39, 40, 41].map(async (seed) => {
-        const cwd = join(dir, `alone-${seed}`);
-        mkdirSync(cwd);
-        const r = await tinylab(["overfit", "--seeds", String(seed), "--backend", "wasm", "--out", "."], cwd);
-        expect(r.code, r.stderr).toBe(0);
-        return cwd;
-      }),
-    );
     for (const [i, seed] of [39, 40, 41].entries()) {
       const run = join(out, `seed=${seed}`);
       expect(readdirSync(run).sort()).toEqual(readdirSync(alone[i]).sort());
@@ -44,11 +45,11 @@ describe("tinylab sweep", () => {
     // the README's seed-39 final validation NLL, through the sweep
     expect(result.runs[0].validation_nll.toFixed(6)).toBe("4.364098");
     const modified = statSync(join(out, "seed=40", "overfit.json")).mtimeMs;
-    const again = await tinylab(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out]);
+    const again = await tinylabHere(["sweep", "overfit", "--seeds", "39,40,41", "--jobs", "2", "--out", out]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("sweep: 3 of 3 runs already finished");
     expect(statSync(join(out, "seed=40", "overfit.json")).mtimeMs).toBe(modified);
-    const collected = await tinylab(["sweep", "--collect", out, "--json"]);
+    const collected = await tinylabHere(["sweep", "--collect", out, "--json"]);
     expect(collected.code, collected.stderr).toBe(0);
     expect(JSON.parse(collected.stdout).runs).toEqual(result.runs);
     // sweep.csv: the same rows, every digit of the NLLs
@@ -84,7 +85,10 @@ describe("tinylab sweep", () => {
       "0,20000",
     ]);
     await p.waitFor(/sweep: overfit × 2 runs/);
-    await new Promise((r) => setTimeout(r, 3000)); // both children started; 20,000 updates take minutes, so neither is done
+    // both children started (each holds its run's folder); 20,000 updates take minutes, so neither is done
+    const held = () => ["seed=1", "seed=2"].every((run) => existsSync(join(out, run, SWEEP_RUN_LOCK)));
+    for (const t0 = Date.now(); !held() && Date.now() - t0 < 30_000;) await new Promise((r) => setTimeout(r, 50));
+    expect(held()).toBe(true);
     p.child.kill("SIGINT");
     const stopped = await p.done;
     expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);

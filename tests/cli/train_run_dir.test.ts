@@ -1,8 +1,9 @@
 // A run directory as `tinylab train` claims it: a directory holding a run is refused without --resume, --overwrite
 // removes only the run's files, a device, FIFO or directory is never replaced by --save-model, no lock outlives the
 // process (normal exit, error exit, Ctrl-C twice), and the best model on validation is kept, labelled, stopped on
-// by --patience and carried across a kill and resume exactly. Refusals before training run through the CLI's own
-// code in this process (tests/cli/in_process.ts); runs, exits and signals are processes.
+// by --patience and carried across a kill and resume exactly. Refusals, and runs whose process is not what is
+// tested, run through the CLI's own code in this process (tests/cli/in_process.ts), saving a node and engine start
+// each; exits, signals, the kill and the resume after it are processes.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,7 +61,7 @@ const shas = (ck: string) =>
 
 describe("a run directory holding a run", () => {
   it("is refused without --resume (one line naming --resume and --overwrite), untouched; --overwrite replaces the run, and is refused beside files the run did not write", async () => {
-    ok(await tinylab(text("done", ["--updates", "4", "--eval-every", "2"])));
+    ok(await tinylabHere(text("done", ["--updates", "4", "--eval-every", "2"])));
     const before = shas("done");
     expect(Object.keys(before)).toEqual([
       "history.csv",
@@ -87,7 +88,7 @@ describe("a run directory holding a run", () => {
     expect(Object.fromEntries(Object.entries(shas("done")).filter(([f]) => f !== "notes.txt"))).toEqual(before);
     rmSync(join(dir, "done", "notes.txt"));
     rmSync(join(dir, "done", "plots"), { recursive: true });
-    const over = ok(await tinylab(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])));
+    const over = ok(await tinylabHere(text("done", ["--updates", "4", "--seed", "7", "--overwrite"])));
     expect(over.stdout).toContain("updates 1..4");
     expect(readdirSync(join(dir, "done")).sort()).toEqual(Object.keys(before).sort());
     const now = shas("done");
@@ -114,12 +115,12 @@ describe("a run directory holding a run", () => {
 
   it("is refused for the overfit fixture's train too; --resume of a directory with nothing saved yet starts at update 0", async () => {
     const ck = join(dir, "fixture");
-    ok(await tinylab(["train", "--updates", "3", "--out", ck]));
+    ok(await tinylabHere(["train", "--updates", "3", "--out", ck]));
     expect(oneLine(await tinylabHere(["train", "--updates", "3", "--out", ck]))).toMatch(
       /holds a run \(train_state\.safetensors\); pass --resume to continue it, or --overwrite/,
     );
     const empty = join(dir, "empty");
-    const r = ok(await tinylab(["train", "--updates", "3", "--out", empty, "--resume"]));
+    const r = ok(await tinylabHere(["train", "--updates", "3", "--out", empty, "--resume"]));
     expect(r.stdout).toContain(`nothing saved in ${join(empty, "train_state.safetensors")} yet: starting at update 0; running to update 3`);
     expect(sha256File(join(empty, "train_state.safetensors"))).toBe(sha256File(join(ck, "train_state.safetensors")));
   });
@@ -171,12 +172,12 @@ describe("the lock", () => {
 describe("the best model on validation", () => {
   const common = ["--updates", "60", "--eval-every", "4", "--lr", "0.03", "--save-every", "8"];
   it("is kept beside the last, labelled as chosen on validation, listed in the summary; --patience stops early; both survive a kill and resume exactly", async () => {
-    const [full, patient, killed] = await Promise.all([
-      tinylab(text("best", common)),
-      tinylab(text("patience", [...common, "--patience", "2"])),
-      // killed by itself at its 14th atomic write (src/node/atomic.ts TINYLAB_TEST_KILL_AT), mid-run
-      start(text("patience-killed", [...common, "--patience", "2"]), undefined, { TINYLAB_TEST_KILL_AT: "14" }).done,
-    ]);
+    // killed by itself at its 14th atomic write (src/node/atomic.ts TINYLAB_TEST_KILL_AT), mid-run, while the two
+    // uninterrupted runs go on here one after the other
+    const killing = start(text("patience-killed", [...common, "--patience", "2"]), undefined, { TINYLAB_TEST_KILL_AT: "14" }).done;
+    const full = await tinylabHere(text("best", common));
+    const patient = await tinylabHere(text("patience", [...common, "--patience", "2"]));
+    const killed = await killing;
     ok(full);
     const h = json(join(dir, "best", "history.json"));
     const scored: [number, number][] = [
@@ -193,7 +194,7 @@ describe("the best model on validation", () => {
     expect(provenance.selection.note).toMatch(/optimistic.*test split \(--final-test\) is unbiased/);
     // the file is a model every command reads (integrity, config, tokenizer): evaluate scores it
     const ev = ok(
-      await tinylab(["evaluate", "--run", join(dir, "best"), "--model", join(dir, "best", "model_best.safetensors"), "--json"]),
+      await tinylabHere(["evaluate", "--run", join(dir, "best"), "--model", join(dir, "best", "model_best.safetensors"), "--json"]),
     );
     expect(JSON.parse(ev.stdout).model_sha256).toBe(sha256File(join(dir, "best", "model_best.safetensors")));
     expect(full.stdout).toContain(
@@ -216,7 +217,7 @@ describe("the best model on validation", () => {
     expect(ph.entries.at(-1).update).toBe(stop);
     expect(json(join(dir, "patience", "train.json")).early_stop).toEqual({ at: stop, patience: 2 });
     // a resume of the stopped run trains no further
-    const again = ok(await tinylab(text("patience", [...common, "--patience", "2", "--resume"])));
+    const again = ok(await tinylabHere(text("patience", [...common, "--patience", "2", "--resume"])));
     expect(again.stdout).toContain(`stopped early at update ${stop}`);
     expect(json(join(dir, "patience", "history.json")).entries.at(-1).update).toBe(stop);
     // the killed run, resumed, stops at the same update with the same best and last models, state and history

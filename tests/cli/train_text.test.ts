@@ -1,7 +1,9 @@
 // `tinylab train --text` end to end on a text made here (not shipped): split manifest, tokenizer, validation
 // history, loss curve, a model file `evaluate` reads; then the manifest refused on a changed file, extension refused
 // on a changed schedule length, resume-and-extend equal bit for bit to one run, and history kept across the resume.
-// Refusals run through the CLI's own code in this process (tests/cli/in_process.ts); the runs themselves are processes.
+// Refusals, and runs whose process is not what is tested, run through the CLI's own code in this process
+// (tests/cli/in_process.ts); the evaluate that re-reads the model, the straight run and the resume that extends a run
+// are processes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,7 +46,7 @@ const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 describe("tinylab train --text", () => {
   it("runs end to end: manifest with every sha256, BPE on train, whole-split validation history, curve with baselines, a model evaluate reads", async () => {
     const r = ok(
-      await tinylab(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--save-every", "6"])),
+      await tinylabHere(run("a", ["--tokenizer", "bpe", "--vocab", "300", "--updates", "12", "--eval-every", "6", "--save-every", "6"])),
     );
     expect(r.stdout).toMatch(/^train: .*story\.txt, 10 train \/ 1 validation \/ 1 test documents \(split seed 0\)/);
     const manifest = json(join(dir, "a", "manifest.json"));
@@ -106,7 +108,7 @@ describe("tinylab train --text", () => {
       "--updates",
       "2",
     ];
-    ok(await tinylab(base(changed, "c")));
+    ok(await tinylabHere(base(changed, "c")));
     writeFileSync(changed, readFileSync(story, "utf8").replace("miller", "baker"));
     const refused = await tinylabHere([...base(changed, "c"), "--resume"]);
     expect(refused.code).toBe(1);
@@ -143,12 +145,10 @@ describe("tinylab train --text", () => {
   it("extends a finished run bit for bit like one run to the same total; a changed schedule length is refused naming --cosine-steps; history survives the resume", async () => {
     const common = ["--tokenizer", "byte", "--eval-every", "4", "--save-every", "4", "--dropout", "0.1"];
     // the first run's schedule is --cosine-steps 8 (its default, --updates); the straight run states it
-    const [straight, first] = await Promise.all([
-      tinylab(run("straight", [...common, "--updates", "16", "--cosine-steps", "8"])),
-      tinylab(run("extended", [...common, "--updates", "8"])),
-    ]);
-    ok(straight);
-    ok(first);
+    // the straight run in a process of its own while the first part runs here; the extension below is a process too
+    const straight = tinylab(run("straight", [...common, "--updates", "16", "--cosine-steps", "8"]));
+    ok(await tinylabHere(run("extended", [...common, "--updates", "8"])));
+    ok(await straight);
     // raising --updates alone would lengthen the schedule (its default is --updates): refused, naming the option and the value to keep
     const refused = await tinylabHere(run("extended", [...common, "--updates", "16", "--resume"]));
     expect(refused.code).toBe(1);

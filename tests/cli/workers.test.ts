@@ -1,7 +1,7 @@
 // --workers across processes: `train` writes the same model sha256 with 1 and 2 workers (dropout and shuffling on,
 // three microbatches per update, and a resume that switches the count); `evaluate` and `report` give the same
-// scores with 1 and 2; bad counts are refused in one line naming the option (through the CLI's own code in this
-// process: tests/cli/in_process.ts).
+// scores with 1 and 2; bad counts are refused in one line naming the option. The 1-worker runs and the refusals go
+// through the CLI's own code in this process (tests/cli/in_process.ts), the 2-worker runs and the resume are processes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,11 +43,12 @@ function documents(): string {
 describe("tinylab --workers", () => {
   it("train writes the same model sha256 with 1 and 2 workers, and a 2-worker checkpoint resumed with 1 lands on it too", async () => {
     const ckpt = join(dir, "ckpt");
-    const [one, two, half] = await Promise.all([
-      tinylab([...TRAIN, "--workers", "1", "--save-model", join(dir, "w1.safetensors")]),
+    const others = Promise.all([
       tinylab([...TRAIN, "--workers", "2", "--save-model", join(dir, "w2.safetensors")]),
       tinylab([...train(10), "--workers", "2", "--out", ckpt]),
     ]);
+    const one = await tinylabHere([...TRAIN, "--workers", "1", "--save-model", join(dir, "w1.safetensors")]);
+    const [two, half] = await others;
     expect(ok(one).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 1");
     expect(ok(two).stdout).toContain("backend wasm (matrix products on tfjs's own wasm kernels), workers 2");
     ok(half);
@@ -64,12 +65,26 @@ describe("tinylab --workers", () => {
     const model = join(dir, "w1.safetensors");
     const data = join(dir, "docs.jsonl");
     writeFileSync(data, documents());
-    const [e1, e2, r1, r2] = await Promise.all([
-      tinylab(["evaluate", "--model", model, "--data", data, "--batch-rows", "4", "--json", "--workers", "1"]),
+    const twos = Promise.all([
       tinylab(["evaluate", "--model", model, "--data", data, "--batch-rows", "4", "--json", "--workers", "2"]),
-      tinylab(["report", "--model", model, "--data", data, "--replicates", "20", "--out", join(dir, "r1"), "--json", "--workers", "1"]),
       tinylab(["report", "--model", model, "--data", data, "--replicates", "20", "--out", join(dir, "r2"), "--json", "--workers", "2"]),
     ]);
+    const e1 = await tinylabHere(["evaluate", "--model", model, "--data", data, "--batch-rows", "4", "--json", "--workers", "1"]);
+    const r1 = await tinylabHere([
+      "report",
+      "--model",
+      model,
+      "--data",
+      data,
+      "--replicates",
+      "20",
+      "--out",
+      join(dir, "r1"),
+      "--json",
+      "--workers",
+      "1",
+    ]);
+    const [e2, r2] = await twos;
     for (const r of [e1, e2, r1, r2]) expect(r.code, r.stderr).toBe(0);
     const [a, b] = [e1, e2].map((r) => JSON.parse(r.stdout));
     expect([a.provenance.workers, b.provenance.workers]).toEqual([1, 2]);
