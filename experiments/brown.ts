@@ -12,7 +12,7 @@ import { provenance } from "../src/util/runtime/provenance.ts";
 import { parameterCount } from "../src/model/config.ts";
 import { brownSplit, loadBrown, sliceBrown } from "../src/node/brown.ts";
 import { trainBpe } from "../src/data/bpe.ts";
-import { MANIFEST_FILE } from "../src/data/text_split.ts";
+import { MANIFEST_FILE } from "../src/data/text_manifest.ts";
 import { encodeDocument, targetCount, type Document, type Split, type TextDocument } from "../src/data/documents.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { decoderAdapter } from "../src/eval/passes/adapter.ts";

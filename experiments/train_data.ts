@@ -6,14 +6,8 @@ import { overfitDocuments, overfitTokenizer } from "../src/data/fixtures.ts";
 import { BYTE_VOCAB, ByteTokenizer, type Tokenizer } from "../src/data/tokenizer.ts";
 import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
-import {
-  jsonSha256,
-  MANIFEST_FILE,
-  textDataProvenance,
-  textSplit,
-  type TextDataProvenance,
-  type TextSplitOptions,
-} from "../src/data/text_split.ts";
+import { textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
+import { jsonSha256, MANIFEST_FILE } from "../src/data/text_manifest.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";

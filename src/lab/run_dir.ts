@@ -1,7 +1,7 @@
 // The write protocol of a run directory: which files a run writes, the order in which they move so that a kill at
 // any instant leaves a directory the next --resume accepts, and claiming a directory (refused when it holds a run,
 // unless resumed or overwritten; an overwrite removes only the run's own files). Not the files' formats.
-import { MANIFEST_FILE } from "../data/text_split.ts";
+import { MANIFEST_FILE } from "../data/text_manifest.ts";
 import { STATE_FILE, type Store } from "./store.ts";
 import { HISTORY_FILE } from "./history.ts";
 import { EVENTS_FILE, HISTORY_CSV_FILE } from "./history_events.ts";

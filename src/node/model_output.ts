@@ -3,7 +3,7 @@
 // user said so, and its directory locked while the command runs. Not the model format (src/lab/model_file.ts).
 import { closeSync, existsSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { dirname, join, normalize, resolve } from "node:path";
-import { MANIFEST_FILE } from "../data/text_split.ts";
+import { MANIFEST_FILE } from "../data/text_manifest.ts";
 import { STATE_FILE } from "../lab/store.ts";
 import { MODEL_FORMAT, MODEL_FORMAT_V1, MODEL_FORMAT_V2 } from "../lab/model_file.ts";
 import { checkOutputFile } from "./writable.ts";

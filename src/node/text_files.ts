@@ -4,15 +4,13 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import {
   documentsOfText,
-  manifestSha256,
-  MANIFEST_FILE,
   rebuildRunSplit,
   splitTexts,
   verifyTextManifest,
-  type TextManifest,
   type TextSource,
   type TextSplitOptions,
 } from "../data/text_split.ts";
+import { manifestSha256, MANIFEST_FILE, type TextManifest } from "../data/text_manifest.ts";
 import type { Split, TextDocument } from "../data/documents.ts";
 import { FILE_LIMIT, MAX_FILE_BYTES } from "./files.ts";
 import { readFileBytes, readFileText } from "./disk.ts";

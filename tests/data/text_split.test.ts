@@ -1,17 +1,8 @@
 // The text split: documents from blank lines or lines, a seeded split by document (its own seed, input order
 // irrelevant, stratified by source), the manifest verified and refused by file, and the fraction refusals.
 import { describe, expect, it } from "vitest";
-import {
-  documentsOfText,
-  jsonSha256,
-  manifestBytes,
-  manifestSha256,
-  manifestJsonPieces,
-  splitTexts,
-  textSplit,
-  verifyTextManifest,
-  type TextSource,
-} from "../../src/data/text_split.ts";
+import { documentsOfText, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
+import { jsonSha256, manifestBytes, manifestSha256, manifestJsonPieces } from "../../src/data/text_manifest.ts";
 import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
 const docs = (n: number, source = "s"): TextSource[] =>

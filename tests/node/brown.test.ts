@@ -13,7 +13,8 @@ import {
   loadBrown,
   type BrownDoc,
 } from "../../src/node/brown.ts";
-import { MANIFEST_FILE, parseTextManifest, splitTexts, type TextManifest } from "../../src/data/text_split.ts";
+import { splitTexts } from "../../src/data/text_split.ts";
+import { MANIFEST_FILE, parseTextManifest, type TextManifest } from "../../src/data/text_manifest.ts";
 import { memoryStore } from "../../src/lab/store.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { sha256Hex } from "../../src/util/primitives/sha256.ts";
