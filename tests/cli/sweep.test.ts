@@ -181,19 +181,8 @@ describe("tinylab sweep", () => {
 
   it("--plan lists the entries --task I runs (numbered, and as JSON), running nothing", async () => {
     const out = join(dir, "plan");
-    const list = await tinylabHere([
-      "sweep",
-      "overfit",
-      "--grid",
-      "lr=0.01,0.02",
-      "--seeds",
-      "1,2",
-      "--backend",
-      "wasm",
-      "--out",
-      out,
-      "--plan",
-    ]);
+    const plan = ["sweep", "overfit", "--grid", "lr=0.01,0.02", "--seeds", "1,2", "--backend", "wasm", "--out", out, "--plan"];
+    const list = await tinylabHere(plan);
     expect([list.code, list.stderr]).toEqual([0, ""]);
     expect(list.stdout).toBe(`sweep plan: overfit × 4 runs into ${out}; entry I is what --task I runs
 0  lr=0.01,seed=1  tinylab overfit --seeds 1 --lr 0.01 --backend wasm --out .
@@ -201,28 +190,15 @@ describe("tinylab sweep", () => {
 2  lr=0.02,seed=1  tinylab overfit --seeds 1 --lr 0.02 --backend wasm --out .
 3  lr=0.02,seed=2  tinylab overfit --seeds 2 --lr 0.02 --backend wasm --out .
 `);
-    const asJson = await tinylabHere([
-      "sweep",
-      "overfit",
-      "--grid",
-      "lr=0.01,0.02",
-      "--seeds",
-      "1,2",
-      "--backend",
-      "wasm",
-      "--out",
-      out,
-      "--plan",
-      "--json",
-    ]);
-    const plan = JSON.parse(asJson.stdout);
-    expect(plan.runs.map((r: { index: number; name: string }) => `${r.index} ${r.name}`)).toEqual([
+    const asJson = await tinylabHere([...plan, "--json"]);
+    const planned = JSON.parse(asJson.stdout);
+    expect(planned.runs.map((r: { index: number; name: string }) => `${r.index} ${r.name}`)).toEqual([
       "0 lr=0.01,seed=1",
       "1 lr=0.01,seed=2",
       "2 lr=0.02,seed=1",
       "3 lr=0.02,seed=2",
     ]);
-    expect(plan.runs[3].args).toEqual(["overfit", "--seeds", "2", "--lr", "0.02", "--backend", "wasm", "--out", "."]);
+    expect(planned.runs[3].args).toEqual(["overfit", "--seeds", "2", "--lr", "0.02", "--backend", "wasm", "--out", "."]);
     expect(existsSync(out)).toBe(false);
   });
 

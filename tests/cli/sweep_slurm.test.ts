@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { start, type Finished } from "./spawn.ts";
+import { STORY } from "../story.ts";
 
 const SCRIPT = resolve(import.meta.dirname, "../../tools/slurm_cluster.sh");
 const INSTALL = "apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge";
@@ -45,11 +46,6 @@ const tree = (dir: string): string[] => readdirSync(dir, { recursive: true, enco
 /** A row without where its result file is (each sweep has its own --out). */
 const placeless = (rows: { result: string }[]) => rows.map(({ result: _, ...r }) => r);
 
-// twelve short paragraphs, blank-line separated: train --text's default split holds one or more out
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
-  " ",
-);
-const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 // small and fast: a few updates of a tiny model, scored once on validation
 const TRAIN = [
   "--layers",
@@ -105,7 +101,7 @@ describe.skipIf(SKIP)("tinylab sweep --scheduler slurm on a single-node cluster"
     if (r.status !== 0)
       throw new Error(`the test cluster did not start (tools/slurm_cluster.sh exited ${r.status ?? r.signal}): ${r.stderr.trim()}`);
     env = { SLURM_CONF: join(dir, "cluster", "slurm.conf") };
-    writeFileSync(join(dir, "story.txt"), Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
+    writeFileSync(join(dir, "story.txt"), STORY);
   }, 60_000);
 
   afterAll(async () => {

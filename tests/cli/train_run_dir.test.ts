@@ -14,35 +14,15 @@ import { readSafetensorsFile } from "../../src/node/disk.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, start, tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
+import { STORY, STORY_SHAPE } from "../story.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-run-dir-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
-  " ",
-);
-const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 const story = join(dir, "story.txt");
-writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
+writeFileSync(story, STORY);
 
-const SHAPE = [
-  "--tokenizer",
-  "byte",
-  "--layers",
-  "1",
-  "--d-model",
-  "16",
-  "--heads",
-  "2",
-  "--d-ff",
-  "32",
-  "--context",
-  "32",
-  "--batch-rows",
-  "4",
-  "--log-every",
-  "1000",
-];
+const SHAPE = ["--tokenizer", "byte", ...STORY_SHAPE];
 const text = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 const LOCK = ".tinylab.lock";

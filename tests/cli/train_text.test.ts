@@ -12,36 +12,15 @@ import { sha256File } from "../../src/node/atomic.ts";
 import { withoutTimes } from "../../src/lab/history.ts";
 import { ok, tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
+import { STORY, STORY_SHAPE, storyParagraph } from "../story.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-train-text-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// twelve short paragraphs, blank-line separated: a seeded split of 10% / 10% gives each held-out split one or more
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
-  " ",
-);
-const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
 const story = join(dir, "story.txt");
-writeFileSync(story, Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n");
+writeFileSync(story, STORY);
 
-// small and fast: the text recipe's defaults are for a real text
-const SHAPE = [
-  "--layers",
-  "1",
-  "--d-model",
-  "16",
-  "--heads",
-  "2",
-  "--d-ff",
-  "32",
-  "--context",
-  "32",
-  "--batch-rows",
-  "4",
-  "--log-every",
-  "1000",
-];
-const run = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...SHAPE, ...more];
+const run = (ck: string, more: string[]) => ["train", "--text", story, "--out", join(dir, ck), ...STORY_SHAPE, ...more];
 const json = (p: string) => JSON.parse(readFileSync(p, "utf8"));
 describe("tinylab train --text", () => {
   it("runs end to end: manifest with every sha256, BPE on train, whole-split validation history, curve with baselines, a model evaluate reads", async () => {
@@ -76,7 +55,7 @@ describe("tinylab train --text", () => {
     const docs = join(dir, "validation.jsonl");
     writeFileSync(
       docs,
-      JSON.stringify({ id: v.id, split: "validation", source: "story", text: paragraph(Number(v.id.split("#")[1]) - 1) }) + "\n",
+      JSON.stringify({ id: v.id, split: "validation", source: "story", text: storyParagraph(Number(v.id.split("#")[1]) - 1) }) + "\n",
     );
     const ev = ok(await tinylab(["evaluate", "--model", model, "--data", docs, "--split", "validation", "--stride", "32", "--json"]));
     const scoredAgain = JSON.parse(ev.stdout);
@@ -102,7 +81,7 @@ describe("tinylab train --text", () => {
       f,
       "--out",
       join(dir, ck),
-      ...SHAPE,
+      ...STORY_SHAPE,
       "--tokenizer",
       "byte",
       "--updates",

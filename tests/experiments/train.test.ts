@@ -11,12 +11,9 @@ import { memoryStore, type Store } from "../../src/lab/store.ts";
 import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
 import { tf, tfjsOnly } from "../../src/util/backend.ts";
 import { useBackend } from "../helpers.ts";
+import { STORY } from "../story.ts";
 
-const WORDS = "the river ran past the mill where an old miller kept his grain and counted every sack by lamplight before the frost".split(
-  " ",
-);
-const paragraph = (i: number) => Array.from({ length: 30 + (i % 5) * 7 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ") + ".";
-const docs = documentsOfText(Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n") + "\n", "story.txt", "story.txt", false);
+const docs = documentsOfText(STORY, "story.txt", "story.txt", false);
 
 // just over the threshold (18,912 parameters × context 64 = 1,210,368), so the default splits its updates
 const SHAPE = { nLayers: 1, dModel: 32, nHeads: 2, dFF: 64, contextLength: 64, vocabSize: 258 };
