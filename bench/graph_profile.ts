@@ -1,6 +1,6 @@
 // Benchmark: where one training-graph run (src/model/onnx_train.ts, the whole step's forward and backward) spends
 // its time on onnxruntime-node, per ONNX op type and per node, from onnxruntime's own profiler, with the session
-// options the engine uses (src/node/native_kernels.ts GRAPH_OPTIONS). Prints text; not a test.
+// options the engine uses (src/node/native_kernels.ts graphOptions). Prints text; not a test.
 // Usage: npx tsx bench/graph_profile.ts [--config xl] [--rows 4] [--runs 6] [--nodes 20]
 //   --rows: one microbatch's rows (bench/step.ts's --workers 2 gives 4 rows per worker at large and xl, 8 at medium)
 import { createRequire } from "node:module";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
-import { GRAPH_OPTIONS, ONNXRUNTIME_VERSION } from "../src/node/native_kernels.ts";
+import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/native_kernels.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 
 const { values } = parseArgs({
@@ -43,7 +43,7 @@ initOrt();
 const bytes = trainingModel(c);
 const session = new binding.InferenceSession();
 session.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, {
-  ...GRAPH_OPTIONS,
+  ...graphOptions(INTRA_OP_THREADS),
   enableProfiling: true,
   profileFilePrefix: join(tmpdir(), "tinylab-graph-profile"),
 });
@@ -114,7 +114,7 @@ const total = nodes.reduce((t, e) => t + e.dur, 0);
 const ms = (us: number) => (us / k / 1000).toFixed(2).padStart(9);
 const median = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
 console.log(
-  `${values.config} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${GRAPH_OPTIONS.intraOpNumThreads} intra-op thread: ` +
+  `${values.config} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${INTRA_OP_THREADS} intra-op thread: ` +
     `run ${ms(timed.reduce((t, e) => t + e.dur, 0)).trim()} ms wall (mean of ${k}), ${median.toFixed(1)} ms CPU (median), kernels ${ms(total).trim()} ms`,
 );
 console.log("op type                       ms/run  nodes  share");

@@ -97,7 +97,7 @@ export async function runBrown(o: BrownOptions) {
   // the report scores hundreds of batches, so the pool keeps every asked worker; an update uses as many as it has microbatches
   const engine = o.engine ?? tfjsOnly();
   const openPool = threadPools(engine);
-  const pool = openPool(workersFor(o.workers, openPool.cores, o.microbatches, config), config);
+  const pool = openPool(workersFor(engine.workers, openPool.cores, o.microbatches, config), config);
   let progress: Progress | undefined;
   // the train-on-text path every text recipe shares (src/lab/validated_training.ts): Brown is its documents and defaults
   const r = await trainWithValidation({

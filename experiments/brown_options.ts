@@ -7,8 +7,8 @@ import type { Engine } from "../src/util/engine.ts";
 /**
  * brown's options: the training group typed by the catalogue's parsers (cosineSteps absent: --updates, kept to
  * extend a run; microbatches split each update's windows so --workers can share it; patience counts validation
- * scorings; workers, absent 1, use at most `microbatches` per update and all of them for the report's scoring),
- * and what the recipe needs beside.
+ * scorings), and what the recipe needs beside: its engine carries the workers (at most `microbatches` per update,
+ * all of them for the report's scoring).
  */
 export interface BrownOptions
   extends
@@ -30,7 +30,7 @@ export interface BrownOptions
       | "final-test"
       | "on-divergence"
     >,
-    Partial<OptionsOf<"cosine-steps" | "patience" | "tensorboard" | "workers">> {
+    Partial<OptionsOf<"cosine-steps" | "patience" | "tensorboard">> {
   model: ModelConfig;
   canary: { text: string; repetitions: number; secretTokens: number };
   prompts: string[];
@@ -41,7 +41,7 @@ export interface BrownOptions
   /** For tests and quick looks: keep this many files per genre, each cut to this many characters. */
   slice?: { filesPerGenre: number; chars: number };
   progress?: ProgressStream;
-  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  /** The engine the run computes on, its workers included; absent: tfjs's own kernels. */
   engine?: Engine;
 }
 

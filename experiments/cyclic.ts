@@ -109,15 +109,16 @@ export type Score = ReturnType<typeof score>;
 export type CyclicResult = ReturnType<typeof runCyclic>;
 
 /**
- * Train for `updates`, then score every requested split with the decoder and each baseline. `workers` is capped
- * by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
+ * Train for `updates`, then score every requested split with the decoder and each baseline. The engine's `workers`
+ * is capped by the one microbatch of an update, so this runs on one thread; it is taken so every training command has it.
  */
 export function runCyclic(
   options: Partial<CyclicOptions> = {},
-  hooks: { engine?: Engine; workers?: number; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {},
+  hooks: { engine?: Engine; openPool?: PoolOpener; onEvents?: (events: Uint8Array) => void } = {},
 ) {
-  return withPool(hooks.openPool ?? thisThread, hooks.workers, 1, CYCLIC_MODEL, (pool) =>
-    cyclicWith(pool, hooks.engine ?? tfjsOnly(), options, hooks.onEvents),
+  const engine = hooks.engine ?? tfjsOnly();
+  return withPool(hooks.openPool ?? thisThread, engine.workers, 1, CYCLIC_MODEL, (pool) =>
+    cyclicWith(pool, engine, options, hooks.onEvents),
   );
 }
 

@@ -31,10 +31,11 @@ export interface EvaluateOptions {
   stride?: number;
   /** The test split is scored only in a final report: `split: "test"` is refused without it, and "all" leaves test out. */
   finalTest?: boolean;
-  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  /**
+   * The engine that computes (src/util/engine.ts), its workers (capped by the batches of the largest split) the
+   * threads that score; absent: tfjs's own kernels of the current backend.
+   */
   engine?: Engine;
-  /** Threads that score (src/node/pool.ts), capped by the batches of the largest split; absent: 1. */
-  workers?: number;
   /** Where those threads come from (src/node/pool.ts `threadPools` on Node); absent: this thread alone. */
   openPool?: PoolOpener;
   /** Also score each split as lm-evaluation-harness's loglikelihood_rolling task (src/eval/passes/rolling.ts). */
@@ -152,7 +153,7 @@ export function scoreModel(
     const lmEval: LmEvalTask[] = [];
     let used = 1,
       scores: Partial<Record<Split, SplitScore>> = {};
-    withPool(o.openPool ?? thisThread, o.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
+    withPool(o.openPool ?? thisThread, engine.workers, Math.max(...bySplit.map(([, b]) => b.length)), config, (pool) => {
       used = pool.size;
       const adapter = decoderAdapter(model, { pool });
       const bar = phase(

@@ -156,19 +156,19 @@ export type SaveTo = { store: Store; name: string };
 /**
  * Run every seed; with `save`, the first declared seed's final model is written and its sha256 reported;
  * `onModel` sees each seed's trained model before it is disposed; `onProgress` sees the set-up blocks, each
- * update's loss and each checkpoint's scores as they are computed. `workers` threads (capped by the two
- * microbatches of an update) train and score; the result is the same bit for bit for any count.
+ * update's loss and each checkpoint's scores as they are computed. The engine's `workers` threads (capped by the
+ * two microbatches of an update) train and score; the result is the same bit for bit for any count.
  */
-export function runOverfit(
-  options: Partial<OverfitOptions> = {},
-  hooks: OverfitHooks & { workers?: number; openPool?: PoolOpener } = {},
-): OverfitResult {
+export function runOverfit(options: Partial<OverfitOptions> = {}, hooks: OverfitHooks & { openPool?: PoolOpener } = {}): OverfitResult {
   const train = overfitDocuments(overfitTokenizer()).filter((d) => d.split === "train").length;
-  return withPool(hooks.openPool ?? thisThread, hooks.workers, train, OVERFIT_MODEL, (pool) => overfitWith(pool, options, hooks));
+  const engine = hooks.engine ?? tfjsOnly();
+  return withPool(hooks.openPool ?? thisThread, engine.workers, train, OVERFIT_MODEL, (pool) =>
+    overfitWith(pool, options, { ...hooks, engine }),
+  );
 }
 
 type OverfitHooks = {
-  /** The engine every run computes on (its pool's threads open the same); absent: tfjs's own kernels. */
+  /** The engine every run computes on, its workers included (its pool's threads open the same); absent: tfjs's own kernels. */
   engine?: Engine;
   save?: SaveTo;
   onModel?: (seed: number, model: GPT) => void;

@@ -51,10 +51,11 @@ export interface ReportRunOptions {
   smoothing?: number;
   lambda?: number;
   progress?: ProgressStream;
-  /** The engine that computes (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
+  /**
+   * The engine that computes (src/util/engine.ts), its workers the threads that score the likelihood passes;
+   * absent: tfjs's own kernels of the current backend.
+   */
   engine?: Engine;
-  /** Threads that score the likelihood passes (src/node/pool.ts); absent: 1. */
-  workers?: number;
   /** Also score each split the report scores as lm-evaluation-harness's loglikelihood_rolling task. */
   lmEval?: boolean;
   /** For a model directory (experiments/model_dir.ts); default MODEL_DIR_DEFAULTS. */
@@ -149,7 +150,7 @@ export function scoreReport(o: ReportRunOptions): { report: Report; lmEval?: LmE
       without = decoderAdapter(ref.model, { name: `without canary (${o.canary.reference})` });
     }
     const binding = { vocabSize: main.config.vocabSize, contextLength: main.config.contextLength };
-    return withPool(threadPools(engine), o.workers, Infinity, main.config, (pool) => {
+    return withPool(threadPools(engine), engine.workers, Infinity, main.config, (pool) => {
       // the report scores many batches: every asked worker
       const adapter = decoderAdapter(main.model, { name: o.model, pool });
       const splits = SPLITS.filter((s) => (s !== "test" || o.finalTest) && docs.some((d) => d.split === s));

@@ -87,7 +87,7 @@ async function trainOn(
   const store = o.out;
   const engine = o.engine ?? tfjsOnly();
   const openPool = threadPools(engine);
-  const workers = workersFor(o.workers, openPool.cores, options.microbatchesPerUpdate, d.config);
+  const workers = workersFor(engine.workers, openPool.cores, options.microbatchesPerUpdate, d.config);
   const pool = openPool(workers, d.config);
   const r = await trainWithValidation({
     engine,
@@ -123,7 +123,7 @@ async function trainOn(
     onStart: (run) => {
       if (o.resume) describe();
       log(
-        `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel(run.provenance(), d.config)}, workers ${workers}`,
+        `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel({ ...run.provenance(), workers }, d.config)}`,
       );
       const resumed = () =>
         run.step === 0

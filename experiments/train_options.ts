@@ -15,7 +15,7 @@ import { BROWN_DEFAULTS as B, BROWN_SHAPE } from "./brown_options.ts";
 /**
  * train's options: the training group typed by the catalogue's parsers (microbatches absent: TRAIN_DEFAULTS' on
  * documents, `textMicrobatches` with `text`; patience needs evalEvery and counts its scorings; tensorboard writes the
- * history as an event file into `out`; workers, absent 1, are capped by the microbatches), and what a run needs beside.
+ * history as an event file into `out`), and what a run needs beside: its engine carries the workers.
  */
 export interface TrainRunOptions
   extends
@@ -35,7 +35,7 @@ export interface TrainRunOptions
       | "log-every"
       | "on-divergence"
     >,
-    Partial<OptionsOf<"microbatches" | "eval-every" | "save-every" | "patience" | "tensorboard" | "workers">> {
+    Partial<OptionsOf<"microbatches" | "eval-every" | "save-every" | "patience" | "tensorboard">> {
   /** Documents to train on (their train split) and what they are; the overfit fixture when absent. */
   data?: { docs: (tokenizer: ByteTokenizer) => Document[]; name: string; identity: string };
   /** Plain text to train on instead (`--text`): its documents, split by a manifest in `out`, and the tokenizer to build. */
@@ -44,7 +44,7 @@ export interface TrainRunOptions
   out?: Store;
   /** Where the final model file goes: a store and a file name in it. */
   saveModel?: { store: Store; name: string };
-  /** The engine the run computes on, its pool's threads included; absent: tfjs's own kernels. */
+  /** The engine the run computes on, its workers (capped by the microbatches) included; absent: tfjs's own kernels. */
   engine?: Engine;
   /** Where each phase that outlasts its quiet time (BPE, tokenizing, validation, updates; QUIET_MS) shows its progress (stderr); absent: nowhere. */
   progress?: ProgressStream;

@@ -11,11 +11,12 @@ import { optionKey, type ScoringDataValues } from "./options.ts";
 const SPLIT_FLAGS = ["split-seed", "validation-fraction", "test-fraction"] as const;
 
 /**
- * Open the engine the command's --backend and --kernels chose (src/node/engine.ts): the first heavy import of any
- * command. The returned value is handed to the recipe, which records it in every result's provenance.
+ * Open the engine the command's --backend, --kernels and --workers chose (src/node/engine.ts): the first heavy
+ * import of any command. The returned value is handed to the recipe, which records it in every result's provenance.
  */
-export async function startEngine(choice: { backend: string; kernels: string }): Promise<Engine> {
-  return (await import("../node/engine.ts")).openEngine(choice);
+export async function startEngine(choice: { backend: string; kernels: string; workers?: number }): Promise<Engine> {
+  const { backend, kernels, workers } = choice; // a command's other values are not the engine's
+  return (await import("../node/engine.ts")).openEngine({ backend, kernels, workers });
 }
 
 /** Write a result file atomically, creating its directory. */

@@ -18,8 +18,9 @@ import { SLICED_MATMUL } from "../util/wasm_matmul.ts";
 export const ONNXRUNTIME_VERSION = "1.30.0";
 
 /**
- * One intra-op thread per session: parallelism comes from --workers (one engine per thread), and a product's
- * bits then cannot depend on how many threads MLAS split it over.
+ * One intra-op thread per session, what every onnxruntime engine opened here carries (Engine.intraOpThreads):
+ * parallelism comes from --workers (one engine per thread), and a product's bits then cannot depend on how many
+ * threads MLAS split it over.
  */
 export const INTRA_OP_THREADS = 1;
 
@@ -90,18 +91,22 @@ function loadOrt(): Ort | string {
   }
 }
 
-const SESSION_OPTIONS = {
-  intraOpNumThreads: INTRA_OP_THREADS,
+/** The products' sessions on `intraOp` threads each (the engine's intraOpThreads). */
+const sessionOptions = (intraOp: number) => ({
+  intraOpNumThreads: intraOp,
   interOpNumThreads: 1,
   executionMode: "sequential",
   graphOptimizationLevel: "disabled",
   enableCpuMemArena: false,
-};
+});
 
 /** Sessions by rank and transposition (their dimensions are symbolic, so one session serves every shape). */
 class Products {
   private readonly sessions = new Map<string, Session>();
-  constructor(private readonly ort: Ort) {}
+  constructor(
+    private readonly ort: Ort,
+    readonly intraOp: number,
+  ) {}
 
   private session(rank: number, ta: boolean, tb: boolean): Session {
     const key = `${rank}${+ta}${+tb}`;
@@ -109,7 +114,7 @@ class Products {
     if (!s) {
       const bytes = matmulModel(rank, ta, tb);
       s = this.ort.newSession();
-      s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, SESSION_OPTIONS);
+      s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, sessionOptions(this.intraOp));
       this.sessions.set(key, s);
     }
     return s;
@@ -136,18 +141,24 @@ class Products {
 }
 
 /**
- * Whole graphs (the scoring and training forms of the decoder): full optimisation, one intra-op thread as for the
- * products. The arena without a memory pattern: a pattern's planned block is allocated in the arena beside the
+ * Whole graphs (the scoring and training forms of the decoder) on `intraOp` threads as the products: full
+ * optimisation. The arena without a memory pattern: a pattern's planned block is allocated in the arena beside the
  * first run's chunks, which the arena keeps, so peak memory grew by half again (large, --workers 2: 1.64 GB with
  * it, 1.11 GB without; medium took no more CPU without it); without the arena every run maps and faults its
  * buffers afresh, several times slower (docs/benchmarks.md).
  */
-export const GRAPH_OPTIONS = { ...SESSION_OPTIONS, graphOptimizationLevel: "all", enableCpuMemArena: true, enableMemPattern: false };
+export const graphOptions = (intraOp: number) => ({
+  ...sessionOptions(intraOp),
+  graphOptimizationLevel: "all",
+  enableCpuMemArena: true,
+  enableMemPattern: false,
+});
 
-function graphLoader(ort: Ort): GraphLoader {
+function graphLoader(ort: Ort, intraOp: number): GraphLoader {
+  const options = graphOptions(intraOp);
   return (bytes) => {
     const s = ort.newSession();
-    s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, GRAPH_OPTIONS);
+    s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, options);
     return (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => {
       const ins = Object.fromEntries(Object.entries(feeds).map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
       const got = s.run(ins, Object.fromEntries(outputs.map((o) => [o, null])), {});
@@ -160,11 +171,11 @@ let ortLoaded: Ort | string | undefined;
 
 /**
  * Whole-graph sessions on onnxruntime-node whatever the kernels (a model directory's graph is run by no other
- * engine), or the reason they cannot be had, with the install hint.
+ * engine), on INTRA_OP_THREADS threads each, or the reason they cannot be had, with the install hint.
  */
 export function graphSessions(): GraphLoader | string {
   ortLoaded ??= loadOrt();
-  return typeof ortLoaded === "string" ? `${ortLoaded}; install it with ${INSTALL_HINT}` : graphLoader(ortLoaded);
+  return typeof ortLoaded === "string" ? `${ortLoaded}; install it with ${INSTALL_HINT}` : graphLoader(ortLoaded, INTRA_OP_THREADS);
 }
 
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
@@ -252,11 +263,14 @@ function selfTest(p: Products): string | undefined {
   return undefined;
 }
 
-function install(): string | undefined {
-  if (installed) return undefined;
+function install(intraOp: number): string | undefined {
+  if (installed)
+    return installed.intraOp === intraOp
+      ? undefined
+      : `this thread's products already run on ${installed.intraOp} intra-op threads, not ${intraOp}`;
   const ort = (ortLoaded ??= loadOrt());
   if (typeof ort === "string") return ort;
-  const products = new Products(ort);
+  const products = new Products(ort, intraOp);
   let failed: string | undefined;
   try {
     failed = selfTest(products);
@@ -270,7 +284,7 @@ function install(): string | undefined {
     cfg.kernelFunc = wrap(products, cfg.kernelFunc);
   }
   installed = products;
-  graphs = graphLoader(ort);
+  graphs = graphLoader(ort, intraOp);
   return undefined;
 }
 
@@ -287,12 +301,12 @@ export function openKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): 
     if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime runs under --backend wasm, and the backend is ${backend}`);
     return tfjsEngine(backend);
   }
-  const failed = install();
+  const failed = install(INTRA_OP_THREADS);
   if (failed) {
     if (choice === "onnxruntime") throw new Error(`--kernels onnxruntime: ${failed}; install it with ${INSTALL_HINT}`);
     return tfjsEngine(backend);
   }
   minMacs = smallest;
   // scoring and training follow the kernels: whole graphs on the same runtime (src/model/graph_scoring.ts, graph_training.ts)
-  return { backend, kernels: "onnxruntime", onnxruntime: ONNXRUNTIME_VERSION, graphs };
+  return { backend, kernels: "onnxruntime", onnxruntime: ONNXRUNTIME_VERSION, graphs, intraOpThreads: installed!.intraOp };
 }

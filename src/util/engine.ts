@@ -1,5 +1,6 @@
 // The engine a run computes on, as one value chosen at the edge (the CLI, a bench, the lab page) and handed to
-// the run, the model adapters and the pool's workers: which tfjs backend, who multiplies, who runs whole graphs.
+// the run, the model adapters and the pool's workers: which tfjs backend, who multiplies, who runs whole graphs,
+// on how many threads.
 // Not its start-up (backend.ts initialises tfjs; src/node/engine.ts opens onnxruntime's kernels and graphs).
 
 /** A float32, int64 or bool (one byte each) input of a graph run, row-major. */
@@ -36,6 +37,16 @@ export interface EngineRecord {
 export interface Engine extends EngineRecord {
   /** Who runs whole ONNX graphs; absent: nobody, the model runs op by op on tfjs. */
   readonly graphs?: GraphLoader;
+  /**
+   * Threads a run shares its microbatches and scoring batches over, the calling one included (--workers); absent:
+   * as many as the run's model pays for (src/train/pool.ts workersFor). A result records the count it used.
+   */
+  readonly workers?: number;
+  /**
+   * onnxruntime's intra-op threads per session (products and graphs), where kernels is onnxruntime: one, so
+   * parallelism comes from `workers` and a product's bits cannot depend on how many threads split it.
+   */
+  readonly intraOpThreads?: number;
 }
 
 /** An engine on tfjs alone (its own kernels of `backend`, no graphs): the browser's, and the teaching recipes'. */
@@ -49,12 +60,20 @@ export const engineRecord = (e: EngineRecord): EngineRecord => ({
 });
 
 /**
- * How output names an engine: who multiplied and, on onnxruntime, what ran as whole graphs (training steps only
- * without dropout, `training` given: src/model/graph_training.ts gradientPath).
+ * How output names an engine: who multiplied, on onnxruntime what ran as whole graphs (training steps only without
+ * dropout, `training` given: src/model/graph_training.ts gradientPath), and the workers where the value holds them.
+ * A result's summary passes its engineRecord: the workers a default count used follow the machine's cores.
  */
-export function engineLabel(e: { backend: string; kernels?: string; onnxruntime?: string }, training?: { dropout: number }): string {
+export function engineLabel(
+  e: { backend: string; kernels?: string; onnxruntime?: string; workers?: number },
+  training?: { dropout: number },
+): string {
   const on = e.kernels === "onnxruntime" ? `onnxruntime-node ${e.onnxruntime ?? "(version not recorded)"}` : e.kernels;
-  if (!e.kernels || e.kernels === "tfjs") return `${e.backend} (matrix products on tfjs's own ${e.backend} kernels)`;
-  if (training?.dropout === 0) return `${e.backend} (training steps and scoring as whole graphs on ${on})`;
-  return `${e.backend} (matrix products and scoring on ${on}${training ? "; with dropout, gradients by tfjs autograd" : ""})`;
+  const what =
+    !e.kernels || e.kernels === "tfjs"
+      ? `matrix products on tfjs's own ${e.backend} kernels`
+      : training?.dropout === 0
+        ? `training steps and scoring as whole graphs on ${on}`
+        : `matrix products and scoring on ${on}${training ? "; with dropout, gradients by tfjs autograd" : ""}`;
+  return `${e.backend} (${what})${e.workers === undefined ? "" : `, workers ${e.workers}`}`;
 }

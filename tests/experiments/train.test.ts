@@ -73,7 +73,7 @@ describe("train --text's default microbatches", () => {
     const byDefault = await run({});
     expect(used(byDefault)).toEqual([2, Math.min(threadPools(tfjsOnly()).cores, 2)]);
     expect(byDefault.lastLoss).toBe(TWO_MICROBATCHES_LAST_LOSS);
-    const oneWorker = await run({ workers: 1 });
+    const oneWorker = await run({ engine: { ...tfjsOnly(), workers: 1 } });
     expect([used(oneWorker), oneWorker.modelSha256]).toEqual([[2, 1], byDefault.modelSha256]);
     const one = await run({ microbatches: 1 });
     expect([used(one), one.lastLoss]).toEqual([[1, 1], ONE_MICROBATCH_LAST_LOSS]);

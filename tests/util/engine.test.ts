@@ -34,3 +34,15 @@ describe("engineLabel", () => {
     );
   });
 });
+
+describe("an engine's threads", () => {
+  it("are in its label where the value holds the workers, and out of what a result's engine record keeps", () => {
+    const two: Engine = { backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0", workers: 2, intraOpThreads: 1 };
+    expect(engineLabel(two, { dropout: 0 })).toBe(
+      "wasm (training steps and scoring as whole graphs on onnxruntime-node 1.30.0), workers 2",
+    );
+    expect(engineLabel({ ...tfjsEngine("wasm"), workers: 1 })).toBe("wasm (matrix products on tfjs's own wasm kernels), workers 1");
+    // provenance records the count a run used beside this record (src/util/runtime/provenance.ts workers)
+    expect(engineRecord(two)).toEqual({ backend: "wasm", kernels: "onnxruntime", onnxruntime: "1.30.0" });
+  });
+});

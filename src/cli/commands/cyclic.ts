@@ -47,11 +47,10 @@ export const cyclicCommand: CommandModule = {
     const outputs = claimOutputDir(out, { option: "--out", what: "output directory", kind: SHARED_KINDS.cyclic, replace: overwrite });
     let result;
     try {
-      const engine = await startEngine({ backend, kernels });
+      const engine = await startEngine({ backend, kernels, workers });
       let events: Uint8Array | undefined;
       result = runCyclic(options, {
         engine,
-        workers,
         openPool: threadPools(engine),
         onEvents: tensorboard ? (bytes) => (events = bytes) : undefined,
       });

@@ -76,7 +76,6 @@ export const evaluateCommand: CommandModule = {
       {
         ...scoringSettings,
         engine,
-        workers: v.workers,
         openPool: (await import("../../node/pool.ts")).threadPools(engine),
         lmEval: v.lmEvalOut !== undefined,
         progress: process.stderr,

@@ -72,14 +72,13 @@ export const overfitCommand: CommandModule = {
     const locks: { release(): void }[] = [outputs];
     try {
       if (savePath && resolve(dirname(savePath)) !== resolve(out)) locks.push(lockModelPath(savePath));
-      const engine = await startEngine({ backend, kernels });
+      const engine = await startEngine({ backend, kernels, workers });
       const save = savePath ? { store: dirStore(dirname(savePath)), name: basename(savePath) } : undefined;
       const events: [number, Uint8Array][] = [];
       const onEvents = tensorboard ? (seed: number, bytes: Uint8Array) => events.push([seed, bytes]) : undefined;
       const result = runOverfit(options, {
         engine,
         save,
-        workers,
         onEvents,
         openPool: (await import("../../node/pool.ts")).threadPools(engine),
       });

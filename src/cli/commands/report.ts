@@ -105,7 +105,6 @@ export const reportCommand: CommandModule = {
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
         progress: process.stderr,
         engine,
-        workers: v.workers,
         lmEval: v.lmEvalOut !== undefined,
         convention: v.convention,
         graph: v.graph,

@@ -97,6 +97,7 @@ export const trainCommand: CommandModule = {
       json,
       backend,
       kernels,
+      workers,
       layers,
       dModel,
       heads,
@@ -170,7 +171,7 @@ export const trainCommand: CommandModule = {
       const saveStore = savePath ? dirStore(dirname(savePath)) : undefined;
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       if (out) claimRunDir(out, { resume: given.resume, overwrite }, `--out ${outDir}`);
-      const engine = await startEngine({ backend, kernels });
+      const engine = await startEngine({ backend, kernels, workers });
       const result = await runTraining(
         {
           ...given,

@@ -1,5 +1,5 @@
 // Console summary of the Brown lab (experiments/brown.ts). Presentation only; its page is experiments/brown_page.ts.
-import { engineLabel } from "../../util/engine.ts";
+import { engineLabel, engineRecord } from "../../util/engine.ts";
 import { ALL_SOURCES } from "../../eval/passes/grouped.ts";
 import { count, formatTable } from "./table.ts";
 import type { BrownResult } from "../../../experiments/brown.ts";
@@ -14,7 +14,7 @@ export function formatBrown(r: BrownResult): string {
   if (r.options.finalTest)
     lines.push("=".repeat(78), "FINAL REPORT: the test split is scored. Do not tune anything on these numbers.", "=".repeat(78));
   lines.push(
-    `brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${engineLabel({ ...r.provenance, backend: r.backend }, r.model_config)}`,
+    `brown: ${r.parameters.toLocaleString("en-US")} parameters (${count(r.model_config.nLayers, "layer")}, d_model ${r.model_config.dModel}, context ${r.model_config.contextLength}), BPE ${r.data.tokenizer.vocab}, backend ${engineLabel(engineRecord({ ...r.provenance, backend: r.backend }), r.model_config)}`,
   );
   lines.push(
     `data: ${r.data.documents.train} train / ${r.data.documents.validation} validation / ${r.data.documents.test} test documents; ${r.data.tokens.train.toLocaleString("en-US")} train tokens; manifest ${r.data.manifest}`,

@@ -1,6 +1,6 @@
 // Console report and SVG figures of the cyclic-permutation experiment (experiments/cyclic.ts). Presentation only.
 import { round6 } from "../../util/runtime/provenance.ts";
-import { engineLabel } from "../../util/engine.ts";
+import { engineLabel, engineRecord } from "../../util/engine.ts";
 import { count, formatTable } from "./table.ts";
 import { lineChart } from "../../util/render/line_chart.ts";
 import { rawAndSmoothed } from "../../util/render/loss_curve.ts";
@@ -17,7 +17,7 @@ export function formatCyclic(r: CyclicResult): string {
     ...(r.scores.test ? ["FINAL REPORT (--final-test): the test split is scored at the end of this report."] : []),
     `cyclic permutations: rows train ${r.data.rows.train} / validation ${r.data.rows.validation} / test ${r.data.rows.test} (${r.data.split_from}), ${r.data.targets_per_row} targets per row`,
     `decoder: ${count(c.nLayers, "layer")}, d_model ${c.dModel}, ${count(c.nHeads, "head")}, d_ff ${c.dFF}, context ${c.contextLength}, vocab ${c.vocabSize}, ${r.parameters} parameters; seed ${o.seed}`,
-    `training: ${o.updates} updates × ${o.batchRows} rows drawn with replacement, Adam β ${r.optimizer.beta1}/${r.optimizer.beta2} ε ${r.optimizer.eps}, lr ${o.lr}, clip ${o.clipNorm} (${r.training.clipped_updates} updates clipped); backend ${engineLabel(r.provenance, c)}`,
+    `training: ${o.updates} updates × ${o.batchRows} rows drawn with replacement, Adam β ${r.optimizer.beta1}/${r.optimizer.beta2} ε ${r.optimizer.eps}, lr ${o.lr}, clip ${o.clipNorm} (${r.training.clipped_updates} updates clipped); backend ${engineLabel(engineRecord(r.provenance), c)}`,
     "",
     ...formatTable(
       ["update", "train NLL", "validation NLL"],

@@ -1,5 +1,5 @@
 import { round6 } from "../../util/runtime/provenance.ts";
-import { engineLabel } from "../../util/engine.ts";
+import { engineLabel, engineRecord } from "../../util/engine.ts";
 import { formatTable } from "./table.ts";
 import type { OverfitResult } from "../../../experiments/overfit.ts";
 
@@ -9,7 +9,7 @@ export function formatOverfit(r: OverfitResult): string {
   const lines: string[] = [];
   const w = r.weighting_probe;
   lines.push(
-    `overfit: ${r.options.seeds.length} seeds × ${r.options.updates} updates, lr ${r.options.lr}, backend ${engineLabel(r.provenance, r.model_config)}, targets train ${r.data.targets.train} / validation ${r.data.targets.validation}`,
+    `overfit: ${r.options.seeds.length} seeds × ${r.options.updates} updates, lr ${r.options.lr}, backend ${engineLabel(engineRecord(r.provenance), r.model_config)}, targets train ${r.data.targets.train} / validation ${r.data.targets.validation}`,
   );
   lines.push("", "weighting probe (constructed probabilities [0.5, 0.25] and [0.5, 0.5, 0.25, 0.5]):");
   lines.push(
