@@ -1,6 +1,7 @@
 // The one composition root of a training run: named random streams, a GPT from seeded parameters, AdamW, a
-// data source with a cursor and the loop, created fresh or from a saved state, stepped, snapshotted and
-// restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts, src/node/disk.ts).
+// data source with a cursor and the loop, created fresh or from a saved state, stepped by a plan (train_plan.ts),
+// snapshotted and restored in memory, and turned into state-file and model-file bytes. Not a file system (store.ts,
+// src/node/disk.ts).
 import type { Batch } from "../data/batches.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
@@ -11,16 +12,14 @@ import { dropoutDraws } from "../model/dropout_draws.ts";
 import { batchLoss } from "../model/loss.ts";
 import { AdamW, DEFAULT_ADAMW } from "../train/adamw.ts";
 import type { DataSource } from "../data/source.ts";
-import { drain, drainAsync, loopSteps, type LoopArgs, type LoopHooks, type LoopPlan, type LoopResult } from "../train/loop.ts";
+import { drain, drainAsync, loopSteps, type LoopArgs } from "../train/loop.ts";
 import type { GradientItem, WorkerPool } from "../train/pool.ts";
-import { NonFiniteError } from "../train/non_finite.ts";
 import type { GradientProvider, StepResult } from "../train/trainer.ts";
-import { learningRate } from "../train/schedule.ts";
 import type { Engine } from "../util/engine.ts";
 import { Rng } from "../util/primitives/rng.ts";
 import type { TrainOptions } from "./config.ts";
 import { graphWeights, modelGradient } from "./gradients.ts";
-import { divergence, divergenceStop, divergenceWarning, type DivergencePolicy } from "./divergence.ts";
+import { checkPlan, namedDivergence, planHooks, type TrainHooks, type TrainPlan, type Trained } from "./train_plan.ts";
 import { checkTrainingMemory } from "./memory.ts";
 import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
 import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
@@ -43,32 +42,6 @@ export interface RunSpec {
   readonly trainedOn?: TextDataProvenance;
   /** The engine the model computes on (src/util/engine.ts); absent: tfjs's own kernels of the current backend. */
   readonly engine?: Engine;
-}
-
-/** What to train: the loop's plan (src/train/loop.ts) and the rules a run adds. */
-export interface TrainPlan<E> extends LoopPlan {
-  /** Stop after this many evaluations in a row that do not lower the best one (needs `select`). */
-  patience?: number;
-  /** The best-model rule: the weights with the lowest of these (a validation NLL) are kept; absent: none are. */
-  select?: (evaluation: E) => number;
-  /** What a finite but diverging loss does (divergence.ts): warn once (default) or stop the run. */
-  onDivergence?: DivergencePolicy;
-  /** Where the divergence warning goes (default: console.error). */
-  warn?: (line: string) => void;
-}
-
-export type TrainHooks<E> = Omit<LoopHooks<E>, "converged">;
-
-export interface Trained extends Omit<LoopResult, "earlyStop"> {
-  /** Set when patience ended the run before `updates` (a finished run): where it stopped. */
-  earlyStop?: { at: number; patience: number };
-}
-
-/** Refuse a plan the run cannot follow from `from`, before anything is printed or scored. */
-export function checkPlan<E>(from: number, plan: Pick<TrainPlan<E>, "updates" | "patience" | "evaluateAt" | "select">): void {
-  if (from > plan.updates) throw new Error(`the training state is at update ${from}, past --updates ${plan.updates}`);
-  if (plan.patience !== undefined && (plan.evaluateAt === undefined || plan.select === undefined))
-    throw new Error("--patience counts validation scorings: it needs --eval-every");
 }
 
 export class Run {
@@ -132,7 +105,6 @@ export class Run {
 
   private *steps<E>(plan: TrainPlan<E>, hooks: TrainHooks<E>): Generator<void, Trained, void> {
     checkPlan(this.step, plan);
-    const { onDivergence = "warn", warn = (line: string) => console.error(line) } = plan;
     const lossFn = batchLoss(this.model, { train: true, dropoutRng: this.dropout });
     const o = this.spec.options;
     const args: LoopArgs<Batch> = {
@@ -150,56 +122,29 @@ export class Run {
               return microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights));
             },
     };
-    const { patience, select } = plan;
-    const loopHooks: LoopHooks<E> = {
-      ...hooks,
-      onEvaluate:
-        hooks.onEvaluate &&
-        ((step) => {
-          const e = hooks.onEvaluate!(step);
-          if (select) this.considerForBest(select(e));
-          return e;
-        }),
-      onUpdate: (step, r, e) => {
-        const what = divergence(this.spec.config.vocabSize, step, r.loss);
-        if (what !== undefined && onDivergence === "stop") throw divergenceStop(what);
-        if (what !== undefined && !this.warnedDivergence) {
-          this.warnedDivergence = true; // once per run: a diverging run would otherwise print on every update
-          warn(divergenceWarning(what));
-        }
-        hooks.onUpdate?.(step, r, e);
-      },
-      converged: () => patience !== undefined && this.best !== undefined && this.best.scoringsSince >= patience,
-    };
+    const loopHooks = planHooks(plan, hooks, {
+      vocabSize: this.spec.config.vocabSize,
+      best: () => this.best,
+      considerForBest: (score) => this.considerForBest(score),
+      firstWarning: () => !this.warnedDivergence && (this.warnedDivergence = true),
+    });
     try {
       const { earlyStop, ...done } = yield* loopSteps(args, plan, loopHooks);
-      return { ...done, ...(earlyStop ? { earlyStop: { ...earlyStop, patience: patience! } } : {}) };
+      return { ...done, ...(earlyStop ? { earlyStop: { ...earlyStop, patience: plan.patience! } } : {}) };
     } catch (err) {
-      throw this.namedDivergence(err);
+      throw namedDivergence(err, o.schedule);
     }
   }
 
-  /**
-   * A non-finite loss or gradient, said with the learning rate of the update that failed and the option that sets
-   * it: the usual cause is a rate too large (--lr 1e30), which the trainer alone cannot name.
-   */
-  private namedDivergence(err: unknown): unknown {
-    if (!(err instanceof NonFiniteError) || err.step <= 1) return err; // at update 1 no rate has acted yet
-    const { schedule } = this.spec.options;
-    const named = new NonFiniteError(err.step, err.what);
-    named.message = `${err.message} (update ${err.step - 1} moved the weights at learning rate ${learningRate(schedule, err.step - 1)}, from --lr ${schedule.lr}: the run diverged; a smaller --lr is the usual cure)`;
-    return named;
+  /** The weights now (parameter order, read only), without copies where the optimizer wrote them last. */
+  private currentWeights(): Float32Array[] {
+    return [...this.model.params.keys()].map((n) => this.optimizer.current(n));
   }
 
   /**
    * Gradients from the pool. Each microbatch carries the dropout stream's state at its start, found by skipping
    * the draws of those before it, so its masks are the single-thread path's; the stream ends where that path leaves it.
    */
-  /** The weights now (parameter order, read only), without copies where the optimizer wrote them last. */
-  private currentWeights(): Float32Array[] {
-    return [...this.model.params.keys()].map((n) => this.optimizer.current(n));
-  }
-
   private poolGradients(pool: WorkerPool): GradientProvider<Batch> {
     const config = this.spec.config;
     return (microbatches) => {
