@@ -1,6 +1,6 @@
 // Benchmark: where one training-graph run (src/model/onnx_train.ts, the whole step's forward and backward) spends
 // its time on onnxruntime-node, per ONNX op type and per node, from onnxruntime's own profiler, with the session
-// options the engine uses (src/node/native_kernels.ts graphOptions). Prints text; not a test.
+// options the engine uses (src/node/onnxruntime.ts graphOptions). Prints text; not a test.
 // Usage: npx tsx bench/graph_profile.ts [--config xl] [--rows 4] [--runs 6] [--nodes 20]
 //   --rows: one microbatch's rows (bench/step.ts's --workers 2 gives 4 rows per worker at large and xl, 8 at medium)
 import { createRequire } from "node:module";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
-import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/native_kernels.ts";
+import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/onnxruntime.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 
 const { values } = parseArgs({
@@ -35,7 +35,7 @@ const rows = Number(values.rows),
 if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(runs) && runs > warm))
   throw new Error(`--rows must be a positive integer and --runs an integer above ${warm}`);
 
-// the binding native_kernels.ts runs graphs through (its version checked there), here with onnxruntime's profiler on
+// the binding src/node/onnxruntime.ts runs graphs through (its version checked there), here with onnxruntime's profiler on
 const require = createRequire(import.meta.url);
 const { binding, initOrt } = require("onnxruntime-node/dist/binding.js");
 const { Tensor } = require("onnxruntime-common");

@@ -1,6 +1,6 @@
 // Per-position NLL of a batch, through the decoder's whole forward as one ONNX graph (onnx.ts's scoring form, the
 // weights as inputs) where the model's engine runs graphs (onnxruntime kernels), else through tfjs. Not the loader
-// (Node-only, src/node/native_kernels.ts) and not evaluation: callers merge the numbers as they merge tfjs's.
+// (Node-only, src/node/onnxruntime.ts) and not evaluation: callers merge the numbers as they merge tfjs's.
 import { readTensor } from "../util/backend.ts";
 import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";

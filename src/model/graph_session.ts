@@ -1,5 +1,5 @@
 // What the ONNX graph paths share: one session per (runtime, config, graph form) in this thread, the weights fed
-// with every run (so an update never rebuilds a session), and a batch's feeds. Not the loader (src/node/native_kernels.ts).
+// with every run (so an update never rebuilds a session), and a batch's feeds. Not the loader (src/node/onnxruntime.ts).
 import { float32View } from "../util/backend.ts";
 import type { GraphFeed, GraphLoader, GraphSession } from "../util/engine.ts";
 import type { GPT } from "./gpt.ts";

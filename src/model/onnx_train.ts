@@ -65,7 +65,7 @@ class Backward {
   /**
    * The gradient of a row lookup table[ids] (table [n, C], ids [B, S]) from dy [B, S, C]: each row the sum of its
    * positions' gradients, added in position order (ScatterND's add), as ops.ts's scatter-add does. In order only on
-   * one intra-op thread (native_kernels.ts's INTRA_OP_THREADS): rows repeat, so threads would race on their sums.
+   * one intra-op thread (src/node/onnxruntime.ts INTRA_OP_THREADS, the engine's intraOpThreads): rows repeat, so threads would race on their sums.
    */
   rowGrad(ids: string, dy: string, n: number, s: string, out: string): string {
     const C = this.c.dModel;

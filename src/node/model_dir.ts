@@ -11,7 +11,7 @@ import { describeGraph, ModelDirRefusal, parseHfConfig, type GraphInfo, type HfM
 import { sha256Hex } from "../util/primitives/sha256.ts";
 import { readFileBytes } from "./disk.ts";
 import { FILE_LIMIT } from "./files.ts";
-import { graphSessions } from "./native_kernels.ts";
+import { graphSessions } from "./onnxruntime.ts";
 
 export { ModelDirRefusal };
 

@@ -1,28 +1,26 @@
 // Node-only: the wasm backend's matrix products (tfjs's BatchMatMul and tinylab's sliced batched matmul) computed
-// by onnxruntime-node's MLAS, reading and writing tfjs-wasm's heap in place, and whole graphs run on it. Not
-// imported by the core: the core sees only the Engine value openKernels returns (src/util/engine.ts); that tfjs's
-// kernel registry is patched to reach MLAS is this file's own business.
+// by onnxruntime-node's MLAS (onnxruntime.ts's binding), reading and writing tfjs-wasm's heap in place, and the
+// engine that puts them and whole graphs there. Not imported by the core: the core sees only the Engine value
+// openKernels returns (src/util/engine.ts); that tfjs's kernel registry is patched to reach MLAS is this file's
+// own business.
 //
 // Why: on this project's CPUs XNNPACK in wasm runs 128-bit SIMD, MLAS AVX2/AVX-512, and products are two thirds
-// of a training step. The seam is the binding's synchronous InferenceSession.run (the public run is async only
-// because onnxruntime-node 1.30.0's dist/backend.js wraps it in setImmediate; a tfjs kernel must return its
-// output): an internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
-import { createRequire } from "node:module";
+// of a training step.
 import { tf } from "../util/backend.ts";
-import { tfjsEngine, type Engine, type GraphFeed, type GraphLoader } from "../util/engine.ts";
+import { tfjsEngine, type Engine, type GraphLoader } from "../util/engine.ts";
 import type { KernelsChoice } from "../util/backend_choice.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
 import { SLICED_MATMUL } from "../util/wasm_matmul.ts";
-
-/** The onnxruntime-node version whose binding this file relies on (package.json pins it exactly). */
-export const ONNXRUNTIME_VERSION = "1.30.0";
-
-/**
- * One intra-op thread per session, what every onnxruntime engine opened here carries (Engine.intraOpThreads):
- * parallelism comes from --workers (one engine per thread), and a product's bits then cannot depend on how many
- * threads MLAS split it over.
- */
-export const INTRA_OP_THREADS = 1;
+import {
+  graphLoader,
+  INSTALL_HINT,
+  INTRA_OP_THREADS,
+  ONNXRUNTIME_VERSION,
+  ortBinding,
+  sessionOptions,
+  type Ort,
+  type Session,
+} from "./onnxruntime.ts";
 
 /**
  * Products smaller than this many multiply-adds stay on tfjs-wasm: a native call pays a fixed cost of feeds and
@@ -31,74 +29,12 @@ export const INTRA_OP_THREADS = 1;
  */
 export const NATIVE_MIN_MACS = 131072;
 
-const INSTALL_HINT = `npm ci (onnxruntime-node ${ONNXRUNTIME_VERSION} is a dependency; package.json's allowScripts keeps its CUDA download off), or --kernels tfjs`;
-
 type Info = tf.TensorInfo;
-interface OrtTensor {
-  data: Float32Array;
-}
-type TensorCtor = new (
-  type: "float32" | "int64" | "bool",
-  data: Float32Array | BigInt64Array | Uint8Array,
-  dims: readonly number[],
-) => OrtTensor;
-interface Session {
-  loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
-  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
-}
-interface Ort {
-  newSession: () => Session;
-  Tensor: TensorCtor;
-}
-
 /** The parts of tfjs-wasm 4.22's BackendWasm these kernels rely on (as wasm_kernels.ts). */
 interface WasmHeapBackend {
   makeOutput: (shape: number[], dtype: "float32") => Info;
   typedArrayFromHeap: (t: Info) => Float32Array;
 }
-
-/** onnxruntime-node's binding and tensor class, or the reason they cannot be used. */
-function loadOrt(): Ort | string {
-  const require = createRequire(import.meta.url);
-  let version: string;
-  try {
-    version = (require("onnxruntime-node/package.json") as { version: string }).version;
-  } catch {
-    return "onnxruntime-node is not installed";
-  }
-  if (version !== ONNXRUNTIME_VERSION)
-    return `onnxruntime-node ${version} is installed, ${ONNXRUNTIME_VERSION} expected (its binding's synchronous run is an internal)`;
-  try {
-    const { binding, initOrt } = require("onnxruntime-node/dist/binding.js") as {
-      binding?: { InferenceSession?: new () => Session };
-      initOrt?: () => void;
-    };
-    const { Tensor } = require("onnxruntime-common") as { Tensor?: TensorCtor };
-    const Ctor = binding?.InferenceSession;
-    if (
-      typeof initOrt !== "function" ||
-      typeof Ctor !== "function" ||
-      typeof Ctor.prototype.run !== "function" ||
-      typeof Ctor.prototype.loadModel !== "function" ||
-      typeof Tensor !== "function"
-    ) {
-      return `onnxruntime-node ${version}'s binding does not expose a synchronous InferenceSession (loadModel, run)`;
-    }
-    initOrt();
-    return { newSession: () => new Ctor(), Tensor };
-  } catch (err) {
-    return `onnxruntime-node ${version} failed to load (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`;
-  }
-}
-
-/** The products' sessions on `intraOp` threads each (the engine's intraOpThreads). */
-const sessionOptions = (intraOp: number) => ({
-  intraOpNumThreads: intraOp,
-  interOpNumThreads: 1,
-  executionMode: "sequential",
-  graphOptimizationLevel: "disabled",
-  enableCpuMemArena: false,
-});
 
 /** Sessions by rank and transposition (their dimensions are symbolic, so one session serves every shape). */
 class Products {
@@ -138,44 +74,6 @@ class Products {
       {},
     );
   }
-}
-
-/**
- * Whole graphs (the scoring and training forms of the decoder) on `intraOp` threads as the products: full
- * optimisation. The arena without a memory pattern: a pattern's planned block is allocated in the arena beside the
- * first run's chunks, which the arena keeps, so peak memory grew by half again (large, --workers 2: 1.64 GB with
- * it, 1.11 GB without; medium took no more CPU without it); without the arena every run maps and faults its
- * buffers afresh, several times slower (docs/benchmarks.md).
- */
-export const graphOptions = (intraOp: number) => ({
-  ...sessionOptions(intraOp),
-  graphOptimizationLevel: "all",
-  enableCpuMemArena: true,
-  enableMemPattern: false,
-});
-
-function graphLoader(ort: Ort, intraOp: number): GraphLoader {
-  const options = graphOptions(intraOp);
-  return (bytes) => {
-    const s = ort.newSession();
-    s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, options);
-    return (feeds: Record<string, GraphFeed>, outputs: readonly string[]) => {
-      const ins = Object.fromEntries(Object.entries(feeds).map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
-      const got = s.run(ins, Object.fromEntries(outputs.map((o) => [o, null])), {});
-      return outputs.map((o) => got[o].data);
-    };
-  };
-}
-
-let ortLoaded: Ort | string | undefined;
-
-/**
- * Whole-graph sessions on onnxruntime-node whatever the kernels (a model directory's graph is run by no other
- * engine), on INTRA_OP_THREADS threads each, or the reason they cannot be had, with the install hint.
- */
-export function graphSessions(): GraphLoader | string {
-  ortLoaded ??= loadOrt();
-  return typeof ortLoaded === "string" ? `${ortLoaded}; install it with ${INSTALL_HINT}` : graphLoader(ortLoaded, INTRA_OP_THREADS);
 }
 
 /** The product's shapes when the native kernel takes it (same rank, equal leading axes, large enough), else undefined. */
@@ -268,7 +166,7 @@ function install(intraOp: number): string | undefined {
     return installed.intraOp === intraOp
       ? undefined
       : `this thread's products already run on ${installed.intraOp} intra-op threads, not ${intraOp}`;
-  const ort = (ortLoaded ??= loadOrt());
+  const ort = ortBinding();
   if (typeof ort === "string") return ort;
   const products = new Products(ort, intraOp);
   let failed: string | undefined;

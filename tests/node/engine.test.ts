@@ -3,7 +3,8 @@
 // threads per session (INTRA_OP_THREADS).
 import { afterAll, describe, expect, it } from "vitest";
 import { openEngine } from "../../src/node/engine.ts";
-import { INTRA_OP_THREADS, openKernels } from "../../src/node/native_kernels.ts";
+import { openKernels } from "../../src/node/native_kernels.ts";
+import { INTRA_OP_THREADS } from "../../src/node/onnxruntime.ts";
 
 afterAll(() => openKernels("tfjs"));
 
