@@ -79,22 +79,8 @@ export const brownCommand: CommandModule = {
       import("../../lab/run_dir.ts"),
     ]);
     const { checkOutputDir } = await import("../../node/writable.ts");
-    const {
-      json,
-      backend,
-      kernels,
-      workers,
-      overwrite,
-      canaryRepetitions,
-      layers,
-      dModel,
-      heads,
-      dFf,
-      context,
-      dropout,
-      modelConfig,
-      ...given
-    } = optionValues(argv, BROWN_OPTIONS);
+    const { json, backend, kernels, overwrite, canaryRepetitions, layers, dModel, heads, dFf, context, dropout, modelConfig, ...given } =
+      optionValues(argv, BROWN_OPTIONS);
     checkOutputDir(given.out, "--out");
     const model = resolveModelConfig(
       modelOverrides({ layers, dModel, heads, dFf, context, dropout, modelConfig }),
@@ -109,7 +95,7 @@ export const brownCommand: CommandModule = {
     try {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       claimRunDir(store, { resume: given.resume, overwrite }, `--out ${given.out}`);
-      const engine = await startEngine({ backend, kernels, workers });
+      const engine = await startEngine({ backend, kernels, workers: given.workers });
       const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr, engine };
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
