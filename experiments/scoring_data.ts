@@ -5,7 +5,7 @@ import { encodeDocument, type Document, type TextDocument } from "../src/data/do
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
 import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import type { ModelProvenance } from "../src/lab/model_file.ts";
+import type { ModelProvenance } from "../src/lab/model_metadata.ts";
 import { trainedOnNote, type GivenData } from "../src/lab/trained_on.ts";
 
 /** A run's split as text: every document of every split, and what it is (src/node/text_files.ts RunText, flattened). */

@@ -10,7 +10,8 @@ import { readSafetensorsBytes } from "../src/node/disk.ts";
 import { writeFileAtomic, sha256Bytes } from "../src/node/atomic.ts";
 import type { GPT } from "../src/model/gpt.ts";
 import type { Tokenizer } from "../src/data/tokenizer.ts";
-import { decodeModelFile, encodeModel, type LoadedModel, type ModelProvenance } from "../src/lab/model_file.ts";
+import { decodeModelFile, encodeModel, type LoadedModel } from "../src/lab/model_file.ts";
+import type { ModelProvenance } from "../src/lab/model_metadata.ts";
 import { ModelFileError } from "../src/lab/file_checks.ts";
 import { decodeTrainState, type TrainSnapshot } from "../src/lab/state_file.ts";
 

@@ -1,6 +1,6 @@
 // How a tinylab safetensors file (a model file or a training state) is checked as it is read: its error, the
 // integrity digest over tensors and metadata, the writer's header padding, its format and metadata fields parsed by
-// schema, and the tensors each holds taken by name, shape and value rule. Not what the fields mean (model_file.ts,
+// schema, and the tensors each holds taken by name, shape and value rule. Not what the fields mean (model_metadata.ts,
 // state_file.ts).
 import { Sha256, sha256Hex } from "../util/primitives/sha256.ts";
 import { decodeSafetensors, SafetensorsError, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";

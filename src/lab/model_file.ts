@@ -1,33 +1,32 @@
 // The portable model file: the decoder's weights as F32 safetensors named as in the model, with the config,
 // architecture, tokenizer and its id scheme, provenance and an integrity digest in `__metadata__`, enough alone
 // to re-score (docs/model-format.md is the spec). Bytes in, bytes out: no file system here (src/node/disk.ts reads
-// and writes). Not training state (state_file.ts), nor the checks every tinylab file shares (file_checks.ts).
+// and writes). Not training state (state_file.ts), the metadata's records and schemas (model_metadata.ts), nor the
+// checks every tinylab file shares (file_checks.ts).
 import { GPT } from "../model/gpt.ts";
 import { refuseNonFiniteForward } from "./finite_forward.ts";
-import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FIELDS, parameterShapes, resolveModelConfig, type ModelConfig } from "../model/config.ts";
+import { DEFAULT_MODEL_CONFIG, parameterShapes, type ModelConfig } from "../model/config.ts";
 import type { ParamArrays } from "../model/init.ts";
 import { architectureOf, type Architecture } from "../model/architecture.ts";
-import { tokenizerFromJSON, TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
+import { TOKENIZER_SCHEME, type TokenizerScheme } from "../data/load_tokenizer.ts";
 import type { Tokenizer, TokenizerJSON } from "../data/tokenizer.ts";
 import type { TextDataProvenance } from "../data/text_split.ts";
 import type { Engine, EngineRecord } from "../util/engine.ts";
 import { provenance } from "../util/runtime/provenance.ts";
 import { encodeSafetensors, type HeaderLayout, type SafetensorsContents, type TensorEntry } from "../util/formats/safetensors.ts";
-import { arr, int, obj, oneOf, str, type Schema } from "../util/formats/schema.ts";
 import {
   checkFormat,
   checkIntegrity,
   checkLayout,
   decodeCheckpoint,
   INTEGRITY,
-  metaField,
-  metaJSON,
   ModelFileError,
   refuseBadValues,
   refuseExtraTensors,
   signed,
   takeTensors,
 } from "./file_checks.ts";
+import { checkDeclared, parseConfig, parseProvenance, parseTokenizer, type ModelMetadata, type ModelProvenance } from "./model_metadata.ts";
 
 /** What the writer writes: the /2 layout plus `architecture` and `tokenizer_scheme`, which a reader checks. */
 export const MODEL_FORMAT = "tinylab-model/3";
@@ -38,44 +37,6 @@ export const MODEL_FORMAT_V1 = "tinylab-model/1";
 
 /** Whether a loaded model's tensors and metadata were checked against the digest written with them. */
 export type Integrity = "verified" | "unverified (format tinylab-model/1 has no digest)";
-
-/**
- * Where the weights came from. Deliberately no date, host or command line: two runs that produce the
- * same weights produce byte-identical files, so `model_sha256` identifies the weights and their origin.
- */
-export interface ModelProvenance {
-  seed: number;
-  update: number;
-  backend: string;
-  /** Who computed the matrix products and its version, where not tfjs's own kernels (absent: tfjs, so those files keep their bytes). */
-  kernels?: string;
-  onnxruntime?: string;
-  tfjs: string;
-  tinylab: string;
-  /** Present when these weights were chosen among a run's updates rather than being its last. */
-  selection?: ModelSelection;
-  /** The text it was trained on (train --text); absent for the overfit fixture, a documents file and files written before it. */
-  data?: TextDataProvenance;
-}
-
-/** How a run chose the update its saved weights come from. */
-export interface ModelSelection {
-  on: "validation";
-  update: number;
-  validation_nll: number;
-  note: string;
-}
-
-/** The metadata map of a model file, every value a JSON string except `format` and `integrity`. */
-export interface ModelMetadata {
-  format: string;
-  config: string;
-  architecture: string;
-  tokenizer_scheme: string;
-  tokenizer: string;
-  provenance: string;
-  integrity: string;
-}
 
 /** A model restored from its file alone. `sha256` is the file's identity (`model_sha256`). */
 export interface LoadedModel {
@@ -127,97 +88,6 @@ export function encodeModel(weights: ParamArrays, config: ModelConfig, tokenizer
   // the reader's own rule, so a provenance it would refuse (no engine named, say) is never written
   parseProvenance({ ...metadata }, "cannot write a model file");
   return encodeSafetensors(tensors, { ...metadata });
-}
-
-/** The metadata `config` object: every field of the model config, each of its type and range (model/config.ts). */
-const CONFIG_SCHEMA = obj(MODEL_CONFIG_FIELDS);
-
-/** The shape of a tokenizer's JSON, before tokenizerFromJSON checks what it means (merges against the vocabulary). */
-const TOKENIZER_SCHEMA: Schema<unknown> = (v, path, cx) => {
-  const kind = obj({ kind: oneOf(["byte", "bpe"]) }, { open: true })(v, path, cx).kind;
-  const id = int({ min: 0 });
-  return kind === "byte"
-    ? obj({ kind: oneOf(["byte"]), vocabSize: int() })(v, path, cx)
-    : obj({ kind: oneOf(["bpe"]), vocabSize: int(), merges: arr(arr(id, { min: 2, max: 2 })) })(v, path, cx);
-};
-
-/**
- * Provenance is printed beside every score, so its strings are one line each (a newline would forge an output
- * line). Open: fields added by later writers (e.g. the data trained on) are checked by their readers.
- */
-const PROVENANCE_SCHEMA = obj(
-  { seed: int(), update: int({ min: 0 }), backend: str({ oneLine: true }), tfjs: str({ oneLine: true }), tinylab: str({ oneLine: true }) },
-  { open: true },
-);
-
-export function parseConfig(metadata: Record<string, string>, where: string): ModelConfig {
-  const raw = metaField(metadata, "config", CONFIG_SCHEMA, where);
-  try {
-    return resolveModelConfig(raw as Record<string, unknown>);
-  } catch (err) {
-    throw new ModelFileError(`${where}: metadata "config": ${(err as Error).message}`);
-  }
-}
-
-/**
- * A declared description (`architecture`, `tokenizer_scheme`) must be exactly what this code implements: the same
- * keys, each the same JSON value. A file declaring anything else (say activation "gelu_erf") would be scored wrongly,
- * so it is refused, naming the file, the key and the value.
- */
-export function checkDeclared(metadata: Record<string, string>, key: string, implemented: object, where: string): void {
-  const raw = metaJSON(metadata, key, where);
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw new ModelFileError(`${where}: metadata "${key}" is not a JSON object`);
-  const want = implemented as Record<string, unknown>,
-    got = raw as Record<string, unknown>;
-  const missing = Object.keys(want).filter((k) => !Object.hasOwn(got, k));
-  if (missing.length > 0) throw new ModelFileError(`${where}: metadata "${key}" lacks ${missing.join(", ")}`);
-  const unknown = Object.keys(got).filter((k) => !Object.hasOwn(want, k));
-  if (unknown.length > 0)
-    throw new ModelFileError(
-      `${where}: metadata "${key}" declares ${unknown.map((k) => `"${k}"`).join(", ")}, which this code does not implement`,
-    );
-  for (const k of Object.keys(want)) {
-    if (JSON.stringify(got[k]) !== JSON.stringify(want[k])) {
-      throw new ModelFileError(
-        `${where}: metadata "${key}" declares "${k}": ${JSON.stringify(got[k])}, which this code does not implement (it implements ${JSON.stringify(want[k])})`,
-      );
-    }
-  }
-}
-
-/** The tokenizer from metadata; its ids must all be rows of the model's embedding. */
-export function parseTokenizer(metadata: Record<string, string>, config: ModelConfig, where: string): Tokenizer {
-  let tokenizer: Tokenizer;
-  try {
-    tokenizer = tokenizerFromJSON(metaField(metadata, "tokenizer", TOKENIZER_SCHEMA, where));
-  } catch (err) {
-    if (err instanceof ModelFileError) throw err;
-    throw new ModelFileError(`${where}: metadata "tokenizer": ${(err as Error).message}`);
-  }
-  if (tokenizer.vocabSize > config.vocabSize) {
-    throw new ModelFileError(`${where}: tokenizer vocabulary ${tokenizer.vocabSize} exceeds the model's vocabSize ${config.vocabSize}`);
-  }
-  return tokenizer;
-}
-
-export function parseProvenance(metadata: Record<string, string>, where: string): ModelProvenance {
-  metaField(metadata, "provenance", PROVENANCE_SCHEMA, where);
-  const p = metaJSON(metadata, "provenance", where) as ModelProvenance; // whole, the open fields included
-  const d = p.data as Partial<TextDataProvenance> | undefined;
-  if (
-    d !== undefined &&
-    (typeof d !== "object" ||
-      d === null ||
-      d.kind !== "text" ||
-      !/^[0-9a-f]{64}$/.test(String(d.manifest_sha256)) ||
-      !Array.isArray(d.files))
-  ) {
-    throw new ModelFileError(
-      `${where}: metadata "provenance" has a malformed "data" (expected {"kind": "text", "manifest_sha256", "files", …})`,
-    );
-  }
-  return p;
 }
 
 /**

@@ -21,7 +21,8 @@ import type { TrainOptions } from "./config.ts";
 import { graphWeights, modelGradient } from "./gradients.ts";
 import { checkPlan, namedDivergence, planHooks, type TrainHooks, type TrainPlan, type Trained } from "./train_plan.ts";
 import { checkTrainingMemory } from "./memory.ts";
-import { encodeModel, modelProvenance, type ModelProvenance, type ModelSelection } from "./model_file.ts";
+import { encodeModel, modelProvenance } from "./model_file.ts";
+import type { ModelProvenance, ModelSelection } from "./model_metadata.ts";
 import { checkResume, differencesOf, encodeTrainState, type SelectedWeights, type TrainSnapshot } from "./state_file.ts";
 
 /**

@@ -11,15 +11,8 @@ import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/forma
 import { encodeSafetensors } from "../util/formats/safetensors.ts";
 import { tfjsOnly } from "../util/backend.ts";
 import type { EngineRecord } from "../util/engine.ts";
-import {
-  configJSON,
-  parseConfig,
-  parseProvenance,
-  parseTokenizer,
-  modelProvenance,
-  weightTensors,
-  type ModelProvenance,
-} from "./model_file.ts";
+import { configJSON, modelProvenance, weightTensors } from "./model_file.ts";
+import { parseConfig, parseProvenance, parseTokenizer, type ModelProvenance } from "./model_metadata.ts";
 import {
   ModelFileError,
   checkFormat,

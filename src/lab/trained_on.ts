@@ -1,7 +1,7 @@
 // Whether the documents a command scores are the ones its model was trained against, read from the model file's
 // provenance `data` (written by train --text). One refusal (no data for a text model) and one-line notes; no scoring.
 import type { TextDataProvenance } from "../data/text_split.ts";
-import type { ModelProvenance } from "./model_file.ts";
+import type { ModelProvenance } from "./model_metadata.ts";
 
 /** The documents a scorer was given: the built-in fixture, a JSONL documents file, or a run's text split. */
 export type GivenData =

@@ -29,7 +29,8 @@ import {
   type SafetensorsContents,
   type TensorEntry,
 } from "../util/formats/safetensors.ts";
-import { judgeModelHeader, parseConfig } from "../lab/model_file.ts";
+import { judgeModelHeader } from "../lab/model_file.ts";
+import { parseConfig } from "../lab/model_metadata.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { ModelFileError } from "../lab/file_checks.ts";
 
