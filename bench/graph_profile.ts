@@ -1,7 +1,8 @@
-// Benchmark: where one training-graph run (src/model/onnx_train.ts, the whole step's forward and backward) spends
-// its time on onnxruntime-node, per ONNX op type and per node, from onnxruntime's own profiler, with the session
+// Benchmark: where one training-graph run (src/model/onnx_train.ts, the whole step's forward and backward) or, with
+// `--graph scoring`, one scoring run (src/model/onnx.ts's scoring form: forward and per-position NLL) spends its time
+// on onnxruntime-node, per ONNX op type and per node, from onnxruntime's own profiler, with the session
 // options the engine uses (src/node/onnxruntime.ts graphOptions). Prints text; not a test.
-// Usage: npx tsx bench/graph_profile.ts [--config xl] [--rows 4] [--runs 6] [--nodes 20]
+// Usage: npx tsx bench/graph_profile.ts [--config xl] [--rows 4] [--runs 6] [--nodes 20] [--graph training|scoring]
 //   --rows: one microbatch's rows (bench/step.ts's --workers 2 gives 4 rows per worker at large and xl, 8 at medium)
 import { createRequire } from "node:module";
 import { readFileSync, unlinkSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
+import { NLL, onnxModel } from "../src/model/onnx.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
 import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/onnxruntime.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     rows: { type: "string", default: "4" },
     runs: { type: "string", default: "6" },
     nodes: { type: "string", default: "20" },
+    graph: { type: "string", default: "training" },
   },
 });
 // bench/step.ts's configs: medium, then the peer's large and xl
@@ -40,7 +43,9 @@ const require = createRequire(import.meta.url);
 const { binding, initOrt } = require("onnxruntime-node/dist/binding.js");
 const { Tensor } = require("onnxruntime-common");
 initOrt();
-const bytes = trainingModel(c);
+if (values.graph !== "training" && values.graph !== "scoring") throw new Error(`--graph: "${values.graph}", expected training or scoring`);
+const scoring = values.graph === "scoring";
+const bytes = scoring ? onnxModel(c, null, { scoring: true, weights: "inputs" }) : trainingModel(c);
 const session = new binding.InferenceSession();
 session.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, {
   ...graphOptions(INTRA_OP_THREADS),
@@ -67,7 +72,7 @@ const feeds: Record<string, unknown> = {
     BigInt64Array.from({ length: n }, (_, i) => BigInt(i % T)),
     [rows, T],
   ),
-  target_mask: new Tensor("float32", new Float32Array(n).fill(1), [rows, T]),
+  ...(scoring ? {} : { target_mask: new Tensor("float32", new Float32Array(n).fill(1), [rows, T]) }),
   attention_bias: new Tensor("float32", causal, [rows, 1, T, T]),
 };
 for (const [name, shape] of parameterShapes(c)) {
@@ -79,7 +84,7 @@ for (const [name, shape] of parameterShapes(c)) {
     shape,
   );
 }
-const fetches = Object.fromEntries([LOSS_SUM, ...parameterShapes(c).map(([p]) => gradName(p))].map((o) => [o, null]));
+const fetches = Object.fromEntries((scoring ? [NLL] : [LOSS_SUM, ...parameterShapes(c).map(([p]) => gradName(p))]).map((o) => [o, null]));
 const cpu: number[] = [];
 for (let r = 0; r < runs; r++) {
   const c0 = process.cpuUsage();
@@ -114,7 +119,7 @@ const total = nodes.reduce((t, e) => t + e.dur, 0);
 const ms = (us: number) => (us / k / 1000).toFixed(2).padStart(9);
 const median = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
 console.log(
-  `${values.config} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${INTRA_OP_THREADS} intra-op thread: ` +
+  `${values.config} ${values.graph} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${INTRA_OP_THREADS} intra-op thread: ` +
     `run ${ms(timed.reduce((t, e) => t + e.dur, 0)).trim()} ms wall (mean of ${k}), ${median.toFixed(1)} ms CPU (median), kernels ${ms(total).trim()} ms`,
 );
 console.log("op type                       ms/run  nodes  share");

@@ -259,7 +259,7 @@ function gelu(g: Graph, x: string, s: string): string {
     [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))],
     s,
   );
-  const t = g.keep(`${s}tanh`, g.op("Tanh", [inner], s));
+  const t = g.op("Tanh", [inner], s);
   return g.op("Mul", [g.op("Mul", [x, g.scalar(`${s}half`, 0.5)], s), g.op("Add", [t, g.scalar(`${s}one`, 1)], s)], s, {}, `${s}gelu`);
 }
 

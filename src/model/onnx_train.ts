@@ -105,7 +105,18 @@ class Backward {
     const s = `h${l}.mlp/bw/`,
       { dModel: C, dFF: F } = this.c,
       g = this.g;
-    const [pre, t, act] = [g.get(`h${l}.mlp/pre`), g.get(`h${l}.mlp/tanh`), `h${l}.mlp/gelu`];
+    // GELU's tanh and output recomputed from its input, the forward's ops with their operands swapped (a product
+    // or sum of two values is the same bits either way; swapped, onnxruntime does not merge them back into the
+    // forward's nodes): kept instead, the two held 2·dFF floats per position per layer through the backward
+    const m = `h${l}.mlp/`,
+      pre = g.get(`${m}pre`);
+    const inner = this.op(
+      "Add",
+      [this.op("Mul", [g.scalar(`${m}gelu_c`, GELU_C), this.op("Mul", [pre, this.op("Mul", [pre, pre], s)], s)], s), pre],
+      s,
+    );
+    const t = this.op("Tanh", [this.op("Mul", [g.scalar(`${m}gelu_k`, GELU_K), inner], s)], s);
+    const act = this.op("Mul", [this.op("Add", [t, g.scalar(`${m}one`, 1)], s), this.op("Mul", [pre, g.scalar(`${m}half`, 0.5)], s)], s);
     this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`));
     this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`));
     const dAct = this.inputGrad(dOut, `h${l}.mlp.w2`, s); // [B, S, F]

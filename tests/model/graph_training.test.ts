@@ -2,6 +2,8 @@
 // every parameter's Σ-NLL gradient and the loss sum on small configs (tied and untied heads, one to three
 // layers, packed rows holding several documents, masked targets), without leaks; one session serves every
 // update; dropout keeps tfjs. onnxruntime-node is a dependency: without it these tests fail, never skip.
+import { fromBinary } from "@bufbuild/protobuf";
+import { ModelProtoSchema } from "onnx-buf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packedBatches, paddedBatches } from "../../src/data/batches.ts";
 import { randomDocuments } from "../../src/data/fixtures.ts";
@@ -9,6 +11,7 @@ import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts"
 import { GPT } from "../../src/model/gpt.ts";
 import { graphBuilds } from "../../src/model/graph_scoring.ts";
 import { graphGradient, graphGradientRuns, gradientPath } from "../../src/model/graph_training.ts";
+import { trainingModel } from "../../src/model/onnx_train.ts";
 import type { ScoredBatch } from "../../src/model/input.ts";
 import { batchLoss } from "../../src/model/loss.ts";
 import { microbatchGradient } from "../../src/train/trainer.ts";
@@ -78,6 +81,26 @@ describe.each(cases)("the training graph, $name", ({ config }) => {
       openKernels("tfjs");
       model.dispose();
       onGraph.dispose();
+    }
+  });
+});
+
+describe("the training graph's memory", () => {
+  it("recomputes GELU's tanh and output in the backward from its input instead of keeping them from the forward", () => {
+    const config = cases[1].config;
+    const { graph } = fromBinary(ModelProtoSchema, trainingModel(config))!;
+    const nodes = graph!.node;
+    const backward = (n: (typeof nodes)[number]) => n.name.includes("/bw/");
+    for (let l = 0; l < config.nLayers; l++) {
+      const forward = nodes.filter((n) => !backward(n) && n.name.startsWith(`h${l}.mlp/`));
+      const tanh = forward.filter((n) => n.opType === "Tanh").flatMap((n) => n.output);
+      expect(tanh).toHaveLength(1);
+      const kept = new Set([...tanh, `h${l}.mlp/gelu`]);
+      const readers = nodes.filter((n) => n.input.some((i) => kept.has(i)));
+      expect(readers.length).toBeGreaterThan(0);
+      expect(readers.filter(backward).map((n) => n.name)).toEqual([]);
+      // the backward computes its own tanh from the MLP's input
+      expect(nodes.filter((n) => backward(n) && n.name.startsWith(`h${l}.mlp/bw/`) && n.opType === "Tanh")).toHaveLength(1);
     }
   });
 });
