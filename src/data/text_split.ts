@@ -58,12 +58,13 @@ export function splitTexts(
   return splitInOrder(docs, o, sha, streams).manifest;
 }
 
-/** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. */
+/** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. `bytes`: each text's UTF-8 length. */
 function splitInOrder(
   docs: readonly TextSource[],
   o: TextSplitOptions,
   sha: readonly string[],
   streams: SplitStreams = sourceStreams,
+  bytes: readonly number[] = docs.map((d) => utf8Length(d.text)),
 ): { manifest: TextManifest; order: number[] } {
   checkFractions(o);
   const order = sortedOrder(docs.map((d) => d.id));
@@ -91,7 +92,7 @@ function splitInOrder(
     fractions: { validation: o.validation, test: o.test },
     documents: order.map((i, at) => {
       const d = docs[i];
-      return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: utf8Length(d.text) };
+      return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: bytes[i] };
     }),
   };
   return { manifest, order };
@@ -246,16 +247,18 @@ export function textSplit(
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
   const bar = phase(w.progress, "split", docs.length, "documents");
-  // once: the split, its check and the verification all compare these
+  // once, under the bar: the split, its check and the verification all compare these
   const sha = new Array<string>(docs.length);
+  const bytes = new Array<number>(docs.length);
   for (let i = 0; i < docs.length; i++) {
     sha[i] = sha256.hex(docs[i].text);
+    if (!saved) bytes[i] = utf8Length(docs[i].text); // a saved manifest's check computes its own
     if (i % TICK_DOCUMENTS === TICK_DOCUMENTS - 1) bar?.tick(TICK_DOCUMENTS);
   }
   bar?.tick(docs.length % TICK_DOCUMENTS);
   bar?.done();
   if (saved) return savedSplit(docs, o, sha, where, saved, w.streams, sha256);
-  const { manifest: m, order } = splitInOrder(docs, o, sha, w.streams);
+  const { manifest: m, order } = splitInOrder(docs, o, sha, w.streams, bytes);
   const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
   if (counts("validation") === 0)
     throw new Error(

@@ -36,10 +36,15 @@ describe("reading a text file in chunks", () => {
     expect(lines.at(-1)).toMatch(/^read {2}4\/4 MiB {2}100\.0% .* elapsed /);
   });
 
-  it("refuses bad UTF-8 past the first chunk naming its line", () => {
+  it("refuses bad UTF-8 past the first chunk, or cut short at the end, naming its line", () => {
     const bad = join(dir, "bad.txt");
     const good = `${"x".repeat(999)}\n`.repeat(1100); // 1.1 MB: the bad byte is in the second chunk, on line 1101
     writeFileSync(bad, Buffer.concat([Buffer.from(good), Buffer.from([0x61, 0xff, 0x0a])]));
     expect(() => readTextInput(bad, true)).toThrow(`${bad} line 1101: not valid UTF-8 (--text must be UTF-8 text)`);
+    // a character cut short by the end of the file, and a file of its byte-order mark alone
+    writeFileSync(bad, Buffer.from([0x6f, 0x6b, 0x0a, 0xe2, 0x82]));
+    expect(() => readTextInput(bad, true)).toThrow(`${bad} line 2: not valid UTF-8`);
+    writeFileSync(bad, Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(() => readTextInput(bad, true)).toThrow(`${bad}: no text (the file is empty or only blank lines)`);
   });
 });
