@@ -73,8 +73,8 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) a chunk at a time, each a view of one reused
- * buffer, valid until the next is asked for: a million documents' JSON (some 270 MB) is never whole in memory, and
- * no fresh memory is touched for it (on this project's machines first touching 270 MB cost more than the JSON).
+ * buffer, valid until the next is asked for: a million documents' JSON (a few hundred MB) is never whole in memory, and
+ * no fresh memory is touched for it (first touching that much memory cost more than making the JSON).
  * `tick` counts the documents written.
  */
 export function* manifestChunks(m: TextManifest, tick?: (documents: number) => void, chunkBytes = CHUNK_BYTES): Generator<Uint8Array> {

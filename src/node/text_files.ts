@@ -1,5 +1,6 @@
-// Reads a text input from disk: one UTF-8 file (documents split by blank lines, or one per line) or a directory
-// of .txt files (one document per file, the sub-directory as its source). A file reader; the split is text_split.ts.
+// Reads a text input from disk: one UTF-8 file (documents split by blank lines, or one per line), read, decoded and
+// cut (src/data/text_documents.ts) 1 MiB at a time, or a directory of .txt files (one document per file, the
+// sub-directory as its source). A file reader; the split is src/data/text_split.ts.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { DocumentCutter, type TextSource } from "../data/text_documents.ts";
@@ -21,7 +22,7 @@ const CHUNK_BYTES = MIB;
  * is) when it is missing, not a regular file, too large or not UTF-8 (naming the first line that does not decode). A
  * leading byte-order mark is dropped, as a whole-file TextDecoder drops it. `read` counts the bytes of each chunk,
  * with the file's size. Each chunk is decoded whole up to its last complete character, the rest carried to the next:
- * a decoder told `stream: true` leaves Node's fast UTF-8 path for ICU's, some ten times slower.
+ * a decoder told `stream: true` leaves Node's fast UTF-8 path for ICU's, many times slower.
  */
 function readUtf8(path: string, take: (text: string) => void, what = "text file", read?: (bytes: number, size: number) => void): void {
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
