@@ -8,6 +8,7 @@ import { BpeVocabError, bpeSample, trainBpe } from "../src/data/bpe.ts";
 import { RandomWindows } from "../src/data/sampling.ts";
 import { textDataProvenance, textSplit, type TextDataProvenance, type TextSplitOptions } from "../src/data/text_split.ts";
 import { jsonSha256, MANIFEST_FILE } from "../src/data/text_manifest.ts";
+import { nodeSha256 } from "../src/node/sha256.ts";
 import { MIN_INTERVAL_DOCUMENTS } from "../src/eval/metrics/intervals.ts";
 import { PRESETS, resolveModelConfig, type ModelConfig } from "../src/model/config.ts";
 import { checkTrainingMemory } from "../src/lab/memory.ts";
@@ -106,7 +107,7 @@ export function textData(o: TrainRunOptions): TrainData {
   const vocab = (o.modelConfig.vocabSize as number | undefined) ?? (t.tokenizer === "bpe" ? TEXT_DEFAULTS.vocab : 258);
   const config = resolveModelConfig({ ...o.modelConfig, vocabSize: vocab }, resolveModelConfig(TEXT_DEFAULTS.model));
   checkTrainingMemory(config, o.batchRows); // before the split is written or a tokenizer learned
-  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split, o.progress);
+  const { bySplit, manifest, manifestSha256 } = textSplit(t.docs, o.out, t.split, { progress: o.progress, sha256: nodeSha256 });
   // a large train split is sampled for BPE (bpe.ts BPE_SAMPLE_CHARS), seeded by --seed: the split has its own seed
   const sample =
     t.tokenizer === "bpe"
@@ -131,7 +132,7 @@ export function textData(o: TrainRunOptions): TrainData {
   tokenizing?.done();
   // the run's identity hashes the manifest's JSON once more (compact): a million documents take a few seconds
   const hashing = phase(o.progress, "manifest", manifest.documents.length, "documents");
-  const identity = `text manifest sha256:${jsonSha256(manifest, 0, "", hashing && ((n) => hashing.tick(n)))} tokenizer ${t.tokenizer}`;
+  const identity = `text manifest sha256:${jsonSha256(manifest, 0, "", hashing && ((n) => hashing.tick(n)), nodeSha256)} tokenizer ${t.tokenizer}`;
   hashing?.done();
   const binding = { vocabSize: config.vocabSize, contextLength: config.contextLength };
   const tokens = train.reduce((n, d) => n + targetCount(d), 0);

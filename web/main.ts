@@ -4,7 +4,7 @@ import { EVALUATE_DEFAULTS, OVERFIT_DEFAULTS, type OverfitOptions } from "../exp
 import type { OverfitResult } from "../experiments/overfit.ts";
 import type { EvaluateReport } from "../experiments/evaluate.ts";
 import type { ScoringText } from "../experiments/scoring_data.ts";
-import { rebuildRunSplit } from "../src/data/text_split.ts";
+import { rebuildRunSplit } from "../src/data/text_rebuild.ts";
 import { strideLabel } from "../src/eval/passes/windows.ts";
 import type { GradcheckReport } from "../src/model/gradcheck.ts";
 import { reportHtml } from "../src/eval/render/report_page.ts";

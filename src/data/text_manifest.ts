@@ -1,7 +1,9 @@
 // The split's manifest as a file format: its fields and schema, its identity (the sha256 of manifest.json as
-// written), and its bytes made a document at a time so a million documents' JSON is never a string beside its
-// bytes. Pure. Not how a split is made or checked against the texts (text_split.ts).
-import { Sha256 } from "../util/primitives/sha256.ts";
+// written), and its bytes made a few hundred documents at a time and written through a store a chunk at a time, so
+// a million documents' JSON is never one string nor whole in memory. Pure. Not how a split is made or checked
+// against the texts (text_split.ts).
+import { jsSha256, type Sha256Hasher } from "../util/primitives/sha256.ts";
+import { phase, type ProgressStream } from "../util/runtime/progress.ts";
 import { arr, int, num, obj, oneOf, parseJsonFile, refine, str, type Schema } from "../util/formats/schema.ts";
 import { SPLITS, type Split } from "./documents.ts";
 
@@ -20,6 +22,14 @@ export interface TextManifest {
   seed: number;
   fractions: { validation: number; test: number };
   documents: TextManifestDoc[];
+}
+
+/** Where a manifest is kept: the same shape as src/lab's Store, declared in src/data because data sits below lab. */
+export interface ManifestStore {
+  read(name: string): Uint8Array | undefined;
+  write(name: string, data: Uint8Array | string): void;
+  writeChunks?(name: string, chunks: Iterable<Uint8Array>): void;
+  where(name: string): string;
 }
 
 export const TEXT_MANIFEST_FORMAT = "tinylab-text-manifest/1";
@@ -50,97 +60,132 @@ export function parseTextManifest(json: string, where: string): TextManifest {
 }
 
 /** A manifest's identity: the sha256 of manifest.json as train writes it (`sha256sum DIR/manifest.json`). */
-export function manifestSha256(m: TextManifest): string {
-  return jsonSha256(m, 1, "\n");
+export function manifestSha256(m: TextManifest, sha256: Sha256Hasher = jsSha256): string {
+  return jsonSha256(m, 1, "\n", undefined, sha256);
 }
 
 const utf8 = new TextEncoder();
-/** Documents JSON.stringify'd together in manifestJsonPieces: a call per document cost more than the JSON itself. */
+/** Documents written together in one piece of manifestJsonPieces: a piece per document cost more than its JSON. */
 const DOCUMENTS_A_PIECE = 256;
 
+/** Bytes of manifest.json encoded at a time into one reused buffer (a piece longer than a third of it widens it). */
+const CHUNK_BYTES = 1 << 20;
+
 /**
- * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) and their sha256, made in one pass a
- * document at a time: some 64 KB of JSON at a time is encoded and hashed, and the pieces joined once at the end, so
- * a million documents' JSON is never a string beside its bytes, nor encoded twice to be hashed. `tick` counts the
- * documents written.
+ * manifest.json's bytes (`JSON.stringify(m, null, 1) + "\n"` in UTF-8) a chunk at a time, each a view of one reused
+ * buffer, valid until the next is asked for: a million documents' JSON (a few hundred MB) is never whole in memory, and
+ * no fresh memory is touched for it (first touching that much memory cost more than making the JSON).
+ * `tick` counts the documents written.
  */
-export function manifestBytes(m: TextManifest, tick?: (documents: number) => void): { bytes: Uint8Array; sha256: string } {
-  const h = new Sha256();
-  const chunks: Uint8Array[] = [];
-  let batch: string[] = [],
-    size = 0,
-    total = 0;
-  const flush = () => {
-    const chunk = utf8.encode(batch.join(""));
-    h.update(chunk);
-    chunks.push(chunk);
-    total += chunk.length;
-    batch = [];
-    size = 0;
-  };
-  for (const piece of manifestJsonPieces(m, 1, tick)) {
-    batch.push(piece);
-    if ((size += piece.length) >= 1 << 16) flush();
+export function* manifestChunks(m: TextManifest, tick?: (documents: number) => void, chunkBytes = CHUNK_BYTES): Generator<Uint8Array> {
+  let buffer = new Uint8Array(chunkBytes),
+    at = 0;
+  const pieces = manifestJsonPieces(m, 1, tick);
+  for (let next = pieces.next(), piece = ""; ; next = pieces.next()) {
+    piece = next.done ? "\n" : next.value;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit
+    if (at + 3 * piece.length > buffer.length && at > 0) {
+      yield buffer.subarray(0, at);
+      at = 0;
+    }
+    if (3 * piece.length > buffer.length) buffer = new Uint8Array(3 * piece.length);
+    at += utf8.encodeInto(piece, buffer.subarray(at)).written;
+    if (next.done) break;
   }
-  batch.push("\n");
-  flush();
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks.splice(0)) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return { bytes, sha256: h.digest() };
+  yield buffer.subarray(0, at);
 }
 
 /**
- * The sha256 of `JSON.stringify(m, null, indent) + tail`, hashed a document at a time: a million documents' JSON is
- * a few hundred MB, built whole only where it is written. `tick` counts the documents hashed.
+ * The sha256 of `JSON.stringify(m, null, indent) + tail`, hashed a few hundred documents at a time: a million
+ * documents' JSON is a few hundred MB, built whole only where it is written. `tick` counts the documents hashed.
  */
-export function jsonSha256(m: TextManifest, indent: number, tail = "", tick?: (documents: number) => void): string {
-  const h = new Sha256();
-  let batch: string[] = [],
-    size = 0;
-  // pieces are hashed some 64 KB at a time: one update per document would allocate its bytes each time
-  for (const piece of manifestJsonPieces(m, indent, tick)) {
-    batch.push(piece);
-    if ((size += piece.length) < 1 << 16) continue;
-    h.update(batch.join(""));
-    batch = [];
-    size = 0;
-  }
-  return h.update(batch.join("") + tail).digest();
+export function jsonSha256(
+  m: TextManifest,
+  indent: number,
+  tail = "",
+  tick?: (documents: number) => void,
+  sha256: Sha256Hasher = jsSha256,
+): string {
+  const h = sha256.create();
+  for (const piece of manifestJsonPieces(m, indent, tick)) h.update(piece);
+  h.update(tail);
+  return h.digest();
 }
 
 /**
- * `JSON.stringify(m, null, indent)` in pieces that join to exactly it: the top-level fields as JSON.stringify
- * writes them, and the documents one by one, each nested one level deeper (JSON never holds a raw newline in a
- * string, so re-indenting at each newline is exact). `tick` is called with the documents of each piece.
+ * `JSON.stringify(m, null, indent)` in pieces that join to exactly it: the top-level fields as JSON.stringify writes
+ * them, then the documents a few hundred to a piece, each written field by field in TextManifestDoc's order (the
+ * order splitTexts and the schema give every document), its strings escaped by JSON.stringify itself. `tick` is
+ * called with the documents of each piece.
  */
 export function* manifestJsonPieces(m: TextManifest, indent: number, tick?: (documents: number) => void): Generator<string> {
   const pad = " ".repeat(indent);
   const nl = indent > 0 ? "\n" : "";
   const colon = indent > 0 ? ": " : ":";
-  const nest = (json: string, depth: number) => (indent > 0 ? json.replaceAll("\n", `\n${pad.repeat(depth)}`) : json);
+  const nest = (json: string) => (indent > 0 ? json.replaceAll("\n", `\n${pad}`) : json);
   const keys = Object.keys(m).filter((k) => m[k as keyof TextManifest] !== undefined);
   yield "{";
   for (const [n, k] of keys.entries()) {
     yield `${n > 0 ? "," : ""}${nl}${pad}${JSON.stringify(k)}${colon}`;
     const v = m[k as keyof TextManifest];
     if (k !== "documents" || !Array.isArray(v) || v.length === 0) {
-      yield nest(JSON.stringify(v, null, indent), 1);
+      yield nest(JSON.stringify(v, null, indent));
       continue;
     }
+    const doc = documentWriter(indent);
     yield "[";
-    // a few hundred documents a piece: JSON.stringify of a slice is their pieces one level shallower, in brackets,
-    // so one call and one re-indent serve them all
     for (let i = 0; i < v.length; i += DOCUMENTS_A_PIECE) {
-      const slice = v.slice(i, i + DOCUMENTS_A_PIECE);
-      const json = JSON.stringify(slice, null, indent);
-      yield `${i > 0 ? "," : ""}${nest(json.slice(1, json.length - 1 - nl.length), 1)}`;
-      tick?.(slice.length);
+      const end = Math.min(i + DOCUMENTS_A_PIECE, v.length);
+      const piece: string[] = [];
+      for (let j = i; j < end; j++) piece.push(doc(v[j]));
+      yield `${i > 0 ? "," : ""}${piece.join(",")}`;
+      tick?.(end - i);
     }
     yield `${nl}${pad}]`;
   }
   yield keys.length > 0 ? `${nl}}` : "}";
+}
+
+/**
+ * One document's JSON as JSON.stringify(documents, null, indent) writes it inside the manifest (two levels deep).
+ * The source, file and split of consecutive documents are mostly the same: their JSON is kept from the last one.
+ */
+function documentWriter(indent: number): (d: TextManifestDoc) => string {
+  const pad = " ".repeat(indent);
+  const nl = indent > 0 ? "\n" : "";
+  const colon = indent > 0 ? ": " : ":";
+  const open = `${nl}${pad}${pad}{`;
+  const close = `${nl}${pad}${pad}}`;
+  const key = (k: string, first = false) => `${first ? "" : ","}${nl}${pad}${pad}${pad}${JSON.stringify(k)}${colon}`;
+  const [id, source, file, split, sha256, bytes] = [key("id", true), key("source"), key("file"), key("split"), key("sha256"), key("bytes")];
+  const last = (): ((s: string) => string) => {
+    let was: string | undefined,
+      json = "";
+    return (s) => (s === was ? json : ((was = s), (json = JSON.stringify(s))));
+  };
+  const [sourceJson, fileJson, splitJson] = [last(), last(), last()];
+  return (d) =>
+    `${open}${id}${JSON.stringify(d.id)}${source}${sourceJson(d.source)}${file}${fileJson(d.file)}${split}${splitJson(d.split)}${sha256}${JSON.stringify(d.sha256)}${bytes}${JSON.stringify(d.bytes)}${close}`;
+}
+
+/** Write manifest.json a chunk at a time where the store can (else whole), hashing each chunk on the way; its sha256. */
+export function saveManifest(store: ManifestStore, m: TextManifest, sha256: Sha256Hasher, progress?: ProgressStream): string {
+  const bar = phase(progress, "manifest", m.documents.length, "documents");
+  const h = sha256.create();
+  function* hashed() {
+    for (const chunk of manifestChunks(m, bar && ((n) => bar.tick(n)))) {
+      h.update(chunk);
+      yield chunk;
+    }
+  }
+  if (store.writeChunks) store.writeChunks(MANIFEST_FILE, hashed());
+  else {
+    const chunks: Uint8Array[] = [];
+    for (const c of hashed()) chunks.push(c.slice()); // a chunk is valid until the next is made
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    chunks.reduce((at, c) => (bytes.set(c, at), at + c.length), 0);
+    store.write(MANIFEST_FILE, bytes);
+  }
+  bar?.done();
+  return h.digest();
 }

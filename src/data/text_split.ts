@@ -1,73 +1,28 @@
-// Plain text into documents, and a seeded train/validation/test split by document saved as a manifest with each
-// document's sha256 (its format: text_manifest.ts), made once and verified on every later run. Pure: no file system
-// (text_files.ts reads files).
+// A seeded train/validation/test split of a text input's documents (text_documents.ts cuts them), saved as a
+// manifest with each document's sha256 (its format: text_manifest.ts), made once and verified on every later run.
+// Pure: no file system (src/node/text_files.ts reads files); rebuilding a run's split for scoring is text_rebuild.ts.
 import { Rng } from "../util/primitives/rng.ts";
-import { sha256Hex } from "../util/primitives/sha256.ts";
+import { jsSha256, type Sha256Hasher } from "../util/primitives/sha256.ts";
 import { refuse } from "../util/formats/schema.ts";
 import { phase, type ProgressStream } from "../util/runtime/progress.ts";
 import type { Split, TextDocument } from "./documents.ts";
+import { utf8Length, type TextSource } from "./text_documents.ts";
 import {
   MANIFEST_FILE,
-  manifestBytes,
   manifestSha256,
   parseTextManifest,
+  saveManifest,
   TEXT_MANIFEST_FORMAT,
+  type ManifestStore,
   type TextManifest,
   type TextManifestDoc,
 } from "./text_manifest.ts";
-
-/** One document of a text input before the split; `file` is the file it came from (named when it changes). */
-export interface TextSource {
-  id: string;
-  source: string;
-  file: string;
-  text: string;
-}
 
 /** What the split is made from: its own seed (never the training seed) and the held-out fractions. */
 export interface TextSplitOptions {
   seed: number;
   validation: number;
   test: number;
-}
-
-/** Where a manifest is kept: the same shape as src/lab's Store, declared here because data sits below lab. */
-export interface ManifestStore {
-  read(name: string): Uint8Array | undefined;
-  write(name: string, data: Uint8Array | string): void;
-  where(name: string): string;
-}
-
-/**
- * Documents of one text: separated by blank lines (a line holding only spaces counts as blank), or one per
- * non-blank line with `onePerLine`. Ids are `<file>#<n>` (n from 1), the source is given.
- */
-export function documentsOfText(text: string, file: string, source: string, onePerLine: boolean): TextSource[] {
-  const body = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
-  const parts = onePerLine ? body.split("\n") : body.split(/\n[ \t]*\n/);
-  const out: TextSource[] = [];
-  const prefix = `${file}#`;
-  // one loop, one object per document: a million one-line documents made three arrays of a million each
-  for (const p of parts) {
-    const t = p.trim();
-    if (t.length > 0) out.push({ id: prefix + (out.length + 1), source, file, text: t });
-  }
-  return out;
-}
-
-/** Bytes of `s` in UTF-8 (a lone surrogate counts 3, as U+FFFD), without encoding it. */
-function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a pair: 2 units, 4 bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
 }
 
 /** The stream each source's documents are shuffled by: a child of the split seed named after the source. */
@@ -97,18 +52,19 @@ export function checkFractions(o: TextSplitOptions): void {
 export function splitTexts(
   docs: readonly TextSource[],
   o: TextSplitOptions,
-  sha: readonly string[] = docs.map((d) => sha256Hex(d.text)),
+  sha: readonly string[] = docs.map((d) => jsSha256.hex(d.text)),
   streams: SplitStreams = sourceStreams,
 ): TextManifest {
   return splitInOrder(docs, o, sha, streams).manifest;
 }
 
-/** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. */
+/** splitTexts, and `order`: the manifest's k-th document is docs[order[k]]. `bytes`: each text's UTF-8 length. */
 function splitInOrder(
   docs: readonly TextSource[],
   o: TextSplitOptions,
   sha: readonly string[],
   streams: SplitStreams = sourceStreams,
+  bytes: readonly number[] = docs.map((d) => utf8Length(d.text)),
 ): { manifest: TextManifest; order: number[] } {
   checkFractions(o);
   const order = sortedOrder(docs.map((d) => d.id));
@@ -136,7 +92,7 @@ function splitInOrder(
     fractions: { validation: o.validation, test: o.test },
     documents: order.map((i, at) => {
       const d = docs[i];
-      return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: utf8Length(d.text) };
+      return { id: d.id, source: d.source, file: d.file, split: split[at], sha256: sha[i], bytes: bytes[i] };
     }),
   };
   return { manifest, order };
@@ -156,7 +112,7 @@ function sortedOrder(ids: readonly string[]): number[] {
 }
 
 /** Items grouped by key, each group in input order, the keys in first-seen order: one pass, no copies. */
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const item of items) {
     const k = key(item);
@@ -196,7 +152,7 @@ export function verifyTextManifest(
   docs: readonly TextSource[],
   where: string,
   remedy = "restore the file or start a new run in another directory",
-  shaOf: readonly string[] = docs.map((d) => sha256Hex(d.text)),
+  shaOf: readonly string[] = docs.map((d) => jsSha256.hex(d.text)),
 ): Record<Split, TextDocument[]> {
   const out: Record<Split, TextDocument[]> = { train: [], validation: [], test: [] };
   const fix = `(the split in ${where} was made from other text; ${remedy})`;
@@ -264,119 +220,75 @@ export function textDataProvenance(m: TextManifest, sha256 = manifestSha256(m)):
   };
 }
 
-/**
- * The documents a manifest was made from, re-read through `read` (a file's text by its path in the manifest):
- * a file whose every document has the id `<file>#<n>` is one text cut at blank lines (or, when that does not
- * reproduce its documents' sha256s, one document per line: `onePerLine` forces either); any other document is one
- * whole .txt file of a directory. `read` gives the text and the path it was read from (named if it changed);
- * verifyTextManifest then checks every sha256.
- */
-export function sourcesOfManifest(
-  m: TextManifest,
-  read: (file: string, id: string) => { text: string; path: string },
-  onePerLine?: boolean,
-): TextSource[] {
-  const byFile = groupBy(m.documents, (d) => d.file);
-  const out: TextSource[] = [];
-  for (const [file, entries] of byFile) {
-    if (!entries.every((e) => e.id.startsWith(`${file}#`))) {
-      for (const e of entries) {
-        const r = read(file, e.id);
-        out.push({ id: e.id, source: e.source, file: r.path, text: r.text.replace(/^\ufeff/, "").trim() });
-      }
-      continue;
-    }
-    const { text, path } = read(file, entries[0].id);
-    const cut = (perLine: boolean) => documentsOfText(text, file, entries[0].source, perLine).map((d) => ({ ...d, file: path }));
-    const sha = new Map(entries.map((e) => [e.id, e.sha256]));
-    const matches = (docs: TextSource[]) => docs.length === entries.length && docs.every((d) => sha.get(d.id) === sha256Hex(d.text));
-    const blank = cut(onePerLine ?? false);
-    out.push(...(onePerLine === undefined && !matches(blank) && matches(cut(true)) ? cut(true) : blank));
-  }
-  return out;
+/** What textSplit works with besides the documents and the store, each optional. */
+export interface SplitWith {
+  /** Where the phases show progress (the documents hashed, the manifest written), as phase() shows it. */
+  progress?: ProgressStream;
+  /** The shuffle streams by source (default sourceStreams). */
+  streams?: SplitStreams;
+  /** Who computes the sha256s (default the plain TypeScript one; the Node edge passes node:crypto's). */
+  sha256?: Sha256Hasher;
 }
 
-/**
- * A run's split rebuilt for scoring from its manifest's JSON and its text (`read`, see sourcesOfManifest), every
- * document's sha256 checked: the one rule the CLI (text_files.ts readRunText) and the lab page share.
- */
-export function rebuildRunSplit(
-  json: string,
-  where: string,
-  read: (file: string, id: string) => { text: string; path: string },
-  onePerLine?: boolean,
-) {
-  const manifest = parseTextManifest(json, where);
-  const bySplit = verifyTextManifest(
-    manifest,
-    sourcesOfManifest(manifest, read, onePerLine),
-    where,
-    "restore it, or score other documents with --data",
-  );
-  return { bySplit, manifest, manifestSha256: manifestSha256(manifest) };
-}
+/** Documents between two progress ticks while hashing: a tick per document cost a clock read each. */
+const TICK_DOCUMENTS = 1024;
 
 /**
  * The split of `docs`: made and saved on first use, then verified; its options must equal the saved ones. Progress
- * (`progress`, as phase() shows it) counts the documents hashed; the manifest is written after the last.
+ * counts the documents hashed, then the manifest's documents written.
  */
 export function textSplit(
   docs: readonly TextSource[],
   store: ManifestStore,
   o: TextSplitOptions,
-  progress?: ProgressStream,
-  streams?: SplitStreams,
+  w: SplitWith = {},
 ): { bySplit: Record<Split, TextDocument[]>; manifest: TextManifest; manifestSha256: string } {
+  const sha256 = w.sha256 ?? jsSha256;
   const where = store.where(MANIFEST_FILE);
   const saved = store.read(MANIFEST_FILE);
-  const bar = phase(progress, "split", docs.length, "documents");
-  // once: the split, its check and the verification all compare these
-  const sha = docs.map((d) => {
-    const h = sha256Hex(d.text);
-    bar?.tick();
-    return h;
-  });
+  const bar = phase(w.progress, "split", docs.length, "documents");
+  // once, under the bar: the split, its check and the verification all compare these
+  const sha = new Array<string>(docs.length);
+  const bytes = new Array<number>(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    sha[i] = sha256.hex(docs[i].text);
+    if (!saved) bytes[i] = utf8Length(docs[i].text); // a saved manifest's check computes its own
+    if (i % TICK_DOCUMENTS === TICK_DOCUMENTS - 1) bar?.tick(TICK_DOCUMENTS);
+  }
+  bar?.tick(docs.length % TICK_DOCUMENTS);
   bar?.done();
-  return splitOf(docs, store, o, sha, where, saved, streams, progress);
+  if (saved) return savedSplit(docs, o, sha, where, saved, w.streams, sha256);
+  const { manifest: m, order } = splitInOrder(docs, o, sha, w.streams, bytes);
+  const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
+  if (counts("validation") === 0)
+    throw new Error(
+      `the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`,
+    );
+  if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
+  const written = saveManifest(store, m, sha256, w.progress);
+  // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
+  return { bySplit: splitDocuments(m, docs, order), manifest: m, manifestSha256: written };
 }
 
-function splitOf(
+/** The split a saved manifest holds, refused unless it has these options, these documents and its own rule's split. */
+function savedSplit(
   docs: readonly TextSource[],
-  store: ManifestStore,
   o: TextSplitOptions,
   sha: readonly string[],
   where: string,
-  saved: Uint8Array | undefined,
-  streams?: SplitStreams,
-  progress?: ProgressStream,
+  saved: Uint8Array,
+  streams: SplitStreams | undefined,
+  sha256: Sha256Hasher,
 ) {
-  let m: TextManifest;
-  let written: string | undefined; // the sha256 of the manifest written now
-  let order: number[] | undefined; // a split made now: its k-th document is docs[order[k]], so nothing needs verifying
-  if (saved) {
-    m = parseTextManifest(new TextDecoder().decode(saved), where);
-    if (m.seed !== o.seed)
-      throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
-    if (m.fractions.validation !== o.validation || m.fractions.test !== o.test) {
-      throw new Error(
-        `${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`,
-      );
-    }
-  } else {
-    ({ manifest: m, order } = splitInOrder(docs, o, sha, streams));
-    const counts = (s: Split) => m.documents.filter((d) => d.split === s).length;
-    if (counts("validation") === 0)
-      throw new Error(
-        `the split leaves validation empty: ${docs.length} document(s), --validation-fraction ${o.validation} (give more documents, e.g. --one-per-line, or a larger fraction)`,
-      );
-    if (counts("train") === 0) throw new Error(`the split leaves train empty: ${docs.length} document(s)`);
-    const bar = phase(progress, "manifest", m.documents.length, "documents");
-    const { bytes, sha256 } = manifestBytes(m, bar && ((n) => bar.tick(n)));
-    bar?.done();
-    store.write(MANIFEST_FILE, bytes);
-    written = sha256;
+  const m = parseTextManifest(new TextDecoder().decode(saved), where);
+  if (m.seed !== o.seed)
+    throw new Error(`${where} was made with --split-seed ${m.seed}, this run asks for ${o.seed}; use another directory`);
+  if (m.fractions.validation !== o.validation || m.fractions.test !== o.test) {
+    throw new Error(
+      `${where} was made with --validation-fraction ${m.fractions.validation} --test-fraction ${m.fractions.test}, this run asks for ${o.validation} and ${o.test}; use another directory`,
+    );
   }
-  const bySplit = order ? splitDocuments(m, docs, order) : verifyTextManifest(m, docs, where, undefined, sha);
-  if (saved) checkSplitRule(m, docs, where, sha, streams);
-  return { bySplit, manifest: m, manifestSha256: written ?? manifestSha256(m) };
+  const bySplit = verifyTextManifest(m, docs, where, undefined, sha);
+  checkSplitRule(m, docs, where, sha, streams);
+  return { bySplit, manifest: m, manifestSha256: manifestSha256(m, sha256) };
 }

@@ -9,6 +9,11 @@ import { decodeTrainState } from "./state_file.ts";
 export interface Store {
   read(name: string): Uint8Array | undefined;
   write(name: string, data: Uint8Array | string): void;
+  /**
+   * Write `name` from chunks, each consumed before the next is made (it may reuse one buffer), atomically as write:
+   * a file of a few hundred MB is then never whole in memory. Absent (memory), callers join the chunks and write.
+   */
+  writeChunks?(name: string, chunks: Iterable<Uint8Array>): void;
   /** Remove `name` if it is there (only a file the store holds: a directory store refuses anything but a regular file). */
   remove(name: string): void;
   /** How to name the file in messages (a path on disk). */

@@ -57,12 +57,13 @@ const killPoint = (n: number, tmp: boolean) => {
 
 /**
  * Replaces `path` with `data` so that a reader (or a crash) sees either the old file or the whole
- * new one, never a prefix. Strings are written as UTF-8. Only a regular file (or a new path) is replaced:
+ * new one, never a prefix. Strings are written as UTF-8, chunks (a large file made a piece at a time, each
+ * written before the next is made) in order. Only a regular file (or a new path) is replaced:
  * a device, FIFO, directory or a link to one is refused before anything is written. Throws an Error naming
  * `path` on failure, after removing the temporary file; the previous contents of `path` are left untouched.
  */
-export function writeFileAtomic(path: string, data: Uint8Array | string, write: ByteWriter = writeAll): void {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+export function writeFileAtomic(path: string, data: Uint8Array | string | Iterable<Uint8Array>, write: ByteWriter = writeAll): void {
+  const chunks = typeof data === "string" ? [new TextEncoder().encode(data)] : data instanceof Uint8Array ? [data] : data;
   const dir = dirname(path);
   const n = ++writes;
   killPoint(n, false);
@@ -76,7 +77,7 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, write: 
   let fd: number | undefined;
   try {
     fd = openSync(tmp, "wx"); // "x": never clobber a file that happens to share the temp name
-    write(fd, bytes);
+    for (const chunk of chunks) write(fd, chunk);
     fsyncSync(fd); // data on disk before the rename makes it visible
     closeSync(fd);
     fd = undefined;

@@ -4,7 +4,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Split, TextDocument } from "../data/documents.ts";
-import { textSplit, type ManifestStore, type SplitStreams, type TextSource } from "../data/text_split.ts";
+import { textSplit, type SplitStreams } from "../data/text_split.ts";
+import type { ManifestStore } from "../data/text_manifest.ts";
+import type { TextSource } from "../data/text_documents.ts";
+import { nodeSha256 } from "./sha256.ts";
 
 /** Category names as the corpus's own CONTENTS file gives them (letters a–r, no i, o, q). */
 export const BROWN_GENRES: Readonly<Record<string, string>> = {
@@ -149,7 +152,8 @@ export const BROWN_FRACTIONS = { validation: 0.1, test: 0.1 } as const;
  * stratified by genre, created on first use, then verified (sha256 of every document) on every later run.
  */
 export function brownSplit(docs: readonly BrownDoc[], store: ManifestStore, splitSeed: number): Record<Split, TextDocument[]> {
-  return textSplit(brownSources(docs), store, { seed: splitSeed, ...BROWN_FRACTIONS }, undefined, genreStreams).bySplit;
+  return textSplit(brownSources(docs), store, { seed: splitSeed, ...BROWN_FRACTIONS }, { streams: genreStreams, sha256: nodeSha256 })
+    .bySplit;
 }
 
 /** Keep the first `filesPerGenre` files of each genre, each cut at a word boundary near `chars`. */

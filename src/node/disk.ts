@@ -133,6 +133,32 @@ export function readFileBytes(
   }
 }
 
+/**
+ * A file's bytes a chunk at a time (views of one reused buffer of `chunkBytes`, each valid until the next), refused
+ * as readFileBytes refuses before a byte is read; `size` is called once with the file's size, before the first chunk.
+ */
+export function* readFileChunks(
+  path: string,
+  what: string,
+  limit: SizeLimit,
+  chunkBytes: number,
+  size?: (bytes: number) => void,
+): Generator<Uint8Array> {
+  const { fd, size: total } = openRegular(path, what, limit, Error);
+  try {
+    size?.(total);
+    const buffer = new Uint8Array(Math.max(1, Math.min(chunkBytes, total)));
+    for (let at = 0; at < total;) {
+      const got = readSync(fd, buffer, 0, Math.min(buffer.length, total - at), at);
+      if (got === 0) throw new Error(`${path}: file shrank while being read (${at} of ${total} bytes)`);
+      at += got;
+      yield buffer.subarray(0, got);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A regular file's text as UTF-8 (invalid bytes replaced), bounded as readFileBytes is. */
 export function readFileText(path: string, what: string, limit: SizeLimit = BUFFER_LIMIT): string {
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(readFileBytes(path, what, Error, limit));
@@ -230,6 +256,8 @@ export interface DirStore {
   readonly dir: string;
   read(name: string): Uint8Array | undefined;
   write(name: string, data: Uint8Array | string): void;
+  /** Write `name` atomically from chunks made one after another (src/lab/store.ts Store.writeChunks). */
+  writeChunks(name: string, chunks: Iterable<Uint8Array>): void;
   /** Remove the regular file `name` if it is there; anything else by that name is refused, never removed. */
   remove(name: string): void;
   where(name: string): string;
@@ -246,6 +274,7 @@ export function dirStore(dir: string): DirStore {
     dir,
     read: (name) => (existsSync(join(dir, name)) ? readFileBytes(join(dir, name), "file") : undefined),
     write: (name, data) => writeFileAtomic(join(dir, name), data),
+    writeChunks: (name, chunks) => writeFileAtomic(join(dir, name), chunks),
     remove: (name) => {
       const path = join(dir, name);
       const what = notRegular(path);

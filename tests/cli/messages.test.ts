@@ -6,7 +6,7 @@ import { runTraining, TRAIN_DEFAULTS } from "../../experiments/train.ts";
 import type { SweepRow } from "../../experiments/sweep.ts";
 import { formatSweep } from "../../src/cli/views/sweep.ts";
 import { nearestOption } from "../../src/cli/options.ts";
-import { documentsOfText } from "../../src/data/text_split.ts";
+import { documentsOfText } from "../../src/data/text_documents.ts";
 import { memoryStore } from "../../src/lab/store.ts";
 import { tinylabHere } from "./in_process.ts";
 

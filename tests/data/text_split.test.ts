@@ -1,8 +1,9 @@
 // The text split: documents from blank lines or lines, a seeded split by document (its own seed, input order
 // irrelevant, stratified by source), the manifest verified and refused by file, and the fraction refusals.
 import { describe, expect, it } from "vitest";
-import { documentsOfText, splitTexts, textSplit, verifyTextManifest, type TextSource } from "../../src/data/text_split.ts";
-import { jsonSha256, manifestBytes, manifestSha256, manifestJsonPieces } from "../../src/data/text_manifest.ts";
+import { splitTexts, textSplit, verifyTextManifest } from "../../src/data/text_split.ts";
+import { documentsOfText, type TextSource } from "../../src/data/text_documents.ts";
+import { jsonSha256, manifestChunks, manifestSha256, manifestJsonPieces } from "../../src/data/text_manifest.ts";
 import { sha256Hex } from "../../src/util/primitives/sha256.ts";
 
 const docs = (n: number, source = "s"): TextSource[] =>
@@ -12,6 +13,11 @@ const docs = (n: number, source = "s"): TextSource[] =>
     file: `/x/${source}/${i}.txt`,
     text: `document ${source} ${i}`,
   }));
+const joined = (chunks: Uint8Array[]) => {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return out;
+};
 const memory = () => {
   const files = new Map<string, string>();
   return {
@@ -81,19 +87,42 @@ describe("text split", () => {
     }
   });
 
-  it("writes manifest.json's bytes a document at a time, exactly TextEncoder's of JSON.stringify, with their sha256", () => {
+  it("writes manifest.json's bytes a chunk at a time, exactly TextEncoder's of JSON.stringify, with their sha256", () => {
     // non-ASCII (2- and 4-byte UTF-8) and a lone surrogate (3 bytes, as U+FFFD) in ids and sources
     const m = splitTexts([...docs(5, "a"), ...docs(4, 'é"q'), ...docs(3, "𝄞\ud800")], { seed: 1, validation: 0.2, test: 0.1 });
     const many = splitTexts([...docs(590, "a"), ...docs(10, "𝄞\ud800")], { seed: 1, validation: 0.2, test: 0.1 });
     for (const x of [m, { ...m, documents: [] }, many]) {
-      const ticks: number[] = [];
-      const { bytes, sha256 } = manifestBytes(x, (n) => ticks.push(n));
       const whole = new TextEncoder().encode(JSON.stringify(x, null, 1) + "\n");
-      expect(bytes).toEqual(whole);
-      expect(sha256).toBe(sha256Hex(whole));
-      expect(sha256).toBe(manifestSha256(x));
-      expect(ticks.reduce((a, b) => a + b, 0)).toBe(x.documents.length); // every document counted once
+      // chunks of the default size, of a few KB (a piece of 256 documents widens the buffer) and of 64 bytes
+      for (const size of [undefined, 4096, 64]) {
+        const ticks: number[] = [];
+        const chunks: Uint8Array[] = [];
+        for (const c of manifestChunks(x, (n) => ticks.push(n), size)) chunks.push(c.slice()); // each view is valid until the next
+        expect(joined(chunks)).toEqual(whole);
+        expect(ticks.reduce((a, b) => a + b, 0)).toBe(x.documents.length); // every document counted once
+      }
+      expect(manifestSha256(x)).toBe(sha256Hex(whole));
     }
+  });
+
+  it("saves the same manifest.json, and says its sha256, through a store that writes chunks and one that takes it whole", () => {
+    const all = [...docs(590, "a"), ...docs(10, 'é"q')];
+    const whole = memory();
+    const chunked = memory();
+    const pieces: Uint8Array[] = [];
+    const byChunks = {
+      ...chunked,
+      writeChunks: (name: string, cs: Iterable<Uint8Array>) => {
+        for (const c of cs) pieces.push(c.slice());
+        chunked.write(name, joined(pieces));
+      },
+    };
+    const a = textSplit(all, whole, { seed: 1, validation: 0.2, test: 0.1 });
+    const b = textSplit(all, byChunks, { seed: 1, validation: 0.2, test: 0.1 });
+    expect(pieces.length).toBeGreaterThan(0);
+    expect(chunked.files.get("manifest.json")).toBe(whole.files.get("manifest.json"));
+    expect(b.manifestSha256).toBe(a.manifestSha256);
+    expect(a.manifestSha256).toBe(sha256Hex(whole.files.get("manifest.json")!));
   });
 
   it("saves the manifest once, reuses it, and refuses another split seed or fraction by option name", () => {

@@ -6,7 +6,7 @@ import { runTraining, TEXT_DEFAULTS, TRAIN_DEFAULTS, type TrainRunOptions } from
 import { textMicrobatches } from "../../experiments/train_options.ts";
 import { threadPools } from "../../src/node/pool.ts";
 import { resolveModelConfig, parameterCount } from "../../src/model/config.ts";
-import { documentsOfText } from "../../src/data/text_split.ts";
+import { documentsOfText } from "../../src/data/text_documents.ts";
 import { memoryStore, type Store } from "../../src/lab/store.ts";
 import { MIN_THREAD_WORK, workersFor } from "../../src/train/pool.ts";
 import { tf, tfjsOnly } from "../../src/util/backend.ts";

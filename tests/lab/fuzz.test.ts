@@ -37,7 +37,8 @@ import { decodeSafetensors, encodeSafetensors, SafetensorsError, type TensorEntr
 import { editHeader, reencode, splitFile, swapOffsets, type HeaderEntry } from "./file_edits.ts";
 import { keyPath } from "../../src/util/formats/json_strict.ts";
 import { emptyHistory, resumeHistory, type HistoryEntry } from "../../src/lab/history.ts";
-import { splitTexts, textSplit, type TextSource } from "../../src/data/text_split.ts";
+import { splitTexts, textSplit } from "../../src/data/text_split.ts";
+import type { TextSource } from "../../src/data/text_documents.ts";
 import { collectSweep } from "../../experiments/sweep.ts";
 import yargs from "yargs";
 import { readModelFileBytes } from "../../src/node/disk.ts";

@@ -157,7 +157,8 @@ export const trainCommand: CommandModule = {
     if (outDir) checkOutputDir(outDir, "--out");
     // the model file of a --text run is one of its run's files (claimRunDir's); one given is checked as a file of its own
     if (saveModel) checkModelOutput(saveModel, { option: "--save-model", replace: overwrite || given.resume, inputs, ownDir: outDir });
-    const docs = text ? readTextInput(text, onePerLine) : undefined; // refuses bad text before the engine starts
+    // refuses bad text before the engine starts; a large text shows the MiB read on stderr
+    const docs = text ? readTextInput(text, onePerLine, process.stderr) : undefined;
     const log = (line: string) => (json ? console.error(line) : console.log(line));
     // one writer per output directory and per model's directory: a second command is refused, naming the holder's pid
     const outputs = outDir

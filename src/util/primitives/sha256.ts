@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4) in plain TypeScript, incremental, for digests the core takes in any runtime.
+// SHA-256 (FIPS 180-4) in plain TypeScript, incremental, for digests the core takes in any runtime, and the
+// Sha256Hasher seam through which the Node edge hands the core node:crypto's instead (src/node/sha256.ts).
 // Not a crypto library: no HMAC, no other hashes; strings are hashed as UTF-8 (as node's hash.update(string)).
 
 const K = new Int32Array([
@@ -77,6 +78,26 @@ export class Sha256 {
     return hexOf(this.h);
   }
 }
+
+/** An incremental SHA-256: update with bytes or strings (UTF-8) in order, then digest (lowercase hex) once. */
+export interface Sha256Stream {
+  update(data: Uint8Array | string): unknown;
+  digest(): string;
+}
+
+/**
+ * A SHA-256 implementation, passed in where many digests are taken (a split's documents, its manifest): this file's,
+ * which runs anywhere, or node:crypto's at the Node edge (src/node/sha256.ts), several times faster. Both give the same
+ * digests for the same input, lone surrogates included (each is hashed as U+FFFD's bytes).
+ */
+export interface Sha256Hasher {
+  /** Lowercase hex digest of bytes or of a string's UTF-8. */
+  hex(data: Uint8Array | string): string;
+  create(): Sha256Stream;
+}
+
+/** The hasher in plain TypeScript: the browser's, and the default of every function that takes one. */
+export const jsSha256: Sha256Hasher = { hex: (data) => sha256Hex(data), create: () => new Sha256() };
 
 /** Big-endian 32-bit word at byte j. */
 const word = (m: Uint8Array, j: number): number => (m[j] << 24) | (m[j + 1] << 16) | (m[j + 2] << 8) | m[j + 3];
