@@ -4,6 +4,7 @@
 import { initBackend } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import type { Engine } from "../util/engine.ts";
+import { loadGraphBuilders } from "../model/graph_builders.ts";
 import { NATIVE_MIN_MACS, openKernels } from "./native_kernels.ts";
 
 /** What an engine is opened from: the backend and kernels as chosen (each name checked here). */
@@ -16,5 +17,7 @@ export interface EngineChoice {
 export async function openEngine(choice: EngineChoice, smallest = NATIVE_MIN_MACS): Promise<Engine> {
   const kernels = parseKernelsChoice(choice.kernels); // refused by name before the backend loads
   await initBackend(parseBackendChoice(choice.backend));
-  return openKernels(kernels, smallest);
+  const engine = openKernels(kernels, smallest);
+  if (engine.graphs) await loadGraphBuilders();
+  return engine;
 }
