@@ -25,6 +25,7 @@ import { allBaselines } from "../src/baselines/ngram.ts";
 import { BROWN_DEFAULTS, brownData, brownRecipe } from "../experiments/brown.ts";
 import { trainWithValidation } from "../src/lab/validated_training.ts";
 import { startPool } from "../src/node/pool.ts";
+import { loadGraphBuilders } from "../src/model/graph_builders.ts";
 
 interface Recipe {
   layers: number;
@@ -98,6 +99,7 @@ try {
   refuse((err as Error).message);
 }
 await initBackend("wasm");
+await loadGraphBuilders(); // openEngine's part, for the engine openKernels opens here
 const opened = openKernels(kernels);
 const engine = engineLabel(opened);
 const dir = mkdtempSync(join(tmpdir(), "brown-recipes-"));

@@ -11,6 +11,7 @@ import type { ScoredBatch } from "../src/model/input.ts";
 import { initBackend } from "../src/util/backend.ts";
 import { engineRecord, type Engine } from "../src/util/engine.ts";
 import { openKernels } from "../src/node/native_kernels.ts";
+import { loadGraphBuilders } from "../src/model/graph_builders.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, rows: { type: "string", default: "16" } } });
@@ -19,6 +20,7 @@ if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(rows) || rows <
   throw new Error("--rounds and --rows must be positive integers");
 
 await initBackend("wasm");
+await loadGraphBuilders(); // openEngine's part, for the engines openKernels opens here
 const config = PRESETS.medium,
   T = config.contextLength,
   rng = Rng.fromSeed("bench score");

@@ -318,6 +318,9 @@ async function benchHere(src: string) {
     const engine = (await mod<typeof import("../src/node/native_kernels.ts")>(native)).openKernels(
       kernels === "tfjs" ? "tfjs" : "onnxruntime",
     );
+    // a tree whose graph builders load with the engine (src/model/graph_builders.ts): loaded as its openEngine would
+    if (engine.graphs && existsSync(resolve(src, "src/model/graph_builders.ts")))
+      await (await mod<typeof import("../src/model/graph_builders.ts")>("src/model/graph_builders.ts")).loadGraphBuilders();
     // products only: the engine without its graphs, so scoring stays on tfjs's forward
     return kernels === "onnxruntime-products" ? { ...engine, graphs: undefined } : engine;
   };

@@ -4,7 +4,7 @@ import { lmEvalDateId, lmEvalFiles, type LmEvalModel, type LmEvalTask } from "..
 import { checkOutputDir } from "../node/writable.ts";
 import { gitState } from "../node/git.ts";
 import { writeLmEvalFiles } from "../node/lm_eval_files.ts";
-import { isModelDir } from "../node/model_dir.ts";
+import { isModelDir } from "../node/disk.ts";
 
 /**
  * Refuse --lm-eval-out before any work: for a model directory (the harness's record it writes is a tinylab model

@@ -6,7 +6,8 @@ import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
 import { positionNll } from "./loss.ts";
-import { NLL, onnxModel } from "./onnx.ts";
+import { graphBuilders } from "./graph_builders.ts";
+import { NLL } from "./onnx_names.ts";
 
 export { graphBuilds } from "./graph_session.ts";
 
@@ -18,6 +19,8 @@ export function scoreBatch(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap
   const load = model.engine.graphs;
   if (!load && weights) throw new Error("scoreBatch: weights apart from the model's need the onnxruntime graph (kernels are tfjs)");
   if (!load) return Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
-  const run = cachedSession(load, "scoring", model, () => onnxModel(model.config, null, { scoring: true, weights: "inputs" }));
+  const run = cachedSession(load, "scoring", model, () =>
+    graphBuilders().onnxModel(model.config, null, { scoring: true, weights: "inputs" }),
+  );
   return Float64Array.from(run({ ...batchFeeds(model, batch), ...weightFeeds(model, weights) }, [NLL])[0]);
 }

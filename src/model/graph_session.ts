@@ -4,7 +4,7 @@ import { float32View } from "../util/backend.ts";
 import type { GraphFeed, GraphLoader, GraphSession } from "../util/engine.ts";
 import type { GPT } from "./gpt.ts";
 import { attentionMask, checkModelInput, positionsOf, type ScoredBatch } from "./input.ts";
-import { ATTENTION_BIAS, INPUT_IDS, POSITION_IDS, TARGETS } from "./onnx.ts";
+import { ATTENTION_BIAS, INPUT_IDS, POSITION_IDS, TARGETS } from "./onnx_names.ts";
 
 const sessions = new WeakMap<GraphLoader, Map<string, GraphSession>>();
 let builds = 0;

@@ -4,7 +4,8 @@
 import type { GPT } from "./gpt.ts";
 import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
-import { gradName, LOSS_SUM, TARGET_MASK, trainingModel } from "./onnx_train.ts";
+import { graphBuilders } from "./graph_builders.ts";
+import { gradName, LOSS_SUM, TARGET_MASK } from "./onnx_names.ts";
 import { requireTargets, type MicrobatchGradient } from "../util/microbatch.ts";
 
 /** Which path computes training gradients now: the graph, or tfjs autograd (dropout, or no graph runtime). */
@@ -36,7 +37,7 @@ export function graphGradient(model: GPT, batch: ScoredBatch, weights?: Readonly
   }
   requireTargets(batch.targetCount);
   const names = [...model.params.keys()];
-  const run = cachedSession(load, "training", model, () => trainingModel(model.config));
+  const run = cachedSession(load, "training", model, () => graphBuilders().trainingModel(model.config));
   const feeds = {
     ...batchFeeds(model, batch),
     [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] },

@@ -4,7 +4,7 @@
 // Everything it cannot run is refused in one line naming the file, the field and the value.
 import { fromBinary } from "@bufbuild/protobuf";
 import { ModelProtoSchema, TensorProto_DataType as DataType, type ValueInfoProto } from "onnx-buf";
-import { ATTENTION_MASK, INPUT_IDS, LOGITS, POSITION_IDS } from "./onnx.ts";
+import { ATTENTION_MASK, INPUT_IDS, LOGITS, POSITION_IDS } from "./onnx_names.ts";
 
 /** config.json model types whose ONNX decoder and tokenizer tinylab implements (GPT-2 and its exports: distilgpt2, optimum, tinylab export). */
 export const KNOWN_ARCHITECTURES = ["gpt2"] as const;

@@ -38,20 +38,19 @@ import { LN_EPS } from "./ops.ts";
 export const ONNX_OPSET = 17;
 /** ONNX IR version 8, the one that goes with opset 17. */
 export const ONNX_IR_VERSION = 8;
-/** The batch axis's name; transformers.js builds its empty cache from input metadata and looks for exactly this. */
-export const BATCH_AXIS = "batch_size";
-
-export const INPUT_IDS = "input_ids",
-  ATTENTION_MASK = "attention_mask",
-  POSITION_IDS = "position_ids",
-  LOGITS = "logits";
-/** The scoring form's extra names: the additive mask input.ts builds (segments included), the targets, −ln p(target). */
-export const ATTENTION_BIAS = "attention_bias",
-  TARGETS = "targets",
-  NLL = "nll";
-/** Names of layer l's cache tensors, [batch_size, heads, past | total, head_dim]: transformers.js's names for a decoder. */
-export const pastName = (l: number, kv: "key" | "value") => `past_key_values.${l}.${kv}`;
-export const presentName = (l: number, kv: "key" | "value") => `present.${l}.${kv}`;
+import {
+  ATTENTION_BIAS,
+  ATTENTION_MASK,
+  BATCH_AXIS,
+  INPUT_IDS,
+  LOGITS,
+  NLL,
+  pastName,
+  POSITION_IDS,
+  presentName,
+  TARGETS,
+} from "./onnx_names.ts";
+export { ATTENTION_BIAS, ATTENTION_MASK, BATCH_AXIS, INPUT_IDS, LOGITS, NLL, pastName, POSITION_IDS, presentName, TARGETS };
 
 export interface OnnxOptions {
   /** Past key/value inputs and present outputs per layer (default true). Without them the graph is one pass over the row. */

@@ -23,10 +23,8 @@ import {
   ATTENTION_BIAS,
 } from "./onnx.ts";
 
-/** The training form's extra input (float32 [B, S]: 1 where a target counts) and its outputs. */
-export const TARGET_MASK = "target_mask",
-  LOSS_SUM = "loss_sum";
-export const gradName = (param: string) => `grad.${param}`;
+import { gradName, LOSS_SUM, TARGET_MASK } from "./onnx_names.ts";
+export { gradName, LOSS_SUM, TARGET_MASK };
 
 const GELU_K = Math.sqrt(2 / Math.PI),
   GELU_C = 0.044715;

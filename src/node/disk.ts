@@ -210,6 +210,15 @@ function readHeader(fd: number, size: number, path: string, says: string): { hea
   }
 }
 
+/** Whether `path` names a directory (a model directory), as opposed to a model file. */
+export function isModelDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A model file judged from its header alone (judgeModelHeader), no tensor read: what a command checks before it
  * starts an engine, so a file it would refuse costs no engine start. Returns the file's config (for a memory estimate).

@@ -5,6 +5,7 @@
 import { initBackend } from "../util/backend.ts";
 import { parseBackendChoice, parseKernelsChoice } from "../util/backend_choice.ts";
 import type { Engine } from "../util/engine.ts";
+import { loadGraphBuilders } from "../model/graph_builders.ts";
 import { NATIVE_MIN_MACS, openKernels } from "./native_kernels.ts";
 
 /** What an engine is opened from: the backend and kernels as chosen (each name checked here), and --workers. */
@@ -20,5 +21,6 @@ export async function openEngine(choice: EngineChoice, smallest = NATIVE_MIN_MAC
   const kernels = parseKernelsChoice(choice.kernels); // refused by name before the backend loads
   await initBackend(parseBackendChoice(choice.backend));
   const engine = openKernels(kernels, smallest);
+  if (engine.graphs) await loadGraphBuilders();
   return choice.workers === undefined ? engine : { ...engine, workers: choice.workers };
 }

@@ -1,7 +1,7 @@
 // A Hugging Face causal-LM directory opened for scoring and sampling: config.json, tokenizer.json (+ tokenizer_config.json,
 // generation_config.json) and the ONNX decoder read bounded, each file's sha256 kept, the directory checked against
 // its tinylab manifest when it has one, and the graph put on onnxruntime-node behind ScoringModel. Node-only.
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HfTokenizer, TokenizerRefusal } from "../data/hf_tokenizer.ts";
 import { graphAdapter, type GraphModel } from "../eval/passes/graph_adapter.ts";
@@ -13,7 +13,9 @@ import { readFileBytes } from "./disk.ts";
 import { FILE_LIMIT } from "./files.ts";
 import { graphSessions } from "./onnxruntime.ts";
 
+// isModelDir lives in disk.ts: a command asks it before it knows it needs this module (and protobuf, through hf_dir.ts)
 export { ModelDirRefusal };
+export { isModelDir } from "./disk.ts";
 
 /** The graphs looked for, in order, when --graph names none (transformers.js's and optimum's names). */
 export const GRAPH_FILES = ["onnx/model.onnx", "onnx/decoder_model_merged.onnx"] as const;
@@ -46,15 +48,6 @@ export interface ModelDir {
   graph: GraphInfo;
   model: GraphModel;
   provenance: ModelDirProvenance;
-}
-
-/** Whether `path` names a directory (a model directory), as opposed to a model file. */
-export function isModelDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 const jsonOf = (bytes: Uint8Array, where: string): unknown => {

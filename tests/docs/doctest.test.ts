@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { missingPython, PYTHON, REQUIRE_PYTHON } from "../tools/models.ts";
+import { closeTorchSession, missingPython, PYTHON, REQUIRE_PYTHON, torchMain } from "../tools/models.ts";
 import { blocks, commands, mismatch, tinylabWords, type Block } from "./doctest.ts";
 import { tinylabHere } from "../cli/in_process.ts";
 
@@ -82,16 +82,30 @@ function pythonMissing(command: string): string | undefined {
 
 const ENV = { TINYLAB_BACKEND: "wasm" };
 
+/** The arguments of a `python3 tools/tinylab_torch.py …` line of plain words, else undefined. */
+const torchWords = (command: string): string[] | undefined =>
+  command
+    .match(/^(?:\/usr\/bin\/)?python3 tools\/tinylab_torch\.py((?: [\w./=-]+)+)$/)?.[1]
+    .trim()
+    .split(" ");
+afterAll(closeTorchSession);
+
 /**
  * What a command printed (stdout and stderr in order) and its exit status. A plain `npx tinylab` line runs in
  * this process (the program main.ts runs, tests/cli/in_process.ts), each in the scratch directory, saving a
- * start of node and the engine per command; anything else runs in a shell.
+ * start of node and the engine per command; a plain `python3 tools/tinylab_torch.py` line runs the tool's main()
+ * in one Python for all the pages (tests/tools/torch_session.py: torch imported once); anything else runs in a shell.
  */
 async function run(command: string): Promise<{ lines: string[]; status: number | null }> {
   const words = tinylabWords(inScratch(command));
   if (words !== undefined) {
     const r = await tinylabHere(words, { env: ENV, cwd: scratch });
     return { lines: r.output.replaceAll(`${TMP}/`, "/tmp/").split("\n"), status: r.code };
+  }
+  const torchArgs = torchWords(inScratch(command));
+  if (torchArgs !== undefined) {
+    const r = await torchMain(torchArgs, { cwd: scratch, merged: true });
+    return { lines: r.stdout.replaceAll(`${TMP}/`, "/tmp/").split("\n"), status: r.status };
   }
   // `python3` is the Python the interop tests use (Debian's, or TINYLAB_PYTHON), not whichever is first on PATH
   const line = inScratch(command)

@@ -17,7 +17,7 @@ import { workersFor } from "../../src/train/pool.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tinylab-brown-"));
 const slice: Partial<BrownOptions> = {
-  slice: { filesPerGenre: 3, chars: 4000 },
+  slice: { filesPerGenre: 3, chars: 2000 },
   vocab: 300,
   updates: 60,
   evalEvery: 20,

@@ -23,6 +23,7 @@ import { openKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { randomWeights } from "../helpers.ts";
+import { loadGraphBuilders } from "../../src/model/graph_builders.ts";
 
 /** The bound on onnxruntime against tfjs scores: float32 rounding only (different summation orders), per target. */
 const NLL_ATOL = 1e-5;
@@ -91,7 +92,10 @@ function onBoth<T>(config: ModelConfig, weights: ParamArrays, f: (model: GPT) =>
 /** A model on onnxruntime's engine (the caller disposes it and opens tfjs's again). */
 const onGraph = (config: ModelConfig, weights: ParamArrays) => new GPT(config, weights, openKernels("onnxruntime"));
 
-beforeAll(() => initBackend("wasm"));
+beforeAll(async () => {
+  await initBackend("wasm");
+  await loadGraphBuilders(); // openEngine's part, for the engines openKernels opens here
+});
 afterAll(() => openKernels("tfjs"));
 
 describe.each(cases)("graph scoring of the $name model", ({ config, weights, lengths, short, stride }) => {

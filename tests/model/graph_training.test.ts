@@ -19,6 +19,7 @@ import { initBackend, tf } from "../../src/util/backend.ts";
 import { openKernels } from "../../src/node/native_kernels.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
+import { loadGraphBuilders } from "../../src/model/graph_builders.ts";
 
 /**
  * Both engines compute the same formulas in float32, summed in different orders (MLAS's blocked products, tfjs's
@@ -45,7 +46,10 @@ function batches(config: ModelConfig, rng: Rng): ScoredBatch[] {
   return [...packedBatches(docs, binding, 3), ...paddedBatches(docs, binding, 4)];
 }
 
-beforeAll(() => initBackend("wasm"));
+beforeAll(async () => {
+  await initBackend("wasm");
+  await loadGraphBuilders(); // openEngine's part, for the engines openKernels opens here
+});
 afterAll(() => openKernels("tfjs"));
 
 describe.each(cases)("the training graph, $name", ({ config }) => {

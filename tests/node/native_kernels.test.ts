@@ -24,13 +24,17 @@ import { snapshotDifferences } from "../../src/lab/resume_check.ts";
 import { runGradcheck } from "../../experiments/gradcheck.ts";
 import { startPool } from "../../src/node/pool.ts";
 import { leakedBy, maxAbsDiff, randomArray, referenceCases } from "../helpers.ts";
+import { loadGraphBuilders } from "../../src/model/graph_builders.ts";
 
 /** As tests/model/reference.test.ts: float32 logits of O(1) size agree with float64 to ~1e-6; 1e-5 leaves room. */
 const LOGIT_ATOL = 1e-5;
 /** The bound on native against wasm scores: float32 rounding only, per target. */
 const NLL_ATOL = 1e-5;
 
-beforeAll(() => initBackend("wasm"));
+beforeAll(async () => {
+  await initBackend("wasm");
+  await loadGraphBuilders(); // openEngine's part, for the engines openKernels opens here
+});
 afterAll(() => openKernels("tfjs"));
 
 /**

@@ -19,11 +19,13 @@ import { initBackend, tf } from "../../src/util/backend.ts";
 import { openKernels } from "../../src/node/native_kernels.ts";
 import type { Engine } from "../../src/util/engine.ts";
 import { startPool } from "../../src/node/pool.ts";
+import { loadGraphBuilders } from "../../src/model/graph_builders.ts";
 
 /** The onnxruntime engine every run and pool below computes on (each pool's workers open the same). */
 let engine: Engine;
 beforeAll(async () => {
   await initBackend("wasm");
+  await loadGraphBuilders(); // openEngine's part, for the engine openKernels opens here
   engine = openKernels("onnxruntime");
 });
 const pools: WorkerPool[] = [];

@@ -122,14 +122,25 @@ export function closeTorchSession(): void {
   session = undefined;
 }
 
-/** Run tools/tinylab_torch.py's main() with these arguments; a non-zero status throws with its stderr. Returns parsed JSON stdout. */
-export async function torchTool(args: string[]): Promise<any> {
+/**
+ * tools/tinylab_torch.py's main() run on these arguments in the session: its status and output, as its own process
+ * would give them, run in `cwd` (default this process's), with stderr in stdout when `merged` (what `2>&1` shows).
+ */
+export async function torchMain(
+  args: string[],
+  { cwd, merged = false }: { cwd?: string; merged?: boolean } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const s = torchSession();
   const line = await new Promise<string>((res) => {
     s.pending.push(res);
-    s.child.stdin!.write(JSON.stringify(args) + "\n");
+    s.child.stdin!.write(JSON.stringify({ args, ...(cwd === undefined ? {} : { cwd }), merged }) + "\n");
   });
-  const r = JSON.parse(line) as { status: number | null; stdout: string; stderr: string };
+  return JSON.parse(line) as { status: number | null; stdout: string; stderr: string };
+}
+
+/** Run tools/tinylab_torch.py's main() with these arguments; a non-zero status throws with its stderr. Returns parsed JSON stdout. */
+export async function torchTool(args: string[]): Promise<any> {
+  const r = await torchMain(args);
   if (r.status !== 0) throw new Error(`tinylab_torch.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

@@ -43,7 +43,7 @@ export const evaluateCommand: CommandModule = {
     if (scored.includes("test")) (v.json ? console.error : console.log)(FINAL_REPORT_BANNER);
     // what a model file and a model directory are scored with alike
     const scoringSettings = { model, batchRows: v.batchRows, split: v.split, data: v.data, stride: v.stride, finalTest: v.finalTest };
-    const { isModelDir } = await import("../../node/model_dir.ts");
+    const { isModelDir } = await import("../../node/disk.ts");
     if (isModelDir(model)) {
       if (v.workers !== undefined && v.workers > 1)
         throw new Error(`--workers ${v.workers} with a model directory: its graph runs in one onnxruntime session, on this thread`);

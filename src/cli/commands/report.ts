@@ -68,7 +68,7 @@ export const reportCommand: CommandModule = {
       import("../../node/output_dir.ts"),
     ]);
     const { checkOutputDir } = await import("../../node/writable.ts");
-    const { isModelDir } = await import("../../node/model_dir.ts");
+    const { isModelDir } = await import("../../node/disk.ts");
     const v = optionValues(argv, REPORT_OPTIONS);
     const { out, json } = v;
     const named = modelOfRun(v);

@@ -35,7 +35,7 @@ export const sampleCommand: CommandModule = {
         import("../../node/disk.ts"),
       ]);
     const { json, backend, kernels, model, convention, graph, allowNonFloat32, ...given } = optionValues(argv, SAMPLE_OPTIONS);
-    const { isModelDir } = await import("../../node/model_dir.ts");
+    const { isModelDir } = await import("../../node/disk.ts");
     if (isModelDir(model)) {
       const [{ runSampleDir }, { formatDirSample }] = await Promise.all([
         import("../../../experiments/model_dir.ts"),

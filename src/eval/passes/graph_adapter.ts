@@ -4,7 +4,7 @@
 import type { GraphFeed, GraphSession } from "../../util/engine.ts";
 import { USE_CACHE_BRANCH, type GraphInfo, type HfModelConfig } from "../../model/hf_dir.ts";
 import { checkModelInput, positionsOf, type ModelInput, type ScoredBatch } from "../../model/input.ts";
-import { ATTENTION_MASK, INPUT_IDS, LOGITS, pastName, POSITION_IDS, presentName } from "../../model/onnx.ts";
+import { ATTENTION_MASK, INPUT_IDS, LOGITS, pastName, POSITION_IDS, presentName } from "../../model/onnx_names.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 
 /** A graph's model: ScoringModel whose nextLogProbs reuses the KV cache of the previous call when `ids` extends its ids. */
