@@ -172,7 +172,17 @@ export class AdamW {
         const maxima = new Float64Array(3); // max |m|, max v (the model's) and max |w| (this parameter's) as stored
         const wMax = names.map((name, i) => {
           // current() may alias backend storage or an array a tensor holds: read only, the new weights go into next
-          updateParameter(gradient[i], this.current(name), this.m.get(name)!, this.v.get(name)!, next[i], k, k.decays[i], maxima, this.chunk);
+          updateParameter(
+            gradient[i],
+            this.current(name),
+            this.m.get(name)!,
+            this.v.get(name)!,
+            next[i],
+            k,
+            k.decays[i],
+            maxima,
+            this.chunk,
+          );
           return maxima[2];
         });
         return { wMax, mMax: maxima[0], vMax: maxima[1] };
@@ -198,7 +208,15 @@ export class AdamW {
     const { beta1, beta2, eps, weightDecay } = this.config;
     const step = this.step + 1;
     const decays = [...this.params].map(([name, p]) => (weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1));
-    const k: PassConstants = { beta1, beta2, eps, stepSize: lr / (1 - beta1 ** step), bc2Sqrt: Math.sqrt(1 - beta2 ** step), gradScale, decays };
+    const k: PassConstants = {
+      beta1,
+      beta2,
+      eps,
+      stepSize: lr / (1 - beta1 ** step),
+      bc2Sqrt: Math.sqrt(1 - beta2 ** step),
+      gradScale,
+      decays,
+    };
     const names = [...this.params.keys()];
     if (!this.provablyFinite(gradMaxAbs, lr, k)) {
       passes.check(k).forEach((bad, i) => {

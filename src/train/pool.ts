@@ -74,9 +74,11 @@ export class WorkerPool {
       items,
       (item, index) => {
         const g = local(item);
-        if (g.grads.length !== layout.names.length) throw new Error(`gradients for ${g.grads.length} parameters, expected ${layout.names.length}`);
+        if (g.grads.length !== layout.names.length)
+          throw new Error(`gradients for ${g.grads.length} parameters, expected ${layout.names.length}`);
         g.grads.forEach((a, i) => {
-          if (a.length !== layout.sizes[i]) throw new Error(`gradient of "${layout.names[i]}" has ${a.length} values, expected ${layout.sizes[i]}`);
+          if (a.length !== layout.sizes[i])
+            throw new Error(`gradient of "${layout.names[i]}" has ${a.length} values, expected ${layout.sizes[i]}`);
           terms.set(a, index * layout.total + layout.offsets[i]);
         });
         return { lossSum: g.lossSum, count: g.count };
@@ -96,7 +98,9 @@ export class WorkerPool {
     const results = stored.map(({ lossSum, count }, k) => ({
       lossSum,
       count,
-      grads: layout.names.map((_, i) => terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i])),
+      grads: layout.names.map((_, i) =>
+        terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]),
+      ),
     }));
     return { results, shards: this.shards(r, mem, items.length) };
   }

@@ -79,7 +79,12 @@ export interface ShardJob {
  * owners' jobs then sum, check and apply them where they lie.
  */
 export type Job =
-  | { kind: "gradients"; weights: number; terms: SharedArrayBuffer; items: { index: number; batch: ScoredBatch; dropout: RngState | null }[] }
+  | {
+      kind: "gradients";
+      weights: number;
+      terms: SharedArrayBuffer;
+      items: { index: number; batch: ScoredBatch; dropout: RngState | null }[];
+    }
   | { kind: "scores"; weights: number; items: { index: number; batch: ScoredBatch }[] }
   | ({ kind: "squares" } & ShardJob)
   | ({ kind: "check"; k: StepConstants; decays: number[] } & ShardJob)

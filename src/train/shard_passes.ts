@@ -48,7 +48,9 @@ const slice = (a: Float32Array, layout: WeightLayout, i: number): Float32Array =
 /** Parameter i's gradient terms of the update's `count` microbatches, in microbatch order. */
 export function termsOf(mem: ShardMemory, count: number, i: number): Float32Array[] {
   const { layout } = mem;
-  return Array.from({ length: count }, (_, k) => mem.terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]));
+  return Array.from({ length: count }, (_, k) =>
+    mem.terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]),
+  );
 }
 
 /** squaresAndMax of each listed parameter's terms (gradient_terms.ts), in the list's order. */
@@ -65,7 +67,15 @@ export function ownerCheck(
 ): [number, number, number][] {
   const chunk = new Float64Array(CHUNK);
   return params.map((i) =>
-    firstNonFinite({ terms: termsOf(mem, count, i) }, slice(mem.weights, mem.layout, i), slice(mem.m, mem.layout, i), slice(mem.v, mem.layout, i), k, decays[i], chunk),
+    firstNonFinite(
+      { terms: termsOf(mem, count, i) },
+      slice(mem.weights, mem.layout, i),
+      slice(mem.m, mem.layout, i),
+      slice(mem.v, mem.layout, i),
+      k,
+      decays[i],
+      chunk,
+    ),
   );
 }
 
@@ -84,7 +94,17 @@ export function ownerUpdate(
   const maxima = new Float64Array(3);
   const wMax = params.map((i) => {
     const w = slice(mem.weights, mem.layout, i);
-    updateParameter({ terms: termsOf(mem, count, i) }, w, slice(mem.m, mem.layout, i), slice(mem.v, mem.layout, i), w, k, decays[i], maxima, chunk);
+    updateParameter(
+      { terms: termsOf(mem, count, i) },
+      w,
+      slice(mem.m, mem.layout, i),
+      slice(mem.v, mem.layout, i),
+      w,
+      k,
+      decays[i],
+      maxima,
+      chunk,
+    );
     return maxima[2];
   });
   return { wMax, mMax: maxima[0], vMax: maxima[1] };
