@@ -142,8 +142,8 @@ function updates(plan: Plan, pool: WorkerPool | null) {
 
 describe("the pool's shards of an update", () => {
   it("owners: largest parameter first, each to the least loaded worker, ties to the lower index", () => {
-    // sizes 35, 5, 45, 9, 45. Two workers: 45 (#2) → 0, 45 (#4) → 1, 35 (#0) → 0 (45 = 45, the lower), 9 (#3) → 1,
-    // 5 (#1) → 1: loads 80 and 59. Three: #2 → 0, #4 → 1, #0 → 2, #3 → 2 (35 < 45), #1 → 2 (44 < 45).
+    // sizes 35, 5, 45, 9, 45 (parameters p0..p4). Two workers: p2 → 0, p4 → 1, p0 → 0 (loads 45 = 45: the lower),
+    // p3 → 1, p1 → 1: loads 80 and 59. Three: p2 → 0, p4 → 1, p0 → 2, p3 → 2 (35 < 45), p1 → 2 (44 < 45).
     expect(owners(sizes, 2)).toEqual([0, 1, 0, 1, 1]);
     expect(owners(sizes, 3)).toEqual([2, 2, 0, 2, 1]);
     expect(owners(sizes, 1)).toEqual([0, 0, 0, 0, 0]);
