@@ -161,6 +161,7 @@ async function onPool(n: number) {
       update_main_cpu_ms_median: med(main),
       step_wall_ms_median: med(whole),
       step_main_cpu_ms_median: med(mainWhole),
+      gradients_main_cpu_ms_median: med(mainWhole.map((x, i) => x - main[i])),
       load: +loadavg()[0].toFixed(1),
       weights_sha256: sha256Hex(bytes).slice(0, 16),
     }),

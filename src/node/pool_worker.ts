@@ -6,7 +6,15 @@ import { GPT } from "../model/gpt.ts";
 import { scoreBatch } from "../model/graph_scoring.ts";
 import { gradientPath } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
-import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type ShardJob, type WorkerInit } from "../train/pool_protocol.ts";
+import {
+  readWeights,
+  SIGNAL_SLOTS,
+  type Job,
+  type Reply,
+  type SharedBuffers,
+  type ShardJob,
+  type WorkerInit,
+} from "../train/pool_protocol.ts";
 import { ownerCheck, ownerSquares, ownerUpdate, type ShardMemory } from "../train/shard_passes.ts";
 import { tf } from "../util/backend.ts";
 import { openEngine } from "./engine.ts";
@@ -39,14 +47,21 @@ let ownHolds = 0,
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
 const noDropout = Rng.fromSeed("pool worker: no dropout");
 
-/** An owner's shared memory as a job names it (the weights are the init's buffer). */
-const shardMemory = (job: ShardJob): ShardMemory => ({
-  layout: init.layout,
-  weights: view,
-  terms: new Float32Array(job.terms),
-  m: new Float32Array(job.m),
-  v: new Float32Array(job.v),
-});
+// the update's shared buffers as last sent (a job carries one only when it changed)
+const held: { terms?: Float32Array; m?: Float32Array; v?: Float32Array } = {};
+function keep(job: SharedBuffers): void {
+  for (const key of ["terms", "m", "v"] as const) {
+    const b = job[key];
+    if (b) held[key] = new Float32Array(b);
+  }
+}
+
+/** An owner's shared memory (the weights are the init's buffer). */
+function shardMemory(job: ShardJob): ShardMemory {
+  keep(job);
+  if (!held.terms || !held.m || !held.v) throw new Error("an owner's job came before the update's shared buffers");
+  return { layout: init.layout, weights: view, terms: held.terms, m: held.m, v: held.v };
+}
 
 function handle(job: Job): [Reply, ArrayBuffer[]] {
   if (job.kind === "memory") {
@@ -68,7 +83,9 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
   }
   if (job.kind === "gradients") {
     const { layout } = init;
-    const terms = new Float32Array(job.terms);
+    keep(job);
+    const terms = held.terms;
+    if (!terms) throw new Error("a gradients job came before the update's shared buffer");
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
       // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs

@@ -4,7 +4,7 @@
 import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/primitives/rng.ts";
-import { shares, writeWeights, type Job, type Reply, type ShardJob, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
+import { shares, writeWeights, type Job, type Reply, type SharedBuffers, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
 import { ownedBy, ownerCheck, ownerSquares, ownerUpdate, owners, type ShardMemory } from "./shard_passes.ts";
 import type { GradientShards, MicrobatchGradient, ProvidedGradients } from "./trainer.ts";
 
@@ -41,6 +41,8 @@ export class WorkerPool {
   /** Shared room for an update's per-microbatch gradients, and each parameter's owner (computed once). */
   private terms: Float32Array | undefined;
   private owner: number[] | undefined;
+  /** The shared buffers each worker was last sent (it keeps them). */
+  private sent: SharedBuffers[] = [];
 
   constructor(private readonly replicas: Replicas | null) {}
 
@@ -83,10 +85,10 @@ export class WorkerPool {
         });
         return { lossSum: g.lossSum, count: g.count };
       },
-      (idx, held) => ({
+      (idx, held, w) => ({
         kind: "gradients",
         weights: held,
-        terms: terms.buffer as SharedArrayBuffer,
+        ...this.unsent(w, { terms: terms.buffer as SharedArrayBuffer }),
         items: idx.map((i) => ({ index: i, ...items[i] })),
       }),
       (reply) => {
@@ -105,6 +107,17 @@ export class WorkerPool {
     return { results, shards: this.shards(r, mem, items.length) };
   }
 
+  /** Of `buffers`, those worker `w` was not last sent (recorded as sent). */
+  private unsent(w: number, buffers: Required<SharedBuffers> | { terms: SharedArrayBuffer }): SharedBuffers {
+    const had = (this.sent[w] ??= {});
+    const out: SharedBuffers = {};
+    for (const key of ["terms", "m", "v"] as const) {
+      const b = (buffers as SharedBuffers)[key];
+      if (b !== undefined && had[key] !== b) out[key] = had[key] = b;
+    }
+    return out;
+  }
+
   /** Shared float32 room for `count` microbatches' gradients (grown, never shrunk). */
   private termsFor(count: number): Float32Array {
     const need = count * this.replicas!.layout.total;
@@ -120,8 +133,7 @@ export class WorkerPool {
   private shards(r: Replicas, mem: ShardMemory, count: number): GradientShards {
     const { layout } = r;
     const params = ownedBy((this.owner ??= owners(layout.sizes, this.size)), this.size);
-    const base: Omit<ShardJob, "params"> = {
-      count,
+    const buffers = {
       terms: mem.terms.buffer as SharedArrayBuffer,
       m: mem.m.buffer as SharedArrayBuffer,
       v: mem.v.buffer as SharedArrayBuffer,
@@ -142,7 +154,7 @@ export class WorkerPool {
         byParameter(
           this.onOwners(
             params,
-            (own) => ({ kind: "squares", ...base, params: own }),
+            (own, w) => ({ kind: "squares", count, ...this.unsent(w, buffers), params: own }),
             (own) => ownerSquares(mem, count, own),
             (reply) => (reply.kind === "squares" ? reply.values : undefined),
           ),
@@ -151,7 +163,7 @@ export class WorkerPool {
         byParameter(
           this.onOwners(
             params,
-            (own) => ({ kind: "check", ...base, params: own, k, decays: [...k.decays] }),
+            (own, w) => ({ kind: "check", count, ...this.unsent(w, buffers), params: own, k, decays: [...k.decays] }),
             (own) => ownerCheck(mem, count, own, k, k.decays),
             (reply) => (reply.kind === "check" ? reply.bad : undefined),
           ),
@@ -162,7 +174,7 @@ export class WorkerPool {
         this.written++;
         const done = this.onOwners(
           params,
-          (own) => ({ kind: "update", ...base, params: own, k, decays: [...k.decays] }),
+          (own, w) => ({ kind: "update", count, ...this.unsent(w, buffers), params: own, k, decays: [...k.decays] }),
           (own) => ownerUpdate(mem, count, own, k, k.decays),
           (reply) => (reply.kind === "update" ? reply : undefined),
         );
@@ -182,12 +194,12 @@ export class WorkerPool {
    */
   private onOwners<T>(
     params: readonly number[][],
-    job: (own: number[]) => Job,
+    job: (own: number[], worker: number) => Job,
     local: (own: number[]) => T,
     unpack: (r: Reply) => T | undefined,
   ): (T | undefined)[] {
     const r = this.live()!;
-    for (let w = 1; w < params.length; w++) if (params[w].length > 0) r.send(w, job(params[w]));
+    for (let w = 1; w < params.length; w++) if (params[w].length > 0) r.send(w, job(params[w], w));
     const out: (T | undefined)[] = [];
     try {
       out.push(params[0].length > 0 ? local(params[0]) : undefined);
@@ -276,7 +288,7 @@ export class WorkerPool {
     weights: readonly ArrayLike<number>[],
     items: readonly I[],
     local: (item: I, index: number) => O,
-    job: (indices: number[], written: number) => Job,
+    job: (indices: number[], written: number, worker: number) => Job,
     unpack: (r: Reply) => (readonly [number, O])[] | undefined,
     same?: object,
   ): O[] {
@@ -289,7 +301,7 @@ export class WorkerPool {
       this.written++;
       this.writtenFor = same;
     }
-    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w], this.written));
+    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w], this.written, w));
     const out: (O | undefined)[] = new Array(items.length);
     try {
       for (const i of parts[0]) out[i] = local(items[i], i);

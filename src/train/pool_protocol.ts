@@ -61,15 +61,22 @@ export interface WorkerInit {
 }
 
 /**
- * An owner's part of an update (src/train/shard_passes.ts): its parameters (by index) over the terms of the last
- * gradients job's `count` microbatches in `terms`, the moments in `m` and `v`, the weights in the init's buffer.
+ * The update's shared buffers (gradient terms, AdamW's moments), each sent with a job only when it is not the one
+ * this worker was last sent: a worker keeps what it was sent (a buffer received anew is a new object to its heap).
  */
-export interface ShardJob {
+export interface SharedBuffers {
+  terms?: SharedArrayBuffer;
+  m?: SharedArrayBuffer;
+  v?: SharedArrayBuffer;
+}
+
+/**
+ * An owner's part of an update (src/train/shard_passes.ts): its parameters (by index) over the terms of the last
+ * gradients job's `count` microbatches, the moments and the weights in shared memory.
+ */
+export interface ShardJob extends SharedBuffers {
   params: number[];
   count: number;
-  terms: SharedArrayBuffer;
-  m: SharedArrayBuffer;
-  v: SharedArrayBuffer;
 }
 
 /**
@@ -79,12 +86,11 @@ export interface ShardJob {
  * owners' jobs then sum, check and apply them where they lie.
  */
 export type Job =
-  | {
+  | ({
       kind: "gradients";
       weights: number;
-      terms: SharedArrayBuffer;
       items: { index: number; batch: ScoredBatch; dropout: RngState | null }[];
-    }
+    } & SharedBuffers)
   | { kind: "scores"; weights: number; items: { index: number; batch: ScoredBatch }[] }
   | ({ kind: "squares" } & ShardJob)
   | ({ kind: "check"; k: StepConstants; decays: number[] } & ShardJob)

@@ -7,7 +7,7 @@ import { tf } from "../../src/util/backend.ts";
 import { AdamW, DEFAULT_ADAMW } from "../../src/train/adamw.ts";
 import { NonFiniteError } from "../../src/train/non_finite.ts";
 import { WorkerPool, type GradientItem, type Replicas } from "../../src/train/pool.ts";
-import { weightLayout, type Job, type Reply } from "../../src/train/pool_protocol.ts";
+import { weightLayout, type Job, type Reply, type SharedBuffers } from "../../src/train/pool_protocol.ts";
 import { ownedBy, ownerCheck, ownerSquares, ownerUpdate, owners, type ShardMemory } from "../../src/train/shard_passes.ts";
 import { applyGradients, type MicrobatchGradient, type StepResult } from "../../src/train/trainer.ts";
 import type { ScoredBatch } from "../../src/model/input.ts";
@@ -50,17 +50,20 @@ function inProcess(count: number): Replicas & { jobs: Job[][] } {
   const weights = new Float32Array(new SharedArrayBuffer(4 * layout.total));
   const queues: Reply[][] = Array.from({ length: count + 1 }, () => []);
   const jobs: Job[][] = Array.from({ length: count + 1 }, () => []);
-  const memory = (job: { terms: SharedArrayBuffer; m: SharedArrayBuffer; v: SharedArrayBuffer }): ShardMemory => ({
-    layout,
-    weights,
-    terms: new Float32Array(job.terms),
-    m: new Float32Array(job.m),
-    v: new Float32Array(job.v),
-  });
+  // as a worker keeps them: each buffer as last sent (a job carries one only when it changed)
+  const held: { terms?: SharedArrayBuffer; m?: SharedArrayBuffer; v?: SharedArrayBuffer } = {};
+  const keep = (job: SharedBuffers) => {
+    for (const key of ["terms", "m", "v"] as const) if (job[key]) held[key] = job[key];
+  };
+  const memory = (job: SharedBuffers): ShardMemory => {
+    keep(job);
+    return { layout, weights, terms: new Float32Array(held.terms!), m: new Float32Array(held.m!), v: new Float32Array(held.v!) };
+  };
   const answer = (job: Job): Reply => {
     switch (job.kind) {
       case "gradients": {
-        const terms = new Float32Array(job.terms);
+        keep(job);
+        const terms = new Float32Array(held.terms!);
         return {
           kind: "gradients",
           items: job.items.map(({ index, batch, dropout }) => {
