@@ -63,6 +63,10 @@ function shardMemory(job: ShardJob): ShardMemory {
   return { layout: init.layout, weights: view, terms: held.terms, m: held.m, v: held.v };
 }
 
+// this thread's gradients of the last gradients job, kept until the next (as the calling thread keeps its own:
+// dropped at once, the next graph run paid for their memory again)
+const kept: { grads: Float32Array[][] } = { grads: [] };
+
 function handle(job: Job): [Reply, ArrayBuffer[]] {
   if (job.kind === "memory") {
     const heap = (tf.backend() as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
@@ -86,10 +90,12 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     keep(job);
     const terms = held.terms;
     if (!terms) throw new Error("a gradients job came before the update's shared buffer");
+    kept.grads = [];
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
       // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs
       const { grads, lossSum, count } = modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined);
+      kept.grads.push(grads);
       // into the update's shared terms, where each parameter's owner reads them
       grads.forEach((g, p) => terms.set(g, i * layout.total + layout.offsets[p]));
       return { index: i, lossSum, count };

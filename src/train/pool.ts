@@ -41,6 +41,12 @@ export class WorkerPool {
   /** Shared room for an update's per-microbatch gradients, and each parameter's owner (computed once). */
   private terms: Float32Array | undefined;
   private owner: number[] | undefined;
+  /**
+   * This thread's gradients of the last call, kept until the next: dropped as soon as copied, they made the next
+   * training-graph run on this thread several times slower in CPU (bench/update.ts --workers 2), their memory
+   * apparently handed back and faulted in again; kept, as when they were reduced after the update, it is reused.
+   */
+  private readonly kept: { last: MicrobatchGradient[] } = { last: [] };
   /** The shared buffers each worker was last sent (it keeps them). */
   private sent: SharedBuffers[] = [];
 
@@ -71,11 +77,13 @@ export class WorkerPool {
     if (moments.m.length !== layout.total || moments.v.length !== layout.total)
       throw new Error(`the optimizer has ${moments.m.length} moments, the pool's model ${layout.total} parameters`);
     const terms = this.termsFor(items.length);
+    const kept: MicrobatchGradient[] = [];
     const stored = this.map(
       weights,
       items,
       (item, index) => {
         const g = local(item);
+        kept.push(g);
         if (g.grads.length !== layout.names.length)
           throw new Error(`gradients for ${g.grads.length} parameters, expected ${layout.names.length}`);
         g.grads.forEach((a, i) => {
@@ -96,6 +104,7 @@ export class WorkerPool {
         return reply.items.map(({ index, lossSum, count }) => [index, { lossSum, count }] as const);
       },
     );
+    this.kept.last = kept;
     const mem: ShardMemory = { layout, weights: r.weights, terms, m: moments.m, v: moments.v };
     const results = stored.map(({ lossSum, count }, k) => ({
       lossSum,
