@@ -2,16 +2,22 @@
 // microbatch terms, global norm, AdamW's bound and update, the weights' assignment), at a config's size with two
 // microbatch terms per parameter (as `--workers 2` hands it), and a digest of the weights after the updates (equal
 // digests: the same numbers bit for bit). Prints one JSON line; not a test.
-// Usage: npx tsx bench/update.ts [--config xl] [--updates 30] [--src DIR]   (DIR: the checkout whose src/ is measured)
+// With --workers N (≥ 2): whole updates of a run on a pool of N workers on onnxruntime kernels, each microbatch one
+// short row (so the gradients are cheap and the update's own part shows), timing the part after the pool's
+// gradients return (reduction, norm, AdamW, assignment: wall and every thread's CPU) and the whole update.
+// Usage: npx tsx bench/update.ts [--config xl] [--updates 30] [--workers 1] [--src DIR]   (DIR: the checkout whose src/ is measured)
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 
 const { values } = parseArgs({
   options: {
     config: { type: "string", default: "xl" },
     updates: { type: "string", default: "30" },
     src: { type: "string", default: resolve(import.meta.dirname, "..") },
+    workers: { type: "string", default: "1" },
   },
 });
 const src = values.src!;
@@ -35,7 +41,13 @@ if (!config) throw new Error(`--config: unknown config "${values.config}" (known
 const updates = Number(values.updates);
 if (!Number.isInteger(updates) || updates < 1) throw new Error(`--updates must be a positive integer, got "${values.updates}"`);
 
+const workers = Number(values.workers);
+if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, got "${values.workers}"`);
 await initBackend("wasm");
+if (workers > 1) {
+  await onPool(workers);
+  process.exit(0);
+}
 const model = new GPT(config, initParameters(config, Rng.fromSeed(1)));
 const optimizer = new AdamW(model.params);
 const names = [...model.params.keys()];
@@ -65,3 +77,93 @@ console.log(
     weights_sha256: sha256Hex(bytes).slice(0, 16),
   }),
 );
+
+/** Whole updates on a pool of `n` workers: the part after the gradients return, and the whole update. */
+async function onPool(n: number) {
+  const { openKernels } = await mod<typeof import("../src/node/native_kernels.ts")>("src/node/native_kernels.ts");
+  const { startPool } = await mod<typeof import("../src/node/pool.ts")>("src/node/pool.ts");
+  const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
+  const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
+  const { EpochSource } = await mod<typeof import("../src/data/epoch_source.ts")>("src/data/epoch_source.ts");
+  const engine = openKernels("onnxruntime");
+  const rng = Rng.fromSeed(3);
+  const cols = 16;
+  // one row of `cols` random tokens per microbatch, one microbatch per worker
+  const micro = Array.from({ length: 3 * n }, () => ({
+    split: "train" as const,
+    binding: { vocabSize: config.vocabSize, contextLength: config.contextLength },
+    layout: "packed" as const,
+    input: { rows: 1, cols, ids: Int32Array.from({ length: cols }, () => rng.int(config.vocabSize)), docIds: new Int32Array(cols) },
+    targets: Int32Array.from({ length: cols }, () => rng.int(config.vocabSize)),
+    mask: new Float32Array(cols).fill(1),
+    targetCount: cols,
+    docIds: [],
+  }));
+  const pool = startPool(n, config, engine);
+  const run = Run.create(
+    {
+      config,
+      options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: n, data: "random tokens" }),
+      tokenizer: null,
+      data: () => new EpochSource(micro, n),
+      engine,
+    },
+    undefined,
+    pool,
+  );
+  // this thread's CPU time in ms (Linux: the scheduler's ns count), which load disturbs far less than wall time
+  const mainCpu = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  // the moment the pool's gradients come back: what follows is the update's own part
+  let t1 = 0,
+    m1 = 0,
+    c1 = process.cpuUsage();
+  const real = pool.gradients.bind(pool) as (...a: unknown[]) => unknown;
+  (pool as { gradients: unknown }).gradients = (...a: unknown[]) => {
+    const out = real(...a);
+    t1 = performance.now();
+    m1 = mainCpu();
+    c1 = process.cpuUsage();
+    return out;
+  };
+  const wall: number[] = [],
+    cpu: number[] = [],
+    whole: number[] = [],
+    main: number[] = [],
+    mainWhole: number[] = [];
+  for (let u = 0; u < updates + 2; u++) {
+    const t0 = performance.now(),
+      m0 = mainCpu();
+    run.update();
+    const t2 = performance.now(),
+      m2 = mainCpu(),
+      c = process.cpuUsage(c1);
+    if (u < 2) continue; // two warm-up updates compile the loops and build the graph's session
+    wall.push(t2 - t1);
+    cpu.push((c.user + c.system) / 1000);
+    whole.push(t2 - t0);
+    main.push(m2 - m1);
+    mainWhole.push(m2 - m0);
+  }
+  const weights = [...run.model.read().values()];
+  const bytes = new Uint8Array(weights.reduce((k, w) => k + w.byteLength, 0));
+  weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
+  run.dispose();
+  pool.close();
+  const med = (xs: number[]) => +[...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)].toFixed(1);
+  console.log(
+    JSON.stringify({
+      src,
+      config: values.config,
+      workers: n,
+      updates,
+      update_wall_ms_median: med(wall),
+      update_cpu_ms_median: med(cpu),
+      update_main_cpu_ms_median: med(main),
+      step_wall_ms_median: med(whole),
+      step_main_cpu_ms_median: med(mainWhole),
+      gradients_main_cpu_ms_median: med(mainWhole.map((x, i) => x - main[i])),
+      load: +loadavg()[0].toFixed(1),
+      weights_sha256: sha256Hex(bytes).slice(0, 16),
+    }),
+  );
+}

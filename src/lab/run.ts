@@ -120,7 +120,7 @@ export class Run {
           ? this.poolGradients(this.pool)
           : (microbatches) => {
               const weights = graphWeights(this.model, this.currentWeights());
-              return microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights));
+              return { results: microbatches.map((b) => modelGradient(this.model, b, this.dropout, weights)) };
             },
     };
     const loopHooks = planHooks(plan, hooks, {
@@ -161,7 +161,7 @@ export class Run {
         const dropoutRng = item.dropout ? Rng.restore(item.dropout) : this.dropout; // dropout 0 draws nothing
         return modelGradient(this.model, item.batch, dropoutRng, weights);
       };
-      return pool.gradients(current, items, local);
+      return pool.gradients(current, items, local, this.optimizer.moments());
     };
   }
 

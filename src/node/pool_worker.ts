@@ -1,11 +1,21 @@
 // One replica of the worker pool (a worker_threads entry): its own tfjs engine and model copy, answering jobs
-// (gradients of its microbatches, scores of its batches, its memory) at the weights in shared memory. Not the pool.
+// (gradients of its microbatches into shared memory, its parameters' part of the update, scores of its batches,
+// its memory) at the weights in shared memory. Not the pool.
 import { workerData, type MessagePort } from "node:worker_threads";
 import { GPT } from "../model/gpt.ts";
 import { scoreBatch } from "../model/graph_scoring.ts";
 import { gradientPath } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
-import { readWeights, SIGNAL_SLOTS, type Job, type Reply, type WorkerInit } from "../train/pool_protocol.ts";
+import {
+  readWeights,
+  SIGNAL_SLOTS,
+  type Job,
+  type Reply,
+  type SharedBuffers,
+  type ShardJob,
+  type WorkerInit,
+} from "../train/pool_protocol.ts";
+import { ownerCheck, ownerSquares, ownerUpdate, type ShardMemory } from "../train/shard_passes.ts";
 import { tf } from "../util/backend.ts";
 import { openEngine } from "./engine.ts";
 import { Rng } from "../util/primitives/rng.ts";
@@ -37,11 +47,35 @@ let ownHolds = 0,
 // never drawn from: a model without dropout draws nothing, and one with dropout gets each microbatch's own state
 const noDropout = Rng.fromSeed("pool worker: no dropout");
 
+// the update's shared buffers as last sent (a job carries one only when it changed)
+const held: { terms?: Float32Array; m?: Float32Array; v?: Float32Array } = {};
+function keep(job: SharedBuffers): void {
+  for (const key of ["terms", "m", "v"] as const) {
+    const b = job[key];
+    if (b) held[key] = new Float32Array(b);
+  }
+}
+
+/** An owner's shared memory (the weights are the init's buffer). */
+function shardMemory(job: ShardJob): ShardMemory {
+  keep(job);
+  if (!held.terms || !held.m || !held.v) throw new Error("an owner's job came before the update's shared buffers");
+  return { layout: init.layout, weights: view, terms: held.terms, m: held.m, v: held.v };
+}
+
+// this thread's gradients of the last gradients job, kept until the next (as the calling thread keeps its own:
+// dropped at once, the next graph run paid for their memory again)
+const kept: { grads: Float32Array[][] } = { grads: [] };
+
 function handle(job: Job): [Reply, ArrayBuffer[]] {
   if (job.kind === "memory") {
     const heap = (tf.backend() as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
     return [{ kind: "memory", numTensors: tf.memory().numTensors, wasmBytes: heap ? heap.buffer.byteLength : null }, []];
   }
+  // an owner's part of an update, on the parameters it owns, as the calling thread runs its own (shard_passes.ts)
+  if (job.kind === "squares") return [{ kind: "squares", values: ownerSquares(shardMemory(job), job.count, job.params) }, []];
+  if (job.kind === "check") return [{ kind: "check", bad: ownerCheck(shardMemory(job), job.count, job.params, job.k, job.decays) }, []];
+  if (job.kind === "update") return [{ kind: "update", ...ownerUpdate(shardMemory(job), job.count, job.params, job.k, job.decays) }, []];
   const graph = job.kind === "scores" ? engine.graphs !== undefined : gradientPath(model) === "onnxruntime-graph";
   // the shared buffer is read again only when the caller wrote it since this copy was taken
   if (graph && ownHolds !== job.weights) {
@@ -52,12 +86,21 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     modelHolds = job.weights;
   }
   if (job.kind === "gradients") {
+    const { layout } = init;
+    keep(job);
+    const terms = held.terms;
+    if (!terms) throw new Error("a gradients job came before the update's shared buffer");
+    kept.grads = [];
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
       // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs
-      return { index: i, ...modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined) };
+      const { grads, lossSum, count } = modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined);
+      kept.grads.push(grads);
+      // into the update's shared terms, where each parameter's owner reads them
+      grads.forEach((g, p) => terms.set(g, i * layout.total + layout.offsets[p]));
+      return { index: i, lossSum, count };
     });
-    return [{ kind: "gradients", items }, items.flatMap((it) => it.grads.map((g) => g.buffer as ArrayBuffer))];
+    return [{ kind: "gradients", items }, []];
   }
   // as the calling thread scores: the whole graph on onnxruntime kernels (one session per config), else tfjs
   const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: scoreBatch(model, batch, graph ? ownWeights : undefined) }));

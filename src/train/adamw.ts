@@ -5,7 +5,7 @@
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
 import { NonFiniteError } from "./non_finite.ts";
-import { sumTerms } from "./gradient_terms.ts";
+import { CHUNK, firstNonFinite, gradientMaxAbs, updateParameter, type GradientSource, type StepConstants } from "./adamw_update.ts";
 
 export { DEFAULT_ADAMW, type AdamWConfig };
 
@@ -34,70 +34,46 @@ function maxAbs(a: Float32Array): number {
 }
 
 /**
- * Below this, an update's bound (`apply`) proves every new value finite in float32 (largest 3.4e38) with room for
- * the few roundings between the bound's float64 arithmetic and the stored values.
+ * Below this, an update's bound (`applyPasses`) proves every new value finite in float32 (largest 3.4e38) with room
+ * for the few roundings between the bound's float64 arithmetic and the stored values.
  */
 const SAFE_BOUND = 1e37;
 
-/**
- * A gradient is read this many values at a time into a float64 chunk (terms summed as gradient_terms.ts adds them)
- * that stays in cache while the update reads it: one pass over the model, no model-sized float64 copy.
- */
-const CHUNK = 4096;
-
-/** The update's constants: AdamW's, this update's step size and bias correction, a parameter's decay, the gradient's scale. */
-interface UpdateConstants {
-  beta1: number;
-  beta2: number;
-  eps: number;
-  stepSize: number;
-  bc2Sqrt: number;
-  decay: number;
-  gradScale: number;
+/** One update's constants for the passes: the step's, and each parameter's weight decay factor (parameter order). */
+export interface PassConstants extends StepConstants {
+  decays: readonly number[];
 }
 
 /**
- * AdamW on values [at, at + g.length) of one parameter (g its gradient there): moments in place, new weights into
- * `next`, and the largest stored |m|, v and |w| raised into `maxima`. A function of its own, so the engine compiles
- * this loop alone.
+ * AdamW's two passes over every parameter, run by whoever holds the gradients: this thread (`apply`) or each
+ * parameter's owner in the worker pool (shard_passes.ts). Both run adamw_update.ts's arithmetic, so the values
+ * are the same bit for bit.
  */
-function updateRange(
-  g: Float64Array,
-  at: number,
-  w: Float32Array,
-  m: Float32Array,
-  v: Float32Array,
-  next: Float32Array,
-  k: UpdateConstants,
-  maxima: Float64Array,
-): void {
-  const { beta1, beta2, eps, stepSize, bc2Sqrt, decay, gradScale } = k;
-  let mMax = maxima[0],
-    vMax = maxima[1],
-    wMax = maxima[2];
-  const f = Math.fround; // each value as its float32 store keeps it, without reading the store back
-  for (let j = 0, i = at; j < g.length; i++, j++) {
-    const gi = g[j] * gradScale;
-    const mi = f(beta1 * m[i] + (1 - beta1) * gi);
-    const vi = f(beta2 * v[i] + (1 - beta2) * gi * gi);
-    const wi = f(w[i] * decay - (stepSize * mi) / (Math.sqrt(vi) / bc2Sqrt + eps));
-    m[i] = mi;
-    v[i] = vi;
-    next[i] = wi;
-    const am = Math.abs(mi),
-      aw = Math.abs(wi);
-    if (am > mMax) mMax = am;
-    if (vi > vMax) vMax = vi;
-    if (aw > wMax) wMax = aw;
-  }
-  maxima[0] = mMax;
-  maxima[1] = vMax;
-  maxima[2] = wMax;
+export interface UpdatePasses {
+  /** Per parameter (parameter order): the first non-finite new weight, first moment, second moment (−1: none). */
+  check(k: PassConstants): (readonly [number, number, number])[];
+  /**
+   * The update: moments in place and parameter i's new weights into `next[i]`; per parameter its largest |w'|, and
+   * the largest |m'| and v' over the model.
+   */
+  update(k: PassConstants, next: readonly Float32Array[]): { wMax: readonly number[]; mMax: number; vMax: number };
+}
+
+/** Float32 arrays of these sizes packed end to end in one buffer, shared between threads where the platform can. */
+function packed(sizes: readonly number[]): { all: Float32Array; each: Float32Array[] } {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const Buffer = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer : ArrayBuffer;
+  const all = new Float32Array(new Buffer(4 * total));
+  let at = 0;
+  return { all, each: sizes.map((n) => all.subarray(at, (at += n))) };
 }
 
 export class AdamW {
   private readonly m = new Map<string, Float32Array>();
   private readonly v = new Map<string, Float32Array>();
+  /** Every parameter's moments packed in parameter order (shared memory where the platform has it). */
+  private readonly packedM: Float32Array;
+  private readonly packedV: Float32Array;
   private readonly chunk = new Float64Array(CHUNK);
   /**
    * The values this optimizer last assigned to each parameter, with the engine data they went into and their
@@ -117,10 +93,22 @@ export class AdamW {
     const { beta1, beta2, eps, weightDecay } = config;
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) throw new Error(`AdamW betas must be in [0, 1), got ${beta1}, ${beta2}`);
     if (!(eps > 0) || !(weightDecay >= 0)) throw new Error(`AdamW needs eps > 0 and weightDecay ≥ 0, got ${eps}, ${weightDecay}`);
-    for (const [name, p] of params) {
-      this.m.set(name, new Float32Array(p.size));
-      this.v.set(name, new Float32Array(p.size));
-    }
+    const sizes = [...params.values()].map((p) => p.size);
+    const m = packed(sizes),
+      v = packed(sizes);
+    [this.packedM, this.packedV] = [m.all, v.all];
+    [...params.keys()].forEach((name, i) => {
+      this.m.set(name, m.each[i]);
+      this.v.set(name, v.each[i]);
+    });
+  }
+
+  /**
+   * The moments of every parameter packed in parameter order, live (the update writes them in place): the worker
+   * pool's owners update their parameters' slices where they lie. Shared memory where the platform has it.
+   */
+  moments(): { m: Float32Array; v: Float32Array } {
+    return { m: this.packedM, v: this.packedV };
   }
 
   /**
@@ -149,11 +137,7 @@ export class AdamW {
   }
 
   /** Parameter `name`'s gradient as float32 or float64 arrays: one array, or its per-microbatch terms. */
-  private gradient(
-    grads: Gradients,
-    name: string,
-    size: number,
-  ): { terms: readonly Float32Array[] } | { array: Float32Array | Float64Array } {
+  private gradient(grads: Gradients, name: string, size: number): GradientSource {
     const g = grads.get(name)!;
     const array =
       g instanceof tf.Tensor ? (g.dataSync() as Float32Array) : g instanceof Float32Array || g instanceof Float64Array ? g : undefined;
@@ -167,19 +151,51 @@ export class AdamW {
     return { terms };
   }
 
-  /** Gradient values [from, from + n) into the chunk (terms summed as gradient_terms.ts adds them; an array as is). */
-  private fill(g: ReturnType<AdamW["gradient"]>, from: number, n: number): Float64Array {
-    const out = n === CHUNK ? this.chunk : this.chunk.subarray(0, n);
-    if ("terms" in g) sumTerms(g.terms, out, from);
-    else for (let j = 0; j < n; j++) out[j] = g.array[from + j];
-    return out;
+  /**
+   * One update with learning rate `lr` from gradients on this thread; every gradient is multiplied by `gradScale`
+   * first (mean and clipping). `gradMaxAbs`, where the caller has it, is the largest |gradient| before the scale
+   * (else this reads it). The passes and their guarantees are applyPasses'.
+   */
+  apply(grads: Gradients, lr: number, gradScale = 1, gradMaxAbs?: number): void {
+    if (!(lr >= 0) || !Number.isFinite(lr)) throw new Error(`learning rate must be finite and ≥ 0, got ${lr}`);
+    for (const name of this.params.keys()) if (!grads.has(name)) throw new Error(`AdamW: no gradient for parameter "${name}"`);
+    const gradient = [...this.params].map(([name, p]) => this.gradient(grads, name, p.size));
+    const sizes = [...this.params.values()].map((p) => p.size);
+    const gMax = gradMaxAbs ?? gradient.reduce((mx, g, i) => Math.max(mx, gradientMaxAbs(g, sizes[i], this.chunk)), 0);
+    const names = [...this.params.keys()];
+    const passes: UpdatePasses = {
+      check: (k) =>
+        names.map((name, i) =>
+          firstNonFinite(gradient[i], this.current(name), this.m.get(name)!, this.v.get(name)!, k, k.decays[i], this.chunk),
+        ),
+      update: (k, next) => {
+        const maxima = new Float64Array(3); // max |m|, max v (the model's) and max |w| (this parameter's) as stored
+        const wMax = names.map((name, i) => {
+          // current() may alias backend storage or an array a tensor holds: read only, the new weights go into next
+          updateParameter(
+            gradient[i],
+            this.current(name),
+            this.m.get(name)!,
+            this.v.get(name)!,
+            next[i],
+            k,
+            k.decays[i],
+            maxima,
+            this.chunk,
+          );
+          return maxima[2];
+        });
+        return { wMax, mMax: maxima[0], vMax: maxima[1] };
+      },
+    };
+    this.applyPasses(passes, lr, gradScale, gMax);
   }
 
   /**
-   * One update with learning rate `lr`; every gradient is multiplied by `gradScale` first (mean and clipping).
-   * `gradMaxAbs`, where the caller has it, is the largest |gradient| before the scale (else this reads it).
-   * Every new weight and moment is known finite before any is kept: a non-finite one throws NonFiniteError
-   * naming the parameter, and the weights, moments and step stay as they were.
+   * One update with learning rate `lr` through `passes` (this thread's, or the worker pool's owners'), every
+   * gradient multiplied by `gradScale`, `gradMaxAbs` the largest |gradient| before the scale. Every new weight and
+   * moment is known finite before any is kept: a non-finite one throws NonFiniteError naming the parameter, and
+   * the weights, moments and step stay as they were.
    *
    * Nothing the size of the model is copied. A bound on every new value comes from maxima (|gradient|, and |weight|,
    * |moment| and second moment as the last update left them); below SAFE_BOUND all are finite and the update is
@@ -187,65 +203,39 @@ export class AdamW {
    * only to find the first non-finite one, with the same arithmetic as the applying pass, so the kept values are
    * the checked ones bit for bit.
    */
-  apply(grads: Gradients, lr: number, gradScale = 1, gradMaxAbs?: number): void {
+  applyPasses(passes: UpdatePasses, lr: number, gradScale: number, gradMaxAbs: number): void {
     if (!(lr >= 0) || !Number.isFinite(lr)) throw new Error(`learning rate must be finite and ≥ 0, got ${lr}`);
-    for (const name of this.params.keys()) if (!grads.has(name)) throw new Error(`AdamW: no gradient for parameter "${name}"`);
     const { beta1, beta2, eps, weightDecay } = this.config;
     const step = this.step + 1;
-    const stepSize = lr / (1 - beta1 ** step);
-    const bc2Sqrt = Math.sqrt(1 - beta2 ** step);
-    const f = Math.fround;
-    const decayOf = (name: string, p: tf.Variable) => (weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1);
-    const gradient = new Map([...this.params].map(([name, p]) => [name, this.gradient(grads, name, p.size)]));
-    if (!this.provablyFinite(gradient, gradMaxAbs, lr, gradScale, stepSize, decayOf)) {
-      for (const [name, p] of this.params) {
-        const w = this.current(name),
-          m = this.m.get(name)!,
-          v = this.v.get(name)!,
-          decay = decayOf(name, p);
-        let badW = -1,
-          badM = -1,
-          badV = -1;
-        for (let at = 0; at < w.length; at += CHUNK) {
-          const g = this.fill(gradient.get(name)!, at, Math.min(CHUNK, w.length - at));
-          for (let j = 0, i = at; j < g.length; i++, j++) {
-            const gi = g[j] * gradScale;
-            const mi = f(beta1 * m[i] + (1 - beta1) * gi);
-            const vi = f(beta2 * v[i] + (1 - beta2) * gi * gi);
-            const wi = f(w[i] * decay - (stepSize * mi) / (Math.sqrt(vi) / bc2Sqrt + eps));
-            if (!Number.isFinite(wi) && badW < 0) badW = i;
-            if (!Number.isFinite(mi) && badM < 0) badM = i;
-            if (!Number.isFinite(vi) && badV < 0) badV = i;
-          }
-        }
+    const decays = [...this.params].map(([name, p]) => (weightDecay > 0 && this.config.decays(name, p.shape) ? 1 - lr * weightDecay : 1));
+    const k: PassConstants = {
+      beta1,
+      beta2,
+      eps,
+      stepSize: lr / (1 - beta1 ** step),
+      bc2Sqrt: Math.sqrt(1 - beta2 ** step),
+      gradScale,
+      decays,
+    };
+    const names = [...this.params.keys()];
+    if (!this.provablyFinite(gradMaxAbs, lr, k)) {
+      passes.check(k).forEach((bad, i) => {
         for (const [what, at] of [
-          ["weight", badW],
-          ["first moment", badM],
-          ["second moment", badV],
+          ["weight", bad[0]],
+          ["first moment", bad[1]],
+          ["second moment", bad[2]],
         ] as const) {
-          if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${name}" (first at flat index ${at})`);
+          if (at >= 0) throw new NonFiniteError(step, `new ${what} in parameter "${names[i]}" (first at flat index ${at})`);
         }
-      }
+      });
     }
-    const maxima = new Float64Array(3); // max |m|, max v (the model's) and max |w| (this parameter's) as stored
-    for (const [name, p] of this.params) {
-      // current() may alias backend storage or an array a tensor holds: read only, the new weights go into the other
-      const w = this.current(name),
-        m = this.m.get(name)!,
-        v = this.v.get(name)!,
-        decay = decayOf(name, p);
-      const next = this.spare(name, w);
-      const grad = gradient.get(name)!;
-      for (let at = 0; at < w.length; at += CHUNK) {
-        const g = this.fill(grad, at, Math.min(CHUNK, w.length - at));
-        updateRange(g, at, w, m, v, next, { beta1, beta2, eps, stepSize, bc2Sqrt, decay, gradScale }, maxima);
-      }
-      const wMax = maxima[2];
-      maxima[2] = 0;
-      tf.tidy(() => p.assign(tf.tensor(next, p.shape, "float32")));
-      this.written.set(name, { dataId: p.dataId, values: next, maxAbs: wMax });
-    }
-    this.momentMax = { m: maxima[0], v: maxima[1] };
+    const next = names.map((name) => this.spare(name, this.current(name)));
+    const { wMax, mMax, vMax } = passes.update(k, next);
+    [...this.params].forEach(([name, p], i) => {
+      tf.tidy(() => p.assign(tf.tensor(next[i], p.shape, "float32")));
+      this.written.set(name, { dataId: p.dataId, values: next[i], maxAbs: wMax[i] });
+    });
+    this.momentMax = { m: mMax, v: vMax };
     this.step = step;
   }
 
@@ -255,38 +245,22 @@ export class AdamW {
    * |w'| ≤ max|w|·|decay| + stepSize·max|m'|/eps. False (check value by value) when a bound reaches SAFE_BOUND or
    * any input is NaN. The maxima of weights and moments this optimizer wrote are known from that update's pass.
    */
-  private provablyFinite(
-    gradient: Map<string, ReturnType<AdamW["gradient"]>>,
-    gradMaxAbs: number | undefined,
-    lr: number,
-    gradScale: number,
-    stepSize: number,
-    decayOf: (name: string, p: tf.Variable) => number,
-  ): boolean {
-    let g = gradMaxAbs ?? 0,
-      w = 0,
-      decay = 0;
+  private provablyFinite(gradMaxAbs: number, lr: number, k: PassConstants): boolean {
+    let w = 0;
     const moments = this.momentMax ?? {
       m: Math.max(0, ...[...this.m.values()].map(maxAbs)),
       v: Math.max(0, ...[...this.v.values()].map(maxAbs)),
     };
     for (const [name, p] of this.params) {
-      if (gradMaxAbs === undefined) {
-        const grad = gradient.get(name)!;
-        for (let at = 0; at < p.size; at += CHUNK) {
-          const c = this.fill(grad, at, Math.min(CHUNK, p.size - at));
-          for (let j = 0; j < c.length; j++) g = Math.max(g, Math.abs(c[j]));
-        }
-      }
       const known = this.written.get(name);
       w = Math.max(w, known && known.dataId === p.dataId ? known.maxAbs : maxAbs(this.current(name)));
-      decay = Math.max(decay, Math.abs(decayOf(name, p)));
     }
+    const decay = k.decays.reduce((d, x) => Math.max(d, Math.abs(x)), 0);
     this.momentMax = moments;
-    const gs = g * Math.abs(gradScale),
+    const gs = gradMaxAbs * Math.abs(k.gradScale),
       mBound = Math.max(moments.m, gs),
       vBound = Math.max(moments.v, gs * gs);
-    const wBound = w * decay + (stepSize * mBound) / this.config.eps;
+    const wBound = w * decay + (k.stepSize * mBound) / this.config.eps;
     return mBound < SAFE_BOUND && vBound < SAFE_BOUND && wBound < SAFE_BOUND && Number.isFinite(lr);
   }
 

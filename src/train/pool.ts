@@ -4,8 +4,9 @@
 import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/primitives/rng.ts";
-import { shares, writeWeights, type Job, type Reply, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
-import type { MicrobatchGradient } from "./trainer.ts";
+import { shares, writeWeights, type Job, type Reply, type SharedBuffers, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
+import { ownedBy, ownerCheck, ownerSquares, ownerUpdate, owners, type ShardMemory } from "./shard_passes.ts";
+import type { GradientShards, MicrobatchGradient, ProvidedGradients } from "./trainer.ts";
 
 /**
  * Most workers a pool takes, this thread included. Each is a thread with its own engine and model copy, and
@@ -37,6 +38,17 @@ export class WorkerPool {
   /** How many times the shared weights were written, and what the last scoring call said they stand for. */
   private written = 0;
   private writtenFor: object | undefined;
+  /** Shared room for an update's per-microbatch gradients, and each parameter's owner (computed once). */
+  private terms: Float32Array | undefined;
+  private owner: number[] | undefined;
+  /**
+   * This thread's gradients of the last call, kept until the next: dropped as soon as copied, they made the next
+   * training-graph run on this thread several times slower in CPU (bench/update.ts --workers 2), their memory
+   * apparently handed back and faulted in again; kept, as when they were reduced after the update, it is reused.
+   */
+  private readonly kept: { last: MicrobatchGradient[] } = { last: [] };
+  /** The shared buffers each worker was last sent (it keeps them). */
+  private sent: SharedBuffers[] = [];
 
   constructor(private readonly replicas: Replicas | null) {}
 
@@ -45,22 +57,175 @@ export class WorkerPool {
     return 1 + (this.replicas?.count ?? 0);
   }
 
-  /** Per-microbatch Σ-NLL gradients, in item order, at `weights` (parameter order). */
+  /**
+   * Per-microbatch Σ-NLL gradients, in item order, at `weights` (parameter order). With other workers, each
+   * microbatch's gradients are written into shared memory (the results' arrays are views of it, valid until the
+   * next call) and left there for `shards`: each parameter's owner sums, checks and updates it where it lies.
+   * `moments` are the optimizer's, packed in parameter order in shared memory (AdamW.moments()).
+   */
   gradients(
     weights: readonly ArrayLike<number>[],
     items: readonly GradientItem[],
     local: (item: GradientItem) => MicrobatchGradient,
-  ): MicrobatchGradient[] {
-    return this.map(
+    moments: { m: Float32Array; v: Float32Array },
+  ): ProvidedGradients {
+    const r = this.live();
+    if (!r || r.count === 0) return { results: items.map((item) => local(item)) };
+    const { layout } = r;
+    if (!(moments.m.buffer instanceof SharedArrayBuffer) || !(moments.v.buffer instanceof SharedArrayBuffer))
+      throw new Error("the worker pool needs the optimizer's moments in shared memory");
+    if (moments.m.length !== layout.total || moments.v.length !== layout.total)
+      throw new Error(`the optimizer has ${moments.m.length} moments, the pool's model ${layout.total} parameters`);
+    const terms = this.termsFor(items.length);
+    const kept: MicrobatchGradient[] = [];
+    const stored = this.map(
       weights,
       items,
-      local,
-      (idx, held) => ({ kind: "gradients", weights: held, items: idx.map((i) => ({ index: i, ...items[i] })) }),
-      (r) => {
-        if (r.kind !== "gradients") return undefined;
-        return r.items.map(({ index, grads, lossSum, count }) => [index, { grads, lossSum, count }] as const);
+      (item, index) => {
+        const g = local(item);
+        kept.push(g);
+        if (g.grads.length !== layout.names.length)
+          throw new Error(`gradients for ${g.grads.length} parameters, expected ${layout.names.length}`);
+        g.grads.forEach((a, i) => {
+          if (a.length !== layout.sizes[i])
+            throw new Error(`gradient of "${layout.names[i]}" has ${a.length} values, expected ${layout.sizes[i]}`);
+          terms.set(a, index * layout.total + layout.offsets[i]);
+        });
+        return { lossSum: g.lossSum, count: g.count };
+      },
+      (idx, held, w) => ({
+        kind: "gradients",
+        weights: held,
+        ...this.unsent(w, { terms: terms.buffer as SharedArrayBuffer }),
+        items: idx.map((i) => ({ index: i, ...items[i] })),
+      }),
+      (reply) => {
+        if (reply.kind !== "gradients") return undefined;
+        return reply.items.map(({ index, lossSum, count }) => [index, { lossSum, count }] as const);
       },
     );
+    this.kept.last = kept;
+    const mem: ShardMemory = { layout, weights: r.weights, terms, m: moments.m, v: moments.v };
+    const results = stored.map(({ lossSum, count }, k) => ({
+      lossSum,
+      count,
+      grads: layout.names.map((_, i) =>
+        terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]),
+      ),
+    }));
+    return { results, shards: this.shards(r, mem, items.length) };
+  }
+
+  /** Of `buffers`, those worker `w` was not last sent (recorded as sent). */
+  private unsent(w: number, buffers: Required<SharedBuffers> | { terms: SharedArrayBuffer }): SharedBuffers {
+    const had = (this.sent[w] ??= {});
+    const out: SharedBuffers = {};
+    for (const key of ["terms", "m", "v"] as const) {
+      const b = (buffers as SharedBuffers)[key];
+      if (b !== undefined && had[key] !== b) out[key] = had[key] = b;
+    }
+    return out;
+  }
+
+  /** Shared float32 room for `count` microbatches' gradients (grown, never shrunk). */
+  private termsFor(count: number): Float32Array {
+    const need = count * this.replicas!.layout.total;
+    if (!this.terms || this.terms.length < need) this.terms = new Float32Array(new SharedArrayBuffer(4 * need));
+    return this.terms;
+  }
+
+  /**
+   * The owners of an update whose `count` microbatches' terms lie in `mem`: each worker runs shard_passes.ts on
+   * the parameters `owners` gives it while this thread runs its own, and each result is placed by parameter index.
+   * After the update the shared buffer holds the new weights, which are copied out into the optimizer's arrays.
+   */
+  private shards(r: Replicas, mem: ShardMemory, count: number): GradientShards {
+    const { layout } = r;
+    const params = ownedBy((this.owner ??= owners(layout.sizes, this.size)), this.size);
+    const buffers = {
+      terms: mem.terms.buffer as SharedArrayBuffer,
+      m: mem.m.buffer as SharedArrayBuffer,
+      v: mem.v.buffer as SharedArrayBuffer,
+    };
+    // each worker's values (one per parameter it owns) placed by parameter index
+    const byParameter = <T>(perWorker: readonly (readonly T[] | undefined)[]): T[] => {
+      const out = new Array<T>(layout.names.length);
+      perWorker.forEach((values, w) => {
+        if (params[w].length === 0) return;
+        if (!values || values.length !== params[w].length)
+          throw this.fail(`worker ${w} replied with ${values?.length ?? "no"} results for ${params[w].length} parameters`);
+        params[w].forEach((i, j) => (out[i] = values[j]));
+      });
+      return out;
+    };
+    return {
+      squaresAndMax: () =>
+        byParameter(
+          this.onOwners(
+            params,
+            (own, w) => ({ kind: "squares", count, ...this.unsent(w, buffers), params: own }),
+            (own) => ownerSquares(mem, count, own),
+            (reply) => (reply.kind === "squares" ? reply.values : undefined),
+          ),
+        ),
+      check: (k) =>
+        byParameter(
+          this.onOwners(
+            params,
+            (own, w) => ({ kind: "check", count, ...this.unsent(w, buffers), params: own, k, decays: [...k.decays] }),
+            (own) => ownerCheck(mem, count, own, k, k.decays),
+            (reply) => (reply.kind === "check" ? reply.bad : undefined),
+          ),
+        ),
+      update: (k, next) => {
+        // the shared weights change under whatever the last write promised: every later job re-reads them
+        this.writtenFor = undefined;
+        this.written++;
+        const done = this.onOwners(
+          params,
+          (own, w) => ({ kind: "update", count, ...this.unsent(w, buffers), params: own, k, decays: [...k.decays] }),
+          (own) => ownerUpdate(mem, count, own, k, k.decays),
+          (reply) => (reply.kind === "update" ? reply : undefined),
+        );
+        const wMax = byParameter(done.map((d) => d?.wMax));
+        let mMax = 0,
+          vMax = 0;
+        for (const d of done) if (d) [mMax, vMax] = [Math.max(mMax, d.mMax), Math.max(vMax, d.vMax)];
+        layout.names.forEach((_, i) => next[i].set(mem.weights.subarray(layout.offsets[i], layout.offsets[i] + layout.sizes[i])));
+        return { wMax, mMax, vMax };
+      },
+    };
+  }
+
+  /**
+   * Worker w runs `job(params[w])` while this thread (worker 0) runs `local(params[0])`: each worker's result
+   * (undefined for one that owns nothing). Any error closes the pool and reaches the caller.
+   */
+  private onOwners<T>(
+    params: readonly number[][],
+    job: (own: number[], worker: number) => Job,
+    local: (own: number[]) => T,
+    unpack: (r: Reply) => T | undefined,
+  ): (T | undefined)[] {
+    const r = this.live()!;
+    for (let w = 1; w < params.length; w++) if (params[w].length > 0) r.send(w, job(params[w], w));
+    const out: (T | undefined)[] = [];
+    try {
+      out.push(params[0].length > 0 ? local(params[0]) : undefined);
+    } catch (err) {
+      this.close(); // the others are still computing: stopping them is the only way to leave the pool consistent
+      throw err;
+    }
+    for (let w = 1; w < params.length; w++) {
+      if (params[w].length === 0) {
+        out.push(undefined);
+        continue;
+      }
+      const got = unpack(this.expect(r, w));
+      if (got === undefined) throw this.fail(`worker ${w} answered an owner's job with another kind of reply`);
+      out.push(got);
+    }
+    return out;
   }
 
   /**
@@ -131,13 +296,13 @@ export class WorkerPool {
   private map<I, O>(
     weights: readonly ArrayLike<number>[],
     items: readonly I[],
-    local: (item: I) => O,
-    job: (indices: number[], written: number) => Job,
+    local: (item: I, index: number) => O,
+    job: (indices: number[], written: number, worker: number) => Job,
     unpack: (r: Reply) => (readonly [number, O])[] | undefined,
     same?: object,
   ): O[] {
     const r = this.live();
-    if (!r || r.count === 0) return items.map(local);
+    if (!r || r.count === 0) return items.map((item, i) => local(item, i));
     const parts = shares(items.length, this.size);
     if (same === undefined || same !== this.writtenFor) {
       this.writtenFor = undefined; // a write that throws halfway leaves nothing to promise
@@ -145,10 +310,10 @@ export class WorkerPool {
       this.written++;
       this.writtenFor = same;
     }
-    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w], this.written));
+    for (let w = 1; w < parts.length; w++) if (parts[w].length > 0) r.send(w, job(parts[w], this.written, w));
     const out: (O | undefined)[] = new Array(items.length);
     try {
-      for (const i of parts[0]) out[i] = local(items[i]);
+      for (const i of parts[0]) out[i] = local(items[i], i);
     } catch (err) {
       this.close(); // the others are still computing: stopping them is the only way to leave the pool consistent
       throw err;

@@ -4,6 +4,7 @@ import type { ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/primitives/rng.ts";
 import type { EngineRecord } from "../util/engine.ts";
+import type { StepConstants } from "./adamw_update.ts";
 
 /** Worker of item `index` among `workers` (worker 0 is the calling thread): round robin, fixed by the inputs. */
 export const workerOf = (index: number, workers: number): number => index % workers;
@@ -60,12 +61,40 @@ export interface WorkerInit {
 }
 
 /**
+ * The update's shared buffers (gradient terms, AdamW's moments), each sent with a job only when it is not the one
+ * this worker was last sent: a worker keeps what it was sent (a buffer received anew is a new object to its heap).
+ */
+export interface SharedBuffers {
+  terms?: SharedArrayBuffer;
+  m?: SharedArrayBuffer;
+  v?: SharedArrayBuffer;
+}
+
+/**
+ * An owner's part of an update (src/train/shard_passes.ts): its parameters (by index) over the terms of the last
+ * gradients job's `count` microbatches, the moments and the weights in shared memory.
+ */
+export interface ShardJob extends SharedBuffers {
+  params: number[];
+  count: number;
+}
+
+/**
  * A job for one worker: its share of an update's microbatches or of a scoring call, by item index, at the weights
  * of the caller's `weights`-th write to the shared buffer (a worker re-reads them only when that number moved).
+ * A gradients job writes microbatch `index`'s gradients into `terms` at index·layout.total (layout order); the
+ * owners' jobs then sum, check and apply them where they lie.
  */
 export type Job =
-  | { kind: "gradients"; weights: number; items: { index: number; batch: ScoredBatch; dropout: RngState | null }[] }
+  | ({
+      kind: "gradients";
+      weights: number;
+      items: { index: number; batch: ScoredBatch; dropout: RngState | null }[];
+    } & SharedBuffers)
   | { kind: "scores"; weights: number; items: { index: number; batch: ScoredBatch }[] }
+  | ({ kind: "squares" } & ShardJob)
+  | ({ kind: "check"; k: StepConstants; decays: number[] } & ShardJob)
+  | ({ kind: "update"; k: StepConstants; decays: number[] } & ShardJob)
   | { kind: "memory" };
 
 /** Engine memory of a worker: live tensors, and the wasm heap size when the backend has one (else null). */
@@ -75,7 +104,10 @@ export interface WorkerMemory {
 }
 
 export type Reply =
-  | { kind: "gradients"; items: { index: number; grads: Float32Array[]; lossSum: number; count: number }[] }
+  | { kind: "gradients"; items: { index: number; lossSum: number; count: number }[] }
+  | { kind: "squares"; values: { squares: number; maxAbs: number }[] }
+  | { kind: "check"; bad: [number, number, number][] }
+  | { kind: "update"; wMax: number[]; mMax: number; vMax: number }
   | { kind: "scores"; items: { index: number; nll: Float64Array }[] }
   | ({ kind: "memory" } & WorkerMemory)
   | { kind: "ready" }

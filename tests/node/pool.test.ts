@@ -79,11 +79,12 @@ describe("the pool", () => {
       // worker 1 gets microbatch 1; hand it weights nudged by one ulp-scale step
       const p = run.pool!;
       const real = p.gradients.bind(p);
-      p.gradients = (w, items, local) =>
+      p.gradients = (w, items, local, moments) =>
         real(
           w.map((a) => Float32Array.from(a, (x) => x * (1 + 1e-3))),
           items,
           local,
+          moments,
         );
       run.train({ updates: 2 });
       expect(snapshotDifferences(reference.snapshot(), run.snapshot()).length).toBeGreaterThan(0);
@@ -178,11 +179,12 @@ describe("the pool", () => {
       const p = run.pool!;
       const real = p.gradients.bind(p);
       // worker 1 computes microbatch 1 at weights with a NaN in them; this thread's share stays finite
-      p.gradients = (w, items, local) =>
+      p.gradients = (w, items, local, moments) =>
         real(
           w.map((a, k) => (k === 0 ? Float32Array.from(a).fill(NaN, 0, 1) : a)),
           items,
           local,
+          moments,
         );
       let err: unknown;
       try {

@@ -16,7 +16,7 @@ function fakeReplica(): Replicas & { jobs: Job[] } {
     if (job.kind === "gradients")
       return {
         kind: "gradients",
-        items: job.items.map(({ index }) => ({ index, grads: [Float32Array.from(weights)], lossSum: 0, count: 1 })),
+        items: job.items.map(({ index }) => ({ index, lossSum: 0, count: 1 })),
       };
     return { kind: "error", message: "unexpected job" };
   };
@@ -33,7 +33,7 @@ function fakeReplica(): Replicas & { jobs: Job[] } {
 
 const batch = {} as ScoredBatch; // never read: the calling thread's share is `local`, the replica's is faked
 const local = () => Float64Array.of(-1);
-const writeOf = (job: Job) => (job.kind === "memory" ? undefined : job.weights);
+const writeOf = (job: Job) => ("weights" in job ? job.weights : undefined);
 
 describe("the pool's weight writes", () => {
   it("are skipped while a scoring call hands back the last write's object, and made for anything else", () => {
@@ -56,7 +56,8 @@ describe("the pool's weight writes", () => {
         { batch, dropout: null },
         { batch, dropout: null },
       ],
-      () => ({ grads: [], lossSum: 0, count: 1 }),
+      () => ({ grads: [new Float32Array(2)], lossSum: 0, count: 1 }),
+      { m: new Float32Array(new SharedArrayBuffer(8)), v: new Float32Array(new SharedArrayBuffer(8)) },
     );
     expect(worker([3, 4], b)).toBe(3);
     expect(r.jobs.map(writeOf)).toEqual([1, 1, 2, 3, 4, 5, 6, 7]);
