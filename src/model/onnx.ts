@@ -250,22 +250,36 @@ function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string,
   return g.op("Add", [g.op("MatMul", [y, `h${l}.attn.wo`], s), `h${l}.attn.bo`], s, {}, `${s}out`);
 }
 
-/** GELU in GPT-2's tanh form 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), as ops.ts computes it (Gelu is opset 20). */
-function gelu(g: Graph, x: string, s: string): string {
-  const cube = g.op("Mul", [g.op("Mul", [x, x], s), x], s);
-  const inner = g.op(
-    "Mul",
-    [g.op("Add", [x, g.op("Mul", [cube, g.scalar(`${s}gelu_c`, 0.044715)], s)], s), g.scalar(`${s}gelu_k`, Math.sqrt(2 / Math.PI))],
-    s,
-  );
+/** GELU's constants in GPT-2's tanh form: c and k = √(2/π). */
+export const GELU_C = 0.044715,
+  GELU_K = Math.sqrt(2 / Math.PI);
+
+/**
+ * GELU in GPT-2's tanh form 0.5·x·(1 + tanh(k·(x + c·x³))), as ops.ts computes it (Gelu is opset 20): its tanh `t`
+ * and its output, constants named under `scope`, nodes under `opScope`. `swapped` writes each product and sum with
+ * its operands the other way round: the same bits (a·b and b·a round alike), in nodes onnxruntime does not merge
+ * into the forward's, for a backward that recomputes GELU instead of keeping it (x·x alone reads the same).
+ */
+export function geluNodes(g: Graph, x: string, scope: string, opts: { opScope?: string; swapped?: boolean; out?: string } = {}) {
+  const s = opts.opScope ?? scope;
+  const op = (type: string, a: string, b: string, out?: string) => g.op(type, opts.swapped ? [b, a] : [a, b], s, {}, out);
+  const cube = op("Mul", op("Mul", x, x), x);
+  const inner = op("Mul", op("Add", x, op("Mul", cube, g.scalar(`${scope}gelu_c`, GELU_C))), g.scalar(`${scope}gelu_k`, GELU_K));
   const t = g.op("Tanh", [inner], s);
-  return g.op("Mul", [g.op("Mul", [x, g.scalar(`${s}half`, 0.5)], s), g.op("Add", [t, g.scalar(`${s}one`, 1)], s)], s, {}, `${s}gelu`);
+  const out = op("Mul", op("Mul", x, g.scalar(`${scope}half`, 0.5)), op("Add", t, g.scalar(`${scope}one`, 1)), opts.out);
+  return { t, out };
 }
 
 function mlp(g: Graph, l: number, x: string): string {
   const s = `h${l}.mlp/`;
   const hidden = g.keep(`${s}pre`, g.op("Add", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s)); // [B, S, F]
-  return g.op("Add", [g.op("MatMul", [gelu(g, hidden, s), `h${l}.mlp.w2`], s), `h${l}.mlp.b2`], s, {}, `${s}out`);
+  return g.op(
+    "Add",
+    [g.op("MatMul", [geluNodes(g, hidden, s, { out: `${s}gelu` }).out, `h${l}.mlp.w2`], s), `h${l}.mlp.b2`],
+    s,
+    {},
+    `${s}out`,
+  );
 }
 
 /** LayerNorm `prefix` of x, named `<scope><ln1|ln2|lnf>`; for training also its input, mean and 1/std, kept as `<name>/x|mean|rstd`. */

@@ -12,6 +12,9 @@ import {
   DataType,
   embeddings,
   encodeGraph,
+  geluNodes,
+  GELU_C,
+  GELU_K,
   Graph,
   head,
   INPUT_IDS,
@@ -25,9 +28,6 @@ import {
 
 import { gradName, LOSS_SUM, TARGET_MASK } from "./onnx_names.ts";
 export { gradName, LOSS_SUM, TARGET_MASK };
-
-const GELU_K = Math.sqrt(2 / Math.PI),
-  GELU_C = 0.044715;
 
 /** The graph's helpers for a backward: names under scope `s`. */
 class Backward {
@@ -103,18 +103,10 @@ class Backward {
     const s = `h${l}.mlp/bw/`,
       { dModel: C, dFF: F } = this.c,
       g = this.g;
-    // GELU's tanh and output recomputed from its input, the forward's ops with their operands swapped (a product
-    // or sum of two values is the same bits either way; swapped, onnxruntime does not merge them back into the
-    // forward's nodes): kept instead, the two held 2·dFF floats per position per layer through the backward
-    const m = `h${l}.mlp/`,
-      pre = g.get(`${m}pre`);
-    const inner = this.op(
-      "Add",
-      [this.op("Mul", [g.scalar(`${m}gelu_c`, GELU_C), this.op("Mul", [pre, this.op("Mul", [pre, pre], s)], s)], s), pre],
-      s,
-    );
-    const t = this.op("Tanh", [this.op("Mul", [g.scalar(`${m}gelu_k`, GELU_K), inner], s)], s);
-    const act = this.op("Mul", [this.op("Add", [t, g.scalar(`${m}one`, 1)], s), this.op("Mul", [pre, g.scalar(`${m}half`, 0.5)], s)], s);
+    // GELU's tanh and output recomputed from its input with its operands swapped (geluNodes): kept instead, the
+    // two held 2·dFF floats per position per layer through the backward
+    const pre = g.get(`h${l}.mlp/pre`);
+    const { t, out: act } = geluNodes(g, pre, `h${l}.mlp/`, { opScope: s, swapped: true });
     this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`));
     this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`));
     const dAct = this.inputGrad(dOut, `h${l}.mlp.w2`, s); // [B, S, F]
