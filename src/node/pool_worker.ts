@@ -7,6 +7,7 @@ import { scoreBatch } from "../model/graph_scoring.ts";
 import { gradientPath } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
 import {
+  paramView,
   readWeights,
   SIGNAL_SLOTS,
   type Job,
@@ -37,9 +38,7 @@ const model = new GPT(init.config, readWeights(view, init.layout), engine);
 // onnxruntime-node's binding rejects shared buffers, and one copy here replaces assign's tensors and the dataSync
 // copies that fed them back out. tfjs's paths compute with the model's variables, so those jobs assign first.
 const own = new Float32Array(init.layout.total);
-const ownWeights = new Map(
-  init.layout.names.map((n, i) => [n, own.subarray(init.layout.offsets[i], init.layout.offsets[i] + init.layout.sizes[i])]),
-);
+const ownWeights = new Map(init.layout.names.map((n, i) => [n, paramView(own, init.layout, i)]));
 // which write of the shared buffer `own` and the model hold (the pool numbers its writes from 1; the model starts
 // at the weights the pool was started with, which no job names)
 let ownHolds = 0,
@@ -97,7 +96,7 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
       const { grads, lossSum, count } = modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined);
       kept.grads.push(grads);
       // into the update's shared terms, where each parameter's owner reads them
-      grads.forEach((g, p) => terms.set(g, i * layout.total + layout.offsets[p]));
+      grads.forEach((g, p) => paramView(terms, layout, p, i).set(g));
       return { index: i, lossSum, count };
     });
     return [{ kind: "gradients", items }, []];

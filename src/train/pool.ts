@@ -4,7 +4,16 @@
 import { parameterCount, type ModelConfig } from "../model/config.ts";
 import type { ScoredBatch } from "../model/input.ts";
 import type { RngState } from "../util/primitives/rng.ts";
-import { shares, writeWeights, type Job, type Reply, type SharedBuffers, type WeightLayout, type WorkerMemory } from "./pool_protocol.ts";
+import {
+  paramView,
+  shares,
+  writeWeights,
+  type Job,
+  type Reply,
+  type SharedBuffers,
+  type WeightLayout,
+  type WorkerMemory,
+} from "./pool_protocol.ts";
 import { ownedBy, ownerCheck, ownerSquares, ownerUpdate, owners, type ShardMemory } from "./shard_passes.ts";
 import type { GradientShards, MicrobatchGradient, ProvidedGradients } from "./trainer.ts";
 
@@ -89,7 +98,7 @@ export class WorkerPool {
         g.grads.forEach((a, i) => {
           if (a.length !== layout.sizes[i])
             throw new Error(`gradient of "${layout.names[i]}" has ${a.length} values, expected ${layout.sizes[i]}`);
-          terms.set(a, index * layout.total + layout.offsets[i]);
+          paramView(terms, layout, i, index).set(a);
         });
         return { lossSum: g.lossSum, count: g.count };
       },
@@ -109,9 +118,7 @@ export class WorkerPool {
     const results = stored.map(({ lossSum, count }, k) => ({
       lossSum,
       count,
-      grads: layout.names.map((_, i) =>
-        terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]),
-      ),
+      grads: layout.names.map((_, i) => paramView(terms, layout, i, k)),
     }));
     return { results, shards: this.shards(r, mem, items.length) };
   }
@@ -191,7 +198,7 @@ export class WorkerPool {
         let mMax = 0,
           vMax = 0;
         for (const d of done) if (d) [mMax, vMax] = [Math.max(mMax, d.mMax), Math.max(vMax, d.vMax)];
-        layout.names.forEach((_, i) => next[i].set(mem.weights.subarray(layout.offsets[i], layout.offsets[i] + layout.sizes[i])));
+        layout.names.forEach((_, i) => next[i].set(paramView(mem.weights, layout, i)));
         return { wMax, mMax, vMax };
       },
     };

@@ -35,6 +35,13 @@ export function weightLayout(entries: readonly (readonly [string, number])[]): W
   return { names: entries.map(([n]) => n), sizes: entries.map(([, s]) => s), offsets, total };
 }
 
+/**
+ * Parameter i's values in an array packed in layout order (weights, moments), or in block `k` of an array holding
+ * several such blocks one after another (an update's per-microbatch gradients): a view, not a copy.
+ */
+export const paramView = (packed: Float32Array, layout: WeightLayout, i: number, k = 0): Float32Array =>
+  packed.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]);
+
 /** Copy weights (parameter order) into the shared view. */
 export function writeWeights(view: Float32Array, layout: WeightLayout, weights: readonly ArrayLike<number>[]): void {
   if (weights.length !== layout.names.length) throw new Error(`${weights.length} weight arrays for ${layout.names.length} parameters`);
@@ -47,7 +54,7 @@ export function writeWeights(view: Float32Array, layout: WeightLayout, weights: 
 
 /** Named copies out of the shared view (copies: the buffer is overwritten at the next update). */
 export function readWeights(view: Float32Array, layout: WeightLayout): Map<string, Float32Array> {
-  return new Map(layout.names.map((n, i) => [n, view.slice(layout.offsets[i], layout.offsets[i] + layout.sizes[i])]));
+  return new Map(layout.names.map((n, i) => [n, paramView(view, layout, i).slice()]));
 }
 
 /** What a worker is started with (once per pool). */

@@ -3,7 +3,7 @@
 // thread (src/train/pool.ts) and each replica (src/node/pool_worker.ts). Not the messages or the combining.
 import { CHUNK, firstNonFinite, updateParameter, type StepConstants } from "./adamw_update.ts";
 import { squaresAndMax } from "./gradient_terms.ts";
-import type { WeightLayout } from "./pool_protocol.ts";
+import { paramView, type WeightLayout } from "./pool_protocol.ts";
 
 /**
  * The worker (0: the calling thread) that owns each parameter: largest first, each to the least loaded worker so
@@ -42,15 +42,9 @@ export interface ShardMemory {
   v: Float32Array;
 }
 
-const slice = (a: Float32Array, layout: WeightLayout, i: number): Float32Array =>
-  a.subarray(layout.offsets[i], layout.offsets[i] + layout.sizes[i]);
-
 /** Parameter i's gradient terms of the update's `count` microbatches, in microbatch order. */
 export function termsOf(mem: ShardMemory, count: number, i: number): Float32Array[] {
-  const { layout } = mem;
-  return Array.from({ length: count }, (_, k) =>
-    mem.terms.subarray(k * layout.total + layout.offsets[i], k * layout.total + layout.offsets[i] + layout.sizes[i]),
-  );
+  return Array.from({ length: count }, (_, k) => paramView(mem.terms, mem.layout, i, k));
 }
 
 /** squaresAndMax of each listed parameter's terms (gradient_terms.ts), in the list's order. */
@@ -69,9 +63,9 @@ export function ownerCheck(
   return params.map((i) =>
     firstNonFinite(
       { terms: termsOf(mem, count, i) },
-      slice(mem.weights, mem.layout, i),
-      slice(mem.m, mem.layout, i),
-      slice(mem.v, mem.layout, i),
+      paramView(mem.weights, mem.layout, i),
+      paramView(mem.m, mem.layout, i),
+      paramView(mem.v, mem.layout, i),
       k,
       decays[i],
       chunk,
@@ -93,12 +87,12 @@ export function ownerUpdate(
   const chunk = new Float64Array(CHUNK);
   const maxima = new Float64Array(3);
   const wMax = params.map((i) => {
-    const w = slice(mem.weights, mem.layout, i);
+    const w = paramView(mem.weights, mem.layout, i);
     updateParameter(
       { terms: termsOf(mem, count, i) },
       w,
-      slice(mem.m, mem.layout, i),
-      slice(mem.v, mem.layout, i),
+      paramView(mem.m, mem.layout, i),
+      paramView(mem.v, mem.layout, i),
       w,
       k,
       decays[i],
