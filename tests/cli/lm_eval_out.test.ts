@@ -17,10 +17,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const DOCS = [
   { id: "t1", split: "train", text: "aab aab abab aaab" },
   { id: "t2", split: "train", text: "ba" },
+  // Python's str \s takes U+0085 and U+001F and leaves U+FEFF: re.split(r"\s+") gives 4 words, JavaScript's \s 3
+  { id: "t3", split: "train", text: "ab\u0085ba\ufeffaab ab\u001fb" },
   { id: "v1", split: "validation", text: "abaa baa\tabab ba aab" },
   { id: "v2", split: "validation", text: "héé aé  b" },
   { id: "x1", split: "test", text: "aaab abab" },
 ];
+// Python's re \s on str, listed from `/usr/bin/python3 -c` over every code point (none above the BMP): \t-\r, U+001C-U+0020,
+// U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000; JavaScript's \s differs (U+FEFF, not U+001C-U+001F or U+0085)
+const PY_SPACES = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
@@ -182,7 +187,7 @@ describe("evaluate --lm-eval-out", () => {
         // lm_eval/api/task.py process_results for loglikelihood_rolling: (loglikelihood, words) and (loglikelihood, bytes) per document
         const ll = Number(s.filtered_resps[0]);
         expect(s.resps).toEqual([[s.filtered_resps[0]]]);
-        expect(s.word_perplexity).toEqual([ll, s.target.split(/\s+/).length]);
+        expect(s.word_perplexity).toEqual([ll, s.target.split(PY_SPACES).length]); // len(re.split(r"\s+", doc))
         expect(s.byte_perplexity).toEqual([ll, Buffer.byteLength(s.target, "utf8")]);
         expect(s.bits_per_byte).toEqual([ll, Buffer.byteLength(s.target, "utf8")]);
         expect(s.arguments).toEqual({ gen_args_0: { arg_0: s.target } });
@@ -196,6 +201,7 @@ describe("evaluate --lm-eval-out", () => {
     }
     expect(samples.docs_validation[1].word_perplexity[1]).toBe(3); // "héé aé  b": re.split(r"\s+") gives 3 words
     expect(samples.docs_validation[1].byte_perplexity[1]).toBe(12); // é is 2 UTF-8 bytes
+    expect(samples.docs_train[2].word_perplexity[1]).toBe(4); // "ab\x85ba\ufeffaab ab\x1fb": re.split(r"\s+") gives 4 words
 
     // the same targets as tinylab documents given as ids exactly as scored (BOS, the text's bytes + 2, no EOS):
     // evaluate's own NLL sum is minus the samples' loglikelihood sum, split by split

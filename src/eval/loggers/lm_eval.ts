@@ -60,12 +60,16 @@ export interface RollingDoc {
   loglikelihood: number;
 }
 
+// Python's re `\s` on str (none above the BMP), which the harness's word count splits on. JavaScript's `\s` is not it:
+// it takes U+FEFF and leaves U+001C-U+001F and U+0085, so a text holding those would count other words.
+const PYTHON_SPACES = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
 const ROLLING_METRICS = ["word_perplexity", "byte_perplexity", "bits_per_byte"] as const;
 
 /** A perplexity task as the harness's loglikelihood_rolling tasks (wikitext) write it: words and UTF-8 bytes per document. */
 export function rollingTask(name: string, docs: readonly RollingDoc[], config: Record<string, unknown>): LmEvalTask {
   const items = docs.map((d) => {
-    const words = d.text.split(/\s+/).length; // len(re.split(r"\s+", text)): Python's \s and JS's agree on Unicode spaces
+    const words = d.text.split(PYTHON_SPACES).length; // len(re.split(r"\s+", text))
     const bytes = new TextEncoder().encode(d.text).length;
     return {
       word_perplexity: [d.loglikelihood, words] as const,
