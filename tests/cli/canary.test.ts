@@ -1,5 +1,8 @@
 // `tinylab canary`: the exposure sweep against hand-worked add-0.05 bigram values, the control flat, refusals by name
 // (through the CLI's own code in this process: tests/cli/in_process.ts).
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tinylab } from "./spawn.ts";
 import { tinylabHere } from "./in_process.ts";
@@ -29,5 +32,21 @@ describe("tinylab canary", () => {
     const r = await tinylabHere(["canary", "--canary-sweep", "1,1"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/--canary-sweep: "1" is given twice/);
+  });
+
+  it("refuses --model by name, pointing to report --model DIR --canary (docs/any-model.md), writing nothing", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tinylab-canary-"));
+    try {
+      const r = await tinylabHere(["canary", "--model", "gpt2-dir"], { cwd });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(
+        "tinylab: error: --model gpt2-dir: canary fits its own count models on one tokenizer and takes no model; " +
+          "probe a model's memorization with report --model gpt2-dir --canary TEXT\n",
+      );
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

@@ -23,6 +23,18 @@ export const canaryCommand: CommandModule = {
       data: "JSONL documents whose train split is fitted (default: 000's base text, one train document)",
       canary: "canary string inserted r times into the training documents (each copy its own document)",
       smoothing: "the add-k byte bigram's k (000 used 0.05)",
+    }).option("model", {
+      // not an option of canary, but a likely one to try: refused by name, not as yargs' "Unknown argument"
+      type: "string",
+      hidden: true,
+      requiresArg: true,
+      coerce: (v: unknown) => {
+        const m = typeof v === "string" && v !== "" ? v : "DIR";
+        throw new Error(
+          `--model ${m}: canary fits its own count models on one tokenizer and takes no model; ` +
+            `probe a model's memorization with report --model ${m} --canary TEXT`,
+        );
+      },
     }),
   handler: async (argv) => {
     const [{ toJson }, { runCanary }, { formatCanary }] = await Promise.all([
