@@ -16,7 +16,8 @@ import type { Engine } from "../src/util/engine.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
 import type { ScoringModel } from "../src/model/scoring.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
-import { conventionRecord, dirTokenizer, type ConventionRecord, type DirOptions } from "./model_dir.ts";
+import { dirTokenizer, type DirOptions } from "./model_dir.ts";
+import { conventionRecord, type ConventionRecord } from "../src/eval/passes/convention.ts";
 import { MODEL_DIR_DEFAULTS } from "./options.ts";
 
 export interface ChoiceOptions extends Partial<DirOptions> {
@@ -129,7 +130,7 @@ export function scoreChoices(
     const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
     const m = openModelDir(o.model, o);
     const { report, lmEval } = scoreQuestions(o, m.model, dirTokenizer(m, convention), m.provenance.sha256, task);
-    return { report: { ...report, convention: conventionRecord(m, convention) }, lmEval };
+    return { report: { ...report, convention: conventionRecord(convention, m.special) }, lmEval };
   }
   const loaded = decodeModelFile(readModelFileBytes(o.model), o.model, o.engine);
   try {

@@ -10,7 +10,8 @@ import { readDocumentsBytes } from "../src/node/files.ts";
 import { provenance } from "../src/util/runtime/provenance.ts";
 import { tfjsOnly } from "../src/util/backend.ts";
 import { isModelDir, openModelDir } from "../src/node/model_dir.ts";
-import { conventionRecord, dirDocuments } from "./model_dir.ts";
+import { dirDocuments } from "./model_dir.ts";
+import { conventionRecord, type Convention } from "../src/eval/passes/convention.ts";
 import { MODEL_DIR_DEFAULTS } from "./options.ts";
 import { COMPARE_DEFAULTS, type CompareOptions } from "./options.ts";
 import { COMPARE_BASELINES } from "./option_catalogue.ts";
@@ -28,12 +29,30 @@ function checkOptions(o: CompareOptions): void {
     throw new Error(`--replicates must be an integer ≥ ${MIN_REPLICATES}, got ${o.replicates}`);
 }
 
+/** A model file's documents are always tinylab's: BOS + text + EOS, the EOS a target (src/data/documents.ts). */
+const FILE_CONVENTION: Convention = "tinylab";
+const dirConvention = (o: CompareOptions): Convention => o.convention ?? MODEL_DIR_DEFAULTS.convention;
+
+/**
+ * A directory against a model file is scored under one convention only when one is named: by default the directory
+ * would go without its EOS target (rolling) and the file with it (tinylab), and B − A would count EOS on one side only.
+ * A --convention the user names is theirs to choose, and each side's is printed and recorded.
+ */
+function checkConventions(o: CompareOptions): void {
+  if (o.b === undefined || o.convention !== undefined || isModelDir(o.a) === isModelDir(o.b)) return;
+  const d = dirConvention(o);
+  if (d === FILE_CONVENTION) return;
+  throw new Error(
+    `compare a model directory with a model file: by default the directory is scored under --convention ${d} (no EOS target) and the model file under ${FILE_CONVENTION} (BOS + text + EOS, the EOS a target); pass --convention ${FILE_CONVENTION} to score both the same way, or --convention ${d} to keep the two`,
+  );
+}
+
 /**
  * A model directory as one side: the documents under its tokenizer and `o.convention`; its tokenizer is named by
  * tokenizer.json's sha256 and the convention, so it shares targets only with a directory of the same two.
  */
 function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: ScoringDocuments } {
-  const convention = o.convention ?? MODEL_DIR_DEFAULTS.convention;
+  const convention = dirConvention(o);
   const m = openModelDir(path, { graph: o.graph, allowNonFloat32: o.allowNonFloat32 });
   const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
   const tokenizerSha = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
@@ -41,8 +60,9 @@ function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: Sc
     name: path,
     path,
     model_sha256: m.provenance.sha256,
-    tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(m, convention) },
+    tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(convention, m.special) },
     tokenizerObj: m.tokenizer,
+    convention: conventionRecord(convention, m.special),
     scorer: m.model,
     docs,
   };
@@ -62,6 +82,7 @@ function modelSide(o: CompareOptions, path: string, what: string, loaded: Loaded
     model_sha256: l.sha256,
     tokenizer: l.tokenizer.toJSON(),
     tokenizerObj: l.tokenizer,
+    convention: conventionRecord(FILE_CONVENTION, l.tokenizer),
     scorer: decoderAdapter(l.model, { name: path }),
     docs: data.docs,
   };
@@ -71,6 +92,7 @@ function modelSide(o: CompareOptions, path: string, what: string, loaded: Loaded
 /** Compare A with B (a model file or a baseline fitted on the data's train split); every model is disposed. */
 export function runCompare(o: CompareOptions): { result: CompareResult; tokens: CompareTokens | null } {
   checkOptions(o);
+  checkConventions(o);
   const loaded: LoadedModel[] = [];
   try {
     const { side: a, data } = modelSide(o, o.a, "model file A", loaded);

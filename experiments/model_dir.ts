@@ -6,7 +6,7 @@ import { OVERFIT_TEXTS } from "../src/data/fixtures.ts";
 import { parseDocumentsBytes } from "../src/data/documents_jsonl.ts";
 import type { Document } from "../src/data/documents.ts";
 import type { AnyTokenizer } from "../src/data/tokenizer.ts";
-import { conventionIds, conventionLabel, type Convention } from "../src/eval/passes/convention.ts";
+import { conventionIds, conventionRecord, type Convention, type ConventionRecord } from "../src/eval/passes/convention.ts";
 import { openModelDir, type ModelDir, type ModelDirOptions, type ModelDirProvenance } from "../src/node/model_dir.ts";
 import { readDocumentsBytes } from "../src/node/files.ts";
 import { requireFile } from "../src/node/disk.ts";
@@ -22,21 +22,6 @@ import type { ScoringText } from "./scoring_data.ts";
 export interface DirOptions extends ModelDirOptions {
   convention: Convention;
 }
-
-/** The convention as a result records it: its name, its line, and the ids it used. */
-export interface ConventionRecord {
-  name: Convention;
-  label: string;
-  bos: number | null;
-  eos: number | null;
-}
-
-export const conventionRecord = (m: ModelDir, c: Convention): ConventionRecord => ({
-  name: c,
-  label: conventionLabel(c, m.special),
-  bos: m.special.bos ?? null,
-  eos: m.special.eos ?? null,
-});
 
 /**
  * The directory's tokenizer as the report reads one: BOS is the convention's prefix (so a document's content starts
@@ -54,7 +39,7 @@ export function dirTokenizer(m: ModelDir, convention: Convention): AnyTokenizer 
     encode: (text) => t.encode(text),
     decode: (ids) => t.decode(ids),
     bytesOf: (id) => t.bytesOf(id),
-    toJSON: () => ({ kind: "tokenizer.json", sha256, convention: conventionRecord(m, convention), model_dir: m.provenance }),
+    toJSON: () => ({ kind: "tokenizer.json", sha256, convention: conventionRecord(convention, m.special), model_dir: m.provenance }),
   };
 }
 
@@ -105,7 +90,7 @@ export function evaluateModelDir(o: EvaluateOptions & DirOptions, text?: Scoring
     model: o.model,
     model_sha256: m.provenance.sha256,
     integrity: m.provenance.manifest,
-    convention: conventionRecord(m, o.convention),
+    convention: conventionRecord(o.convention, m.special),
     model_dir: m.provenance,
     data: { source, documents: docs.length },
     batch_rows: o.batchRows,
@@ -149,7 +134,7 @@ export function runSampleDir(o: SampleOptions & DirOptions): DirSampleResult {
   return {
     model: o.model,
     model_sha256: m.provenance.sha256,
-    convention: conventionRecord(m, o.convention),
+    convention: conventionRecord(o.convention, m.special),
     model_dir: m.provenance,
     decoding: decodingRecord(o),
     max_tokens: o.maxTokens,

@@ -518,24 +518,26 @@ describe("refusals and the export's seal", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^model directory .*gpt2 \(sha256 [0-9a-f]{64}, over 5 files/);
     expect(r.stdout).toMatch(/convention: rolling \(lm-evaluation-harness loglikelihood_rolling\): prefix BOS 50256/);
-    const cmp = await tinylabHere([
-      "compare",
-      at("gpt2"),
-      at("tied.safetensors"),
-      "--bits-per-byte",
-      "--data",
-      at("gpt2.jsonl"),
-      "--split",
-      "validation",
-      "--replicates",
-      "200",
-      "--out",
-      at("cmp"),
+    const compareArgs = ["compare", at("gpt2"), at("tied.safetensors"), "--bits-per-byte", "--data", at("gpt2.jsonl")];
+    const more = ["--split", "validation", "--replicates", "200", "--out", at("cmp")];
+    // a model file is always scored tinylab's way (its EOS a target): the directory's default (rolling) is not
+    // silently paired with it
+    const mixed = await tinylabHere([...compareArgs, ...more]);
+    expect([mixed.code, mixed.stdout, mixed.stderr]).toEqual([
+      1,
+      "",
+      "tinylab: error: compare a model directory with a model file: by default the directory is scored under --convention rolling (no EOS target) and the model file under tinylab (BOS + text + EOS, the EOS a target); pass --convention tinylab to score both the same way, or --convention rolling to keep the two\n",
     ]);
+    expect(existsSync(at("cmp"))).toBe(false);
+    const cmp = await tinylabHere([...compareArgs, "--convention", "rolling", ...more]);
     expect(cmp.code, cmp.stderr).toBe(0);
     expect(cmp.stdout).toMatch(/different tokenizers: bits per byte only/);
-    expect(cmp.stdout).toMatch(/^A .*gpt2 \(model_sha256 [0-9a-f]{16}…\); convention rolling/m);
+    expect(cmp.stdout).toMatch(/^A .*gpt2 \(model_sha256 [0-9a-f]{16}…\); convention rolling \(lm-evaluation-harness/m);
+    expect(cmp.stdout).toMatch(
+      /^B .*tied\.safetensors \(model_sha256 [0-9a-f]{16}…\); convention tinylab: BOS \d+ \+ text \+ EOS \d+, the EOS scored$/m,
+    );
     const result = JSON.parse(readFileSync(join(at("cmp"), "compare.json"), "utf8"));
+    expect([result.a.convention.name, result.b.convention.name]).toEqual(["rolling", "tinylab"]);
     expect(result.nll).toBeNull();
     expect(result.data.bytes).toBeGreaterThan(0);
     const rep = await tinylabHere(["report", "--model", at("gpt2"), "--data", at("gpt2.jsonl"), "--replicates", "200", "--out", at("rep")]);

@@ -3,7 +3,8 @@
 import { SPLITS } from "../../data/documents.ts";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { COMPARE_DEFAULTS as d } from "../../../experiments/options.ts";
+import { COMPARE_DEFAULTS as d, MODEL_DIR_DEFAULTS } from "../../../experiments/options.ts";
+import { findOption } from "../../../experiments/option_catalogue.ts";
 import {
   oneThreadEngineOptions,
   MODEL_DIR,
@@ -16,10 +17,15 @@ import {
   type OptionTable,
 } from "../options.ts";
 
+const CONVENTION_HELP = findOption("convention")[1].describe;
+
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
   baseline: undefined,
   ...MODEL_DIR,
+  // no default on the command line: a directory against a model file needs it named (experiments/compare.ts
+  // checkConventions); otherwise the recipe takes MODEL_DIR_DEFAULTS.convention
+  convention: undefined,
   ...SCORING_DATA,
   split: d.split,
   "final-test": d.finalTest,
@@ -44,6 +50,7 @@ export const compareCommand: CommandModule = {
       COMPARE_OPTIONS,
       {
         ...SCORING_DATA_HELP,
+        convention: `${CONVENTION_HELP} (default ${MODEL_DIR_DEFAULTS.convention} for two directories; a directory against a model file, scored tinylab's way, must name one)`,
         split: "split to compare (train, validation, or test with --final-test)",
         "final-test": "allow --split test: a final report, never for choosing anything",
         seed: "seed of the bootstrap stream",

@@ -8,6 +8,7 @@ import type { Provenance } from "../../util/runtime/provenance.ts";
 import { Rng } from "../../util/primitives/rng.ts";
 import { phase, type ProgressStream } from "../../util/runtime/progress.ts";
 import type { ScoringModel } from "../passes/adapter.ts";
+import type { ConventionRecord } from "../passes/convention.ts";
 import { scoredBytes } from "../metrics/bpb.ts";
 import { proportion, type WilsonBounds } from "../metrics/aggregate.ts";
 import { MIN_INTERVAL_DOCUMENTS, tooFewDocuments } from "../metrics/intervals.ts";
@@ -54,6 +55,8 @@ export interface CompareSide {
   tokenizer: unknown;
   /** A tinylab tokenizer, or another model's (a directory's tokenizer.json): what each target's bytes are. */
   tokenizerObj: Tokenizer | Pick<Tokenizer, "bytesOf">;
+  /** Which ids surround each document, and so whether its EOS is a target (src/eval/passes/convention.ts). */
+  convention: ConventionRecord;
   scorer: ScoringModel;
   docs: Document[];
 }
@@ -87,8 +90,8 @@ function shown(d: BootstrapDifference, documents: number): Difference {
 type Accuracy = { hits: number; targets: number; acc: number; wilson: WilsonBounds | null; wilson_reason?: string };
 
 export interface CompareResult {
-  a: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown };
-  b: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown };
+  a: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown; convention: ConventionRecord };
+  b: { name: string; path: string | null; model_sha256: string | null; tokenizer: unknown; convention: ConventionRecord };
   /** `notes`: one line per model not trained on these documents (src/lab/trained_on.ts). */
   data: { source: string; split: Split; documents: number; targets: number | null; bytes: number; notes?: string[] };
   same_tokenizer: boolean;
@@ -185,7 +188,13 @@ export function compareSides(
     accuracy = { a: acc(hitsA), b: acc(hitsB), mcnemar: gatedMcNemar(aOnly, bOnly, da.length) };
   }
   const why = "A and B have different tokenizers, so they predict different targets: only bits per byte compare";
-  const named = (s: CompareSide) => ({ name: s.name, path: s.path, model_sha256: s.model_sha256, tokenizer: s.tokenizer });
+  const named = (s: CompareSide) => ({
+    name: s.name,
+    path: s.path,
+    model_sha256: s.model_sha256,
+    tokenizer: s.tokenizer,
+    convention: s.convention,
+  });
   const result: CompareResult = {
     a: named(a),
     b: named(b),

@@ -31,6 +31,21 @@ export function conventionIds(convention: Convention, special: SpecialIds, text:
   return [special.bos, ...text, special.eos];
 }
 
+/** The convention as a result records it: its name, its line, and the special ids it used. */
+export interface ConventionRecord {
+  name: Convention;
+  label: string;
+  bos: number | null;
+  eos: number | null;
+}
+
+export const conventionRecord = (convention: Convention, special: SpecialIds): ConventionRecord => ({
+  name: convention,
+  label: conventionLabel(convention, special),
+  bos: special.bos ?? null,
+  eos: special.eos ?? null,
+});
+
 /** One line saying what was scored, printed with every result and recorded in its JSON. */
 export function conventionLabel(convention: Convention, special: SpecialIds): string {
   if (convention === "rolling") {
