@@ -598,7 +598,18 @@ describe("refusals and the export's seal", () => {
     expect(report.identities.model.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(report.identities.tokenizer.convention.name).toBe("rolling");
     expect(report.baselines.status).toMatch(/^not run: a count baseline of this 50257-token vocabulary holds a 50257 × 50257 table/);
-    expect(readFileSync(join(at("rep"), "report.md"), "utf8")).toContain(at("gpt2"));
+    const card = readFileSync(join(at("rep"), "report.md"), "utf8");
+    expect(card).toContain(at("gpt2"));
+    // each section that cannot apply says why in every output form: the baselines (missing from the headline) and
+    // verbatim recall (no prompt long enough to leave a continuation)
+    expect(card).toContain(`Count baselines: ${report.baselines.status}.`);
+    expect(rep.stdout).toContain(`count baselines: ${report.baselines.status}`);
+    const verbatim = report.memorization.verbatim;
+    expect(verbatim.train_prompts.prompts).toBe(0);
+    const page = readFileSync(join(at("rep"), "report.html"), "utf8");
+    expect(page).toContain(`training prompts n/a (${verbatim.train_prompts.mean_longest_match_reason})`);
+    expect(page).not.toContain("(max null)");
+    expect(rep.stdout).toContain(`verbatim recall: n/a (${verbatim.train_prompts.mean_longest_match_reason}`);
     // the harness's record --lm-eval-out writes is a tinylab model file's (seed, update): refused for a directory, before any work
     const lm = await tinylabHere(["evaluate", "--model", at("gpt2"), "--lm-eval-out", at("lm")]);
     expect([lm.code, lm.stderr.trim()]).toEqual([

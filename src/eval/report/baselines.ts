@@ -72,9 +72,10 @@ export const baselinesEvaluator: Evaluator<BaselinesValue> = {
             : para(b.status),
       },
     ],
-    // the page and the card show them in the headline, beside the model; the console summary leaves them out
-    markdown: notShown,
-    console: notShown,
+    // the page and the card show them in the headline, beside the model; the console summary leaves them out.
+    // Baselines not run leave the headline without them, so the card and the console say why
+    markdown: (b) => ("groups" in b ? [] : [`Count baselines: ${b.status}.`, ""]),
+    console: (b) => ("groups" in b ? [] : [`count baselines: ${b.status}`]),
     figures: notShown,
   },
 };

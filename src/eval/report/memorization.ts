@@ -37,12 +37,17 @@ export const verbatimEvaluator: Evaluator<VerbatimValue> = {
         x.longest_match,
         visibleText(x.match),
       ]);
+      // a side without prompts has no mean and no max: its reason instead (as on the console)
+      const side = (s: typeof v.train_prompts) =>
+        typeof s.mean_longest_match === "number"
+          ? `mean ${fixed(s.mean_longest_match)} (max ${s.max_longest_match})`
+          : shown(s, "mean_longest_match");
       return [
         {
           heading: "Memorization",
           html:
             para(
-              `Longest verbatim match with training text, in ${v.unit}: training prompts mean ${fixed(v.train_prompts.mean_longest_match)} (max ${v.train_prompts.max_longest_match}), held-out prompts mean ${fixed(v.held_out_prompts.mean_longest_match)} (max ${v.held_out_prompts.max_longest_match}).`,
+              `Longest verbatim match with training text, in ${v.unit}: training prompts ${side(v.train_prompts)}, held-out prompts ${side(v.held_out_prompts)}.`,
             ) + htmlTable(["split", "document", "prompt", "greedy continuation", "longest match", "match"], rows),
         },
       ];
