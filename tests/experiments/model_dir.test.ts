@@ -22,6 +22,7 @@ import { onnxModel, valueInfo } from "../../src/model/onnx.ts";
 import { openModelDir } from "../../src/node/model_dir.ts";
 import { initBackend, tfjsOnly } from "../../src/util/backend.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
+import { escapeHtml } from "../../src/util/render/html.ts";
 import { evaluateModelFile } from "../../experiments/evaluate_file.ts";
 import { exportModel } from "../../experiments/export.ts";
 import { dirDocuments, evaluateModelDir, runSampleDir } from "../../experiments/model_dir.ts";
@@ -590,6 +591,8 @@ describe("refusals and the export's seal", () => {
     );
     const result = JSON.parse(readFileSync(join(at("cmp"), "compare.json"), "utf8"));
     expect([result.a.convention.name, result.b.convention.name]).toEqual(["rolling", "tinylab"]);
+    const cmpPage = readFileSync(join(at("cmp"), "compare.html"), "utf8");
+    for (const side of [result.a, result.b]) expect(cmpPage).toContain(escapeHtml(`; convention ${side.convention.label}`));
     expect(result.nll).toBeNull();
     expect(result.data.bytes).toBeGreaterThan(0);
     const rep = await tinylabHere(["report", "--model", at("gpt2"), "--data", at("gpt2.jsonl"), "--replicates", "200", "--out", at("rep")]);

@@ -3,6 +3,7 @@ import { round6 } from "../../util/runtime/provenance.ts";
 import type { CompareResult } from "../../eval/compare/compare.ts";
 import { strideLabel } from "../../eval/passes/windows.ts";
 import { csvTable } from "../../util/formats/csv.ts";
+import { conventionSuffix } from "../../eval/render/compare_page.ts";
 
 const f = (x: number) => round6(x).toFixed(6);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
@@ -13,17 +14,10 @@ const diffLine = (label: string, d: Diff) =>
     ? `  ${label.padEnd(22)} B − A ${f(d.estimate)}  (${d.interval_reason}: no interval, no p-value)`
     : `  ${label.padEnd(22)} B − A ${f(d.estimate)}  95% [${f(d.lo)}, ${f(d.hi)}]  one-sided p ${d.p_one_sided.toPrecision(4)} (floor ${d.p_floor.toPrecision(4)})`;
 
-/** Whether a side is a model directory, whose tokenizer names the convention it was scored under (experiments/model_dir.ts dirTokenizer). */
-const isDir = (tokenizer: unknown) => (tokenizer as { kind?: string } | null)?.kind === "tokenizer.json";
-
 export function formatCompare(r: CompareResult): string {
-  // two model files (or one and its baseline) are both scored tinylab's way, a choice no one made; a directory's
-  // convention is chosen, so with one on either side both sides say theirs
-  const said = isDir(r.a.tokenizer) || isDir(r.b.tokenizer);
-  const convention = (s: CompareResult["a"]) => (said ? `; convention ${s.convention.label}` : "");
   const lines = [
-    `A ${r.a.name}${r.a.model_sha256 ? ` (model_sha256 ${r.a.model_sha256.slice(0, 16)}…)` : ""}${convention(r.a)}`,
-    `B ${r.b.name}${r.b.model_sha256 ? ` (model_sha256 ${r.b.model_sha256.slice(0, 16)}…)` : ""}${convention(r.b)}`,
+    `A ${r.a.name}${r.a.model_sha256 ? ` (model_sha256 ${r.a.model_sha256.slice(0, 16)}…)` : ""}${conventionSuffix(r, r.a)}`,
+    `B ${r.b.name}${r.b.model_sha256 ? ` (model_sha256 ${r.b.model_sha256.slice(0, 16)}…)` : ""}${conventionSuffix(r, r.b)}`,
     `data: ${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes; ${strideLabel(r.stride, r.context_length)}; ${r.same_tokenizer ? "same tokenizer, same targets" : "different tokenizers: bits per byte only"}`,
     ...(r.data.notes ?? []),
     "",

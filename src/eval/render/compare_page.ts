@@ -10,6 +10,16 @@ const intervalCells = (d: CompareResult["bits_per_byte"]["difference"]): [string
   d.lo === null ? [`n/a (${d.interval_reason})`, "n/a"] : [`[${f(d.lo)}, ${f(d.hi)}]`, d.p_one_sided.toPrecision(4)];
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
+/**
+ * What follows a side's name: its BOS/EOS convention, said on both sides whenever either is a model directory (whose
+ * tokenizer record is tokenizer.json's and whose convention was chosen); two model files, or one and its baseline,
+ * are both scored tinylab's way, a choice no one made, and say nothing.
+ */
+export function conventionSuffix(r: CompareResult, side: CompareResult["a"]): string {
+  const isDir = (tokenizer: unknown) => (tokenizer as { kind?: string } | null)?.kind === "tokenizer.json";
+  return isDir(r.a.tokenizer) || isDir(r.b.tokenizer) ? `; convention ${side.convention.label}` : "";
+}
+
 /** Blue where A predicts the token better (B − A > 0), orange where B does; intensity by |diff| / scale. */
 function colour(diff: number, scale: number): string {
   const t = scale === 0 ? 0 : Math.min(1, Math.abs(diff) / scale);
@@ -52,7 +62,7 @@ export function compareHtml(r: CompareResult, tokens: CompareTokens | null): str
   const sections = [
     {
       heading: "Models and data",
-      html: `<p>A: <code>${escapeHtml(r.a.name)}</code><br>B: <code>${escapeHtml(r.b.name)}</code><br>${escapeHtml(`${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes`)}</p>`,
+      html: `<p>A: <code>${escapeHtml(r.a.name)}</code>${escapeHtml(conventionSuffix(r, r.a))}<br>B: <code>${escapeHtml(r.b.name)}</code>${escapeHtml(conventionSuffix(r, r.b))}<br>${escapeHtml(`${r.data.source}, split ${r.data.split}: ${r.data.documents} documents, ${r.data.targets ?? "—"} targets, ${r.data.bytes} bytes`)}</p>`,
     },
     {
       heading: "Paired differences",
