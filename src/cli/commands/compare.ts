@@ -15,6 +15,7 @@ import {
   withOptions,
   type OptionTable,
 } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /** compare's options and their defaults (experiments/options.ts COMPARE_DEFAULTS); --split offers train, validation and test only. */
 export const COMPARE_OPTIONS = {
@@ -111,7 +112,7 @@ export const compareCommand: CommandModule = {
         convention: v.convention,
         graph: v.graph,
         allowNonFloat32: v.allowNonFloat32,
-        progress: process.stderr,
+        progress: quietClock(process.stderr),
         engine,
       });
       outputs.write("compare.json", toJson(result));
