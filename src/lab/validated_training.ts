@@ -1,7 +1,7 @@
 // The training every text recipe shares (train --text, train on a documents file, brown), as hooks on the run's
 // loop (run.ts): the whole validation split scored every --eval-every updates, history.json and the loss curve
 // kept across resumes, the state saved by the run directory's protocol. Not evaluation after training (the recipes).
-import type { Batch } from "../data/batches.ts";
+import type { Batch, Binding } from "../data/batches.ts";
 import type { Document } from "../data/documents.ts";
 import type { DataSource } from "../data/source.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
@@ -9,7 +9,7 @@ import type { TextDataProvenance } from "../data/text_split.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { decoderAdapter, type ScoringModel } from "../eval/passes/adapter.ts";
 import { evaluateWindows } from "../eval/passes/windowed.ts";
-import { scoringStride } from "../eval/passes/windows.ts";
+import { scoringStride, windowBatches, type WindowBatches } from "../eval/passes/windows.ts";
 import { meanNll } from "../eval/metrics/summary.ts";
 import { allBaselines } from "../baselines/ngram.ts";
 import type { WorkerPool } from "../train/pool.ts";
@@ -84,21 +84,39 @@ export interface ValidatedRunResult extends Pick<Trained, "from" | "stopped" | "
 
 /**
  * Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted; its
- * progress on `progress`, as `label`'s bar, when the pass is long enough to need it.
+ * progress on `progress`, as `label`'s bar, when the pass is long enough to need it, or as ticks of `bar` (a
+ * caller's bar over several passes). `laid`: the split's windows laid once (validationWindows) for every pass.
  */
 export function validationNll(
   model: ScoringModel,
   docs: readonly Document[],
-  progress?: ProgressStream,
-  label = "validation",
+  opts: { progress?: ProgressStream; label?: string; laid?: WindowBatches; bar?: Progress } = {},
 ): { nll: number; targets: number } {
-  let bar: Progress | undefined;
+  let bar = opts.bar;
   const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength), {
-    onBatches: (n) => (bar = phase(progress, label, n, "batches")),
+    laid: opts.laid,
+    onBatches: (n) => (bar ??= phase(opts.progress, opts.label ?? "validation", n, "batches")),
     onBatch: () => bar?.tick(),
   });
-  bar?.done();
+  if (!opts.bar) bar?.done();
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
+}
+
+/** A validation split's windows at the scorers' one stride, laid once for every pass of a run (validationNll). */
+export const validationWindows = (docs: readonly Document[], binding: Binding): WindowBatches =>
+  windowBatches(docs, binding, scoringStride(undefined, binding.contextLength));
+
+/** Each count baseline's whole-split validation NLL, under one progress bar over all their passes. */
+function baselineNlls(
+  baselines: readonly ScoringModel[],
+  docs: readonly Document[],
+  laid: WindowBatches,
+  progress?: ProgressStream,
+): { name: string; validation_nll: number }[] {
+  const bar = phase(progress, "baselines", baselines.length * laid.batches.length, "batches");
+  const out = baselines.map((b) => ({ name: b.name, validation_nll: validationNll(b, docs, { laid, bar }).nll }));
+  bar?.done();
+  return out;
 }
 
 /** The schedule settings a recipe hands on unchanged from its options (train --text and brown alike). */
@@ -193,12 +211,9 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
-    const baselines = validate
-      ? allBaselines(spec.train, binding).map((b) => ({
-          name: b.name,
-          validation_nll: validationNll(b, spec.validation, spec.progress, "baseline").nll,
-        }))
-      : [];
+    // the validation split's windows, laid once for the baselines and every validation of the run
+    const laid = validate ? validationWindows(spec.validation, binding) : undefined;
+    const baselines = laid ? baselineNlls(allBaselines(spec.train, binding), spec.validation, laid, spec.progress) : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
     // history.json and the curve are what --eval-every asks for
     const historyFiles = (): HistoryFiles | undefined => {
@@ -223,7 +238,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     let tokensSeen = 0;
     const driven = await run.trainAsync(plan, {
       onEvaluate: (step) => {
-        const scored = validationNll(adapter, spec.validation, spec.progress);
+        const scored = validationNll(adapter, spec.validation, { progress: spec.progress, laid });
         if (step === 0) history.initial_validation_nll = scored.nll;
         return scored;
       },

@@ -5,6 +5,7 @@ import type { CommandModule } from "yargs";
 import { BROWN_DEFAULTS as d } from "../../../experiments/brown_options.ts";
 import { checkMicrobatchRows, checkMinLr } from "../../../experiments/train_options.ts";
 import { engineOptions, modelOverrides, refuseRenamed, optionValues, shapeNames, withOptions, type OptionTable } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /** brown's options and their defaults (experiments/options.ts BROWN_DEFAULTS). */
 export const BROWN_OPTIONS = {
@@ -96,7 +97,14 @@ export const brownCommand: CommandModule = {
       // under the lock and before the engine starts: a directory holding a run is refused, resumed or emptied of it
       claimRunDir(store, { resume: given.resume, overwrite }, `--out ${given.out}`);
       const engine = await startEngine({ backend, kernels, workers: given.workers });
-      const o = { ...d, ...given, canary: { ...d.canary, repetitions: canaryRepetitions }, model, progress: process.stderr, engine };
+      const o = {
+        ...d,
+        ...given,
+        canary: { ...d.canary, repetitions: canaryRepetitions },
+        model,
+        progress: quietClock(process.stderr),
+        engine,
+      };
       const log = (line: string) => (json ? console.error(line) : console.log(line));
       if (o.finalTest) log("FINAL REPORT: scoring the test split. Numbers from here must not feed back into any choice.\n");
       const result = await runBrown({ ...o, shouldStop: interrupt.requested });

@@ -16,6 +16,7 @@ import {
   withOptions,
   type OptionTable,
 } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 const CONVENTION_HELP = findOption("convention")[1].describe;
 
@@ -118,7 +119,7 @@ export const compareCommand: CommandModule = {
         convention: v.convention,
         graph: v.graph,
         allowNonFloat32: v.allowNonFloat32,
-        progress: process.stderr,
+        progress: quietClock(process.stderr),
         engine,
       });
       outputs.write("compare.json", toJson(result));

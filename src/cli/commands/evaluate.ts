@@ -3,6 +3,7 @@
 import type { CommandModule } from "yargs";
 import { EVALUATE_DEFAULTS as d } from "../../../experiments/options.ts";
 import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /** evaluate's options and their defaults (experiments/options.ts EVALUATE_DEFAULTS). */
 export const EVALUATE_OPTIONS = {
@@ -78,7 +79,7 @@ export const evaluateCommand: CommandModule = {
         engine,
         openPool: (await import("../../node/pool.ts")).threadPools(engine),
         lmEval: v.lmEvalOut !== undefined,
-        progress: process.stderr,
+        progress: quietClock(process.stderr),
       },
       text,
     );

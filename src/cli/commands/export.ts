@@ -2,6 +2,7 @@
 // Starts the engine on tfjs's own kernels only to probe the model's forward (src/lab/finite_forward.ts) before writing.
 import type { CommandModule } from "yargs";
 import { BACKEND_DEFAULT, envValue, optionValues, REQUIRED, withOptions, type OptionTable } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /** export's options: all but --json and --overwrite required, none with a default. */
 export const EXPORT_OPTIONS = { format: REQUIRED, model: REQUIRED, out: REQUIRED, overwrite: false, json: false } satisfies OptionTable;
@@ -27,7 +28,7 @@ export const exportCommand: CommandModule = {
       import("../views/export.ts"),
     ]);
     await startEngine({ backend: envValue(BACKEND_DEFAULT), kernels: "tfjs" });
-    const report = exportModel({ ...o, progress: process.stderr });
+    const report = exportModel({ ...o, progress: quietClock(process.stderr) });
     process.stdout.write(json ? toJson(report) : formatExport(report) + "\n");
   },
 };

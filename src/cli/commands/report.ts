@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { REPORT_DEFAULTS as d } from "../../../experiments/options.ts";
 import { engineOptions, MODEL_DIR, optionValues, SCORING_DATA, SCORING_DATA_HELP, withOptions, type OptionTable } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /** report's options and their defaults (experiments/options.ts REPORT_DEFAULTS). */
 export const REPORT_OPTIONS = {
@@ -103,7 +104,7 @@ export const reportCommand: CommandModule = {
         seed: v.seed,
         replicates: v.replicates,
         canary: v.canary ? { text: v.canary, secretTokens: v.secretTokens, reference: v.canaryReference } : undefined,
-        progress: process.stderr,
+        progress: quietClock(process.stderr),
         engine,
         lmEval: v.lmEvalOut !== undefined,
         convention: v.convention,

@@ -15,6 +15,7 @@ import {
   withOptions,
   type OptionTable,
 } from "../options.ts";
+import { quietClock } from "../../util/runtime/progress.ts";
 
 /**
  * train's options. Those `byText` take one of two sets (experiments/train_options.ts trainSettings): the overfit
@@ -191,7 +192,7 @@ export const trainCommand: CommandModule = {
             ? { docs, name: text!, tokenizer: s.tokenizer, split: { seed: splitSeed, validation: validationFraction, test: testFraction } }
             : undefined,
           saveModel: saveStore ? { store: saveStore, name: basename(savePath!) } : undefined,
-          progress: process.stderr,
+          progress: quietClock(process.stderr),
         },
         log,
         console.error,

@@ -61,6 +61,7 @@ export function documentWindows(doc: Document, contextLength: number, stride: nu
 /** Windows laid out one per row, `rowsPerBatch` rows per batch, each batch padded to its longest window. */
 export interface WindowBatches {
   readonly stride: number;
+  readonly binding: Binding;
   readonly windows: readonly Window[];
   readonly batches: readonly Batch[];
   /** Index into `windows` of each batch's first row. */
@@ -90,7 +91,7 @@ export function windowBatches(docs: readonly Document[], binding: Binding, strid
     firstWindow.push(w0);
     batches.push(layRows(rows, (w) => byId.get(w.doc)!, split, binding));
   }
-  return { stride, windows, batches, firstWindow };
+  return { stride, binding, windows, batches, firstWindow };
 }
 
 function layRows(rows: readonly Window[], docOf: (w: Window) => Document, split: Split, binding: Binding): Batch {

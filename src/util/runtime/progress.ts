@@ -8,6 +8,34 @@ export interface ProgressStream {
   readonly columns?: number;
   /** A phase's quiet time on this stream (`phase`; default QUIET_MS): 0 for a caller, such as a test, that wants every phase's lines. */
   readonly quietMs?: number;
+  /**
+   * The stream's silence shared by its phases (quietClock): a phase's quiet time then counts from the stream's last
+   * progress line, or from the first phase since it, instead of from its own start, so a run of short phases and
+   * the work between them cannot add up to a long silence. Without it each phase keeps its own quiet time.
+   */
+  readonly clock?: QuietClock;
+}
+
+/** When the stream's present silence began (a progress line, or the first phase after one): one command's. */
+export interface QuietClock {
+  since?: number;
+}
+
+/** `out` with a quiet clock of its own: one per command, so its phases share one silence and no other command's. */
+export function quietClock(out: ProgressStream): ProgressStream {
+  return {
+    write: (s) => out.write(s),
+    get isTTY() {
+      return out.isTTY;
+    },
+    get columns() {
+      return out.columns;
+    },
+    get quietMs() {
+      return out.quietMs;
+    },
+    clock: {},
+  };
 }
 
 export interface ProgressOptions {
@@ -103,14 +131,18 @@ export function progressLine(state: {
 
 export function createProgress(opts: ProgressOptions): Progress {
   // stderr in Node; in a browser (no process global) nothing is printed unless a stream is given
-  const stream = opts.stream ?? (typeof process === "undefined" ? { write: () => true } : process.stderr);
+  const stream: ProgressStream = opts.stream ?? (typeof process === "undefined" ? { write: () => true } : process.stderr);
   const now = opts.now ?? (() => performance.now());
   const tty = stream.isTTY === true;
   const interval = tty ? TTY_INTERVAL_MS : (opts.every ?? 5) * 1000;
   const start = now();
   let done = 0;
+  // the stream's silence began at its last line, or at the first phase since (this one, when no other came first)
+  const clock = stream.clock;
+  if (clock) clock.since ??= start;
+  const quietFrom = clock?.since ?? start;
   // the first line may come once the quiet time is over
-  let lastPrint = opts.quietMs ? start + opts.quietMs - interval : -Infinity;
+  let lastPrint = opts.quietMs ? quietFrom + opts.quietMs - interval : -Infinity;
   let lastTick = start;
   let printed = false;
   let drawn = false; // a terminal line is on screen, not yet ended by a newline
@@ -126,6 +158,7 @@ export function createProgress(opts: ProgressOptions): Progress {
   // \x1b[K clears what a longer previous line left behind.
   const emit = (final: boolean) => {
     printed = true;
+    if (clock) clock.since = now();
     drawn = tty && !final;
     stream.write(tty ? `\r${line(final)}\x1b[K${final ? "\n" : ""}` : `${line(final)}\n`);
   };
@@ -150,7 +183,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       if (finished) return;
       finished = true;
       if (f) fields = f;
-      if (printed || !opts.quietMs || now() - start >= opts.quietMs) emit(true);
+      if (printed || !opts.quietMs || now() - quietFrom >= opts.quietMs) emit(true);
     },
     clear() {
       if (!drawn) return;

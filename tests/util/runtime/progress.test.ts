@@ -1,6 +1,6 @@
 // Contracts of the progress bar with a fake clock and a fake stream: throttling, line shape, rate and ETA.
 import { describe, expect, it } from "vitest";
-import { createProgress, formatDuration, progressLine } from "../../../src/util/runtime/progress.ts";
+import { createProgress, formatDuration, progressLine, quietClock } from "../../../src/util/runtime/progress.ts";
 
 function fakeStream(isTTY: boolean, columns?: number) {
   const writes: string[] = [];
@@ -130,6 +130,43 @@ describe("createProgress", () => {
     clock.set(7000);
     q.done();
     expect(long.writes[2]).toMatch(/^bpe {2}6\/10 items .*elapsed 0:07\n$/);
+  });
+
+  it("with a quiet clock, phases share one silence: short phases and the work between them speak once it passes the quiet time", () => {
+    const clock = fakeClock();
+    const phaseOf = (
+      stream: ReturnType<typeof fakeStream> | ReturnType<typeof quietClock>,
+      label: string,
+      from: number,
+      ticks: number[],
+    ) => {
+      clock.set(from);
+      const p = createProgress({ total: 10, label, stream, now: clock.now, quietMs: 1500, every: 5 });
+      for (const t of ticks) {
+        clock.set(t);
+        p.tick();
+      }
+      p.done();
+    };
+    // three phases of 1 s each with 1 s of unphased work between them: each alone stays under its quiet time
+    const alone = fakeStream(false);
+    [0, 2000, 4000].forEach((t, i) => phaseOf(alone, `p${i}`, t, [t + 500, t + 1000]));
+    expect(alone.writes).toEqual([]);
+    const raw = fakeStream(false);
+    const shared = quietClock(raw);
+    [0, 2000, 4000].forEach((t, i) => phaseOf(shared, `p${i}`, t, [t + 500, t + 1000]));
+    // the second phase speaks at its first tick (2.5 s, silence since 0 s) and ends with its final line at 3 s; the
+    // third starts 1 s after that line, and its first tick at 4.5 s falls past the quiet time again
+    expect(raw.writes.map((w) => w.split("  ").slice(0, 2).join(" "))).toEqual([
+      "p1 1/10 items",
+      "p1 2/10 items",
+      "p2 1/10 items",
+      "p2 2/10 items",
+    ]);
+    // a command's clock is its own: another wrapper of the same stream starts silent
+    const again = quietClock(raw);
+    phaseOf(again, "p3", 10_000, [10_500, 11_000]);
+    expect(raw.writes).toHaveLength(4);
   });
 
   it("leaves the last item's line to done(), so a finished phase is not printed twice", () => {
