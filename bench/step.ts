@@ -6,7 +6,7 @@
 // with native products (the comparison the graph has to win, not a choice the CLI offers). `gradients` names who
 // computed the training gradients in that line: onnxruntime-graph (the whole step as one ONNX graph) or tfjs.
 // cpu_ms_per_step is the median CPU time of a step over every thread of the process (workers included).
-// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium,large,xl] [--steps N] [--workers 1] [--gradcheck]
+// Usage: npx tsx bench/step.ts [--backends wasm,cpu] [--kernels tfjs,onnxruntime,onnxruntime-products] [--configs tiny,medium,large,xl] [--steps N] [--workers 1] [--microbatches N] [--gradcheck]
 //        npx tsx bench/step.ts --profile [--configs medium]   one step's kernels: calls and ms per kernel name
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     configs: { type: "string", default: "tiny,medium" },
     steps: { type: "string", default: "" },
     workers: { type: "string", default: "1" },
+    microbatches: { type: "string", default: "" },
     gradcheck: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     against: { type: "string" },
@@ -38,6 +39,8 @@ function positiveInt(name: string, text: string): number {
   return n;
 }
 const workers = positiveInt("workers", values.workers!);
+// an update's rows as this many microbatches (default: one per worker), each worker taking its share in turn
+const microbatches = values.microbatches ? positiveInt("microbatches", values.microbatches) : workers;
 // the worker pool lands separately (bench/pool.ts); until it is wired here only one worker is meaningful
 const stepsArg = values.steps ? positiveInt("steps", values.steps) : undefined;
 const BENCH_KERNELS = ["tfjs", "onnxruntime", "onnxruntime-products"];
@@ -65,6 +68,7 @@ function interleave(other: string, pairs: number) {
     values.configs!,
     "--workers",
     values.workers!,
+    ...(values.microbatches ? ["--microbatches", values.microbatches] : []),
     ...(stepsArg ? ["--steps", String(stepsArg)] : []),
   ];
   const runOnce = (src: string) => {
@@ -197,13 +201,15 @@ async function benchHere(src: string) {
     const { config, batch } = CONFIGS[name];
     const rng = Rng.fromSeed(1);
     const batches = [0, 1, 2].map(() => randomBatch(config, batch, rng));
-    // with N workers an update's rows are N microbatches of batch/N rows (one per worker), scored the same way
-    if (batch % workers !== 0)
-      throw new Error(`--workers ${workers}: the ${name} batch of ${batch} rows does not split into ${workers} microbatches`);
+    // an update's rows are M microbatches of batch/M rows (by default M = the workers: one each), scored the same way;
+    // more microbatches than workers hold fewer rows' activations at once, for more calls
+    const M = microbatches;
+    if (batch % M !== 0 || M % workers !== 0)
+      throw new Error(
+        `--microbatches ${M}: the ${name} batch of ${batch} rows does not split into ${M} microbatches shared evenly by ${workers} workers`,
+      );
     const parts = (b: Batch): Batch[] =>
-      workers === 1
-        ? [b]
-        : Array.from({ length: workers }, (_, i) => randomBatch(config, batch / workers, Rng.fromSeed(1000 * i + b.targets[0])));
+      M === 1 ? [b] : Array.from({ length: M }, (_, i) => randomBatch(config, batch / M, Rng.fromSeed(1000 * i + b.targets[0])));
     const micro = batches.flatMap(parts);
     const pool = startPool?.(workers, config, engine);
     // the lab's run (seed 1: init from the "init" stream), cycling over three fixed random batches
@@ -211,9 +217,9 @@ async function benchHere(src: string) {
     const run = Run.create(
       {
         config,
-        options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: workers, data: "random tokens" }),
+        options: trainOptions({ seed: 1, lr: 1e-3, microbatchesPerUpdate: M, data: "random tokens" }),
         tokenizer: null,
-        data: () => new EpochSource(micro, workers),
+        data: () => new EpochSource(micro, M),
         engine,
       },
       undefined,
@@ -254,7 +260,7 @@ async function benchHere(src: string) {
       const nll: number[] =
         workers === 1
           ? [...adapter.positionNll(batches[s % 3])]
-          : adapter.positionNlls!(micro.slice((s % 3) * workers, ((s % 3) + 1) * workers)).flatMap((x) => [...x]);
+          : adapter.positionNlls!(micro.slice((s % 3) * M, ((s % 3) + 1) * M)).flatMap((x) => [...x]);
       if (s === 0) evalNll = nll.reduce((t: number, x: number) => t + x, 0); // float64 sum of float32 NLLs, in position order
       if (s === 0) evalFirstMs = performance.now() - t0;
       if (s >= 1) evalTimes.push(performance.now() - t0);
@@ -339,7 +345,7 @@ async function benchHere(src: string) {
       for (const name of values.configs!.split(",")) {
         // the cpu backend is far slower on medium: fewer steps there
         const steps = stepsArg ?? (name === "tiny" ? 300 : backend === "cpu" ? 3 : name === "medium" ? 10 : 5);
-        results.push({ ...engine, workers, ...benchConfig(name, steps, opened) });
+        results.push({ ...engine, workers, microbatches, ...benchConfig(name, steps, opened) });
         console.error(JSON.stringify({ ...results[results.length - 1], profile: undefined, eval_profile: undefined }));
       }
       if (values.gradcheck) {

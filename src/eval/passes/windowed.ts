@@ -7,7 +7,7 @@ import type { ScoredBatch } from "../../model/input.ts";
 import type { ScoringModel } from "../../model/scoring.ts";
 import { evaluateLikelihood } from "./likelihood.ts";
 import { meanNll, type MetricSummary } from "../metrics/summary.ts";
-import { windowBatches, type Window, type WindowBatches } from "./windows.ts";
+import { windowBatches, type Window } from "./windows.ts";
 
 /** A window with its NLL sum (nats) over its scored targets and those targets' UTF-8 bytes. */
 export interface WindowScore extends Window {
@@ -40,11 +40,6 @@ export interface WindowedOptions {
   readonly onBatch?: () => void;
   /** Called once before any batch is scored, with how many batches there are (a progress line's total). */
   readonly onBatches?: (total: number) => void;
-  /**
-   * `docs`' windows already laid out (windowBatches at this stride, on the model's binding): a caller that scores
-   * one split with several models, or again and again, lays them once.
-   */
-  readonly laid?: WindowBatches;
 }
 
 /** Score every target of `docs` (one split) exactly once with windows of stride `stride`. */
@@ -55,14 +50,7 @@ export function evaluateWindows(
   opts: WindowedOptions = {},
 ): WindowedResult {
   const T = model.binding.contextLength;
-  const { windows, batches, firstWindow } = opts.laid ?? windowBatches(docs, model.binding, stride, opts.rowsPerBatch);
-  if (
-    opts.laid &&
-    (opts.laid.stride !== stride || opts.laid.binding.contextLength !== T || opts.laid.binding.vocabSize !== model.binding.vocabSize)
-  )
-    throw new Error(
-      `windows laid at stride ${opts.laid.stride} for context ${opts.laid.binding.contextLength} cannot be scored at stride ${stride} by a model of context ${T}`,
-    );
+  const { windows, batches, firstWindow } = windowBatches(docs, model.binding, stride, opts.rowsPerBatch);
   opts.onBatches?.(batches.length);
   const byId = new Map(docs.map((d) => [d.id, d]));
   const sums = new Float64Array(windows.length);

@@ -61,15 +61,17 @@ export function documentWindows(doc: Document, contextLength: number, stride: nu
 /** Windows laid out one per row, `rowsPerBatch` rows per batch, each batch padded to its longest window. */
 export interface WindowBatches {
   readonly stride: number;
-  readonly binding: Binding;
   readonly windows: readonly Window[];
   readonly batches: readonly Batch[];
   /** Index into `windows` of each batch's first row. */
   readonly firstWindow: readonly number[];
 }
 
+/** Rows (windows) per batch where a scorer does not choose. */
+export const WINDOW_ROWS = 16;
+
 /** All windows of `docs` (one split), in document order, as padded batches bound to the model's binding. */
-export function windowBatches(docs: readonly Document[], binding: Binding, stride: number, rowsPerBatch = 16): WindowBatches {
+export function windowBatches(docs: readonly Document[], binding: Binding, stride: number, rowsPerBatch = WINDOW_ROWS): WindowBatches {
   if (docs.length === 0) throw new Error("no documents to window");
   if (!Number.isInteger(rowsPerBatch) || rowsPerBatch < 1)
     throw new Error(`rows per batch must be a positive integer, got ${rowsPerBatch}`);
@@ -91,7 +93,7 @@ export function windowBatches(docs: readonly Document[], binding: Binding, strid
     firstWindow.push(w0);
     batches.push(layRows(rows, (w) => byId.get(w.doc)!, split, binding));
   }
-  return { stride, binding, windows, batches, firstWindow };
+  return { stride, windows, batches, firstWindow };
 }
 
 function layRows(rows: readonly Window[], docOf: (w: Window) => Document, split: Split, binding: Binding): Batch {
