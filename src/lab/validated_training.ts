@@ -1,7 +1,7 @@
 // The training every text recipe shares (train --text, train on a documents file, brown), as hooks on the run's
 // loop (run.ts): the whole validation split scored every --eval-every updates, history.json and the loss curve
 // kept across resumes, the state saved by the run directory's protocol. Not evaluation after training (the recipes).
-import type { Batch, Binding } from "../data/batches.ts";
+import type { Batch } from "../data/batches.ts";
 import type { Document } from "../data/documents.ts";
 import type { DataSource } from "../data/source.ts";
 import type { TokenizerJSON } from "../data/tokenizer.ts";
@@ -9,7 +9,7 @@ import type { TextDataProvenance } from "../data/text_split.ts";
 import type { ModelConfig } from "../model/config.ts";
 import { decoderAdapter, type ScoringModel } from "../eval/passes/adapter.ts";
 import { evaluateWindows } from "../eval/passes/windowed.ts";
-import { documentWindows, scoringStride, WINDOW_ROWS } from "../eval/passes/windows.ts";
+import { scoringStride } from "../eval/passes/windows.ts";
 import { meanNll } from "../eval/metrics/summary.ts";
 import { allBaselines } from "../baselines/ngram.ts";
 import type { WorkerPool } from "../train/pool.ts";
@@ -84,37 +84,37 @@ export interface ValidatedRunResult extends Pick<Trained, "from" | "stopped" | "
 
 /**
  * Whole-split validation: every target once, at the scorers' one stride (the context), token-weighted; its
- * progress on `progress`, as `label`'s bar, when the pass is long enough to need it, or as ticks of `bar` (a
- * caller's bar over several passes).
+ * progress on `progress`, as `label`'s bar, when the pass is long enough to need it, or as ticks of the bar `shared`
+ * gives for the pass's batch count (a caller's bar over several passes, which the caller ends).
  */
 export function validationNll(
   model: ScoringModel,
   docs: readonly Document[],
-  opts: { progress?: ProgressStream; label?: string; bar?: Progress } = {},
+  opts: { progress?: ProgressStream; label?: string; shared?: (batches: number) => Progress | undefined } = {},
 ): { nll: number; targets: number } {
-  let bar = opts.bar;
+  let bar: Progress | undefined;
   const r = evaluateWindows(model, docs, scoringStride(undefined, model.binding.contextLength), {
-    onBatches: (n) => (bar ??= phase(opts.progress, opts.label ?? "validation", n, "batches")),
+    onBatches: (n) => (bar = opts.shared ? opts.shared(n) : phase(opts.progress, opts.label ?? "validation", n, "batches")),
     onBatch: () => bar?.tick(),
   });
-  if (!opts.bar) bar?.done();
+  if (!opts.shared) bar?.done();
   return { nll: meanNll(r.metrics), targets: r.metrics.targets };
 }
 
 /**
- * Each count baseline's whole-split validation NLL, under one progress bar over all their passes. Each pass lays its
- * own windows, as the model's do: held from one pass to the next, a large split's padded batches changed when the
- * collector ran, and the peak with it (200 MB of text: 1.98–2.09 GB against 1.74 GB).
+ * Each count baseline's whole-split validation NLL, under one progress bar over all their passes (each pass has the
+ * split's batch count). Each pass lays its own windows, as the model's do: held from one pass to the next, a large
+ * split's padded batches changed when the collector ran, and the peak with it (200 MB of text: 1.98–2.09 GB against
+ * 1.74 GB).
  */
 function baselineNlls(
   baselines: readonly ScoringModel[],
   docs: readonly Document[],
-  binding: Binding,
   progress?: ProgressStream,
 ): { name: string; validation_nll: number }[] {
-  const batches = Math.ceil(docs.flatMap((d) => documentWindows(d, binding.contextLength, binding.contextLength)).length / WINDOW_ROWS);
-  const bar = phase(progress, "baselines", baselines.length * batches, "batches");
-  const out = baselines.map((b) => ({ name: b.name, validation_nll: validationNll(b, docs, { bar }).nll }));
+  let bar: Progress | undefined;
+  const shared = (batches: number) => (bar ??= phase(progress, "baselines", baselines.length * batches, "batches"));
+  const out = baselines.map((b) => ({ name: b.name, validation_nll: validationNll(b, docs, { shared }).nll }));
   bar?.done();
   return out;
 }
@@ -211,7 +211,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
     spec.onStart?.(run);
     const binding = { vocabSize: spec.config.vocabSize, contextLength: spec.config.contextLength };
     // the count baselines, fitted on train, on the same validation targets: horizontal lines on the curve
-    const baselines = validate ? baselineNlls(allBaselines(spec.train, binding), spec.validation, binding, spec.progress) : [];
+    const baselines = validate ? baselineNlls(allBaselines(spec.train, binding), spec.validation, spec.progress) : [];
     const adapter = decoderAdapter(run.model, { pool: spec.pool });
     // history.json and the curve are what --eval-every asks for
     const historyFiles = (): HistoryFiles | undefined => {

@@ -67,11 +67,8 @@ export interface WindowBatches {
   readonly firstWindow: readonly number[];
 }
 
-/** Rows (windows) per batch where a scorer does not choose. */
-export const WINDOW_ROWS = 16;
-
 /** All windows of `docs` (one split), in document order, as padded batches bound to the model's binding. */
-export function windowBatches(docs: readonly Document[], binding: Binding, stride: number, rowsPerBatch = WINDOW_ROWS): WindowBatches {
+export function windowBatches(docs: readonly Document[], binding: Binding, stride: number, rowsPerBatch = 16): WindowBatches {
   if (docs.length === 0) throw new Error("no documents to window");
   if (!Number.isInteger(rowsPerBatch) || rowsPerBatch < 1)
     throw new Error(`rows per batch must be a positive integer, got ${rowsPerBatch}`);
