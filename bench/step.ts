@@ -11,6 +11,7 @@
 //        npx tsx bench/step.ts --against DIR [--pairs N] ...   this tree and the checkout DIR in interleaved pairs
 //        (each side in its own process, alternating), with the ratio this/DIR pair by pair
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -129,7 +130,6 @@ async function benchHere(src: string) {
   const { EpochSource } = await mod<typeof import("../src/data/epoch_source.ts")>("src/data/epoch_source.ts");
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { Run } = await mod<typeof import("../src/lab/run.ts")>("src/lab/run.ts");
-  const { sha256Hex } = await mod<typeof import("../src/util/primitives/sha256.ts")>("src/util/primitives/sha256.ts");
   const { startPool } =
     workers > 1 ? await mod<typeof import("../src/node/pool.ts")>(edge("pool.ts", "experiments/pool.ts")) : { startPool: undefined };
   // an older tree without the training graph trains on tfjs autograd
@@ -245,10 +245,14 @@ async function benchHere(src: string) {
       calls = totalCalls();
     }
     // the weights after the timed updates: equal digests mean two kernel variants computed the same numbers
-    const weights = [...model.read().values()];
-    const bytes = new Uint8Array(weights.reduce((n, w) => n + w.byteLength, 0));
-    weights.reduce((at, w) => (bytes.set(new Uint8Array(w.buffer, w.byteOffset, w.byteLength), at), at + w.byteLength), 0);
-    const weightsSha256 = sha256Hex(bytes).slice(0, 16);
+    // (of their bytes in parameter order, one parameter at a time: a model-sized copy here would sit in this
+    // process's peak RSS, which bench/scale.sh compares with the peer's)
+    const hash = createHash("sha256");
+    for (const v of model.params.values()) {
+      const w = v.dataSync() as Float32Array;
+      hash.update(new Uint8Array(w.buffer, w.byteOffset, w.byteLength));
+    }
+    const weightsSha256 = hash.digest("hex").slice(0, 16);
     const evalTimes: number[] = [],
       evalCpu: number[] = [];
     let evalNll = 0,

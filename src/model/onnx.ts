@@ -51,6 +51,8 @@ import {
   TARGETS,
 } from "./onnx_names.ts";
 export { ATTENTION_BIAS, ATTENTION_MASK, BATCH_AXIS, INPUT_IDS, LOGITS, NLL, pastName, POSITION_IDS, presentName, TARGETS };
+/** onnxruntime's contrib-op domain (FastGelu, Attention), imported at version 1 by a graph that uses it. */
+const CONTRIB_DOMAIN = "com.microsoft";
 
 export interface OnnxOptions {
   /** Past key/value inputs and present outputs per layer (default true). Without them the graph is one pass over the row. */
@@ -83,7 +85,21 @@ export class Graph {
   readonly initializers: TensorProto[] = [];
   readonly kept = new Map<string, string>();
   private count = 0;
-  constructor(readonly training = false) {}
+  /**
+   * `contrib`: onnxruntime's own fused nodes (com.microsoft's FastGelu and Attention) where the forward allows them,
+   * for a graph only onnxruntime runs (the scoring form); the export and the training graph keep standard ONNX.
+   */
+  constructor(
+    readonly training = false,
+    readonly contrib = false,
+  ) {}
+
+  /** Add one com.microsoft node (onnxruntime's contrib ops); returns its output's name. */
+  contribOp(opType: string, inputs: string[], scope: string, attrs: Record<string, Attr>, out?: string): string {
+    const output = this.op(opType, inputs, scope, attrs, out);
+    this.nodes[this.nodes.length - 1].domain = CONTRIB_DOMAIN;
+    return output;
+  }
 
   /** Record `name` under `role` (the bytes do not change: nothing is added to the graph); returns `name`. */
   keep(role: string, name: string): string {
@@ -214,6 +230,17 @@ function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string,
   const s = `h${l}.attn/`,
     H = c.nHeads,
     D = c.dModel / c.nHeads;
+  if (g.contrib && !kvCache && !g.training) {
+    // one node: the qkv projection with its bias, the heads, scores·scale + bias, softmax, ·v and the heads merged
+    const y = g.contribOp(
+      "Attention",
+      [x, `h${l}.attn.wqkv`, `h${l}.attn.bqkv`, "", "", bias],
+      s,
+      { num_heads: H, scale: 1 / Math.sqrt(D) },
+      `${s}y`,
+    ); // [B, S, C]
+    return g.op("Add", [g.op("MatMul", [y, `h${l}.attn.wo`], s), `h${l}.attn.bo`], s, {}, `${s}out`);
+  }
   const qkv = g.op("Add", [g.op("MatMul", [x, `h${l}.attn.wqkv`], s), `h${l}.attn.bqkv`], s, {}, `${s}qkv`); // [B, S, 3C]
   const parts = [`${s}q`, `${s}k`, `${s}v`];
   g.nodes.push(
@@ -272,6 +299,11 @@ export function geluNodes(g: Graph, x: string, scope: string, opts: { opScope?: 
 
 function mlp(g: Graph, l: number, x: string): string {
   const s = `h${l}.mlp/`;
+  if (g.contrib && !g.training) {
+    // FastGelu adds the bias and computes the same tanh form in one pass (rounded differently from the chain below)
+    const h = g.contribOp("FastGelu", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s, {}, `${s}gelu`); // [B, S, F]
+    return g.op("Add", [g.op("MatMul", [h, `h${l}.mlp.w2`], s), `h${l}.mlp.b2`], s, {}, `${s}out`);
+  }
   const hidden = g.keep(`${s}pre`, g.op("Add", [g.op("MatMul", [x, `h${l}.mlp.w1`], s), `h${l}.mlp.b1`], s)); // [B, S, F]
   return g.op(
     "Add",
@@ -325,7 +357,7 @@ export function onnxModel(config: ModelConfig, weights: ParamArrays | null, opti
   const scoring = options.scoring ?? false;
   const kvCache = !scoring && (options.kvCache ?? true);
   const asInputs = options.weights === "inputs";
-  const g = new Graph();
+  const g = new Graph(false, scoring);
   if (!asInputs) addWeights(g, config, weights);
   const bias = scoring ? ATTENTION_BIAS : attentionBias(g);
   let h = embeddings(g);
@@ -394,7 +426,12 @@ export function encodeGraph(
     irVersion: BigInt(ONNX_IR_VERSION),
     producerName: "tinylab",
     graph,
-    opsetImport: [create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) })],
+    opsetImport: [
+      create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) }),
+      ...(g.nodes.some((n) => n.domain === CONTRIB_DOMAIN)
+        ? [create(OperatorSetIdProtoSchema, { domain: CONTRIB_DOMAIN, version: 1n })]
+        : []),
+    ],
     metadataProps: Object.entries(metadata).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   });
   return toBinary(ModelProtoSchema, model);

@@ -31,10 +31,31 @@ export { gradName, LOSS_SUM, TARGET_MASK };
 
 /** The graph's helpers for a backward: names under scope `s`. */
 class Backward {
+  /** The parameters' gradient nodes, queued in the order the backward reaches them (leaf, flush). */
+  private readonly leaves: (() => void)[] = [];
+
   constructor(
     readonly g: Graph,
     readonly c: ModelConfig,
   ) {}
+
+  /**
+   * Queue the nodes of a gradient output (a graph leaf: nothing reads it). onnxruntime's default order is a
+   * depth-first walk back from the leaves, the last-added leaf first: added as the backward reached them, the
+   * embeddings' gradients came last and pulled in the whole chain, and every layer's weight gradients ran after it,
+   * holding each layer's input gradients (and GELU's recomputed output) to the end, about a third of a training
+   * run's peak memory at xl. flush adds them in reverse, so the walk reaches each as soon as its inputs exist.
+   * The order of nodes changes nothing they compute.
+   */
+  leaf(add: () => void): void {
+    this.leaves.push(add);
+  }
+
+  /** Add the queued gradient nodes, the last queued first (so the first queued is the first the walk reaches). */
+  flush(): void {
+    for (const add of this.leaves.reverse()) add();
+    this.leaves.length = 0;
+  }
 
   op(type: string, inputs: string[], s: string, attrs: Record<string, number | number[] | string> = {}, out?: string): string {
     return this.g.op(type, inputs, s, attrs, out);
@@ -93,9 +114,20 @@ class Backward {
       ],
       s,
     );
-    this.columnSum(this.op("Mul", [dy, xhat], s), s, gradName(`${prefix}.g`));
-    this.columnSum(dy, s, gradName(`${prefix}.b`));
+    this.leaf(() => this.columnSum(this.op("Mul", [dy, xhat], s), s, gradName(`${prefix}.g`)));
+    this.leaf(() => this.columnSum(dy, s, gradName(`${prefix}.b`)));
     return dx;
+  }
+
+  /**
+   * x read again only once `dep` exists: x reshaped to dep's own shape (the same shape: Reshape aliases its input,
+   * so no copy and the same bits). onnxruntime orders nodes by a depth-first walk back from the outputs, which
+   * otherwise computes a backward's terms that depend on forward values alone (GELU's recomputed output and slope,
+   * a transposed head) during the forward and holds them through it: two [B, S, dFF] tensors per layer, a third of
+   * a training run's peak memory at xl.
+   */
+  after(x: string, dep: string, s: string): string {
+    return this.op("Reshape", [x, this.op("Shape", [dep], s)], s);
   }
 
   /** Block l's MLP backward from d(out); returns d(its input, the LN2 output). */
@@ -103,13 +135,13 @@ class Backward {
     const s = `h${l}.mlp/bw/`,
       { dModel: C, dFF: F } = this.c,
       g = this.g;
-    // GELU's tanh and output recomputed from its input with its operands swapped (geluNodes): kept instead, the
-    // two held 2·dFF floats per position per layer through the backward
-    const pre = g.get(`h${l}.mlp/pre`);
-    const { t, out: act } = geluNodes(g, pre, `h${l}.mlp/`, { opScope: s, swapped: true });
-    this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`));
-    this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`));
     const dAct = this.inputGrad(dOut, `h${l}.mlp.w2`, s); // [B, S, F]
+    // GELU's tanh and output recomputed from its input with its operands swapped (geluNodes): kept instead, the
+    // two held 2·dFF floats per position per layer through the backward; read after dAct (after)
+    const pre = this.after(g.get(`h${l}.mlp/pre`), dAct, s);
+    const { t, out: act } = geluNodes(g, pre, `h${l}.mlp/`, { opScope: s, swapped: true });
+    this.leaf(() => this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`)));
+    this.leaf(() => this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`)));
     // gelu'(x) = 0.5(1 + t) + 0.5·x·(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³))
     const k = (name: string, v: number) => g.scalar(`bw/${name}`, v);
     const slope = this.op(
@@ -127,8 +159,8 @@ class Backward {
       [dAct, this.op("Add", [this.op("Mul", [this.op("Add", [t, k("one", 1)], s), k("half", 0.5)], s), dt], s)],
       s,
     );
-    this.weightGrad(`h${l}/ln2`, dPre, C, F, s, gradName(`h${l}.mlp.w1`));
-    this.columnSum(dPre, s, gradName(`h${l}.mlp.b1`));
+    this.leaf(() => this.weightGrad(`h${l}/ln2`, dPre, C, F, s, gradName(`h${l}.mlp.w1`)));
+    this.leaf(() => this.columnSum(dPre, s, gradName(`h${l}.mlp.b1`)));
     return this.inputGrad(dPre, `h${l}.mlp.w1`, s);
   }
 
@@ -139,8 +171,8 @@ class Backward {
       g = this.g,
       { dModel: C, nHeads: H } = this.c,
       D = C / H;
-    this.weightGrad(`${a}y`, dOut, C, C, s, gradName(`h${l}.attn.wo`));
-    this.columnSum(dOut, s, gradName(`h${l}.attn.bo`));
+    this.leaf(() => this.weightGrad(`${a}y`, dOut, C, C, s, gradName(`h${l}.attn.wo`)));
+    this.leaf(() => this.columnSum(dOut, s, gradName(`h${l}.attn.bo`)));
     const swap = (t: string) => this.op("Transpose", [t], s, { perm: [0, 1, 3, 2] });
     const toHeads = (t: string) =>
       this.op("Transpose", [this.op("Reshape", [t, g.int64(`${a}heads_shape`, [0, 0, H, D])], s)], s, { perm: [0, 2, 1, 3] }); // [B, H, S, D]
@@ -149,15 +181,15 @@ class Backward {
     const [q, k, v, att] = [g.get(`${a}q_heads`), g.get(`${a}k_heads`), g.get(`${a}v_heads`), `${a}weights`];
     const dy4 = toHeads(this.inputGrad(dOut, `h${l}.attn.wo`, s));
     const dv = fromHeads(this.op("MatMul", [swap(att), dy4], s));
-    const datt = this.op("MatMul", [dy4, swap(v)], s); // [B, H, S, S]
+    const datt = this.op("MatMul", [dy4, swap(this.after(v, dy4, s))], s); // [B, H, S, S]
     // softmax backward: ds = att ⊙ (datt − Σ_j datt·att), then the score scale; masked entries have att = 0
     const rowDot = this.op("ReduceSum", [this.op("Mul", [datt, att], s), g.int64("bw/axes_last", [-1])], s, { keepdims: 1 });
     const ds = this.op("Mul", [this.op("Mul", [att, this.op("Sub", [datt, rowDot], s)], s), `${a}scale`], s);
     const dq = fromHeads(this.op("MatMul", [ds, k], s)),
       dk = fromHeads(this.op("MatMul", [swap(ds), q], s));
     const dqkv = this.op("Concat", [dq, dk, dv], s, { axis: 2 }); // [B, S, 3C]
-    this.weightGrad(`h${l}/ln1`, dqkv, C, 3 * C, s, gradName(`h${l}.attn.wqkv`));
-    this.columnSum(dqkv, s, gradName(`h${l}.attn.bqkv`));
+    this.leaf(() => this.weightGrad(`h${l}/ln1`, dqkv, C, 3 * C, s, gradName(`h${l}.attn.wqkv`)));
+    this.leaf(() => this.columnSum(dqkv, s, gradName(`h${l}.attn.bqkv`)));
     return this.inputGrad(dqkv, `h${l}.attn.wqkv`, s);
   }
 }
@@ -185,7 +217,7 @@ export function trainingModel(c: ModelConfig): Uint8Array {
     g.op("Gemm", [bw.rows(dLogits, V, s), bw.rows("head/lnf", C, s)], s, { transA: 1 }, "bw/wte_head");
     dz = g.op("MatMul", [dLogits, "wte"], s);
   } else {
-    bw.weightGrad("head/lnf", dLogits, C, V, s, gradName("head"));
+    bw.leaf(() => bw.weightGrad("head/lnf", dLogits, C, V, s, gradName("head")));
     dz = bw.inputGrad(dLogits, "head", s);
   }
   let dh = bw.layerNorm(dz, "head/lnf", "lnf");
@@ -198,6 +230,7 @@ export function trainingModel(c: ModelConfig): Uint8Array {
   const wteEmbed = bw.rowGrad(INPUT_IDS, dh, V, e, c.tiedHead ? "bw/wte_embed" : gradName("wte"));
   if (c.tiedHead) g.op("Add", [wteEmbed, "bw/wte_head"], e, {}, gradName("wte"));
   bw.rowGrad(POSITION_IDS, dh, c.contextLength, e, gradName("wpe"));
+  bw.flush();
 
   const inputs: ValueInfoProto[] = [
     ...scoringInputs(),
