@@ -13,7 +13,7 @@ import { windowBatches } from "../../src/eval/passes/windows.ts";
 import { decodeModelParts } from "../../src/lab/model_file.ts";
 import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import { GPT } from "../../src/model/gpt.ts";
-import { graphBuilds, scoreBatch } from "../../src/model/graph_scoring.ts";
+import { graphBuilds, SCORING_RUN_POSITIONS, scoreBatch } from "../../src/model/graph_scoring.ts";
 import type { ParamArrays } from "../../src/model/init.ts";
 import type { ScoredBatch } from "../../src/model/input.ts";
 import { positionNll } from "../../src/model/loss.ts";
@@ -184,6 +184,23 @@ describe("graph sessions", () => {
       model.dispose();
       other.dispose();
       onTfjs.dispose();
+    }
+  });
+
+  it("score a batch in runs of any number of rows to the same bits (rows are scored apart)", () => {
+    const config = bpeShape;
+    const model = onGraph(config, weights2());
+    const docs = documents(config, Rng.fromSeed("runs"), [120, 90, 70, 49, 130, 33]);
+    const [batch] = windowBatches(docs, { vocabSize: config.vocabSize, contextLength: config.contextLength }, 16, 7).batches;
+    try {
+      expect(batch.input.rows).toBe(7);
+      const whole = scoreBatch(model, batch, undefined, Infinity);
+      for (const rows of [1, 2, 3])
+        expect(scoreBatch(model, batch, undefined, rows * config.contextLength), `${rows} rows a run`).toEqual(whole);
+      expect(SCORING_RUN_POSITIONS).toBeGreaterThanOrEqual(config.contextLength);
+    } finally {
+      openKernels("tfjs");
+      model.dispose();
     }
   });
 

@@ -107,6 +107,38 @@ describe("the training graph's memory", () => {
       expect(nodes.filter((n) => backward(n) && n.name.startsWith(`h${l}.mlp/bw/`) && n.opType === "Tanh")).toHaveLength(1);
     }
   });
+  it("adds each parameter's gradient nodes in the reverse of the order the backward reaches them, and reads GELU's input and v again only after it gets there", () => {
+    // onnxruntime walks back from the leaves, the last-added first: the last layer's weight gradients must come
+    // last in the graph and the embeddings' first, or every layer's input gradients are held to the end
+    for (const { config } of cases.filter((c) => c.config.nLayers > 1)) {
+      const nodes = fromBinary(ModelProtoSchema, trainingModel(config))!.graph!.node;
+      const at = (output: string) => nodes.findIndex((n) => n.output.includes(output));
+      const order = [
+        "grad.wpe",
+        "grad.h0.ln1.b",
+        "grad.h0.attn.wqkv",
+        "grad.h0.mlp.w2",
+        `grad.h${config.nLayers - 1}.attn.wqkv`,
+        `grad.h${config.nLayers - 1}.mlp.w1`,
+        `grad.h${config.nLayers - 1}.mlp.w2`,
+        "grad.lnf.g",
+      ].map(at);
+      expect(order.every((i) => i >= 0)).toBe(true);
+      for (let k = 1; k < order.length; k++) expect(order[k], `leaf ${k}`).toBeGreaterThan(order[k - 1]);
+      for (let l = 0; l < config.nLayers; l++) {
+        // the backward reads the MLP's input and v again through a Reshape to a backward tensor's own shape
+        const producer = (name: string) => nodes.find((n) => n.output.includes(name));
+        for (const scope of [`h${l}.mlp/bw/`, `h${l}.attn/bw/`]) {
+          const deferred = nodes.filter(
+            (n) => n.name.startsWith(scope) && n.opType === "Reshape" && producer(n.input[1])?.opType === "Shape",
+          );
+          expect(deferred, scope).toHaveLength(1);
+          expect(producer(deferred[0].input[0])!.name, scope).not.toContain("/bw/"); // a forward value
+          expect(producer(producer(deferred[0].input[1])!.input[0])!.name, scope).toContain("/bw/"); // read after a backward one
+        }
+      }
+    }
+  });
 });
 
 describe("training graph sessions", () => {
