@@ -3,7 +3,7 @@
 // (Node-only, src/node/onnxruntime.ts) and not evaluation: callers merge the numbers as they merge tfjs's.
 import { readTensor } from "../util/backend.ts";
 import type { GPT } from "./gpt.ts";
-import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
+import { batchFeeds, cachedSession, weightFeeds, type GraphModel } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
 import { positionNll } from "./loss.ts";
 import { graphBuilders } from "./graph_builders.ts";
@@ -19,15 +19,27 @@ export function scoreBatch(
   model: GPT,
   batch: ScoredBatch,
   weights?: ReadonlyMap<string, Float32Array>,
+  runPositions?: number,
+): Float64Array;
+export function scoreBatch(
+  model: GraphModel,
+  batch: ScoredBatch,
+  weights: ReadonlyMap<string, Float32Array>,
+  runPositions?: number,
+): Float64Array;
+export function scoreBatch(
+  model: GPT | GraphModel,
+  batch: ScoredBatch,
+  weights?: ReadonlyMap<string, Float32Array>,
   runPositions = SCORING_RUN_POSITIONS,
 ): Float64Array {
   const load = model.engine.graphs;
   if (!load && weights) throw new Error("scoreBatch: weights apart from the model's need the onnxruntime graph (kernels are tfjs)");
-  if (!load) return Float64Array.from(readTensor(() => positionNll(model.forward(batch.input), batch.targets)));
+  if (!load) return Float64Array.from(readTensor(() => positionNll((model as GPT).forward(batch.input), batch.targets)));
   const run = cachedSession(load, "scoring", model, () =>
     graphBuilders().onnxModel(model.config, null, { scoring: true, weights: "inputs" }),
   );
-  const weightsIn = weightFeeds(model, weights);
+  const weightsIn = weights ? weightFeeds(model, weights) : weightFeeds(model as GPT);
   const { rows, cols } = batch.input;
   const per = Math.max(1, Math.floor(runPositions / cols));
   const out = new Float64Array(rows * cols);

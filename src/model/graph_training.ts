@@ -2,7 +2,7 @@
 // graph) where the model's engine runs whole graphs (onnxruntime kernels) and the model has no dropout. Not the
 // choice of path (src/lab/gradients.ts falls back to tfjs autograd) and not the reduction (src/train/trainer.ts).
 import type { GPT } from "./gpt.ts";
-import { batchFeeds, cachedSession, weightFeeds } from "./graph_session.ts";
+import { batchFeeds, cachedSession, weightFeeds, type GraphModel } from "./graph_session.ts";
 import type { ScoredBatch } from "./input.ts";
 import { graphBuilders } from "./graph_builders.ts";
 import { gradName, LOSS_SUM, TARGET_MASK } from "./onnx_names.ts";
@@ -15,7 +15,7 @@ export type GradientPath = "onnxruntime-graph" | "tfjs";
  * The graph has no dropout: a model with dropout keeps tfjs's autograd (its products still native under
  * onnxruntime kernels), whose masks come from the run's dropout stream.
  */
-export const gradientPath = (model: GPT): GradientPath =>
+export const gradientPath = (model: GraphModel): GradientPath =>
   model.engine.graphs && model.config.dropout === 0 ? "onnxruntime-graph" : "tfjs";
 
 let runs = 0;
@@ -26,7 +26,17 @@ export const graphGradientRuns = (): number => runs;
  * Gradients of Σ mask·NLL through the graph at the model's current weights, or at `weights` (by parameter name,
  * which only the graph can take); undefined where gradientPath is tfjs.
  */
-export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient | undefined {
+export function graphGradient(model: GPT, batch: ScoredBatch, weights?: ReadonlyMap<string, Float32Array>): MicrobatchGradient | undefined;
+export function graphGradient(
+  model: GraphModel,
+  batch: ScoredBatch,
+  weights: ReadonlyMap<string, Float32Array>,
+): MicrobatchGradient | undefined;
+export function graphGradient(
+  model: GPT | GraphModel,
+  batch: ScoredBatch,
+  weights?: ReadonlyMap<string, Float32Array>,
+): MicrobatchGradient | undefined {
   const load = model.engine.graphs;
   if (!load || gradientPath(model) !== "onnxruntime-graph") {
     if (weights)
@@ -41,7 +51,7 @@ export function graphGradient(model: GPT, batch: ScoredBatch, weights?: Readonly
   const feeds = {
     ...batchFeeds(model, batch),
     [TARGET_MASK]: { type: "float32" as const, data: batch.mask, dims: [batch.input.rows, batch.input.cols] },
-    ...weightFeeds(model, weights),
+    ...(weights ? weightFeeds(model, weights) : weightFeeds(model as GPT)),
   };
   const [loss, ...grads] = run(feeds, [LOSS_SUM, ...names.map(gradName)]);
   runs++;

@@ -1,10 +1,11 @@
-// One replica of the worker pool (a worker_threads entry): its own tfjs engine and model copy, answering jobs
-// (gradients of its microbatches into shared memory, its parameters' part of the update, scores of its batches,
-// its memory) at the weights in shared memory. Not the pool.
+// One replica of the worker pool (a worker_threads entry): its own engine (and a tfjs model copy only for a job that
+// needs one), answering jobs (gradients of its microbatches into shared memory, its parameters' part of the
+// update, scores of its batches, its memory) at the weights in shared memory. Not the pool.
 import { workerData, type MessagePort } from "node:worker_threads";
 import { GPT } from "../model/gpt.ts";
 import { scoreBatch } from "../model/graph_scoring.ts";
-import { gradientPath } from "../model/graph_training.ts";
+import { graphModel } from "../model/graph_session.ts";
+import { gradientPath, graphGradient } from "../model/graph_training.ts";
 import { modelGradient } from "../lab/gradients.ts";
 import {
   paramView,
@@ -33,7 +34,12 @@ function post(reply: Reply, transfer: ArrayBuffer[] = []): void {
 // explicit, never auto: a replica that cannot compute as the calling thread does fails its start
 const engine = await openEngine(init.engine);
 const view = new Float32Array(init.weights);
-const model = new GPT(init.config, readWeights(view, init.layout), engine);
+// The graphs need only the parameters' names and shapes (fed `own` below); the tfjs model, whose variables hold a
+// model-sized copy in this thread's wasm heap (~90 MB of resident memory at xl), is made only for a job that
+// computes on tfjs (dropout, or kernels without graphs), from the shared weights then current.
+const shapes = graphModel(init.config, engine);
+let tfjsModel: GPT | undefined;
+const modelOnTfjs = (): GPT => (tfjsModel ??= new GPT(init.config, readWeights(view, init.layout), engine));
 // The graph (scoring, and training without dropout) is fed this thread's own copy of the shared weights:
 // onnxruntime-node's binding rejects shared buffers, and one copy here replaces assign's tensors and the dataSync
 // copies that fed them back out. tfjs's paths compute with the model's variables, so those jobs assign first.
@@ -75,13 +81,13 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
   if (job.kind === "squares") return [{ kind: "squares", values: ownerSquares(shardMemory(job), job.count, job.params) }, []];
   if (job.kind === "check") return [{ kind: "check", bad: ownerCheck(shardMemory(job), job.count, job.params, job.k, job.decays) }, []];
   if (job.kind === "update") return [{ kind: "update", ...ownerUpdate(shardMemory(job), job.count, job.params, job.k, job.decays) }, []];
-  const graph = job.kind === "scores" ? engine.graphs !== undefined : gradientPath(model) === "onnxruntime-graph";
+  const graph = job.kind === "scores" ? engine.graphs !== undefined : gradientPath(shapes) === "onnxruntime-graph";
   // the shared buffer is read again only when the caller wrote it since this copy was taken
   if (graph && ownHolds !== job.weights) {
     own.set(view);
     ownHolds = job.weights;
   } else if (!graph && modelHolds !== job.weights) {
-    model.assign(readWeights(view, init.layout));
+    modelOnTfjs().assign(readWeights(view, init.layout));
     modelHolds = job.weights;
   }
   if (job.kind === "gradients") {
@@ -93,7 +99,7 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     const items = job.items.map(({ index: i, batch, dropout }) => {
       const dropoutRng = dropout ? Rng.restore(dropout) : noDropout;
       // as the calling thread computes them: the training graph on onnxruntime kernels without dropout, else tfjs
-      const { grads, lossSum, count } = modelGradient(model, batch, dropoutRng, graph ? ownWeights : undefined);
+      const { grads, lossSum, count } = graph ? graphGradient(shapes, batch, ownWeights)! : modelGradient(modelOnTfjs(), batch, dropoutRng);
       kept.grads.push(grads);
       // into the update's shared terms, where each parameter's owner reads them
       grads.forEach((g, p) => paramView(terms, layout, p, i).set(g));
@@ -102,7 +108,10 @@ function handle(job: Job): [Reply, ArrayBuffer[]] {
     return [{ kind: "gradients", items }, []];
   }
   // as the calling thread scores: the whole graph on onnxruntime kernels (one session per config), else tfjs
-  const items = job.items.map(({ index: i, batch }) => ({ index: i, nll: scoreBatch(model, batch, graph ? ownWeights : undefined) }));
+  const items = job.items.map(({ index: i, batch }) => ({
+    index: i,
+    nll: graph ? scoreBatch(shapes, batch, ownWeights) : scoreBatch(modelOnTfjs(), batch),
+  }));
   return [{ kind: "scores", items }, items.map((it) => it.nll.buffer as ArrayBuffer)];
 }
 
