@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 
 const { values } = parseArgs({
@@ -86,6 +86,10 @@ async function onPool(n: number) {
   const { trainOptions } = await mod<typeof import("../src/lab/config.ts")>("src/lab/config.ts");
   const { EpochSource } = await mod<typeof import("../src/data/epoch_source.ts")>("src/data/epoch_source.ts");
   const engine = openKernels("onnxruntime");
+  // openEngine's part, for the engine openKernels opens here (a tree without the loader had the builders at hand)
+  const builders = resolve(src, "src/model/graph_builders.ts");
+  if (existsSync(builders))
+    await (await mod<typeof import("../src/model/graph_builders.ts")>("src/model/graph_builders.ts")).loadGraphBuilders();
   const rng = Rng.fromSeed(3);
   const cols = 16;
   // one row of `cols` random tokens per microbatch, one microbatch per worker
