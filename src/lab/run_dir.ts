@@ -2,7 +2,7 @@
 // any instant leaves a directory the next --resume accepts, and claiming a directory (refused when it holds a run,
 // unless resumed or overwritten; an overwrite removes only the run's own files). Not the files' formats.
 import { MANIFEST_FILE } from "../data/text_manifest.ts";
-import { STATE_FILE, type Store } from "./store.ts";
+import { STATE_FILE, writeChunked, type Store } from "./store.ts";
 import { HISTORY_FILE } from "./history.ts";
 import { EVENTS_FILE, HISTORY_CSV_FILE } from "./history_events.ts";
 
@@ -76,9 +76,9 @@ export function claimRunDir(store: Store, how: Claim, label: string): { removed:
  * A history may run ahead of the state (a resume drops the entries past the state's update, src/lab/history.ts
  * `resumeHistory`) but never behind it, so a kill between any two of these writes resumes without advice.
  */
-export function commitState(store: Store, state: Uint8Array, history?: HistoryFiles): void {
+export function commitState(store: Store, state: Iterable<Uint8Array>, history?: HistoryFiles): void {
   if (history) writeHistory(store, history);
-  store.write(STATE_FILE, state);
+  writeChunked(store, STATE_FILE, state);
 }
 
 /** The history alone, between saves of the state (after a validation scoring): ahead of the state, which is allowed. */

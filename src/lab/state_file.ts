@@ -8,7 +8,7 @@ import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
-import { encodeSafetensors } from "../util/formats/safetensors.ts";
+import { safetensorsChunks } from "../util/formats/safetensors.ts";
 import { tfjsOnly } from "../util/backend.ts";
 import type { EngineRecord } from "../util/engine.ts";
 import { configJSON, modelProvenance, weightTensors } from "./model_file.ts";
@@ -65,6 +65,18 @@ const SECOND_MOMENT: ValueRule = { ok: (x) => x >= 0 && x < Infinity, says: "a n
 
 /** The state file's bytes; a non-finite weight or moment is refused, so no such file is ever written. */
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
+  const chunks = [...trainStateChunks(s)];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return out;
+}
+
+/**
+ * encodeTrainState's bytes as chunks (safetensorsChunks: views of the snapshot's arrays, which must not change
+ * until the last chunk is written), every check done before the first: a state of a few hundred MB is written
+ * without a copy of it in memory.
+ */
+export function trainStateChunks(s: TrainSnapshot): Iterable<Uint8Array> {
   if (s.tokenizer === null) throw new Error("this run has no tokenizer (raw token ids): its state cannot be written to a file");
   const where = "cannot write a training-state file";
   refuseBadValues(s.weights, "", where);
@@ -92,7 +104,7 @@ export function encodeTrainState(s: TrainSnapshot): Uint8Array {
       ? { best: JSON.stringify({ update: s.best.update, validation_nll: s.best.validationNll, scorings_since: s.best.scoringsSince }) }
       : {}),
   };
-  return encodeSafetensors(tensors, signed(tensors, metadata));
+  return safetensorsChunks(tensors, signed(tensors, metadata));
 }
 
 /** The run's streams other than the data's (whose state is the cursor): src/lab/run.ts STREAMS.dropout. */

@@ -55,8 +55,17 @@ export function openRun(spec: RunSpec, store: Store | undefined, resume: boolean
 
 /** Write the run's state file; returns where it went. */
 export function saveState(run: Run, store: Store): string {
-  store.write(STATE_FILE, run.stateBytes());
+  writeChunked(store, STATE_FILE, run.stateChunks());
   return store.where(STATE_FILE);
+}
+
+/** Write `name` from chunks: through the store's writeChunks where it has one, else joined and written whole. */
+export function writeChunked(store: Store, name: string, chunks: Iterable<Uint8Array>): void {
+  if (store.writeChunks) return store.writeChunks(name, chunks);
+  const all = [...chunks];
+  const bytes = new Uint8Array(all.reduce((n, c) => n + c.length, 0));
+  all.reduce((at, c) => (bytes.set(c, at), at + c.length), 0);
+  store.write(name, bytes);
 }
 
 /** Write the run's model file as `name`; returns its sha256 (the model's id). */

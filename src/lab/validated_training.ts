@@ -262,7 +262,7 @@ export async function trainWithValidation(spec: ValidatedRunSpec): Promise<Valid
       onSave:
         store &&
         ((step, stopping) => {
-          commitState(store, run.stateBytes(), historyFiles());
+          commitState(store, run.stateChunks(), historyFiles());
           if (!stopping) spec.onSave?.(step, store.where(STATE_FILE));
         }),
       shouldStop: spec.shouldStop,

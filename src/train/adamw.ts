@@ -264,6 +264,11 @@ export class AdamW {
     return mBound < SAFE_BOUND && vBound < SAFE_BOUND && wBound < SAFE_BOUND && Number.isFinite(lr);
   }
 
+  /** The state as views of this optimizer's own arrays: valid until the next update or restore (state() copies). */
+  stateView(): AdamWState {
+    return { step: this.step, m: this.m, v: this.v };
+  }
+
   state(): AdamWState {
     const copy = (src: Map<string, Float32Array>) => new Map([...src].map(([n, a]) => [n, a.slice()]));
     return { step: this.step, m: copy(this.m), v: copy(this.v) };

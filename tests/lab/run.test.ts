@@ -130,6 +130,31 @@ describe("a run", () => {
     }
   });
 
+  it("writes its state from views of its own arrays to the bytes of a snapshot's copies, the selected weights included", () => {
+    const run = Run.create(spec());
+    try {
+      run.train({ updates: 2 });
+      run.considerForBest(2.5);
+      run.train({ updates: 3 });
+      const chunks = [...run.stateChunks()];
+      expect(chunks.length).toBeGreaterThan(2); // the header, then one chunk per tensor
+      const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      chunks.reduce((at, c) => (joined.set(c, at), at + c.length), 0);
+      expect(joined).toEqual(run.stateBytes());
+      const store = memoryStore();
+      saveState(run, store);
+      expect(store.files.get(STATE_FILE)).toEqual(run.stateBytes());
+      const raw = Run.create(spec({ tokenizer: null }));
+      try {
+        expect(() => raw.stateChunks()).toThrow(/no tokenizer/);
+      } finally {
+        raw.dispose();
+      }
+    } finally {
+      run.dispose();
+    }
+  });
+
   it("leaves no tensors behind", () => {
     const before = tf.memory().numTensors;
     const run = Run.create(spec());

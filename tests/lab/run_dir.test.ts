@@ -55,10 +55,11 @@ describe("commitState", () => {
           store.write(n, d);
         },
       },
-      bytes("state"),
+      [bytes("sta"), bytes("te")],
       { json: "{}", curve: "<svg/>", events: bytes("events") },
     );
     expect(order).toEqual([HISTORY_FILE, CURVE_FILE, EVENTS_FILE, STATE_FILE]);
+    expect(new TextDecoder().decode(store.files.get(STATE_FILE))).toBe("state"); // a store without writeChunks gets the chunks joined
   });
 
   it("leaves, after a kill between any two writes, a history that resumes to the state's update", () => {

@@ -93,6 +93,19 @@ function checkText(s: string, what: string): void {
  * header entries and data in that same order, compact JSON padded with spaces to a multiple of 8.
  */
 export function encodeSafetensors(tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): Uint8Array {
+  const chunks = [...safetensorsChunks(tensors, metadata)];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return out;
+}
+
+/**
+ * encodeSafetensors's bytes as chunks: the length prefix and header, then each tensor's data in file order, as
+ * views of the tensors' own arrays on a little-endian host (a byte-swapped copy of one tensor at a time elsewhere),
+ * so a writer never holds the whole file. Everything is checked before the first chunk; the arrays must not change
+ * until the last chunk is consumed.
+ */
+export function safetensorsChunks(tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): Iterable<Uint8Array> {
   const parts: string[] = [];
   const metaKeys = Object.keys(metadata).sort(byteOrder);
   if (metaKeys.length > 0) {
@@ -126,19 +139,18 @@ export function encodeSafetensors(tensors: Record<string, TensorEntry>, metadata
   }
   const json = utf8(`{${parts.join(",")}}`);
   const headerLen = Math.ceil(json.length / 8) * 8; // so the data section starts 8-byte aligned
-  const out = new Uint8Array(8 + headerLen + offset);
-  new DataView(out.buffer).setBigUint64(0, BigInt(headerLen), true);
-  out.set(json, 8);
-  out.fill(0x20, 8 + json.length, 8 + headerLen);
-  let at = 8 + headerLen;
-  for (const name of names) {
-    const { data } = tensors[name];
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    out.set(bytes, at);
-    toLittleEndian(out.subarray(at, at + bytes.length), data.BYTES_PER_ELEMENT);
-    at += bytes.length;
-  }
-  return out;
+  const head = new Uint8Array(8 + headerLen);
+  new DataView(head.buffer).setBigUint64(0, BigInt(headerLen), true);
+  head.set(json, 8);
+  head.fill(0x20, 8 + json.length, 8 + headerLen);
+  return (function* () {
+    yield head;
+    for (const name of names) {
+      const { data } = tensors[name];
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      yield LITTLE_ENDIAN_HOST || data.BYTES_PER_ELEMENT === 1 ? bytes : toLittleEndian(bytes.slice(), data.BYTES_PER_ELEMENT);
+    }
+  })();
 }
 
 /** Validates the 8-byte prefix against the file size; returns the header length N. */
