@@ -8,7 +8,7 @@ import type { AdamWState } from "../train/adamw.ts";
 import { TRAIN_OPTIONS, type TrainOptions } from "./config.ts";
 import { RNG_STATE, type RngState } from "../util/primitives/rng.ts";
 import { arr, int, nullable, num, obj, refuse, type Schema } from "../util/formats/schema.ts";
-import { safetensorsChunks } from "../util/formats/safetensors.ts";
+import { joinChunks, safetensorsChunks } from "../util/formats/safetensors.ts";
 import { tfjsOnly } from "../util/backend.ts";
 import type { EngineRecord } from "../util/engine.ts";
 import { configJSON, modelProvenance, weightTensors } from "./model_file.ts";
@@ -65,10 +65,7 @@ const SECOND_MOMENT: ValueRule = { ok: (x) => x >= 0 && x < Infinity, says: "a n
 
 /** The state file's bytes; a non-finite weight or moment is refused, so no such file is ever written. */
 export function encodeTrainState(s: TrainSnapshot): Uint8Array {
-  const chunks = [...trainStateChunks(s)];
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
-  return out;
+  return joinChunks(trainStateChunks(s));
 }
 
 /**

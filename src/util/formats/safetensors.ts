@@ -93,9 +93,14 @@ function checkText(s: string, what: string): void {
  * header entries and data in that same order, compact JSON padded with spaces to a multiple of 8.
  */
 export function encodeSafetensors(tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): Uint8Array {
-  const chunks = [...safetensorsChunks(tensors, metadata)];
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return joinChunks(safetensorsChunks(tensors, metadata));
+}
+
+/** Chunks of bytes as one array (a writer without a chunked path, the encoders' whole-file forms). */
+export function joinChunks(chunks: Iterable<Uint8Array>): Uint8Array {
+  const all = [...chunks];
+  const out = new Uint8Array(all.reduce((n, c) => n + c.length, 0));
+  all.reduce((at, c) => (out.set(c, at), at + c.length), 0);
   return out;
 }
 
