@@ -52,9 +52,9 @@ export function scoreBatch(
 
 /**
  * Positions one scoring run takes at most (whole rows, at least one). Rows are scored independently, so the bits
- * do not depend on it; smaller runs keep a run's intermediates in cache and its arena small. At xl (rows of 256,
- * two workers), runs of 2 rows scored 5–15% faster than runs of 4 or 8 and runs of 1 row 10% slower
- * (docs/benchmarks.md).
+ * do not depend on it; smaller runs keep a run's intermediates in cache. At xl (rows of 256, two workers, 8 rows a
+ * call), runs of 2 rows scored 1–15% faster than runs of 4 and runs of 1 row 11–13% slower than runs of 2
+ * (docs/native-kernels.md).
  */
 export const SCORING_RUN_POSITIONS = 512;
 
