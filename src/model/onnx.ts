@@ -5,6 +5,7 @@
 //   onnxModel(config, weights)                      → Uint8Array, with the KV cache (transformers.js's contract)
 //   onnxModel(config, weights, { kvCache: false })  → Uint8Array, one pass: input_ids, attention_mask, position_ids → logits
 //   onnxModel(config, weights, { scoring: true })   → Uint8Array, one pass: input_ids, attention_bias, position_ids, targets → nll
+//                                                     (onnxruntime's com.microsoft FastGelu and Attention: only onnxruntime runs it)
 //   onnxModel(config, null, { scoring: true, weights: "inputs" })  → the same with the weights as inputs (one session per config)
 // The forward's builders (Graph, block, head, …) are exported for onnx_train.ts, which appends the backward.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
