@@ -8,6 +8,9 @@ import { decodeModelParts } from "../../src/lab/model_file.ts";
 import { resolveModelConfig, type ModelConfig } from "../../src/model/config.ts";
 import type { ParamArrays } from "../../src/model/init.ts";
 import { onnxModel, pastName, presentName, BATCH_AXIS } from "../../src/model/onnx.ts";
+import { trainingModel } from "../../src/model/onnx_train.ts";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ModelProtoSchema } from "onnx-buf";
 import { referenceLogits, referenceNll, toParams64 } from "../../src/model/reference.ts";
 import { Rng } from "../../src/util/primitives/rng.ts";
 import { randomWeights } from "../helpers.ts";
@@ -127,6 +130,23 @@ describe("the ONNX graph on onnxruntime-node", () => {
       expect(worstRef).toBeLessThan(FLOAT64_TOL);
     });
   }
+
+  it("only the scoring form, which only onnxruntime runs, uses onnxruntime's contrib ops; the export and the training graph are standard ONNX", () => {
+    const { config, weights } = seed39();
+    const contrib = (bytes: Uint8Array) => {
+      const m = fromBinary(ModelProtoSchema, bytes);
+      return {
+        nodes: m.graph!.node.filter((n) => n.domain === "com.microsoft").map((n) => n.opType),
+        imports: m.opsetImport.map((o) => o.domain).filter((d) => d !== ""),
+      };
+    };
+    expect(contrib(onnxModel(config, null, { scoring: true, weights: "inputs" }))).toEqual({
+      nodes: Array.from({ length: config.nLayers }, () => ["Attention", "FastGelu"]).flat(),
+      imports: ["com.microsoft"],
+    });
+    for (const standard of [onnxModel(config, weights), onnxModel(config, weights, { kvCache: false }), trainingModel(config)])
+      expect(contrib(standard)).toEqual({ nodes: [], imports: [] });
+  });
 
   it("a weight missing or misshapen is refused, named", () => {
     const { config, weights } = seed39();

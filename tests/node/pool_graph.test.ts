@@ -69,6 +69,8 @@ describe.each([
         run.train({ updates: 4 });
         expect(tf.memory().numTensors).toBe(tensors);
         expect(pool.memory().every((m) => m.numTensors === pool.memory()[0].numTensors)).toBe(true);
+        // a worker makes its tfjs model only for work on tfjs: on the graph path it holds no tensors at all
+        expect(pool.memory().map((m) => m.numTensors > 0)).toEqual(pool.memory().map(() => !graph));
         expect(snapshotDifferences(want, run.snapshot()), `${n} workers`).toEqual([]);
       } finally {
         run.dispose();
