@@ -56,13 +56,14 @@ function dirSide(o: CompareOptions, path: string): { side: CompareSide; data: Sc
   const m = openModelDir(path, { graph: o.graph, allowNonFloat32: o.allowNonFloat32 });
   const { docs, source } = dirDocuments(m, convention, { data: o.data, text: o.text });
   const tokenizerSha = m.provenance.files.find((f) => f.name === "tokenizer.json")!.sha256;
+  const recorded = conventionRecord(convention, m.special);
   const side = {
     name: path,
     path,
     model_sha256: m.provenance.sha256,
-    tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: conventionRecord(convention, m.special) },
+    tokenizer: { kind: "tokenizer.json", sha256: tokenizerSha, convention: recorded },
     tokenizerObj: m.tokenizer,
-    convention: conventionRecord(convention, m.special),
+    convention: recorded,
     scorer: m.model,
     docs,
   };

@@ -3,6 +3,7 @@
 // a million documents' JSON is never one string nor whole in memory. Pure. Not how a split is made or checked
 // against the texts (text_split.ts).
 import { jsSha256, type Sha256Hasher } from "../util/primitives/sha256.ts";
+import { joinChunks } from "../util/primitives/bytes.ts";
 import { phase, type ProgressStream } from "../util/runtime/progress.ts";
 import { arr, int, num, obj, oneOf, parseJsonFile, refine, str, type Schema } from "../util/formats/schema.ts";
 import { SPLITS, type Split } from "./documents.ts";
@@ -179,13 +180,7 @@ export function saveManifest(store: ManifestStore, m: TextManifest, sha256: Sha2
     }
   }
   if (store.writeChunks) store.writeChunks(MANIFEST_FILE, hashed());
-  else {
-    const chunks: Uint8Array[] = [];
-    for (const c of hashed()) chunks.push(c.slice()); // a chunk is valid until the next is made
-    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    chunks.reduce((at, c) => (bytes.set(c, at), at + c.length), 0);
-    store.write(MANIFEST_FILE, bytes);
-  }
+  else store.write(MANIFEST_FILE, joinChunks(hashed(), { reused: true })); // a chunk is valid until the next is made
   bar?.done();
   return h.digest();
 }

@@ -2,6 +2,7 @@
 // history.json (scalars as float32). Not the history's rules (history.ts) and not the byte format (src/util/formats/tensorboard.ts).
 import { fileVersionEvent, recordsUpTo, scalarsEvent } from "../util/formats/tensorboard.ts";
 import { csvTable } from "../util/formats/csv.ts";
+import { joinChunks } from "../util/primitives/bytes.ts";
 import { emptyHistory, HISTORY_FILE, parseHistory, type History, type HistoryEntry } from "./history.ts";
 import type { Store } from "./store.ts";
 
@@ -68,12 +69,7 @@ export class HistoryEvents {
   }
 
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
+    const out = joinChunks(this.chunks);
     this.chunks.splice(0, this.chunks.length, out);
     return out;
   }

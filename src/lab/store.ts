@@ -1,6 +1,6 @@
 // Where a run's files live: a tiny Store interface (a directory on disk from src/node/disk.ts, or memory in a
 // browser or a test), the state file's name, and opening a run fresh or from its saved state. Not a format.
-import { joinChunks } from "../util/formats/safetensors.ts";
+import { joinChunks } from "../util/primitives/bytes.ts";
 import { sha256Hex } from "../util/primitives/sha256.ts";
 import type { WorkerPool } from "../train/pool.ts";
 import { Run, type RunSpec } from "./run.ts";
@@ -63,7 +63,7 @@ export function saveState(run: Run, store: Store): string {
 /** Write `name` from chunks: through the store's writeChunks where it has one, else joined and written whole. */
 export function writeChunked(store: Store, name: string, chunks: Iterable<Uint8Array>): void {
   if (store.writeChunks) store.writeChunks(name, chunks);
-  else store.write(name, joinChunks(chunks));
+  else store.write(name, joinChunks(chunks, { reused: true })); // Store.writeChunks's producers may reuse a buffer
 }
 
 /** Write the run's model file as `name`; returns its sha256 (the model's id). */

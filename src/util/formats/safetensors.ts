@@ -1,5 +1,6 @@
 // Spec-exact safetensors encoder and strict decoder (https://github.com/huggingface/safetensors).
 // Not a checkpoint format: it stores named tensors and a string map; what they mean lives elsewhere.
+import { joinChunks } from "../primitives/bytes.ts";
 
 /** Element type of each dtype. F16/BF16 have no JS array type and are carried as raw bit patterns. */
 interface ArrayOf {
@@ -94,14 +95,6 @@ function checkText(s: string, what: string): void {
  */
 export function encodeSafetensors(tensors: Record<string, TensorEntry>, metadata: Record<string, string> = {}): Uint8Array {
   return joinChunks(safetensorsChunks(tensors, metadata));
-}
-
-/** Chunks of bytes as one array (a writer without a chunked path, the encoders' whole-file forms). */
-export function joinChunks(chunks: Iterable<Uint8Array>): Uint8Array {
-  const all = [...chunks];
-  const out = new Uint8Array(all.reduce((n, c) => n + c.length, 0));
-  all.reduce((at, c) => (out.set(c, at), at + c.length), 0);
-  return out;
 }
 
 /**
