@@ -7,6 +7,7 @@
 // internal of that exact version, checked here before use, as wasm_matmul.ts checks tfjs-wasm's.
 import { createRequire } from "node:module";
 import type { GraphFeed, GraphLoader } from "../util/engine.ts";
+import { raiseMallocThresholds } from "./malloc_thresholds.ts";
 
 /** The onnxruntime-node version whose binding this file relies on (package.json pins it exactly). */
 export const ONNXRUNTIME_VERSION = "1.30.0";
@@ -97,6 +98,7 @@ export const graphOptions = (intraOp: number) => ({
 
 export function graphLoader(ort: Ort, intraOp: number): GraphLoader {
   const options = graphOptions(intraOp);
+  void raiseMallocThresholds(); // each run's outputs are new buffers: their memory should stay with the process (malloc_thresholds.ts)
   return (bytes) => {
     const s = ort.newSession();
     s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, options);
