@@ -5,7 +5,7 @@
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
 import { NonFiniteError } from "./non_finite.ts";
-import { CHUNK, firstNonFinite, gradientMaxAbs, updateParameter, type GradientSource, type StepConstants } from "./adamw_update.ts";
+import { firstNonFinite, gradientMaxAbs, updateParameter, updateScratch, type GradientSource, type StepConstants } from "./adamw_update.ts";
 
 export { DEFAULT_ADAMW, type AdamWConfig };
 
@@ -74,7 +74,7 @@ export class AdamW {
   /** Every parameter's moments packed in parameter order (shared memory where the platform has it). */
   private readonly packedM: Float32Array;
   private readonly packedV: Float32Array;
-  private readonly chunk = new Float64Array(CHUNK);
+  private readonly scratch = updateScratch();
   /**
    * The values this optimizer last assigned to each parameter, with the engine data they went into and their
    * largest |value| (the next update's bound reads it instead of the array).
@@ -161,12 +161,12 @@ export class AdamW {
     for (const name of this.params.keys()) if (!grads.has(name)) throw new Error(`AdamW: no gradient for parameter "${name}"`);
     const gradient = [...this.params].map(([name, p]) => this.gradient(grads, name, p.size));
     const sizes = [...this.params.values()].map((p) => p.size);
-    const gMax = gradMaxAbs ?? gradient.reduce((mx, g, i) => Math.max(mx, gradientMaxAbs(g, sizes[i], this.chunk)), 0);
+    const gMax = gradMaxAbs ?? gradient.reduce((mx, g, i) => Math.max(mx, gradientMaxAbs(g, sizes[i], this.scratch.chunk)), 0);
     const names = [...this.params.keys()];
     const passes: UpdatePasses = {
       check: (k) =>
         names.map((name, i) =>
-          firstNonFinite(gradient[i], this.current(name), this.m.get(name)!, this.v.get(name)!, k, k.decays[i], this.chunk),
+          firstNonFinite(gradient[i], this.current(name), this.m.get(name)!, this.v.get(name)!, k, k.decays[i], this.scratch.chunk),
         ),
       update: (k, next) => {
         const maxima = new Float64Array(3); // max |m|, max v (the model's) and max |w| (this parameter's) as stored
@@ -181,7 +181,7 @@ export class AdamW {
             k,
             k.decays[i],
             maxima,
-            this.chunk,
+            this.scratch,
           );
           return maxima[2];
         });

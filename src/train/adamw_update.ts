@@ -2,12 +2,27 @@
 // non-finite new value, chunk by chunk from its gradient. Whoever holds a parameter runs them: the optimizer on
 // this thread (adamw.ts) or the pool's owner of that parameter (shard_passes.ts). Not the bound or the state.
 import { sumTerms } from "./gradient_terms.ts";
+import { SIMD_CHUNK, simdUpdate, type SimdUpdate } from "./adamw_simd.ts";
 
 /**
  * A gradient is read this many values at a time into a float64 chunk (terms summed as gradient_terms.ts adds them)
  * that stays in cache while the update reads it: one pass over the model, no model-sized float64 copy.
  */
-export const CHUNK = 4096;
+export const CHUNK = SIMD_CHUNK;
+
+/**
+ * What one thread's passes work in: the float64 chunk, and the WebAssembly SIMD update (adamw_simd.ts) whose memory
+ * holds that chunk, or null (no SIMD in this engine, or asked for the JS loop: the same bits, tests compare them).
+ */
+export interface UpdateScratch {
+  chunk: Float64Array;
+  simd: SimdUpdate | null;
+}
+
+export function updateScratch(useSimd = true): UpdateScratch {
+  const simd = useSimd ? simdUpdate() : null;
+  return { chunk: simd ? simd.g : new Float64Array(CHUNK), simd };
+}
 
 /** A parameter's gradient: one array, or its per-microbatch float32 terms summed in float64 in their order. */
 export type GradientSource = { terms: readonly Float32Array[] } | { array: Float32Array | Float64Array };
@@ -31,7 +46,7 @@ function fill(g: GradientSource, from: number, n: number, chunk: Float64Array): 
 }
 
 /** Largest |value| of the summed gradient (float64, before any scale); NaN if any value is NaN. */
-export function gradientMaxAbs(g: GradientSource, size: number, chunk = new Float64Array(CHUNK)): number {
+export function gradientMaxAbs(g: GradientSource, size: number, chunk: Float64Array = new Float64Array(CHUNK)): number {
   let mx = 0;
   for (let at = 0; at < size; at += CHUNK) {
     const c = fill(g, at, Math.min(CHUNK, size - at), chunk);
@@ -83,6 +98,7 @@ function updateRange(
 /**
  * AdamW over one whole parameter (weights `w`, moments `m`, `v` updated in place, new weights into `next`):
  * maxima[0] and maxima[1] are raised to the largest stored |m| and v, and maxima[2] is this parameter's max |w'|.
+ * Chunk by chunk in `scratch`: WebAssembly SIMD where it has it, else updateRange (the same bits).
  */
 export function updateParameter(
   g: GradientSource,
@@ -93,12 +109,14 @@ export function updateParameter(
   k: StepConstants,
   decay: number,
   maxima: Float64Array,
-  chunk: Float64Array,
+  scratch: UpdateScratch,
 ): void {
   maxima[2] = 0;
   for (let at = 0; at < w.length; at += CHUNK) {
-    const g64 = fill(g, at, Math.min(CHUNK, w.length - at), chunk);
-    updateRange(g64, at, w, m, v, next, k, decay, maxima);
+    const n = Math.min(CHUNK, w.length - at);
+    const g64 = fill(g, at, n, scratch.chunk);
+    if (scratch.simd) scratch.simd.run(n, at, w, m, v, next, k, decay, maxima);
+    else updateRange(g64, at, w, m, v, next, k, decay, maxima);
   }
 }
 

@@ -1,7 +1,7 @@
 // The worker pool's shards of an update: which worker owns each parameter, and what an owner computes on its
 // parameters where they lie in shared memory (their terms' squares, AdamW's passes), run alike by the calling
 // thread (src/train/pool.ts) and each replica (src/node/pool_worker.ts). Not the messages or the combining.
-import { CHUNK, firstNonFinite, updateParameter, type StepConstants } from "./adamw_update.ts";
+import { firstNonFinite, updateParameter, updateScratch, type StepConstants, type UpdateScratch } from "./adamw_update.ts";
 import { squaresAndMax } from "./gradient_terms.ts";
 import { paramView, type WeightLayout } from "./pool_protocol.ts";
 
@@ -47,6 +47,10 @@ export function termsOf(mem: ShardMemory, count: number, i: number): Float32Arra
   return Array.from({ length: count }, (_, k) => paramView(mem.terms, mem.layout, i, k));
 }
 
+let made: UpdateScratch | undefined;
+/** This thread's scratch for the owners' passes, made once: its WebAssembly memory serves update after update. */
+const threadScratch = (): UpdateScratch => (made ??= updateScratch());
+
 /** squaresAndMax of each listed parameter's terms (gradient_terms.ts), in the list's order. */
 export const ownerSquares = (mem: ShardMemory, count: number, params: readonly number[]): { squares: number; maxAbs: number }[] =>
   params.map((i) => squaresAndMax(termsOf(mem, count, i)));
@@ -58,8 +62,8 @@ export function ownerCheck(
   params: readonly number[],
   k: StepConstants,
   decays: readonly number[],
+  scratch = threadScratch(),
 ): [number, number, number][] {
-  const chunk = new Float64Array(CHUNK);
   return params.map((i) =>
     firstNonFinite(
       { terms: termsOf(mem, count, i) },
@@ -68,7 +72,7 @@ export function ownerCheck(
       paramView(mem.v, mem.layout, i),
       k,
       decays[i],
-      chunk,
+      scratch.chunk,
     ),
   );
 }
@@ -83,8 +87,8 @@ export function ownerUpdate(
   params: readonly number[],
   k: StepConstants,
   decays: readonly number[],
+  scratch = threadScratch(),
 ): { wMax: number[]; mMax: number; vMax: number } {
-  const chunk = new Float64Array(CHUNK);
   const maxima = new Float64Array(3);
   const wMax = params.map((i) => {
     const w = paramView(mem.weights, mem.layout, i);
@@ -97,7 +101,7 @@ export function ownerUpdate(
       k,
       decays[i],
       maxima,
-      chunk,
+      scratch,
     );
     return maxima[2];
   });
