@@ -52,8 +52,9 @@ export class WorkerPool {
   private owner: number[] | undefined;
   /**
    * This thread's gradients of the last call, kept until the next: dropped as soon as copied, they made the next
-   * training-graph run on this thread several times slower in CPU (bench/update.ts --workers 2), their memory
-   * apparently handed back and faulted in again; kept, as when they were reduced after the update, it is reused.
+   * training-graph run on this thread several times slower in CPU (bench/update.ts --workers 2), their memory handed
+   * back by glibc and faulted in again (src/node/malloc_thresholds.ts, which now keeps freed memory, is the cure for
+   * the runs' own output buffers; keeping these costs no more peak memory there, docs/benchmarks.md).
    */
   private readonly kept: { last: MicrobatchGradient[] } = { last: [] };
   /** The shared buffers each worker was last sent (it keeps them). */
