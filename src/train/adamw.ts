@@ -5,7 +5,8 @@
 import { tf } from "../util/backend.ts";
 import { DEFAULT_ADAMW, type AdamWConfig } from "./adamw_config.ts";
 import { NonFiniteError } from "./non_finite.ts";
-import { firstNonFinite, gradientMaxAbs, updateParameter, updateScratch, type GradientSource, type StepConstants } from "./adamw_update.ts";
+import { firstNonFinite, gradientMaxAbs, updateParameter, type GradientSource, type StepConstants } from "./adamw_update.ts";
+import { updateScratch } from "./adamw_simd.ts";
 
 export { DEFAULT_ADAMW, type AdamWConfig };
 

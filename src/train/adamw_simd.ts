@@ -1,54 +1,23 @@
 // AdamW's update of one chunk of a parameter in WebAssembly SIMD, two float64 lanes at a time: the arithmetic of
 // adamw_update.ts's loop operation for operation (IEEE-754 products, sums, quotients and square roots round alike
 // in JS and WebAssembly, which fuses nothing; f32x4.demote_f64x2_zero rounds as Math.fround), so the new values are
-// the same bits. The division and square root that bound the loop run two at a time: 8.1 ns a value in JS, ~3 in
-// here (bench/update.ts). Not the choice of path or the gradient's sum (adamw_update.ts).
+// the same bits. The division and square root that bound the loop run two at a time: 8.1 ns a value in JS, 4.8 in
+// here (5.6 with the pool's shared buffers, copied in and out; docs/benchmarks.md). Also the thread's scratch that
+// picks it (updateScratch). Not the loop itself or the gradient's sum (adamw_update.ts).
 //
 // The module is written here byte by byte (no toolchain): one function over its own memory, laid out as
 //   G   [0, 8·CHUNK)          the chunk's summed gradient, float64 (filled by adamw_update.ts's sumTerms)
 //   M, V, W                   float32 moments and weights in, new values out (CHUNK each)
 //   MAX                       three pairs of float64 lanes: the running max |m'|, max v' and max |w'|
 
-/** Values per call, as adamw_update.ts's CHUNK (even: pairs). */
-export const SIMD_CHUNK = 4096;
+import { CHUNK, type ChunkKernel, type UpdateScratch } from "./adamw_update.ts";
 
 const G = 0,
-  M = 8 * SIMD_CHUNK,
-  V = M + 4 * SIMD_CHUNK,
-  W = V + 4 * SIMD_CHUNK,
-  MAX = W + 4 * SIMD_CHUNK,
+  M = 8 * CHUNK,
+  V = M + 4 * CHUNK,
+  W = V + 4 * CHUNK,
+  MAX = W + 4 * CHUNK,
   PAGES = Math.ceil((MAX + 48) / 65536);
-
-/** The constants of one update (adamw_update.ts's StepConstants). */
-export interface SimdConstants {
-  beta1: number;
-  beta2: number;
-  eps: number;
-  stepSize: number;
-  bc2Sqrt: number;
-  gradScale: number;
-}
-
-/** One instance: views of its memory and the call. */
-export interface SimdUpdate {
-  /** The chunk's gradient, float64 (SIMD_CHUNK values). */
-  readonly g: Float64Array;
-  /**
-   * AdamW on values [at, at + n) of a parameter whose gradient there is already in `g`: reads w, m, v there, writes
-   * m and v in place and the new weights into `next` (which may be `w`), raising maxima[0..2] as the JS loop does.
-   */
-  run(
-    n: number,
-    at: number,
-    w: Float32Array,
-    m: Float32Array,
-    v: Float32Array,
-    next: Float32Array,
-    k: SimdConstants,
-    decay: number,
-    maxima: Float64Array,
-  ): void;
-}
 
 // --- the module's bytes ---
 const leb = (n: number): number[] => {
@@ -296,20 +265,22 @@ function simdModule(): WebAssembly.Module | null {
 }
 
 /** A new instance (its own memory: one per scratch, never shared between threads), or null without SIMD. */
-export function simdUpdate(): SimdUpdate | null {
+export function simdUpdate(): ChunkKernel | null {
   const module = simdModule();
   if (!module) return null;
   const instance = new WebAssembly.Instance(module);
   const { update, memory } = instance.exports as { update: (n: number, ...k: number[]) => void; memory: WebAssembly.Memory };
   const buf = memory.buffer;
-  const g = new Float64Array(buf, G, SIMD_CHUNK);
+  const g = new Float64Array(buf, G, CHUNK);
   // one pad slot past the chunk for an odd count: zeros, whose new values are zeros and raise no maximum
-  const [km, kv, kw] = [M, V, W].map((off) => new Float32Array(buf, off, SIMD_CHUNK));
+  const [km, kv, kw] = [M, V, W].map((off) => new Float32Array(buf, off, CHUNK));
   const max = new Float64Array(buf, MAX, 6);
   return {
     g,
-    run(n, at, w, m, vv, next, k, decay, maxima) {
-      if (n > SIMD_CHUNK || n < 0) throw new Error(`simdUpdate: ${n} values, at most ${SIMD_CHUNK} a call`);
+    run(chunk, at, w, m, vv, next, k, decay, maxima) {
+      const n = chunk.length;
+      if (chunk.buffer !== buf || chunk.byteOffset !== G)
+        throw new Error("simdUpdate: the gradient must be in the kernel's own chunk (its g)");
       km.set(m.subarray(at, at + n));
       kv.set(vv.subarray(at, at + n));
       kw.set(w.subarray(at, at + n));
@@ -327,4 +298,13 @@ export function simdUpdate(): SimdUpdate | null {
       }
     },
   };
+}
+
+/**
+ * A thread's scratch for AdamW's passes: the SIMD kernel and its chunk where this engine has WebAssembly SIMD (and
+ * `useSimd`), else a plain float64 chunk and the JS loop (the same bits: tests compare them).
+ */
+export function updateScratch(useSimd = true): UpdateScratch {
+  const simd = useSimd ? simdUpdate() : null;
+  return { chunk: simd ? simd.g : new Float64Array(CHUNK), simd };
 }

@@ -2,26 +2,29 @@
 // non-finite new value, chunk by chunk from its gradient. Whoever holds a parameter runs them: the optimizer on
 // this thread (adamw.ts) or the pool's owner of that parameter (shard_passes.ts). Not the bound or the state.
 import { sumTerms } from "./gradient_terms.ts";
-import { SIMD_CHUNK, simdUpdate, type SimdUpdate } from "./adamw_simd.ts";
 
 /**
  * A gradient is read this many values at a time into a float64 chunk (terms summed as gradient_terms.ts adds them)
- * that stays in cache while the update reads it: one pass over the model, no model-sized float64 copy.
+ * that stays in cache while the update reads it: one pass over the model, no model-sized float64 copy. Even: the
+ * SIMD kernel takes values in pairs.
  */
-export const CHUNK = SIMD_CHUNK;
+export const CHUNK = 4096;
+
+/** updateRange's work on one chunk done elsewhere (adamw_simd.ts: WebAssembly SIMD), the same bits. */
+export interface ChunkKernel {
+  /** The chunk's gradient, float64 (CHUNK values), where the kernel reads it. */
+  readonly g: Float64Array;
+  /** updateRange on a chunk of the kernel's own `g` (`g` itself or its first values): the same arguments, the same bits. */
+  run: typeof updateRange;
+}
 
 /**
- * What one thread's passes work in: the float64 chunk, and the WebAssembly SIMD update (adamw_simd.ts) whose memory
- * holds that chunk, or null (no SIMD in this engine, or asked for the JS loop: the same bits, tests compare them).
+ * What one thread's passes work in: the float64 chunk, and the kernel whose memory holds that chunk, or null (the
+ * JS loop). adamw_simd.ts's updateScratch makes one.
  */
 export interface UpdateScratch {
   chunk: Float64Array;
-  simd: SimdUpdate | null;
-}
-
-export function updateScratch(useSimd = true): UpdateScratch {
-  const simd = useSimd ? simdUpdate() : null;
-  return { chunk: simd ? simd.g : new Float64Array(CHUNK), simd };
+  simd: ChunkKernel | null;
 }
 
 /** A parameter's gradient: one array, or its per-microbatch float32 terms summed in float64 in their order. */
@@ -115,8 +118,7 @@ export function updateParameter(
   for (let at = 0; at < w.length; at += CHUNK) {
     const n = Math.min(CHUNK, w.length - at);
     const g64 = fill(g, at, n, scratch.chunk);
-    if (scratch.simd) scratch.simd.run(n, at, w, m, v, next, k, decay, maxima);
-    else updateRange(g64, at, w, m, v, next, k, decay, maxima);
+    (scratch.simd?.run ?? updateRange)(g64, at, w, m, v, next, k, decay, maxima);
   }
 }
 

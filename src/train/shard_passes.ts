@@ -1,7 +1,8 @@
 // The worker pool's shards of an update: which worker owns each parameter, and what an owner computes on its
 // parameters where they lie in shared memory (their terms' squares, AdamW's passes), run alike by the calling
 // thread (src/train/pool.ts) and each replica (src/node/pool_worker.ts). Not the messages or the combining.
-import { firstNonFinite, updateParameter, updateScratch, type StepConstants, type UpdateScratch } from "./adamw_update.ts";
+import { firstNonFinite, updateParameter, type StepConstants, type UpdateScratch } from "./adamw_update.ts";
+import { updateScratch } from "./adamw_simd.ts";
 import { squaresAndMax } from "./gradient_terms.ts";
 import { paramView, type WeightLayout } from "./pool_protocol.ts";
 
