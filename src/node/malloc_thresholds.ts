@@ -5,8 +5,7 @@
 // ArrayBuffers that onnxruntime-node's binding allocates and copies into; V8 frees them in bulk at its next
 // collection. glibc returns freed memory at the top of its heap to the system once it passes M_TRIM_THRESHOLD
 // (mallopt(3): 128 KiB at start, then twice the largest mmapped chunk freed so far, at most 64 MiB), so every
-// few runs a whole run's outputs were faulted in again: 4,400–4,800 page faults, 70–110 ms on the machine
-// measured here (docs/benchmarks.md), about one update in four at large.
+// few runs a whole run's outputs were faulted in again, at a cost docs/benchmarks.md measures.
 //
 // The dynamic thresholds are the only ones a process can move without mallopt or GLIBC_TUNABLES (neither reachable
 // from JS): freeing an mmapped chunk of size S ≤ 32 MiB sets M_MMAP_THRESHOLD to S and M_TRIM_THRESHOLD to 2·S,

@@ -1,9 +1,9 @@
 // AdamW's update of one chunk of a parameter in WebAssembly SIMD, two float64 lanes at a time: the arithmetic of
 // adamw_update.ts's loop operation for operation (IEEE-754 products, sums, quotients and square roots round alike
 // in JS and WebAssembly, which fuses nothing; f32x4.demote_f64x2_zero rounds as Math.fround), so the new values are
-// the same bits. The division and square root that bound the loop run two at a time: 8.1 ns a value in JS, 4.8 in
-// here (5.6 with the pool's shared buffers, copied in and out; docs/benchmarks.md). Also the thread's scratch that
-// picks it (updateScratch). Not the loop itself or the gradient's sum (adamw_update.ts).
+// the same bits. The division and square root that bound the loop run two at a time (docs/benchmarks.md has the
+// gain). Also the thread's scratch that picks it (updateScratch). Not the loop itself or the gradient's sum
+// (adamw_update.ts).
 //
 // The module is written here byte by byte (no toolchain): one function over its own memory, laid out as
 //   G   [0, 8·CHUNK)          the chunk's summed gradient, float64 (filled by adamw_update.ts's sumTerms)
