@@ -1,5 +1,5 @@
 // Node-only: keeps glibc's malloc from handing the memory of each graph run's outputs back to the system and
-// faulting it in again at the next run. Not the graphs or the engine (onnxruntime.ts calls this once per process).
+// faulting it in again at the next run. Not the graphs or the engine (onnxruntime.ts calls this as a thread opens its graph loader).
 //
 // Every graph run's outputs (a training run's gradients: 20 MB at the large config, 44 MB at xl) reach JS as new
 // ArrayBuffers that onnxruntime-node's binding allocates and copies into; V8 frees them in bulk at its next
@@ -9,25 +9,22 @@
 //
 // The dynamic thresholds are the only ones a process can move without mallopt or GLIBC_TUNABLES (neither reachable
 // from JS): freeing an mmapped chunk of size S ≤ 32 MiB sets M_MMAP_THRESHOLD to S and M_TRIM_THRESHOLD to 2·S,
-// process-wide. A short-lived thread allocates one such buffer and exits; its buffer is freed as the thread ends.
-
-import { isMainThread, Worker } from "node:worker_threads";
+// process-wide. An ArrayBuffer of that size, allocated and dropped at once, is such a chunk (Node allocates it with
+// calloc, which maps it, and nothing touches its pages); V8 frees it at its next collection, which a graph run's
+// outputs bring about within a run or two. A thread that allocated and exited did the same at once, for the cost of
+// starting a thread in every process.
 
 /** glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems, less room for the chunk's header and page rounding. */
 export const RAISED_THRESHOLD_BYTES = 32 * 1024 * 1024 - 64 * 1024;
 
-let started = false;
+let done = false;
 
 /**
- * Once per process, from its main thread, on Linux: a thread that allocates RAISED_THRESHOLD_BYTES (which glibc
- * maps, being above the threshold), touches its first and last pages, and exits. Nothing needs to wait: the
- * returned promise (settled when that thread has ended, at once where nothing was started) is for tests.
+ * Once per thread, on Linux: a RAISED_THRESHOLD_BYTES buffer allocated and dropped, whose freeing at V8's next
+ * collection raises glibc's thresholds. Costs no page of memory and no measurable time.
  */
-export function raiseMallocThresholds(): Promise<void> {
-  if (started || !isMainThread || process.platform !== "linux") return Promise.resolve();
-  started = true;
-  const code = `const a = new Uint8Array(${RAISED_THRESHOLD_BYTES}); a[0] = 1; a[a.length - 1] = 1;`;
-  const worker = new Worker(code, { eval: true }); // ends by itself within milliseconds: not unref'd
-  // a thread that cannot start leaves the thresholds as they were
-  return new Promise((done) => worker.on("exit", () => done()).on("error", () => done()));
+export function raiseMallocThresholds(): void {
+  if (done || process.platform !== "linux") return;
+  done = true;
+  void new ArrayBuffer(RAISED_THRESHOLD_BYTES);
 }

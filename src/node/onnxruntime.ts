@@ -98,7 +98,7 @@ export const graphOptions = (intraOp: number) => ({
 
 export function graphLoader(ort: Ort, intraOp: number): GraphLoader {
   const options = graphOptions(intraOp);
-  void raiseMallocThresholds(); // each run's outputs are new buffers: their memory should stay with the process (malloc_thresholds.ts)
+  raiseMallocThresholds(); // each run's outputs are new buffers: their memory should stay with the process (malloc_thresholds.ts)
   return (bytes) => {
     const s = ort.newSession();
     s.loadModel(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength, options);
