@@ -96,6 +96,9 @@ const L = {
   wi: 28,
 };
 
+/** The running maxima's locals, in MAX's order (16 bytes each). */
+const MAXIMA = [L.mMax, L.vMax, L.wMax];
+
 function body(): number[] {
   const splat = (p: number, l: number) => [...op.localGet(p), ...v.f64Splat, ...op.localSet(l)];
   const g = op.localGet;
@@ -109,6 +112,24 @@ function body(): number[] {
     ...g(L.t),
     ...v.promote,
   ];
+  // a moment's new value from the stored one at `off` (beta·stored + c·gi, times gi again for the second), rounded,
+  // stored and kept in `out`
+  const moment = (beta: number, c: number, off: number, squared: boolean, out: number) => [
+    ...g(beta),
+    ...g(L.p4),
+    ...v.load64Zero(off),
+    ...v.promote,
+    ...v.mul,
+    ...g(c),
+    ...g(L.g),
+    ...v.mul,
+    ...(squared ? [...g(L.g), ...v.mul] : []),
+    ...v.add,
+    ...roundStore(off),
+    ...op.localSet(out),
+  ];
+  // max = pmax(max, |x|) (or x), per lane
+  const raise = (max: number, x: number, abs: boolean) => [...g(max), ...g(x), ...(abs ? v.abs : []), ...v.pmax, ...op.localSet(max)];
   const code = [
     ...splat(P.beta1, L.B1),
     ...splat(P.beta2, L.B2),
@@ -119,15 +140,7 @@ function body(): number[] {
     ...splat(P.bc2Sqrt, L.BC),
     ...splat(P.gradScale, L.GS),
     ...splat(P.decay, L.DEC),
-    ...op.i32Const(0),
-    ...v.load(MAX),
-    ...op.localSet(L.mMax),
-    ...op.i32Const(0),
-    ...v.load(MAX + 16),
-    ...op.localSet(L.vMax),
-    ...op.i32Const(0),
-    ...v.load(MAX + 32),
-    ...op.localSet(L.wMax),
+    ...MAXIMA.flatMap((l, j) => [...op.i32Const(0), ...v.load(MAX + 16 * j), ...op.localSet(l)]),
     ...op.block,
     ...op.loop,
     ...g(L.i),
@@ -146,32 +159,9 @@ function body(): number[] {
     ...op.i32Const(2),
     ...op.i32Shl,
     ...op.localSet(L.p4),
-    // mi = f(beta1·m + (1 − beta1)·gi)
-    ...g(L.B1),
-    ...g(L.p4),
-    ...v.load64Zero(M),
-    ...v.promote,
-    ...v.mul,
-    ...g(L.C1),
-    ...g(L.g),
-    ...v.mul,
-    ...v.add,
-    ...roundStore(M),
-    ...op.localSet(L.mi),
-    // vi = f(beta2·v + (1 − beta2)·gi·gi)
-    ...g(L.B2),
-    ...g(L.p4),
-    ...v.load64Zero(V),
-    ...v.promote,
-    ...v.mul,
-    ...g(L.C2),
-    ...g(L.g),
-    ...v.mul,
-    ...g(L.g),
-    ...v.mul,
-    ...v.add,
-    ...roundStore(V),
-    ...op.localSet(L.vi),
+    // mi = f(beta1·m + (1 − beta1)·gi), vi = f(beta2·v + (1 − beta2)·gi·gi)
+    ...moment(L.B1, L.C1, M, false, L.mi),
+    ...moment(L.B2, L.C2, V, true, L.vi),
     // wi = f(w·decay − (stepSize·mi) / (√vi / bc2Sqrt + eps))
     ...g(L.p4),
     ...v.load64Zero(W),
@@ -192,20 +182,9 @@ function body(): number[] {
     ...roundStore(W),
     ...op.localSet(L.wi),
     // the maxima, lane by lane
-    ...g(L.mMax),
-    ...g(L.mi),
-    ...v.abs,
-    ...v.pmax,
-    ...op.localSet(L.mMax),
-    ...g(L.vMax),
-    ...g(L.vi),
-    ...v.pmax,
-    ...op.localSet(L.vMax),
-    ...g(L.wMax),
-    ...g(L.wi),
-    ...v.abs,
-    ...v.pmax,
-    ...op.localSet(L.wMax),
+    ...raise(L.mMax, L.mi, true),
+    ...raise(L.vMax, L.vi, false),
+    ...raise(L.wMax, L.wi, true),
     ...g(L.i),
     ...op.i32Const(2),
     ...op.i32Add,
@@ -213,15 +192,7 @@ function body(): number[] {
     ...op.br(0),
     ...op.end,
     ...op.end,
-    ...op.i32Const(0),
-    ...g(L.mMax),
-    ...v.store(MAX),
-    ...op.i32Const(0),
-    ...g(L.vMax),
-    ...v.store(MAX + 16),
-    ...op.i32Const(0),
-    ...g(L.wMax),
-    ...v.store(MAX + 32),
+    ...MAXIMA.flatMap((l, j) => [...op.i32Const(0), ...g(l), ...v.store(MAX + 16 * j)]),
     ...op.end,
   ];
   const locals = vec([
