@@ -1,5 +1,6 @@
 // Node-only: keeps glibc's malloc from handing the memory of each graph run's outputs back to the system and
-// faulting it in again at the next run. Not the graphs or the engine (onnxruntime.ts calls this as a thread opens its graph loader).
+// faulting it in again at the next run. Not the graphs or the engine (onnxruntime.ts calls this as a thread opens
+// its graph loader).
 //
 // Every graph run's outputs (a training run's gradients: 20 MB at the large config, 44 MB at xl) reach JS as new
 // ArrayBuffers that onnxruntime-node's binding allocates and copies into; V8 frees them in bulk at its next

@@ -41,7 +41,6 @@ const I32 = 0x7f,
 const op = {
   localGet: (i: number) => [0x20, ...leb(i)],
   localSet: (i: number) => [0x21, ...leb(i)],
-  localTee: (i: number) => [0x22, ...leb(i)],
   i32Const: (n: number) => [0x41, ...leb(n)], // non-negative constants only (LEB128 of a small positive)
   i32Shl: [0x74],
   i32Add: [0x6a],
