@@ -10,10 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
-import { NLL, onnxModel } from "../src/model/onnx.ts";
+import { DataType, encodeGraph, Graph, NLL, onnxModel, valueInfo } from "../src/model/onnx.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
 import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/onnxruntime.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
+import { forwardFlopsPerToken, trainFlopsPerToken } from "./flops.ts";
 
 const { values } = parseArgs({
   options: {
@@ -116,14 +117,44 @@ for (const e of nodes) {
   sum(byNode, e.name.replace(/_kernel_time$/, ""), e.dur);
 }
 const total = nodes.reduce((t, e) => t + e.dur, 0);
+const runUs = timed.reduce((t, e) => t + e.dur, 0) / k;
+const gflops = (flops: number, us: number) => (flops / us / 1e3).toFixed(1);
 const ms = (us: number) => (us / k / 1000).toFixed(2).padStart(9);
 const median = [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
 console.log(
   `${values.config} ${values.graph} (${rows} rows × ${T}), onnxruntime-node ${ONNXRUNTIME_VERSION}, ${INTRA_OP_THREADS} intra-op thread: ` +
-    `run ${ms(timed.reduce((t, e) => t + e.dur, 0)).trim()} ms wall (mean of ${k}), ${median.toFixed(1)} ms CPU (median), kernels ${ms(total).trim()} ms`,
+    `run ${(runUs / 1000).toFixed(2)} ms wall (mean of ${k}), ${median.toFixed(1)} ms CPU (median), kernels ${ms(total).trim()} ms`,
+);
+// the products' rate over the whole run, against one product of the run's largest shape alone on the same engine
+const product = productRate(n, c.dModel, c.dFF);
+console.log(
+  `products: ${gflops(n * (scoring ? forwardFlopsPerToken(c) : trainFlopsPerToken(c)), runUs)} GFLOP/s over the run ` +
+    `(bench/flops.ts); one [${n}, ${c.dModel}]·[${c.dModel}, ${c.dFF}] MatMul alone: ${gflops(2 * n * c.dModel * c.dFF, product)} GFLOP/s`,
 );
 console.log("op type                       ms/run  nodes  share");
 for (const [op, us] of [...byOp].sort((a, b) => b[1] - a[1]))
   console.log(`${op.padEnd(24)}${ms(us)}  ${String(count.get(op)! / k).padStart(5)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`);
 console.log(`slowest ${values.nodes} nodes (ms/run):`);
 for (const [name, us] of [...byNode].sort((a, b) => b[1] - a[1]).slice(0, Number(values.nodes))) console.log(`${ms(us)}  ${name}`);
+
+/** Median µs of one [m, k]·[k, f] MatMul (its weight a graph input, as the decoder's) in a session of graphOptions. */
+function productRate(m: number, kk: number, f: number): number {
+  const g = new Graph();
+  g.op("MatMul", ["a", "b"], "", {}, "y");
+  const bytes = encodeGraph(
+    g,
+    [valueInfo("a", DataType.FLOAT, [m, kk]), valueInfo("b", DataType.FLOAT, [kk, f])],
+    [valueInfo("y", DataType.FLOAT, [m, f])],
+  );
+  const s = new binding.InferenceSession();
+  s.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, graphOptions(INTRA_OP_THREADS));
+  const fill = (len: number) => Float32Array.from({ length: len }, () => rng.next() - 0.5);
+  const feeds = { a: new Tensor("float32", fill(m * kk), [m, kk]), b: new Tensor("float32", fill(kk * f), [kk, f]) };
+  const times: number[] = [];
+  for (let r = 0; r < 30; r++) {
+    const t0 = performance.now();
+    s.run(feeds, { y: null }, {});
+    if (r >= 3) times.push((performance.now() - t0) * 1000);
+  }
+  return times.sort((a, b) => a - b)[times.length >> 1];
+}

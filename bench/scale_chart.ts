@@ -23,7 +23,8 @@ interface Line {
 const lines: Line[] = readFileSync(0, "utf8")
   .split("\n")
   .filter((l) => l.trim())
-  .map((l) => JSON.parse(l));
+  .map((l) => JSON.parse(l))
+  .filter((l) => !("summary" in l)); // the per-config summaries after the pairs
 if (lines.length === 0) throw new Error("scale_chart: no bench/scale.sh lines on stdin");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const params = [...new Set(lines.map((l) => l.parameters))].sort((a, b) => a - b);

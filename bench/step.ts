@@ -17,6 +17,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { forwardFlopsPerToken, trainFlopsPerToken } from "./flops.ts";
 
 const { values } = parseArgs({
   options: {
@@ -307,9 +308,13 @@ async function benchHere(src: string) {
       ms_per_step: +ms.toFixed(3),
       cpu_ms_per_step: +median(cpuTimes).toFixed(1),
       train_tokens_per_s: Math.round((tokens / ms) * 1000),
+      // the products' rate (bench/flops.ts): the work a step's tokens take, whoever computes it, over its time
+      train_gflop_s: +(((tokens / ms) * 1000 * trainFlopsPerToken(config)) / 1e9).toFixed(1),
       eval_ms: +median(evalTimes).toFixed(3),
       eval_first_ms: +evalFirstMs.toFixed(3),
       eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000),
+      eval_gflop_s: +(((tokens / median(evalTimes)) * 1000 * forwardFlopsPerToken(config)) / 1e9).toFixed(1),
+      forward_flops_per_token: forwardFlopsPerToken(config),
       // the process's CPU time (every thread) per scoring call: what a loaded machine disturbs least
       eval_cpu_ms: +median(evalCpu).toFixed(3),
       kernel_calls_per_step: calls,
