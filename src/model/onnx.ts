@@ -284,18 +284,21 @@ export const GELU_C = 0.044715,
 
 /**
  * GELU in GPT-2's tanh form 0.5·x·(1 + tanh(k·(x + c·x³))), as ops.ts computes it (Gelu is opset 20): its tanh `t`
- * and its output, constants named under `scope`, nodes under `opScope`. `swapped` writes each product and sum with
- * its operands the other way round: the same bits (a·b and b·a round alike), in nodes onnxruntime does not merge
- * into the forward's, for a backward that recomputes GELU instead of keeping it (x·x alone reads the same).
+ * and its output, with the intermediates a derivative reuses (x², 0.5·x and 1 + t), constants named under `scope`,
+ * nodes under `opScope`. `swapped` writes each product and sum with its operands the other way round: the same bits
+ * (a·b and b·a round alike), in nodes onnxruntime does not merge into the forward's, for a backward that recomputes
+ * GELU instead of keeping it (x·x alone reads the same).
  */
 export function geluNodes(g: Graph, x: string, scope: string, opts: { opScope?: string; swapped?: boolean; out?: string } = {}) {
   const s = opts.opScope ?? scope;
   const op = (type: string, a: string, b: string, out?: string) => g.op(type, opts.swapped ? [b, a] : [a, b], s, {}, out);
-  const cube = op("Mul", op("Mul", x, x), x);
+  const x2 = op("Mul", x, x);
+  const cube = op("Mul", x2, x);
   const inner = op("Mul", op("Add", x, op("Mul", cube, g.scalar(`${scope}gelu_c`, GELU_C))), g.scalar(`${scope}gelu_k`, GELU_K));
   const t = g.op("Tanh", [inner], s);
-  const out = op("Mul", op("Mul", x, g.scalar(`${scope}half`, 0.5)), op("Add", t, g.scalar(`${scope}one`, 1)), opts.out);
-  return { t, out };
+  const half = op("Mul", x, g.scalar(`${scope}half`, 0.5)),
+    tPlus1 = op("Add", t, g.scalar(`${scope}one`, 1));
+  return { t, out: op("Mul", half, tPlus1, opts.out), square: x2, half, tPlus1 };
 }
 
 function mlp(g: Graph, l: number, x: string): string {

@@ -139,26 +139,15 @@ class Backward {
     // GELU's tanh and output recomputed from its input with its operands swapped (geluNodes): kept instead, the
     // two held 2·dFF floats per position per layer through the backward; read after dAct (after)
     const pre = this.after(g.get(`h${l}.mlp/pre`), dAct, s);
-    const { t, out: act } = geluNodes(g, pre, `h${l}.mlp/`, { opScope: s, swapped: true });
+    const { t, out: act, square, half, tPlus1 } = geluNodes(g, pre, `h${l}.mlp/`, { opScope: s, swapped: true });
     this.leaf(() => this.weightGrad(act, dOut, F, C, s, gradName(`h${l}.mlp.w2`)));
     this.leaf(() => this.columnSum(dOut, s, gradName(`h${l}.mlp.b2`)));
-    // gelu'(x) = 0.5(1 + t) + 0.5·x·(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³))
+    // gelu'(x) = 0.5(1 + t) + 0.5·x·(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³)), reading the recomputation's x²,
+    // 0.5·x and 1 + t rather than computing each again (the same values: a product or sum of the same two operands)
     const k = (name: string, v: number) => g.scalar(`bw/${name}`, v);
-    const slope = this.op(
-      "Add",
-      [this.op("Mul", [this.op("Mul", [pre, pre], s), k("gelu_3ck", 3 * GELU_C * GELU_K)], s), k("gelu_k", GELU_K)],
-      s,
-    );
-    const dt = this.op(
-      "Mul",
-      [this.op("Mul", [this.op("Sub", [k("one", 1), this.op("Mul", [t, t], s)], s), slope], s), this.op("Mul", [pre, k("half", 0.5)], s)],
-      s,
-    );
-    const dPre = this.op(
-      "Mul",
-      [dAct, this.op("Add", [this.op("Mul", [this.op("Add", [t, k("one", 1)], s), k("half", 0.5)], s), dt], s)],
-      s,
-    );
+    const slope = this.op("Add", [this.op("Mul", [square, k("gelu_3ck", 3 * GELU_C * GELU_K)], s), k("gelu_k", GELU_K)], s);
+    const dt = this.op("Mul", [this.op("Mul", [this.op("Sub", [k("one", 1), this.op("Mul", [t, t], s)], s), slope], s), half], s);
+    const dPre = this.op("Mul", [dAct, this.op("Add", [this.op("Mul", [tPlus1, k("half", 0.5)], s), dt], s)], s);
     this.leaf(() => this.weightGrad(`h${l}/ln2`, dPre, C, F, s, gradName(`h${l}.mlp.w1`)));
     this.leaf(() => this.columnSum(dPre, s, gradName(`h${l}.mlp.b1`)));
     return this.inputGrad(dPre, `h${l}.mlp.w1`, s);
