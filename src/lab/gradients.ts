@@ -26,11 +26,15 @@ export function modelGradient(
 
 /**
  * `arrays` (parameter order) by name where the gradients come from the graph, which takes weights apart from the
- * model's (so a run feeds the optimizer's own arrays and copies nothing out of the engine); undefined on tfjs's path.
+ * model's (so a run feeds the optimizer's own arrays and copies nothing out of the engine); undefined on tfjs's path,
+ * and for arrays in shared memory (the worker pool's buffer, where the optimizer reads the weights its owners
+ * updated), which onnxruntime-node does not take as a feed: the graph then reads the model's variables in place,
+ * which hold the same values.
  */
 export function graphWeights(model: GPT, arrays: readonly Float32Array[]): Map<string, Float32Array> | undefined {
   if (gradientPath(model) !== "onnxruntime-graph") return undefined;
   const names = [...model.params.keys()];
   if (arrays.length !== names.length) throw new Error(`${arrays.length} weight arrays for ${names.length} parameters`);
+  if (typeof SharedArrayBuffer === "function" && arrays.some((a) => a.buffer instanceof SharedArrayBuffer)) return undefined;
   return new Map(names.map((n, i) => [n, arrays[i]]));
 }

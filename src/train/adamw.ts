@@ -54,11 +54,26 @@ export interface UpdatePasses {
   /** Per parameter (parameter order): the first non-finite new weight, first moment, second moment (−1: none). */
   check(k: PassConstants): (readonly [number, number, number])[];
   /**
-   * The update: moments in place and parameter i's new weights into `next[i]`; per parameter its largest |w'|, and
-   * the largest |m'| and v' over the model.
+   * The update: moments in place and parameter i's new weights into `next[i]`, or, with `next` null (only where
+   * `holdsWeights`), left where the passes keep them; per parameter its largest |w'|, the largest |m'| and v' over
+   * the model, and the arrays holding the new weights (`next`, or the passes' own).
    */
-  update(k: PassConstants, next: readonly Float32Array[]): { wMax: readonly number[]; mMax: number; vMax: number };
+  update(
+    k: PassConstants,
+    next: readonly Float32Array[] | null,
+  ): { wMax: readonly number[]; mMax: number; vMax: number; weights: readonly Float32Array[] };
+  /**
+   * True where the passes update the weights in memory of their own that stays readable until their next update (the
+   * worker pool's shared buffer): the optimizer can then read the new weights there instead of having them copied.
+   */
+  readonly holdsWeights?: boolean;
 }
+
+/**
+ * Does the engine copy what a tensor is made from? wasm writes it into its heap; cpu keeps the array itself as the
+ * tensor's data, so an array the passes update in place later must not become one.
+ */
+const tensorsCopy = (): boolean => tf.getBackend() === "wasm";
 
 /** Float32 arrays of these sizes packed end to end in one buffer, shared between threads where the platform can. */
 function packed(sizes: readonly number[]): { all: Float32Array; each: Float32Array[] } {
@@ -170,6 +185,7 @@ export class AdamW {
           firstNonFinite(gradient[i], this.current(name), this.m.get(name)!, this.v.get(name)!, k, k.decays[i], this.scratch.chunk),
         ),
       update: (k, next) => {
+        if (!next) throw new Error("AdamW: this thread's update writes its new weights into arrays it is given");
         const maxima = new Float64Array(3); // max |m|, max v (the model's) and max |w| (this parameter's) as stored
         const wMax = names.map((name, i) => {
           // current() may alias backend storage or an array a tensor holds: read only, the new weights go into next
@@ -186,7 +202,7 @@ export class AdamW {
           );
           return maxima[2];
         });
-        return { wMax, mMax: maxima[0], vMax: maxima[1] };
+        return { wMax, mMax: maxima[0], vMax: maxima[1], weights: next };
       },
     };
     this.applyPasses(passes, lr, gradScale, gMax);
@@ -230,11 +246,13 @@ export class AdamW {
         }
       });
     }
-    const next = names.map((name) => this.spare(name, this.current(name)));
-    const { wMax, mMax, vMax } = passes.update(k, next);
+    // the new weights where the passes keep them (no model-sized copy, no second array per parameter) when the engine
+    // copies them into its variables; else into this optimizer's spare arrays
+    const next = passes.holdsWeights && tensorsCopy() ? null : names.map((name) => this.spare(name, this.current(name)));
+    const { wMax, mMax, vMax, weights } = passes.update(k, next);
     [...this.params].forEach(([name, p], i) => {
-      tf.tidy(() => p.assign(tf.tensor(next[i], p.shape, "float32")));
-      this.written.set(name, { dataId: p.dataId, values: next[i], maxAbs: wMax[i] });
+      tf.tidy(() => p.assign(tf.tensor(weights[i], p.shape, "float32")));
+      this.written.set(name, { dataId: p.dataId, values: weights[i], maxAbs: wMax[i] });
     });
     this.momentMax = { m: mMax, v: vMax };
     this.step = step;

@@ -199,9 +199,12 @@ export class WorkerPool {
         let mMax = 0,
           vMax = 0;
         for (const d of done) if (d) [mMax, vMax] = [Math.max(mMax, d.mMax), Math.max(vMax, d.vMax)];
-        layout.names.forEach((_, i) => next[i].set(paramView(mem.weights, layout, i)));
-        return { wMax, mMax, vMax };
+        const weights = layout.names.map((_, i) => paramView(mem.weights, layout, i));
+        if (next) weights.forEach((w, i) => next[i].set(w));
+        return { wMax, mMax, vMax, weights: next ?? weights };
       },
+      // the shared buffer holds the new weights until the next update or weights written for a job
+      holdsWeights: true,
     };
   }
 

@@ -48,6 +48,8 @@ export function writeWeights(view: Float32Array, layout: WeightLayout, weights: 
   weights.forEach((w, i) => {
     if (w.length !== layout.sizes[i])
       throw new Error(`parameter "${layout.names[i]}" has ${w.length} values, the pool expects ${layout.sizes[i]}`);
+    // an array that is already this parameter's place in the buffer (the optimizer's weights as the update left them)
+    if (w instanceof Float32Array && w.buffer === view.buffer && w.byteOffset === view.byteOffset + 4 * layout.offsets[i]) return;
     view.set(w, layout.offsets[i]);
   });
 }
