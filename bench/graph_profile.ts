@@ -13,6 +13,7 @@ import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.
 import { DataType, encodeGraph, Graph, NLL, onnxModel, valueInfo } from "../src/model/onnx.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
 import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/onnxruntime.ts";
+import { raiseMallocThresholds } from "../src/node/malloc_thresholds.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
 import { forwardFlopsPerToken, trainFlopsPerToken } from "./flops.ts";
 
@@ -44,6 +45,7 @@ const require = createRequire(import.meta.url);
 const { binding, initOrt } = require("onnxruntime-node/dist/binding.js");
 const { Tensor } = require("onnxruntime-common");
 initOrt();
+raiseMallocThresholds(); // as the engine's graph loader does: each run's outputs reuse freed memory instead of faulting it in
 if (values.graph !== "training" && values.graph !== "scoring") throw new Error(`--graph: "${values.graph}", expected training or scoring`);
 const scoring = values.graph === "scoring";
 const bytes = scoring ? onnxModel(c, null, { scoring: true, weights: "inputs" }) : trainingModel(c);

@@ -145,7 +145,8 @@ export class WorkerPool {
   /**
    * The owners of an update whose `count` microbatches' terms lie in `mem`: each worker runs shard_passes.ts on
    * the parameters `owners` gives it while this thread runs its own, and each result is placed by parameter index.
-   * After the update the shared buffer holds the new weights, which are copied out into the optimizer's arrays.
+   * After the update the shared buffer holds the new weights, where the optimizer reads them (holdsWeights) or, given
+   * arrays of its own (an engine whose tensors keep the arrays they are made from), copies them out.
    */
   private shards(r: Replicas, mem: ShardMemory, count: number): GradientShards {
     const { layout } = r;
