@@ -163,6 +163,34 @@ describe.each(TEST_BACKENDS)("AdamW on %s", (backend) => {
     expect(run([a, b])).toEqual(run(Float64Array.from(a, (x, i) => 0 + x + b[i])));
   });
 
+  it("passes that hold the new weights are read where they left them on wasm, copied on cpu; either way tfjs holds a copy", () => {
+    const param = tf.variable(tf.tensor(p0, [4]));
+    const opt = new AdamW(new Map([["w", param]]));
+    const held = Float32Array.from(p0, (x) => x - 0.25); // where the passes (as the worker pool's owners) leave the weights
+    let given: readonly Float32Array[] | null = [];
+    opt.applyPasses(
+      {
+        check: () => [[-1, -1, -1]],
+        update: (_k, next) => {
+          given = next;
+          next?.forEach((n) => n.set(held));
+          return { wMax: [Math.max(...held.map(Math.abs))], mMax: 0, vMax: 0, weights: next ?? [held] };
+        },
+        holdsWeights: true,
+      },
+      0.05,
+      1,
+      0.5,
+    );
+    expect(given === null).toBe(backend === "wasm"); // wasm copies a tensor's values into its heap: no spare arrays
+    expect(opt.current("w") === held).toBe(backend === "wasm");
+    expect([...param.dataSync()]).toEqual([...held]);
+    held[0] = 99; // the passes' memory changes at their next update: the variable keeps its own copy
+    expect(param.dataSync()[0]).toBe(Math.fround(p0[0] - 0.25));
+    opt.dispose();
+    param.dispose();
+  });
+
   it("refuses bad hyper-parameters and a missing gradient", () => {
     const param = tf.variable(tf.zeros([2]));
     expect(() => new AdamW(new Map([["w", param]]), { ...DEFAULT_ADAMW, beta1: 1 })).toThrow(/betas/);
