@@ -7,7 +7,8 @@
 # line carries the peer's OpenBLAS kernel (openblas_coretype_env, used; _inherited, the environment's), the other CPU
 # load the peer saw and tinylab's time to its first update (process start to the end of update 1), and each side's
 # rate of the products' work (bench/flops.ts: GFLOP/s of training and of scoring, the peer's from its tokens/s). After
-# the pairs, one summary line per config: the median, smallest and largest of each ratio over its pairs. Not a test.
+# the pairs, one summary line per config: the median, smallest and largest of each ratio over its pairs, and each
+# side's best against the other's best. Not a test.
 # Usage: bash bench/scale.sh [PAIRS=2] [CONFIGS=medium,large,xl] [WORKERS=2] [PEER_THREADS=2] [KERNELS=onnxruntime] [STEPS]
 # STEPS (default: each side's own counts) times that many training steps on both sides, after the peer's one warm-up
 # step and tinylab's two, and that many scoring passes: for a machine too busy for the full counts.
@@ -47,7 +48,8 @@ for p in $(seq "$pairs"); do
   done
 done
 # per config over its pairs: each ratio's median (of an even count, the mean of the middle two), smallest and largest,
-# and the median of each side's rate
+# the median of each side's rate, and each side's best against the other's best (its fastest step, its highest scoring
+# rate): what the two sides can do in their quietest moments, which a noisy machine gives each side in different pairs
 jq -s -c 'group_by(.config)[] | . as $p | def m(f): [$p[] | f] | sort | if length % 2 == 1 then .[length / 2 | floor]
     else (.[length / 2 - 1] + .[length / 2]) / 2 * 1000 | round / 1000 end;
   def r(f): {median: m(f), min: ([$p[] | f] | min), max: ([$p[] | f] | max)};
@@ -55,4 +57,6 @@ jq -s -c 'group_by(.config)[] | . as $p | def m(f): [$p[] | f] | sort | if lengt
    step_ratio: r(.step_ratio), scoring_ratio: r(.scoring_ratio), rss_ratio: r(.rss_ratio),
    tinylab_train_gflop_s: m(.tinylab_train_gflop_s), peer_train_gflop_s: m(.peer_train_gflop_s),
    tinylab_eval_gflop_s: m(.tinylab_eval_gflop_s), peer_eval_gflop_s: m(.peer_eval_gflop_s),
+   best_step_ratio: (([$p[].tinylab_ms] | min) / ([$p[].peer_ms] | min) * 100 | round / 100),
+   best_scoring_ratio: (([$p[].peer_eval_tokens_per_s] | max) / ([$p[].tinylab_eval_tokens_per_s] | max) * 100 | round / 100),
    peer_other_cpu_load_max: ([$p[].peer_other_cpu_load] | max)}' "$tmp/lines"
