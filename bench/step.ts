@@ -299,7 +299,10 @@ async function benchHere(src: string) {
     run.dispose();
     pool?.close();
     const tokens = batch * config.contextLength;
-    const ms = median(times);
+    const ms = median(times),
+      evalMs = median(evalTimes);
+    const trainRate = (tokens / ms) * 1000,
+      evalRate = (tokens / evalMs) * 1000; // tokens/s
     return {
       config: name,
       gradients,
@@ -307,13 +310,13 @@ async function benchHere(src: string) {
       batch,
       ms_per_step: +ms.toFixed(3),
       cpu_ms_per_step: +median(cpuTimes).toFixed(1),
-      train_tokens_per_s: Math.round((tokens / ms) * 1000),
+      train_tokens_per_s: Math.round(trainRate),
       // the products' rate (bench/flops.ts): the work a step's tokens take, whoever computes it, over its time
-      train_gflop_s: +(((tokens / ms) * 1000 * trainFlopsPerToken(config)) / 1e9).toFixed(1),
-      eval_ms: +median(evalTimes).toFixed(3),
+      train_gflop_s: +((trainRate * trainFlopsPerToken(config)) / 1e9).toFixed(1),
+      eval_ms: +evalMs.toFixed(3),
       eval_first_ms: +evalFirstMs.toFixed(3),
-      eval_tokens_per_s: Math.round((tokens / median(evalTimes)) * 1000),
-      eval_gflop_s: +(((tokens / median(evalTimes)) * 1000 * forwardFlopsPerToken(config)) / 1e9).toFixed(1),
+      eval_tokens_per_s: Math.round(evalRate),
+      eval_gflop_s: +((evalRate * forwardFlopsPerToken(config)) / 1e9).toFixed(1),
       forward_flops_per_token: forwardFlopsPerToken(config),
       // the process's CPU time (every thread) per scoring call: what a loaded machine disturbs least
       eval_cpu_ms: +median(evalCpu).toFixed(3),
