@@ -2,9 +2,9 @@
 # Benchmark: xl's attention core (scores, softmax, ·v; 6 heads of 64, rows of 256, the QKV product left out) on one
 # thread, onnxruntime's MultiHeadAttention with the causal bias (what the scoring graph runs, bench/attention_core.ts)
 # against a causal kernel in C that computes only the keys a query sees (bench/native/causal_attention.h, AVX-512,
-# compiled here with the machine's gcc). Not wired into tinylab: onnxruntime-node's binding takes no custom operator, so this measures
-# what such a kernel would save, if a binding of our own ran it inside the graph (docs/benchmarks.md). Each side
-# checks its output against a float64 reference. Interleaved, one JSON line per side and round; not a test.
+# compiled here with the machine's gcc). Not part of tinylab: onnxruntime-node's binding takes no custom operator
+# (bench/custom_attention.sh runs the kernel inside the graph through an addon of its own). Each side checks its output
+# against a float64 reference. Interleaved, one JSON line per side and round; not a test.
 # Usage: bash bench/attention_core.sh [ROUNDS=3] [ROWS=2]
 set -euo pipefail
 rounds=${1:-3}
