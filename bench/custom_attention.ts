@@ -9,12 +9,13 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ModelProtoSchema, NodeProtoSchema, OperatorSetIdProtoSchema } from "onnx-buf";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
+import { parameterShapes, PRESETS } from "../src/model/config.ts";
 import { attentionMask, positionsOf } from "../src/model/input.ts";
 import { NLL, onnxModel } from "../src/model/onnx.ts";
 import { graphOptions, INTRA_OP_THREADS } from "../src/node/onnxruntime.ts";
 import { raiseMallocThresholds } from "../src/node/malloc_thresholds.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
+import { peerConfig } from "./configs.ts";
 
 const { values } = parseArgs({
   options: {
@@ -25,14 +26,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "4" },
   },
 });
-// bench/step.ts's configs: medium, then the peer's large and xl
-const CONFIGS: Record<string, ModelConfig> = {
-  medium: PRESETS.medium,
-  large: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 },
-  xl: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 },
-};
-const c = CONFIGS[values.config!];
-if (!c) throw new Error(`--config: unknown config "${values.config}" (known: ${Object.keys(CONFIGS).join(", ")})`);
+const c = peerConfig(PRESETS.medium, values.config);
 if (!values.addon) throw new Error("--addon: the addon's path is required (bash bench/custom_attention.sh builds it)");
 const [rows, rounds, runs] = [values.rows, values.rounds, values.runs].map(Number);
 if (![rows, rounds, runs].every((n) => Number.isInteger(n) && n > 0))

@@ -9,12 +9,13 @@ import { readFileSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { parameterShapes, PRESETS, type ModelConfig } from "../src/model/config.ts";
+import { parameterShapes, PRESETS } from "../src/model/config.ts";
 import { DataType, encodeGraph, Graph, NLL, onnxModel, valueInfo } from "../src/model/onnx.ts";
 import { gradName, LOSS_SUM, trainingModel } from "../src/model/onnx_train.ts";
 import { graphOptions, INTRA_OP_THREADS, ONNXRUNTIME_VERSION } from "../src/node/onnxruntime.ts";
 import { raiseMallocThresholds } from "../src/node/malloc_thresholds.ts";
 import { Rng } from "../src/util/primitives/rng.ts";
+import { peerConfig } from "./configs.ts";
 import { forwardFlopsPerToken, trainFlopsPerToken } from "./flops.ts";
 
 const { values } = parseArgs({
@@ -26,14 +27,7 @@ const { values } = parseArgs({
     graph: { type: "string", default: "training" },
   },
 });
-// bench/step.ts's configs: medium, then the peer's large and xl
-const CONFIGS: Record<string, ModelConfig> = {
-  medium: PRESETS.medium,
-  large: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 },
-  xl: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 },
-};
-const c = CONFIGS[values.config!];
-if (!c) throw new Error(`--config: unknown config "${values.config}" (known: ${Object.keys(CONFIGS).join(", ")})`);
+const c = peerConfig(PRESETS.medium, values.config);
 const rows = Number(values.rows),
   runs = Number(values.runs),
   warm = 2;

@@ -17,6 +17,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { peerConfigs } from "./configs.ts";
 import { forwardFlopsPerToken, trainFlopsPerToken } from "./flops.ts";
 
 const { values } = parseArgs({
@@ -142,12 +143,12 @@ async function benchHere(src: string) {
   type Batch = import("../src/data/batches.ts").Batch;
   type Rng = import("../src/util/primitives/rng.ts").Rng;
 
+  const peer = peerConfigs(PRESETS.medium);
   const CONFIGS: Record<string, { config: ModelConfig; batch: number }> = {
     tiny: { config: PRESETS.overfit, batch: 2 },
-    medium: { config: PRESETS.medium, batch: 16 },
-    // the peer's large and xl (../shared/peer/torch_decoder.py CONFIGS), xl about nanoGPT's Shakespeare-character model
-    large: { config: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 }, batch: 8 },
-    xl: { config: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 }, batch: 8 },
+    medium: { config: peer.medium, batch: 16 },
+    large: { config: peer.large, batch: 8 },
+    xl: { config: peer.xl, batch: 8 },
   };
 
   /** A batch of full rows of random tokens (as the peer's), one document per row. */

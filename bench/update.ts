@@ -9,6 +9,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { peerConfig } from "./configs.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 
@@ -31,13 +32,7 @@ const { applyGradients } = await mod<typeof import("../src/train/trainer.ts")>("
 const { Rng } = await mod<typeof import("../src/util/primitives/rng.ts")>("src/util/primitives/rng.ts");
 const { sha256Hex } = await mod<typeof import("../src/util/primitives/sha256.ts")>("src/util/primitives/sha256.ts");
 
-const CONFIGS = {
-  medium: PRESETS.medium,
-  large: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 256, nHeads: 8, dFF: 1024 },
-  xl: { ...PRESETS.medium, contextLength: 256, nLayers: 6, dModel: 384, nHeads: 6, dFF: 1536 },
-} as const;
-const config = CONFIGS[values.config as keyof typeof CONFIGS];
-if (!config) throw new Error(`--config: unknown config "${values.config}" (known: ${Object.keys(CONFIGS).join(", ")})`);
+const config = peerConfig(PRESETS.medium, values.config);
 const updates = Number(values.updates);
 if (!Number.isInteger(updates) || updates < 1) throw new Error(`--updates must be a positive integer, got "${values.updates}"`);
 
