@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: xl's attention core (scores, softmax, ·v; 6 heads of 64, rows of 256, the QKV product left out) on one
 # thread, onnxruntime's MultiHeadAttention with the causal bias (what the scoring graph runs, bench/attention_core.ts)
-# against a causal kernel in C that computes only the keys a query sees (bench/native/causal_attention.h, AVX-512,
-# compiled here with the machine's gcc). Not part of tinylab: onnxruntime-node's binding takes no custom operator
-# (bench/custom_attention.sh runs the kernel inside the graph through an addon of its own). Each side checks its output
+# against a causal kernel in C that computes only the keys a query sees (native/causal_attention.h, AVX-512, compiled
+# here with the machine's gcc): the kernel tinylab's addon runs as its causal attention operator (native/tinylab_ort.c;
+# bench/causal_attention.ts times it inside the scoring graph). Each side checks its output
 # against a float64 reference. Interleaved, one JSON line per side and round; not a test.
 # Usage: bash bench/attention_core.sh [ROUNDS=3] [ROWS=2]
 set -euo pipefail

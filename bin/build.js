@@ -21,6 +21,7 @@ export async function build() {
     throw new Error(`bin/build.js: tsc failed (${r.status ?? r.signal}): ${(r.stdout + r.stderr).trim()}`);
   }
   importVendored(tmp, new Map([...(await vendorYargs(tmp)), ...vendorTfjs(tmp)]));
+  buildAddon(tmp);
   await bundleFront(tmp);
   writeFileSync(join(tmp, "stamp.json"), JSON.stringify(stamp) + "\n");
   // the old build is renamed aside before it is removed, so dist/ is missing only between two renames
@@ -70,6 +71,37 @@ async function vendorYargs(out) {
     ["yargs", vendor],
     ["yargs/helpers", vendor],
   ];
+}
+
+/**
+ * tinylab's onnxruntime addon (native/tinylab_ort.c: scoring's causal attention) into out/native/tinylab_ort.node,
+ * compiled with the C compiler ($CC, else cc) against Node's headers and the onnxruntime library onnxruntime-node
+ * ships. Where one of them is missing or the compile fails, out/native/build.json says why and scoring keeps
+ * onnxruntime's attention (src/node/causal_attention.ts): the build itself never fails for it.
+ */
+function buildAddon(out) {
+  const dir = join(out, "native");
+  mkdirSync(dir, { recursive: true });
+  const note = (why) => writeFileSync(join(dir, "build.json"), JSON.stringify(why ? { built: false, why } : { built: true }) + "\n");
+  if (process.platform !== "linux" || process.arch !== "x64")
+    return note(`no addon for ${process.platform}-${process.arch} (linux-x64 only)`);
+  const headers = [join(dirname(dirname(process.execPath)), "include/node"), "/usr/include/node"].find((d) =>
+    existsSync(join(d, "node_api.h")),
+  );
+  if (!headers) return note("Node's headers (include/node/node_api.h) are not installed beside node");
+  let ort;
+  try {
+    ort = join(dirname(createRequire(import.meta.url).resolve("onnxruntime-node/package.json")), "bin/napi-v6/linux/x64");
+  } catch {
+    return note("onnxruntime-node is not installed");
+  }
+  if (!existsSync(join(ort, "libonnxruntime.so.1"))) return note(`onnxruntime-node has no ${join(ort, "libonnxruntime.so.1")}`);
+  const cc = process.env.CC || "cc";
+  const args = ["-O3", "-shared", "-fPIC", "-I", headers, join(ROOT, "native/tinylab_ort.c"), "-o", join(dir, "tinylab_ort.node")];
+  const r = spawnSync(cc, [...args, "-L", ort, "-l:libonnxruntime.so.1", `-Wl,-rpath,${ort}`, "-lpthread"], { encoding: "utf8" });
+  if (r.error) return note(`${cc} did not run (${r.error.code ?? r.error.message}): install a C compiler, or set CC`);
+  if (r.status !== 0) return note(`${cc} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(0, 3).join(" / ")}`);
+  return note(null);
 }
 
 /** The engine's CommonJS packages the compiled modules import. */

@@ -7,9 +7,11 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 export const DIST = join(ROOT, "dist");
-// Everything the emitted JavaScript depends on: the sources, the package (copied for provenance's version) and
-// the compiler settings, the build script included.
-const INPUT_DIRS = ["src", "experiments"];
+// Everything the emitted JavaScript and the addon depend on: the sources, the package (copied for provenance's
+// version) and the compiler settings, the build script included.
+const INPUT_DIRS = ["src", "experiments", "native"];
+/** What each input directory's files end with: TypeScript, and native/'s C (bin/build.js compiles the addon). */
+const INPUT_EXT = { src: [".ts"], experiments: [".ts"], native: [".c", ".h"] };
 const INPUT_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "bin/build.js", "bin/fresh.js", "bin/front.js"];
 
 /** Every input file (repository-relative, sorted) and every directory holding them. */
@@ -20,7 +22,7 @@ export function inputs(root = ROOT) {
     for (const e of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
       const path = join(e.parentPath ?? e.path, e.name).slice(root.length + 1);
       if (e.isDirectory()) dirs.push(path);
-      else if (e.name.endsWith(".ts")) files.push(path);
+      else if (INPUT_EXT[dir].some((x) => e.name.endsWith(x))) files.push(path);
     }
   }
   return { files: files.sort(), dirs: dirs.sort() };

@@ -123,7 +123,7 @@ async function trainOn(
     onStart: (run) => {
       if (o.resume) describe();
       log(
-        `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel({ ...run.provenance(), workers }, d.config)}`,
+        `  seed ${o.seed}, lr ${o.lr} (warmup ${o.warmup}, cosine ${o.cosineSteps}, min ${o.minLr}), clip ${o.clipNorm}, weight decay ${o.weightDecay}, dropout ${d.config.dropout}, backend ${engineLabel({ ...run.provenance(), attention: run.model.engine.attention, workers }, d.config)}`,
       );
       const resumed = () =>
         run.step === 0

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "causal_attention.h"
+#include "../../native/causal_attention.h"
 
 enum { S = 256, H = 6, D = 64, C = H * D };
 
@@ -12,7 +12,7 @@ static void attention(const float* q, const float* k, const float* v, float* y, 
   for (int b = 0; b < rows; b++)
     for (int h = 0; h < H; h++) {
       size_t o = (size_t)b * S * C + h * D;
-      ca_head(q + o, k + o, v + o, y + o, NULL, S, D, C, C, 0.125f, scratch);
+      ca_head64(q + o, k + o, v + o, y + o, NULL, S, C, C, 0.125f, scratch);
     }
 }
 

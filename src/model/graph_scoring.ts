@@ -8,6 +8,7 @@ import type { ScoredBatch } from "./input.ts";
 import { positionNll } from "./loss.ts";
 import { graphBuilders } from "./graph_builders.ts";
 import { NLL } from "./onnx_names.ts";
+import { usesCausalAttention } from "../util/engine.ts";
 
 export { graphBuilds } from "./graph_session.ts";
 
@@ -36,8 +37,10 @@ export function scoreBatch(
   const load = model.engine.graphs;
   if (!load && weights) throw new Error("scoreBatch: weights apart from the model's need the onnxruntime graph (kernels are tfjs)");
   if (!load) return Float64Array.from(readTensor(() => positionNll((model as GPT).forward(batch.input), batch.targets)));
-  const run = cachedSession(load, "scoring", model, () =>
-    graphBuilders().onnxModel(model.config, null, { scoring: true, weights: "inputs" }),
+  // onnxruntime's Attention, or tinylab's causal kernel (other sessions, through its addon) where the engine has it
+  const causal = usesCausalAttention(model.engine, model.config);
+  const run = cachedSession(causal ? model.engine.causalAttention!.graphs : load, "scoring", model, () =>
+    graphBuilders().onnxModel(model.config, null, { scoring: true, weights: "inputs", causalAttention: causal }),
   );
   const weightsIn = weights ? weightFeeds(model, weights) : weightFeeds(model as GPT);
   const { rows, cols } = batch.input;

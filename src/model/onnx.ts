@@ -7,6 +7,7 @@
 //   onnxModel(config, weights, { scoring: true })   → Uint8Array, one pass: input_ids, attention_bias, position_ids, targets → nll
 //                                                     (onnxruntime's com.microsoft FastGelu and Attention: only onnxruntime runs it)
 //   onnxModel(config, null, { scoring: true, weights: "inputs" })  → the same with the weights as inputs (one session per config)
+//   onnxModel(config, null, { scoring: true, weights: "inputs", causalAttention: true })  → the same with tinylab.CausalAttention
 // The forward's builders (Graph, block, head, …) are exported for onnx_train.ts, which appends the backward.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 export { TensorProto_DataType as DataType } from "onnx-buf";
@@ -54,6 +55,8 @@ import {
 export { ATTENTION_BIAS, ATTENTION_MASK, BATCH_AXIS, INPUT_IDS, LOGITS, NLL, pastName, POSITION_IDS, presentName, TARGETS };
 /** onnxruntime's contrib-op domain (FastGelu, Attention), imported at version 1 by a graph that uses it. */
 const CONTRIB_DOMAIN = "com.microsoft";
+/** tinylab's own operators' domain (CausalAttention, native/tinylab_ort.c), imported at version 1 by a graph that uses it. */
+const TINYLAB_DOMAIN = "tinylab";
 
 export interface OnnxOptions {
   /** Past key/value inputs and present outputs per layer (default true). Without them the graph is one pass over the row. */
@@ -66,6 +69,11 @@ export interface OnnxOptions {
   scoring?: boolean;
   /** Key/value pairs stored in the model's metadata_props (e.g. the source model's sha256). */
   metadata?: Record<string, string>;
+  /**
+   * The scoring form with each layer's attention as tinylab.CausalAttention (native/tinylab_ort.c, which only tinylab's
+   * addon runs) instead of onnxruntime's `Attention`; for head sizes src/util/engine.ts's CAUSAL_ATTENTION_HEAD_SIZES.
+   */
+  causalAttention?: boolean;
   /**
    * Where the weights live: initializers (default, the export's form) or graph inputs named as the model file's
    * parameters, so that one session serves every weight update (the caller feeds them with each run).
@@ -89,10 +97,13 @@ export class Graph {
   /**
    * `contrib`: onnxruntime's own fused nodes (com.microsoft's FastGelu and Attention) where the forward allows them,
    * for a graph only onnxruntime runs (the scoring form); the export and the training graph keep standard ONNX.
+   * `causal` (with contrib): each attention as its QKV product and tinylab.CausalAttention, which only tinylab's
+   * addon runs (native/tinylab_ort.c).
    */
   constructor(
     readonly training = false,
     readonly contrib = false,
+    readonly causal = false,
   ) {}
 
   /** Add one com.microsoft node (onnxruntime's contrib ops); returns its output's name. */
@@ -231,6 +242,14 @@ function attention(g: Graph, c: ModelConfig, l: number, x: string, bias: string,
   const s = `h${l}.attn/`,
     H = c.nHeads,
     D = c.dModel / c.nHeads;
+  if (g.causal && g.contrib && !kvCache && !g.training) {
+    // the QKV product and its bias, then the heads, scores·scale + bias over the keys each query sees, softmax, ·v
+    // and the heads merged in tinylab's kernel
+    const qkv = g.op("Add", [g.op("MatMul", [x, `h${l}.attn.wqkv`], s), `h${l}.attn.bqkv`], s, {}, `${s}qkv`); // [B, S, 3C]
+    const y = g.op("CausalAttention", [qkv, bias], s, { num_heads: H }, `${s}y`); // [B, S, C]
+    g.nodes[g.nodes.length - 1].domain = TINYLAB_DOMAIN;
+    return g.op("Add", [g.op("MatMul", [y, `h${l}.attn.wo`], s), `h${l}.attn.bo`], s, {}, `${s}out`);
+  }
   if (g.contrib && !kvCache && !g.training) {
     // one node: the qkv projection with its bias, the heads, scores·scale + bias, softmax, ·v and the heads merged
     const y = g.contribOp(
@@ -361,7 +380,7 @@ export function onnxModel(config: ModelConfig, weights: ParamArrays | null, opti
   const scoring = options.scoring ?? false;
   const kvCache = !scoring && (options.kvCache ?? true);
   const asInputs = options.weights === "inputs";
-  const g = new Graph(false, scoring);
+  const g = new Graph(false, scoring, scoring && (options.causalAttention ?? false));
   if (!asInputs) addWeights(g, config, weights);
   const bias = scoring ? ATTENTION_BIAS : attentionBias(g);
   let h = embeddings(g);
@@ -432,9 +451,9 @@ export function encodeGraph(
     graph,
     opsetImport: [
       create(OperatorSetIdProtoSchema, { domain: "", version: BigInt(ONNX_OPSET) }),
-      ...(g.nodes.some((n) => n.domain === CONTRIB_DOMAIN)
-        ? [create(OperatorSetIdProtoSchema, { domain: CONTRIB_DOMAIN, version: 1n })]
-        : []),
+      ...[CONTRIB_DOMAIN, TINYLAB_DOMAIN]
+        .filter((domain) => g.nodes.some((n) => n.domain === domain))
+        .map((domain) => create(OperatorSetIdProtoSchema, { domain, version: 1n })),
     ],
     metadataProps: Object.entries(metadata).map(([key, value]) => create(StringStringEntryProtoSchema, { key, value })),
   });

@@ -9,6 +9,7 @@
 import { tf } from "../util/backend.ts";
 import { tfjsEngine, type Engine, type GraphLoader } from "../util/engine.ts";
 import type { KernelsChoice } from "../util/backend_choice.ts";
+import { causalAttention } from "./causal_attention.ts";
 import { matmulModel } from "./onnx_matmul_model.ts";
 import { SLICED_MATMUL } from "../util/wasm_matmul.ts";
 import {
@@ -205,6 +206,15 @@ export function openKernels(choice: KernelsChoice, smallest = NATIVE_MIN_MACS): 
     return tfjsEngine(backend);
   }
   minMacs = smallest;
-  // scoring and training follow the kernels: whole graphs on the same runtime (src/model/graph_scoring.ts, graph_training.ts)
-  return { backend, kernels: "onnxruntime", onnxruntime: ONNXRUNTIME_VERSION, graphs, intraOpThreads: installed!.intraOp };
+  // scoring and training follow the kernels: whole graphs on the same runtime (src/model/graph_scoring.ts, graph_training.ts),
+  // scoring's attention on tinylab's causal kernel where its addon was built and runs here (causal_attention.ts)
+  const causal = causalAttention(installed!.intraOp);
+  return {
+    backend,
+    kernels: "onnxruntime",
+    onnxruntime: ONNXRUNTIME_VERSION,
+    graphs,
+    intraOpThreads: installed!.intraOp,
+    ...(typeof causal === "string" ? {} : { attention: "tinylab" as const, causalAttention: causal }),
+  };
 }

@@ -33,6 +33,10 @@ function post(reply: Reply, transfer: ArrayBuffer[] = []): void {
 
 // explicit, never auto: a replica that cannot compute as the calling thread does fails its start
 const engine = await openEngine(init.engine);
+if (engine.attention !== init.engine.attention)
+  throw new Error(
+    `its engine's attention is ${engine.attention ?? "onnxruntime's"}, the calling thread's ${init.engine.attention ?? "onnxruntime's"}`,
+  );
 const view = new Float32Array(init.weights);
 // The graphs need only the parameters' names and shapes (fed `own` below); the tfjs model, whose variables hold a
 // model-sized copy in this thread's wasm heap (~90 MB of resident memory at xl), is made only for a job that

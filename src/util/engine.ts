@@ -28,7 +28,25 @@ export interface EngineRecord {
   kernels: Kernels;
   /** The onnxruntime-node version, where kernels is onnxruntime. */
   onnxruntime?: string;
+  /**
+   * `tinylab`: scoring's attention ran on tinylab's causal kernel (native/tinylab_ort.c, built at install where it
+   * can be) at the head sizes it takes, onnxruntime's `Attention` elsewhere; absent: onnxruntime's everywhere.
+   * Training never uses it.
+   */
+  attention?: "tinylab";
 }
+
+/** The head sizes tinylab's causal attention kernel takes (native/tinylab_ort.c refuses others). */
+export const CAUSAL_ATTENTION_HEAD_SIZES: readonly number[] = [32, 64];
+
+/** tinylab's causal attention operator where the engine has it: who runs the scoring graphs that hold it. */
+export interface CausalAttention {
+  readonly graphs: GraphLoader;
+}
+
+/** Whether scoring a model of this shape on `engine` runs tinylab's causal attention. */
+export const usesCausalAttention = (e: { causalAttention?: CausalAttention }, c: { dModel: number; nHeads: number }): boolean =>
+  e.causalAttention !== undefined && CAUSAL_ATTENTION_HEAD_SIZES.includes(c.dModel / c.nHeads);
 
 /**
  * An engine: the recorded choice and, where the kernels are onnxruntime's, who runs whole graphs (scoring, and
@@ -37,6 +55,8 @@ export interface EngineRecord {
 export interface Engine extends EngineRecord {
   /** Who runs whole ONNX graphs; absent: nobody, the model runs op by op on tfjs. */
   readonly graphs?: GraphLoader;
+  /** Present exactly when `attention` is `tinylab`: scoring graphs whose attention is tinylab's kernel. */
+  readonly causalAttention?: CausalAttention;
   /**
    * Threads a run shares its microbatches and scoring batches over, the calling one included (--workers); absent:
    * as many as the run's model pays for (src/train/pool.ts workersFor). A result records the count it used.
@@ -57,16 +77,19 @@ export const engineRecord = (e: EngineRecord): EngineRecord => ({
   backend: e.backend,
   kernels: e.kernels,
   ...(e.onnxruntime ? { onnxruntime: e.onnxruntime } : {}),
+  ...(e.attention ? { attention: e.attention } : {}),
 });
 
 /**
  * How output names an engine: who multiplied, on onnxruntime what ran as whole graphs (training steps only without
- * dropout, `training` given: src/model/graph_training.ts gradientPath), and the workers where the value holds them.
- * A result's summary passes its engineRecord: the workers a default count used follow the machine's cores.
+ * dropout, `training` given: src/model/graph_training.ts gradientPath), tinylab's causal attention where scoring a
+ * model of `model`'s shape (by default `training`'s) uses it (without a shape: at the head sizes it takes), and the workers where the value
+ * holds them. A result's summary passes its engineRecord: the workers a default count used follow the machine's cores.
  */
 export function engineLabel(
-  e: { backend: string; kernels?: string; onnxruntime?: string; workers?: number },
-  training?: { dropout: number },
+  e: { backend: string; kernels?: string; onnxruntime?: string; attention?: string; workers?: number },
+  training?: { dropout: number; dModel?: number; nHeads?: number },
+  model: { dModel?: number; nHeads?: number } | undefined = training,
 ): string {
   const on = e.kernels === "onnxruntime" ? `onnxruntime-node ${e.onnxruntime ?? "(version not recorded)"}` : e.kernels;
   const what =
@@ -75,5 +98,10 @@ export function engineLabel(
       : training?.dropout === 0
         ? `training steps and scoring as whole graphs on ${on}`
         : `matrix products and scoring on ${on}${training ? "; with dropout, gradients by tfjs autograd" : ""}`;
-  return `${e.backend} (${what})${e.workers === undefined ? "" : `, workers ${e.workers}`}`;
+  const shape = model?.dModel !== undefined && model.nHeads !== undefined ? model.dModel / model.nHeads : undefined;
+  const attention =
+    e.attention !== "tinylab" || (shape !== undefined && !CAUSAL_ATTENTION_HEAD_SIZES.includes(shape))
+      ? ""
+      : `; scoring's attention on tinylab's causal kernel${shape !== undefined ? "" : ` (head sizes ${CAUSAL_ATTENTION_HEAD_SIZES.join(" and ")})`}`;
+  return `${e.backend} (${what}${attention})${e.workers === undefined ? "" : `, workers ${e.workers}`}`;
 }

@@ -16,7 +16,7 @@ afterEach(() => {
 function stampedTree(): string {
   const root = mkdtempSync(join(tmpdir(), "tinylab-fresh-"));
   dirs.push(root);
-  for (const d of ["src/util", "experiments", "bin", "dist"]) mkdirSync(join(root, d), { recursive: true });
+  for (const d of ["src/util", "experiments", "native", "bin", "dist"]) mkdirSync(join(root, d), { recursive: true });
   for (const f of [
     "package.json",
     "tsconfig.json",
@@ -25,6 +25,7 @@ function stampedTree(): string {
     "bin/fresh.js",
     "bin/front.js",
     "experiments/a.ts",
+    "native/c.c",
   ])
     writeFileSync(join(root, f), `${f}\n`);
   writeFileSync(join(root, "src/util/b.ts"), "export const b = 1;\n");
@@ -47,7 +48,7 @@ describe("isFresh", () => {
     expect(isFresh(root)).toBe(false);
   });
 
-  it("fails when a source file is added or removed, and when a compiler input changes", () => {
+  it("fails when a source file is added or removed, and when a compiler input or the addon's source changes", () => {
     const added = stampedTree();
     writeFileSync(join(added, "src/util/c.ts"), "export const c = 1;\n");
     expect(isFresh(added)).toBe(false);
@@ -57,6 +58,9 @@ describe("isFresh", () => {
     const config = stampedTree();
     writeFileSync(join(config, "tsconfig.build.json"), "{}\n");
     expect(isFresh(config)).toBe(false);
+    const addon = stampedTree(); // the addon's C source is an input too (bin/build.js compiles it)
+    writeFileSync(join(addon, "native/c.c"), "native/c.d\n");
+    expect(isFresh(addon)).toBe(false);
   });
 
   it("fails without a build", () => {

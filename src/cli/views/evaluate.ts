@@ -16,7 +16,7 @@ export function formatEvaluation(r: EvaluateReport): string {
   const lines = [
     `model ${v(r.model)}`,
     `model_sha256 ${r.model_sha256} (integrity ${r.integrity})`,
-    `trained: seed ${t.seed}, update ${t.update}, backend ${v(engineLabel(t))}; scored on ${engineLabel(engineRecord(r.provenance))}, no training`,
+    `trained: seed ${t.seed}, update ${t.update}, backend ${v(engineLabel(t))}; scored on ${engineLabel(engineRecord(r.provenance), undefined, r.model_config as { dModel?: number; nHeads?: number })}, no training`,
     `data: ${v(r.data.source)} (${r.data.documents} documents), encoded with the model file's tokenizer; ${r.batch_rows} row(s) per batch, one window per row, ${strideLabel(r.stride, r.context_length)}`,
     ...(r.data.note ? [v(r.data.note)] : []),
     `${"split".padEnd(10)} ${"NLL".padStart(9)} ${"perplexity".padStart(12)} ${"targets".padStart(7)} ${"batches".padStart(7)}  recorded graphs`,

@@ -6,6 +6,7 @@ import { HEADLINE_COLUMNS, HEADLINE_NOTE, headlineCells, headlineRows } from "./
 import type { Report } from "../report/types.ts";
 import { REPORT_EVALUATORS } from "../report/evaluators.ts";
 import { markdownTable as table, md } from "./format.ts";
+import { CAUSAL_ATTENTION_HEAD_SIZES } from "../../util/engine.ts";
 
 /** Where the run came from, as far as the caller could tell; `git` is null outside a checkout. */
 export interface CardContext {
@@ -26,7 +27,7 @@ export function reportCard(r: Report, ctx: CardContext, evaluators: readonly Eva
     ["git commit", git],
     [
       "backend",
-      `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}` : `, matrix products on tfjs's own ${p.backend} kernels`}`,
+      `${p.backend} (tfjs ${p.tfjs}, node ${p.node})${p.kernels === "onnxruntime" ? `, matrix products and scoring on onnxruntime-node ${p.onnxruntime}${p.attention === "tinylab" ? `, scoring's attention on tinylab's causal kernel at head sizes ${CAUSAL_ATTENTION_HEAD_SIZES.join(" and ")}` : ""}` : `, matrix products on tfjs's own ${p.backend} kernels`}`,
     ],
     ["workers", p.workers !== undefined ? String(p.workers) : "not recorded by this version"],
     ["command", p.command],

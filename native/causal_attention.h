@@ -1,6 +1,9 @@
-// A causal attention core on AVX-512 (bench/attention_core.sh, bench/custom_attention.sh): for one head of one row,
-// y[i] = softmax_j≤i(q[i]·k[j]·scale + bias[i][j]) · v, the keys past each query never computed. Not part of
-// tinylab (nothing can run it inside onnxruntime-node's graphs); the measurement of what such a kernel saves.
+// A causal attention core on AVX-512F: for one head of one row, y[i] = softmax_j≤i(q[i]·k[j]·scale + bias[i][j]) · v,
+// the keys past each query never computed. tinylab_ort.c runs it as onnxruntime's tinylab.CausalAttention;
+// bench/attention_core.sh times it alone. Compiled for AVX-512F whatever the build's target: callers check the CPU.
+#pragma once
+#pragma GCC push_options
+#pragma GCC target("avx512f")
 #include <immintrin.h>
 #include <math.h>
 #include <stddef.h>
@@ -99,3 +102,13 @@ static inline __attribute__((always_inline)) void ca_head(const float* q, const 
     }
   }
 }
+/* the kernel at head sizes 64 and 32, each compiled for its constant D (the only entry points for other code) */
+static __attribute__((noinline, unused)) void ca_head64(const float* q, const float* k, const float* v, float* y, const float* bias,
+                                                        int S, int ld, int ldy, float scale, float* scratch) {
+  ca_head(q, k, v, y, bias, S, 64, ld, ldy, scale, scratch);
+}
+static __attribute__((noinline, unused)) void ca_head32(const float* q, const float* k, const float* v, float* y, const float* bias,
+                                                        int S, int ld, int ldy, float scale, float* scratch) {
+  ca_head(q, k, v, y, bias, S, 32, ld, ldy, scale, scratch);
+}
+#pragma GCC pop_options
