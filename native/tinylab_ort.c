@@ -2,7 +2,7 @@
 // through onnxruntime's C API on the library onnxruntime-node ships, which its binding has already loaded (one
 // onnxruntime in the process), with one custom operator: tinylab.CausalAttention(qkv [B, S, 3C], bias [B, 1, S, S])
 // → y [B, S, C], num_heads heads of 32 or 64, on causal_attention.h's kernel (AVX-512F, checked at start). The
-// OrtApi table is read by slot (ORT_API_SLOTS below): no header of onnxruntime's is vendored. Not the graphs
+// OrtApi table is read by slot (the enum below): no header of onnxruntime's is vendored. Not the graphs
 // (src/model/onnx.ts) and not the choice of engine (src/node/causal_attention.ts).
 #include <node_api.h>
 #include <pthread.h>
@@ -20,7 +20,7 @@ enum {
   SetSessionExecutionMode = 13, DisableMemPattern = 17, EnableCpuMemArena = 18, SetSessionGraphOptimizationLevel = 23,
   SetIntraOpNumThreads = 24, SetInterOpNumThreads = 25, CreateCustomOpDomain = 26, CustomOpDomain_Add = 27,
   AddCustomOpDomain = 28, CreateTensorWithDataAsOrtValue = 49, GetTensorMutableData = 51, GetDimensionsCount = 61,
-  GetDimensions = 62, GetTensorTypeAndShape = 65, CreateCpuMemoryInfo = 69, KernelInfoGetAttribute_int64 = 86,
+  GetTensorElementType = 60, GetDimensions = 62, GetTensorTypeAndShape = 65, CreateCpuMemoryInfo = 69, KernelInfoGetAttribute_int64 = 86,
   KernelContext_GetInput = 90, KernelContext_GetOutput = 91, ReleaseStatus = 93, ReleaseSession = 95, ReleaseValue = 96,
   ReleaseTensorTypeAndShapeInfo = 99, ReleaseSessionOptions = 100,
 };
@@ -66,6 +66,16 @@ static Status* create_kernel(const void* op, const void* ortapi, const void* inf
   }
   *out = k;
   return NULL;
+}
+
+/* whether a value is a float32 tensor */
+static int is_float(const void* value) {
+  void* info;
+  int type = 0;
+  if (failed(ORT(GetTensorTypeAndShape, Status* (*)(const void*, void**))(value, &info))) return 0;
+  if (failed(ORT(GetTensorElementType, Status* (*)(const void*, int*))(info, &type))) type = 0;
+  ORT(ReleaseTensorTypeAndShapeInfo, void (*)(void*))(info);
+  return type == ONNX_FLOAT;
 }
 
 /* the dims of a tensor into dims[0..max), returning its rank (0 where it cannot be read) */
@@ -306,6 +316,10 @@ static napi_value js_run(napi_env e, napi_callback_info info) {
     void* dst;
     napi_value ab, array;
     for (size_t d = 0; d < rank; d++) count *= (size_t)dims[d];
+    if (!is_float(outs[i])) {
+      m = "an output is not a float32 tensor";
+      break;
+    }
     if ((m = failed(ORT(GetTensorMutableData, Status* (*)(void*, void**))(outs[i], (void**)&src)))) break;
     if (napi_create_arraybuffer(e, count * sizeof(float), &dst, &ab) != napi_ok ||
         napi_create_typedarray(e, napi_float32_array, count, ab, 0, &array) != napi_ok || napi_set_element(e, result, i, array) != napi_ok) {
