@@ -4,6 +4,7 @@
 // whether a model uses it (src/util/engine.ts usesCausalAttention) nor the graph (src/model/onnx.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type { CausalAttention, GraphFeed } from "../util/engine.ts";
 
 // Compiled (dist/src/node/causal_attention.js), the addon is dist/native/; from source, the build's copy of it.
@@ -23,7 +24,7 @@ let loaded: Addon | string | undefined;
 function load(): Addon | string {
   let addon: Addon;
   try {
-    addon = createRequire(import.meta.url)(ADDON.pathname) as Addon;
+    addon = createRequire(import.meta.url)(fileURLToPath(ADDON)) as Addon;
   } catch (err) {
     // the build's note says why it made none (bin/build.js buildAddon), else the loader's error
     const note = new URL("build.json", ADDON);
