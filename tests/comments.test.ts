@@ -1,4 +1,4 @@
-// Comments say why, never when: no code comment in src/, experiments/, web/, bin/, tools/, bench/ or tests/ carries
+// Comments say why, never when: no code comment in src/, experiments/, web/, bin/, tools/, bench/, tests/ or native/ carries
 // an issue number, a date, a measured time or ratio, or a session's history, and every file a comment names exists.
 // Measured figures belong in docs/ (docs/benchmarks.md keeps the ones named constants rest on).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { hashComments, htmlComments, lexScript, type Comment } from "./source_lexer.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const DIRS = ["src", "experiments", "web", "bin", "tools", "bench", "tests"];
+const DIRS = ["src", "experiments", "web", "bin", "tools", "bench", "tests", "native"];
 const SKIP_DIRS = new Set(["node_modules", "dist", "fixtures"]);
 
 /** What a comment must not carry, each with a pattern that finds it on one line. */
@@ -38,12 +38,13 @@ function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const rel = join(dir, e.name);
     if (e.isDirectory()) return SKIP_DIRS.has(e.name) ? [] : sources(rel);
-    return /\.(ts|js|mjs|py|sh|html)$/.test(e.name) ? [rel] : [];
+    return /\.(ts|js|mjs|c|h|py|sh|html)$/.test(e.name) ? [rel] : [];
   });
 }
 
 function commentsOf(file: string, src: string): Comment[] {
-  if (/\.(ts|js|mjs)$/.test(file)) return lexScript(src).comments;
+  // C shares JavaScript's comment and string syntax, which is all the lexer needs here
+  if (/\.(ts|js|mjs|c|h)$/.test(file)) return lexScript(src).comments;
   if (file.endsWith(".py")) return hashComments(src, "python");
   if (file.endsWith(".sh")) return hashComments(src, "shell");
   return htmlComments(src);
@@ -106,11 +107,20 @@ describe("code comments say why, not when", () => {
   it("reads every source (a lister that found nothing would pass)", () => {
     expect(FILES.length).toBeGreaterThan(300);
     expect(FILES).toEqual(
-      expect.arrayContaining(["src/eval/compare/compare.ts", "tools/score.py", "bench/help.sh", "web/index.html", "bin/tinylab.js"]),
+      expect.arrayContaining([
+        "src/eval/compare/compare.ts",
+        "tools/score.py",
+        "bench/help.sh",
+        "web/index.html",
+        "bin/tinylab.js",
+        "native/tinylab_ort.c",
+        "native/causal_attention.h",
+      ]),
     );
     expect(
       commentsOf("src/eval/compare/compare.ts", readFileSync(join(ROOT, "src/eval/compare/compare.ts"), "utf8")).length,
     ).toBeGreaterThan(5);
+    expect(commentsOf("native/tinylab_ort.c", readFileSync(join(ROOT, "native/tinylab_ort.c"), "utf8")).length).toBeGreaterThan(5);
   });
 
   it("finds history on planted lines of each kind, and nothing in code or strings", () => {
