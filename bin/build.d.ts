@@ -2,3 +2,4 @@
 export const NARROW: RegExp;
 export function build(): Promise<void>;
 export function buildIfStale(): Promise<boolean>;
+export function buildAddon(out: string, cc?: string): void;

@@ -75,11 +75,11 @@ async function vendorYargs(out) {
 
 /**
  * tinylab's onnxruntime addon (native/tinylab_ort.c: scoring's causal attention) into out/native/tinylab_ort.node,
- * compiled with the C compiler ($CC, else cc) against Node's headers and the onnxruntime library onnxruntime-node
+ * compiled with the C compiler `cc` ($CC, else cc) against Node's headers and the onnxruntime library onnxruntime-node
  * ships. Where one of them is missing or the compile fails, out/native/build.json says why and scoring keeps
  * onnxruntime's attention (src/node/causal_attention.ts): the build itself never fails for it.
  */
-function buildAddon(out) {
+export function buildAddon(out, cc = process.env.CC || "cc") {
   const dir = join(out, "native");
   mkdirSync(dir, { recursive: true });
   const note = (why) => writeFileSync(join(dir, "build.json"), JSON.stringify(why ? { built: false, why } : { built: true }) + "\n");
@@ -96,7 +96,6 @@ function buildAddon(out) {
     return note("onnxruntime-node is not installed");
   }
   if (!existsSync(join(ort, "libonnxruntime.so.1"))) return note(`onnxruntime-node has no ${join(ort, "libonnxruntime.so.1")}`);
-  const cc = process.env.CC || "cc";
   const args = ["-O3", "-shared", "-fPIC", "-I", headers, join(ROOT, "native/tinylab_ort.c"), "-o", join(dir, "tinylab_ort.node")];
   const r = spawnSync(cc, [...args, "-L", ort, "-l:libonnxruntime.so.1", `-Wl,-rpath,${ort}`, "-lpthread"], { encoding: "utf8" });
   if (r.error) return note(`${cc} did not run (${r.error.code ?? r.error.message}): install a C compiler, or set CC`);
