@@ -43,6 +43,16 @@ function load(): Addon | string {
 export function causalAttention(intraOp: number): CausalAttention | string {
   const addon = (loaded ??= load());
   if (typeof addon === "string") return addon;
+  // one loader per thread and thread count, as native_kernels.ts keeps the binding's: an engine opened again keeps its
+  // sessions (graph_session.ts caches them by loader)
+  let made = loaders.get(intraOp);
+  if (!made) loaders.set(intraOp, (made = loader(addon, intraOp)));
+  return made;
+}
+
+const loaders = new Map<number, CausalAttention>();
+
+function loader(addon: Addon, intraOp: number): CausalAttention {
   return {
     graphs: (bytes) => {
       const session = addon.open(bytes, intraOp);

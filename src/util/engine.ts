@@ -46,7 +46,10 @@ export interface CausalAttention {
 
 /** Whether scoring a model of this shape on `engine` runs tinylab's causal attention. */
 export const usesCausalAttention = (e: { causalAttention?: CausalAttention }, c: { dModel: number; nHeads: number }): boolean =>
-  e.causalAttention !== undefined && CAUSAL_ATTENTION_HEAD_SIZES.includes(c.dModel / c.nHeads);
+  e.causalAttention !== undefined && takesCausalAttention(c);
+
+/** Whether tinylab's causal kernel takes this model's head size (d_model ÷ heads). */
+const takesCausalAttention = (c: { dModel: number; nHeads: number }): boolean => CAUSAL_ATTENTION_HEAD_SIZES.includes(c.dModel / c.nHeads);
 
 /**
  * An engine: the recorded choice and, where the kernels are onnxruntime's, who runs whole graphs (scoring, and
@@ -98,9 +101,9 @@ export function engineLabel(
       : training?.dropout === 0
         ? `training steps and scoring as whole graphs on ${on}`
         : `matrix products and scoring on ${on}${training ? "; with dropout, gradients by tfjs autograd" : ""}`;
-  const shape = model?.dModel !== undefined && model.nHeads !== undefined ? model.dModel / model.nHeads : undefined;
+  const shape = model?.dModel !== undefined && model.nHeads !== undefined ? { dModel: model.dModel, nHeads: model.nHeads } : undefined;
   const attention =
-    e.attention !== "tinylab" || (shape !== undefined && !CAUSAL_ATTENTION_HEAD_SIZES.includes(shape))
+    e.attention !== "tinylab" || (shape !== undefined && !takesCausalAttention(shape))
       ? ""
       : `; scoring's attention on tinylab's causal kernel${shape !== undefined ? "" : ` (head sizes ${CAUSAL_ATTENTION_HEAD_SIZES.join(" and ")})`}`;
   return `${e.backend} (${what}${attention})${e.workers === undefined ? "" : `, workers ${e.workers}`}`;
