@@ -68,23 +68,15 @@ static Status* create_kernel(const void* op, const void* ortapi, const void* inf
   return NULL;
 }
 
-/* whether a value is a float32 tensor */
-static int is_float(const void* value) {
-  void* info;
-  int type = 0;
-  if (failed(ORT(GetTensorTypeAndShape, Status* (*)(const void*, void**))(value, &info))) return 0;
-  if (failed(ORT(GetTensorElementType, Status* (*)(const void*, int*))(info, &type))) type = 0;
-  ORT(ReleaseTensorTypeAndShapeInfo, void (*)(void*))(info);
-  return type == ONNX_FLOAT;
-}
-
-/* the dims of a tensor into dims[0..max), returning its rank (0 where it cannot be read) */
-static size_t dims_of(const void* value, int64_t* dims, size_t max) {
+/* the dims of a tensor into dims[0..max), returning its rank (0 where it cannot be read), and its element type where
+   `type` is given */
+static size_t dims_of(const void* value, int64_t* dims, size_t max, int* type) {
   void* info;
   size_t rank = 0;
   if (failed(ORT(GetTensorTypeAndShape, Status* (*)(const void*, void**))(value, &info))) return 0;
   if (failed(ORT(GetDimensionsCount, Status* (*)(const void*, size_t*))(info, &rank)) || rank > max ||
-      failed(ORT(GetDimensions, Status* (*)(const void*, int64_t*, size_t))(info, dims, rank)))
+      failed(ORT(GetDimensions, Status* (*)(const void*, int64_t*, size_t))(info, dims, rank)) ||
+      (type && failed(ORT(GetTensorElementType, Status* (*)(const void*, int*))(info, type))))
     rank = 0;
   ORT(ReleaseTensorTypeAndShapeInfo, void (*)(void*))(info);
   return rank;
@@ -96,7 +88,7 @@ static Status* compute(void* kernel, void* ctx) {
   int64_t qd[3], bd[4];
   if (failed(ORT(KernelContext_GetInput, Status* (*)(void*, size_t, const void**))(ctx, 0, &qkv_value)) ||
       failed(ORT(KernelContext_GetInput, Status* (*)(void*, size_t, const void**))(ctx, 1, &bias_value)) ||
-      dims_of(qkv_value, qd, 3) != 3 || dims_of(bias_value, bd, 4) != 4)
+      dims_of(qkv_value, qd, 3, NULL) != 3 || dims_of(bias_value, bd, 4, NULL) != 4)
     return status("CausalAttention: expected qkv [B, S, 3C] and bias [B, 1, S, S]");
   const int64_t B = qd[0], S = qd[1], C = qd[2] / 3, D = heads > 0 ? C / heads : 0;
   if (qd[2] != 3 * C || C != heads * D || (D != 32 && D != 64) || bd[0] != B || bd[1] != 1 || bd[2] != S || bd[3] != S)
@@ -311,12 +303,13 @@ static napi_value js_run(napi_env e, napi_callback_info info) {
   if (!m && napi_create_array_with_length(e, no, &result) != napi_ok) m = "could not make the result";
   for (uint32_t i = 0; !m && i < no; i++) {
     int64_t dims[8];
-    size_t rank = dims_of(outs[i], dims, 8), count = 1;
+    int type = 0;
+    size_t rank = dims_of(outs[i], dims, 8, &type), count = 1;
     float* src;
     void* dst;
     napi_value ab, array;
     for (size_t d = 0; d < rank; d++) count *= (size_t)dims[d];
-    if (!is_float(outs[i])) {
+    if (type != ONNX_FLOAT) {
       m = "an output is not a float32 tensor";
       break;
     }
